@@ -1,0 +1,86 @@
+// Launcher: the seam between the run loop and where trainer processes run
+// (this machine, SSH hosts, the emulated cluster). A launcher prepares its
+// hosts once, then starts one MPI job per call and streams the trainer's
+// event lines (schemas/trainer-events.md) back as they arrive. It owns its
+// connections and host pool; it does not touch the database. Launch() may be
+// called from several threads at once when max_concurrent_runs() > 1.
+#ifndef DMLBENCH_ORCHESTRATOR_LAUNCHER_H_
+#define DMLBENCH_ORCHESTRATOR_LAUNCHER_H_
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dmlbench {
+
+// What the hosts table records about a machine (DESIGN.md section 5).
+struct HostFacts {
+  std::string name;           // inventory name ("local" for this machine)
+  std::string address;        // as connected to; empty for local
+  std::string cpu_model;
+  int cores = 0;
+  std::int64_t memory_bytes = 0;
+  std::string kernel;         // uname -srm
+  std::string mpi_version;    // first line of `mpirun --version`
+  std::string provider;       // "local" | "ssh" | "cluster" | tag from the inventory (e.g. "ec2")
+  std::string tags_json;      // free tags from the inventory, as a JSON object
+};
+
+// Link shaping requested by a run; only the emulated cluster can apply it.
+struct NetworkProfile {
+  std::string name;                   // "" = the hosts' own network, unshaped
+  double bandwidth_bits_per_s = 0;    // 0 = unshaped
+  double latency_s = 0;               // one-way delay added per direction
+};
+
+struct LaunchSpec {
+  std::string run_key;                     // for naming work files and logs
+  int ranks = 1;                           // MPI world size (workers + servers)
+  std::vector<std::string> trainer_args;   // after the trainer binary; must include `--events -`
+  std::string dataset_dir;                 // local directory of IDX files to use; "" = none (synthetic)
+  NetworkProfile network;
+  double timeout_s = 600;                  // wall-clock limit of the whole mpirun
+};
+
+struct LaunchResult {
+  int exit_code = -1;                      // of mpirun; -1 if it never ran
+  bool timed_out = false;
+  bool interrupted = false;                // the cancel flag was raised
+  bool host_failure = false;               // a host was lost/unreachable: worth retrying elsewhere
+  std::string failure_reason;              // one line, empty on success
+  std::string stderr_tail;                 // last ~8 KiB of mpirun's stderr
+  std::string command_line;                // as executed (shell-quoted)
+  std::vector<std::string> hosts;          // host names the ranks ran on
+};
+
+class Launcher {
+ public:
+  virtual ~Launcher() = default;
+
+  // Connects to and provisions every host; returns their facts. Throws
+  // LaunchError naming the host and the cause when a host cannot be used.
+  virtual std::vector<HostFacts> Prepare() = 0;
+
+  // sha256 (hex) of the trainer binary runs will execute (part of the run key).
+  virtual std::string TrainerSha256() const = 0;
+
+  // How many Launch() calls may run at once (disjoint hosts).
+  virtual int max_concurrent_runs() const { return 1; }
+
+  // Runs one job to completion. Each stdout line of the trainer is passed to
+  // on_line (from the calling thread) as soon as it arrives. Returns when the
+  // job ended, timed out (the process group is killed) or `cancel` became
+  // true (the job is stopped). Never throws for a failing job: that is a
+  // LaunchResult with a reason.
+  virtual LaunchResult Launch(const LaunchSpec& spec,
+                              const std::function<void(std::string_view line)>& on_line,
+                              const std::atomic<bool>& cancel) = 0;
+};
+
+}  // namespace dmlbench
+
+#endif  // DMLBENCH_ORCHESTRATOR_LAUNCHER_H_
