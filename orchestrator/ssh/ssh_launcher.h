@@ -1,0 +1,32 @@
+// SSH launcher: the Launcher (orchestrator/launcher.h) for hosts listed in an
+// inventory (schemas/inventory.md). It owns a pool of hosts: Prepare()
+// provisions all of them in parallel; each Launch() takes enough free hosts
+// (slots) for its ranks, writes an Open MPI hostfile on the first of them (the
+// head) and runs `mpirun` there over an SSH channel. It does not touch the
+// database. Thread-safe: Launch() may run concurrently on disjoint hosts.
+#ifndef DMLBENCH_ORCHESTRATOR_SSH_SSH_LAUNCHER_H_
+#define DMLBENCH_ORCHESTRATOR_SSH_SSH_LAUNCHER_H_
+
+#include <memory>
+#include <string>
+
+#include "orchestrator/launcher.h"
+
+namespace dmlbench {
+
+// inventory_path: the inventory TOML (errors: InventoryError, at construction).
+// trainer_path: the local dmlbench-trainer binary uploaded to every host.
+// dataset_dir: local directory whose regular files (the IDX files) are
+//   uploaded to every host; "" = none (runs use --synthetic). A run whose
+//   LaunchSpec::dataset_dir is non-empty gets `--dataset <remote copy>`.
+// Prepare() throws SshError (orchestrator/ssh/session.h) naming the host, or
+// ProvisionError for a mismatch between hosts (e.g. Open MPI versions).
+// A host that fails during Launch() is marked down and the LaunchResult has
+// host_failure set, so a retry runs on the remaining hosts.
+std::unique_ptr<Launcher> MakeSshLauncher(const std::string& inventory_path,
+                                          const std::string& trainer_path,
+                                          const std::string& dataset_dir = "");
+
+}  // namespace dmlbench
+
+#endif  // DMLBENCH_ORCHESTRATOR_SSH_SSH_LAUNCHER_H_
