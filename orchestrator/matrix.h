@@ -76,6 +76,10 @@ std::string CanonicalJson(const RunParams& params);
 std::string RunKey(const RunParams& params, const std::string& trainer_sha256,
                    const std::string& dataset_sha256);
 
+// One line naming the point for progress output and messages, e.g.
+// "ps k=2 w=4 b=100 net=1gbit rep=0".
+std::string Describe(const RunParams& params);
+
 }  // namespace dmlbench
 
 #endif  // DMLBENCH_ORCHESTRATOR_MATRIX_H_
