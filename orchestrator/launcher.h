@@ -11,11 +11,19 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace dmlbench {
+
+// Thrown by Launcher::Prepare() when a host cannot be used; what() names the
+// host and the cause.
+class LaunchError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 // What the hosts table records about a machine (DESIGN.md section 5).
 struct HostFacts {
