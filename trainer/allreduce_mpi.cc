@@ -1,0 +1,74 @@
+#include "trainer/allreduce_mpi.h"
+
+#include <utility>
+#include <vector>
+
+#include "trainer/timeline.h"
+
+namespace dmlbench {
+
+MpiAllreduce::MpiAllreduce(Comm* comm, std::span<float> data, Timeline* timeline, int track)
+    : data_(data),
+      timeline_(timeline && timeline->enabled() ? timeline : nullptr),
+      track_(track),
+      requests_(comm) {}
+
+void MpiAllreduce::Start() {
+  if (timeline_) posted_us_ = timeline_->NowUs();
+  requests_.AllreduceSum(data_);
+  done_ = false;
+}
+
+Progress MpiAllreduce::Advance() {
+  if (done_) return Progress::kDone;
+  if (!requests_.Test()) return Progress::kIdle;
+  done_ = true;
+  if (timeline_) {
+    timeline_->Span("mpi.iallreduce", "comm", posted_us_, timeline_->NowUs(), track_,
+                    static_cast<std::int64_t>(data_.size_bytes()));
+  }
+  return Progress::kDone;
+}
+
+void MpiAllreduceSum(Comm* comm, std::span<float> data, double* wait_s) {
+  MpiAllreduce allreduce(comm, data);
+  allreduce.Start();
+  PollUntil([&allreduce] { return allreduce.Advance(); }, wait_s);
+}
+
+namespace {
+
+// The `mpi` scheme: each bucket's gradients are summed by MPI_Iallreduce in
+// the gradient buffer; then every worker applies the same SGD step.
+class MpiExchange : public BucketedExchange {
+ public:
+  MpiExchange(const ExchangeOptions& options, std::span<float> params, std::span<float> grads,
+              Timeline* timeline)
+      : BucketedExchange(options, params, grads, timeline, /*servers=*/0) {
+    std::vector<std::unique_ptr<BucketExchange>> allreduces;
+    for (std::size_t b = 0; b < buckets_.size(); ++b) {
+      const Slice& slice = buckets_[b].slice;
+      allreduces.push_back(std::make_unique<MpiAllreduce>(
+          &comm_, grads_.subspan(slice.offset, slice.count), timeline_, Track(b)));
+    }
+    SetBucketExchanges(std::move(allreduces));
+  }
+
+ private:
+  void Install() override {
+    const double start_s = MonotonicSeconds();
+    ScopedSpan update(timeline_, "sgd.update", "compute");
+    ApplySgd(params_, grads_, workers(), options_.learning_rate);
+    stats_.update_s += MonotonicSeconds() - start_s;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Exchange> MakeMpiExchange(const ExchangeOptions& options,
+                                          std::span<float> params, std::span<float> grads,
+                                          Timeline* timeline) {
+  return std::make_unique<MpiExchange>(options, params, grads, timeline);
+}
+
+}  // namespace dmlbench

@@ -1,0 +1,124 @@
+#include "trainer/allreduce_ring.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "trainer/timeline.h"
+
+namespace dmlbench {
+
+RingAllreduce::RingAllreduce(Comm* comm, std::span<float> data, int tag, Timeline* timeline,
+                             int track)
+    : comm_(comm),
+      data_(data),
+      tag_(tag),
+      timeline_(timeline && timeline->enabled() ? timeline : nullptr),
+      track_(track),
+      steps_(2 * (comm->size() - 1)),
+      step_(steps_),
+      inbox_((data.size() + comm->size() - 1) / comm->size()),
+      requests_(comm) {}
+
+// Chunk c of w (taken modulo w): the chunks tile the buffer and differ in
+// length by at most one float.
+std::span<float> RingAllreduce::Chunk(int index) const {
+  const int w = comm_->size();
+  const int c = ((index % w) + w) % w;
+  const Slice part = SplitPart(Slice{0, data_.size()}, w, c);
+  return data_.subspan(part.offset, part.count);
+}
+
+void RingAllreduce::Start() {
+  step_ = 0;
+  if (steps_ > 0) PostStep();
+}
+
+void RingAllreduce::PostStep() {
+  const int w = comm_->size();
+  const int rank = comm_->rank();
+  const int left = (rank + w - 1) % w;
+  const int right = (rank + 1) % w;
+  if (step_ < w - 1) {
+    // Reduce-scatter step s: send chunk (r - s) right; chunk (r - s - 1)
+    // arrives from the left into the inbox, to be added to ours.
+    const int s = step_;
+    outbox_ = Chunk(rank - s);
+    arrived_ = std::span<float>(inbox_).first(Chunk(rank - s - 1).size());
+  } else {
+    // Allgather step s: send the fully reduced chunk (r + 1 - s) right; the
+    // reduced chunk (r - s) arrives from the left straight into place.
+    const int s = step_ - (w - 1);
+    outbox_ = Chunk(rank + 1 - s);
+    arrived_ = Chunk(rank - s);
+  }
+  if (timeline_) step_posted_us_ = timeline_->NowUs();
+  requests_.Receive(arrived_, left, tag_);
+  requests_.Send(outbox_, right, tag_);
+}
+
+Progress RingAllreduce::Advance() {
+  if (step_ == steps_) return Progress::kDone;
+  // Wait for both: our chunk has left, the neighbour's has arrived.
+  if (!requests_.Test()) return Progress::kIdle;
+  const int w = comm_->size();
+  const bool reduce_scatter = step_ < w - 1;
+  if (timeline_) {
+    timeline_->Span(reduce_scatter ? "ring.reduce_scatter" : "ring.allgather", "comm",
+                    step_posted_us_, timeline_->NowUs(), track_,
+                    static_cast<std::int64_t>(outbox_.size_bytes()));
+  }
+  if (reduce_scatter) {
+    // Reduce: add the left neighbour's partial sum into our chunk.
+    ScopedSpan reduce(timeline_, "ring.reduce", "compute");
+    std::span<float> mine = Chunk(comm_->rank() - step_ - 1);
+    for (std::size_t i = 0; i < mine.size(); ++i) mine[i] += arrived_[i];
+  }
+  ++step_;
+  if (step_ == steps_) return Progress::kDone;
+  PostStep();
+  return Progress::kAdvanced;
+}
+
+void RingAllreduceSum(Comm* comm, std::span<float> data, double* wait_s) {
+  RingAllreduce ring(comm, data, 0);
+  ring.Start();
+  PollUntil([&ring] { return ring.Advance(); }, wait_s);
+}
+
+namespace {
+
+// The `ring` scheme: each bucket's gradients are summed by a ring allreduce
+// in the gradient buffer; then every worker applies the same SGD step.
+class RingExchange : public BucketedExchange {
+ public:
+  RingExchange(const ExchangeOptions& options, std::span<float> params, std::span<float> grads,
+               Timeline* timeline)
+      : BucketedExchange(options, params, grads, timeline, /*servers=*/0) {
+    std::vector<std::unique_ptr<BucketExchange>> rings;
+    for (std::size_t b = 0; b < buckets_.size(); ++b) {
+      const Slice& slice = buckets_[b].slice;
+      rings.push_back(std::make_unique<RingAllreduce>(
+          &comm_, grads_.subspan(slice.offset, slice.count), static_cast<int>(b), timeline_,
+          Track(b)));
+    }
+    SetBucketExchanges(std::move(rings));
+  }
+
+ private:
+  void Install() override {
+    const double start_s = MonotonicSeconds();
+    ScopedSpan update(timeline_, "sgd.update", "compute");
+    ApplySgd(params_, grads_, workers(), options_.learning_rate);
+    stats_.update_s += MonotonicSeconds() - start_s;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Exchange> MakeRingExchange(const ExchangeOptions& options,
+                                           std::span<float> params, std::span<float> grads,
+                                           Timeline* timeline) {
+  return std::make_unique<RingExchange>(options, params, grads, timeline);
+}
+
+}  // namespace dmlbench

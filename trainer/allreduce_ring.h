@@ -1,0 +1,60 @@
+// RingAllreduce: the bandwidth-optimal ring allreduce (Patarasuk & Yuan 2009)
+// of one float buffer over point-to-point MPI: reduce-scatter, then
+// allgather, 2(w-1) steps of ~n/w floats to the right neighbour; any w >= 1,
+// any length. It borrows the buffer and owns its inbox and requests; it is
+// advanced by polling and never blocks. Not thread-safe. The `ring` scheme is
+// one RingAllreduce per bucket followed by SGD on every worker.
+#ifndef DMLBENCH_TRAINER_ALLREDUCE_RING_H_
+#define DMLBENCH_TRAINER_ALLREDUCE_RING_H_
+
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "trainer/bucketed_exchange.h"
+#include "trainer/exchange.h"
+#include "trainer/poll.h"
+
+namespace dmlbench {
+
+class RingAllreduce : public BucketExchange {
+ public:
+  // Sums `data` in place over every rank of `comm`. Its messages carry `tag`;
+  // two allreduces in flight at once need different tags. Steps are traced
+  // on `track` when `timeline` is not null.
+  RingAllreduce(Comm* comm, std::span<float> data, int tag, Timeline* timeline = nullptr,
+                int track = 1);
+
+  void Start() override;
+  Progress Advance() override;
+
+ private:
+  std::span<float> Chunk(int index) const;
+  void PostStep();
+
+  Comm* const comm_;
+  const std::span<float> data_;
+  const int tag_;
+  Timeline* const timeline_;
+  const int track_;
+  const int steps_;             // 2(w-1)
+  int step_;
+  std::vector<float> inbox_;    // the chunk from the left during reduce-scatter
+  std::span<const float> outbox_;
+  std::span<float> arrived_;    // where the current step's message lands
+  Requests requests_;
+  double step_posted_us_ = 0;
+};
+
+// Sums `data` in place over every rank of `comm`; returns when it is done.
+// Time spent waiting is added to *wait_s.
+void RingAllreduceSum(Comm* comm, std::span<float> data, double* wait_s);
+
+// The `ring` scheme over MPI_COMM_WORLD; every rank is a worker.
+std::unique_ptr<Exchange> MakeRingExchange(const ExchangeOptions& options,
+                                           std::span<float> params, std::span<float> grads,
+                                           Timeline* timeline);
+
+}  // namespace dmlbench
+
+#endif  // DMLBENCH_TRAINER_ALLREDUCE_RING_H_

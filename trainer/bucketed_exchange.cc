@@ -1,0 +1,133 @@
+#include "trainer/bucketed_exchange.h"
+
+#include <chrono>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "trainer/timeline.h"
+
+namespace dmlbench {
+
+double MonotonicSeconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+void ApplySgd(std::span<float> params, std::span<const float> sums, int workers,
+              float learning_rate) {
+  const float w = static_cast<float>(workers);
+  for (std::size_t i = 0; i < params.size(); ++i) params[i] -= learning_rate * (sums[i] / w);
+}
+
+Slice SplitPart(Slice whole, int parts, int index) {
+  const std::size_t n = whole.count;
+  const std::size_t p = static_cast<std::size_t>(parts);
+  const std::size_t i = static_cast<std::size_t>(index);
+  const std::size_t begin = n * i / p;
+  const std::size_t end = n * (i + 1) / p;
+  return Slice{whole.offset + begin, end - begin};
+}
+
+std::vector<Bucket> PlanBuckets(const std::vector<Slice>& layers, bool overlap,
+                                std::size_t bucket_bytes) {
+  if (layers.empty()) return {};
+  if (!overlap) {
+    const Slice& last = layers.back();
+    return {Bucket{Slice{0, last.offset + last.count}, 0}};
+  }
+  std::vector<Bucket> buckets;
+  std::size_t end = layers.back().offset + layers.back().count;
+  for (int l = static_cast<int>(layers.size()) - 1; l >= 0; --l) {
+    const std::size_t begin = layers[l].offset;
+    if ((end - begin) * sizeof(float) >= bucket_bytes || l == 0) {
+      buckets.push_back(Bucket{Slice{begin, end - begin}, l});
+      end = begin;
+    }
+  }
+  return buckets;
+}
+
+BucketedExchange::BucketedExchange(const ExchangeOptions& options, std::span<float> params,
+                                   std::span<float> grads, Timeline* timeline, int servers)
+    : options_(options),
+      buckets_(PlanBuckets(options.layers, options.overlap, options.bucket_bytes)),
+      params_(params),
+      grads_(grads),
+      timeline_(timeline && timeline->enabled() ? timeline : nullptr),
+      workers_(comm_.size() - servers) {}
+
+void BucketedExchange::SetBucketExchanges(std::vector<std::unique_ptr<BucketExchange>> exchanges) {
+  exchanges_ = std::move(exchanges);
+  done_.assign(exchanges_.size(), false);
+}
+
+void BucketedExchange::Serve(std::int64_t) {
+  throw std::logic_error("Serve() is for parameter-server ranks; rank " +
+                         std::to_string(comm_.rank()) + " is a worker");
+}
+
+void BucketedExchange::BeginIteration() {
+  stats_ = ExchangeStats{};
+  traffic_at_begin_ = comm_.traffic();
+  started_ = 0;
+  done_.assign(exchanges_.size(), false);
+}
+
+void BucketedExchange::StartBucket() {
+  if (started_ == 0) first_post_s_ = MonotonicSeconds();
+  exchanges_[started_]->Start();
+  ++started_;
+}
+
+Progress BucketedExchange::AdvanceStarted() {
+  bool advanced = false;
+  bool all_done = started_ == exchanges_.size();
+  for (std::size_t b = 0; b < started_; ++b) {
+    if (done_[b]) continue;
+    const Progress progress = exchanges_[b]->Advance();
+    if (progress == Progress::kDone) {
+      done_[b] = true;
+      advanced = true;
+    } else {
+      all_done = false;
+      advanced = advanced || progress == Progress::kAdvanced;
+    }
+  }
+  if (all_done) {
+    completed_s_ = MonotonicSeconds();
+    return Progress::kDone;
+  }
+  return advanced ? Progress::kAdvanced : Progress::kIdle;
+}
+
+void BucketedExchange::LayerGradientReady(int layer) {
+  if (!options_.overlap) return;
+  const double entered_s = MonotonicSeconds();
+  // Start every bucket whose layers are now all final, last layer first.
+  while (started_ < buckets_.size() && layer <= buckets_[started_].first_layer) StartBucket();
+  // Move the buckets in flight on by what has arrived, without waiting.
+  if (started_ > 0) AdvanceStarted();
+  const double spent_s = MonotonicSeconds() - entered_s;
+  stats_.exposed_comm_s += spent_s;
+  stats_.exchange_s += spent_s;
+}
+
+void BucketedExchange::FinishIteration() {
+  const double entered_s = MonotonicSeconds();
+  while (started_ < buckets_.size()) StartBucket();
+  {
+    ScopedSpan wait(timeline_, "exchange.wait", "wait");
+    PollUntil([this] { return AdvanceStarted(); }, &stats_.wait_s);
+  }
+  const double exchanged_s = MonotonicSeconds();
+  stats_.exposed_comm_s += exchanged_s - entered_s;
+  stats_.comm_s = completed_s_ - first_post_s_;
+  Install();
+  stats_.exchange_s += MonotonicSeconds() - entered_s - stats_.update_s;
+  const Traffic& now = comm_.traffic();
+  stats_.bytes_sent = now.bytes_sent - traffic_at_begin_.bytes_sent;
+  stats_.bytes_received = now.bytes_received - traffic_at_begin_.bytes_received;
+  stats_.messages_sent = now.messages_sent - traffic_at_begin_.messages_sent;
+}
+
+}  // namespace dmlbench

@@ -1,0 +1,103 @@
+// BucketedExchange: what every worker-side scheme shares. It owns the bucket
+// plan (layers fused last layer first into buckets of >= bucket_bytes; one
+// bucket, the whole buffer, when overlap is off), decides when each bucket's
+// exchange starts, polls the buckets in flight and keeps ExchangeStats. A
+// scheme supplies the protocol of one bucket (BucketExchange) and how the
+// new model is installed. Not thread-safe: the training thread's.
+#ifndef DMLBENCH_TRAINER_BUCKETED_EXCHANGE_H_
+#define DMLBENCH_TRAINER_BUCKETED_EXCHANGE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "trainer/exchange.h"
+#include "trainer/poll.h"
+
+namespace dmlbench {
+
+// Part `index` of `whole` split into `parts` contiguous runs whose lengths
+// differ by at most one (earlier parts are not longer than later ones).
+Slice SplitPart(Slice whole, int parts, int index);
+
+struct Bucket {
+  Slice slice;       // contiguous run of the flat buffer
+  int first_layer;   // the lowest layer in it: its exchange starts when that layer is ready
+};
+
+// Buckets in exchange order, last layer first. `layers` must tile the buffer.
+std::vector<Bucket> PlanBuckets(const std::vector<Slice>& layers, bool overlap,
+                                std::size_t bucket_bytes);
+
+// The exchange of one bucket, reused every iteration. Start() posts its first
+// messages; Advance() never blocks.
+class BucketExchange {
+ public:
+  virtual ~BucketExchange() = default;
+  virtual void Start() = 0;
+  virtual Progress Advance() = 0;
+};
+
+class BucketedExchange : public Exchange {
+ public:
+  Role role() const override { return Role::kWorker; }
+  int worker_index() const override { return comm_.rank(); }
+  int workers() const override { return workers_; }
+
+  void BeginIteration() override;
+  void LayerGradientReady(int layer) override;
+  void FinishIteration() override;
+  // Throws std::logic_error: a worker has nothing to serve.
+  void Serve(std::int64_t iterations) override;
+  ExchangeStats LastStats() const override { return stats_; }
+
+ protected:
+  // Collective over MPI_COMM_WORLD. The last `servers` ranks are not
+  // workers; all others are.
+  BucketedExchange(const ExchangeOptions& options, std::span<float> params,
+                   std::span<float> grads, Timeline* timeline, int servers);
+
+  // The derived constructor makes one BucketExchange per bucket, in order.
+  void SetBucketExchanges(std::vector<std::unique_ptr<BucketExchange>> exchanges);
+  // After every bucket has completed: makes params the new model. Adds the
+  // time it spends applying SGD to stats_.update_s.
+  virtual void Install() = 0;
+
+  // The comm-thread track of bucket b in the timeline.
+  static int Track(std::size_t bucket) { return 1 + static_cast<int>(bucket); }
+
+  Comm comm_;
+  const ExchangeOptions options_;
+  const std::vector<Bucket> buckets_;
+  std::span<float> params_;
+  std::span<float> grads_;
+  Timeline* const timeline_;  // null unless an enabled timeline was given
+  ExchangeStats stats_;
+
+ private:
+  void StartBucket();
+  Progress AdvanceStarted();
+
+  const int workers_;
+  std::vector<std::unique_ptr<BucketExchange>> exchanges_;
+  std::vector<bool> done_;
+  std::size_t started_ = 0;
+  double first_post_s_ = 0;
+  double completed_s_ = 0;
+  Traffic traffic_at_begin_;
+};
+
+// SGD with the mean gradient: params[i] -= learning_rate * (sums[i] / workers),
+// where sums holds the sum of the workers' gradients. Every scheme updates
+// with this one expression, so equal inputs give bit-identical models.
+void ApplySgd(std::span<float> params, std::span<const float> sums, int workers,
+              float learning_rate);
+
+// Seconds on the monotonic clock.
+double MonotonicSeconds();
+
+}  // namespace dmlbench
+
+#endif  // DMLBENCH_TRAINER_BUCKETED_EXCHANGE_H_

@@ -1,0 +1,106 @@
+#include "trainer/poll.h"
+
+#include <mpi.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <vector>
+
+namespace dmlbench {
+namespace {
+
+constexpr useconds_t kFirstSleepUs = 20;
+constexpr useconds_t kLongestSleepUs = 1000;
+
+// MPI counts are int: a message holds fewer than 2^31 floats (8 GiB), far
+// more than any model here.
+int CountOf(std::size_t elements) { return static_cast<int>(elements); }
+
+}  // namespace
+
+int RequiredMpiThreadLevel() { return MPI_THREAD_FUNNELED; }
+
+void PollUntil(const std::function<Progress()>& step, double* wait_s) {
+  const auto start = std::chrono::steady_clock::now();
+  useconds_t sleep_us = kFirstSleepUs;
+  for (;;) {
+    const Progress progress = step();
+    if (progress == Progress::kDone) break;
+    if (progress == Progress::kAdvanced) {
+      sleep_us = kFirstSleepUs;
+      continue;
+    }
+    usleep(sleep_us);
+    sleep_us = std::min(kLongestSleepUs, sleep_us + sleep_us / 2);
+  }
+  *wait_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+struct Comm::Handle {
+  MPI_Comm comm = MPI_COMM_NULL;
+};
+
+Comm::Comm() : handle_(std::make_unique<Handle>()) {
+  MPI_Comm_dup(MPI_COMM_WORLD, &handle_->comm);
+  MPI_Comm_rank(handle_->comm, &rank_);
+  MPI_Comm_size(handle_->comm, &size_);
+}
+
+Comm::~Comm() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized && handle_->comm != MPI_COMM_NULL) MPI_Comm_free(&handle_->comm);
+}
+
+struct Requests::Pending {
+  std::vector<MPI_Request> requests;
+};
+
+Requests::Requests(Comm* comm) : comm_(comm), pending_(std::make_unique<Pending>()) {}
+
+Requests::~Requests() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized) return;
+  for (MPI_Request& request : pending_->requests) {
+    if (request == MPI_REQUEST_NULL) continue;
+    MPI_Cancel(&request);
+    MPI_Request_free(&request);
+  }
+}
+
+void Requests::Send(std::span<const float> data, int peer, int tag) {
+  MPI_Request& request = pending_->requests.emplace_back(MPI_REQUEST_NULL);
+  MPI_Isend(data.data(), CountOf(data.size()), MPI_FLOAT, peer, tag, comm_->handle_->comm, &request);
+  comm_->traffic_.bytes_sent += data.size_bytes();
+  comm_->traffic_.messages_sent += 1;
+}
+
+void Requests::Receive(std::span<float> data, int peer, int tag) {
+  MPI_Request& request = pending_->requests.emplace_back(MPI_REQUEST_NULL);
+  MPI_Irecv(data.data(), CountOf(data.size()), MPI_FLOAT, peer, tag, comm_->handle_->comm, &request);
+  comm_->traffic_.bytes_received += data.size_bytes();
+}
+
+void Requests::AllreduceSum(std::span<float> data) {
+  MPI_Request& request = pending_->requests.emplace_back(MPI_REQUEST_NULL);
+  MPI_Iallreduce(MPI_IN_PLACE, data.data(), CountOf(data.size()), MPI_FLOAT, MPI_SUM,
+                 comm_->handle_->comm, &request);
+  // What leaves this rank depends on Open MPI's algorithm; count the buffer once.
+  comm_->traffic_.bytes_sent += data.size_bytes();
+  comm_->traffic_.bytes_received += data.size_bytes();
+  comm_->traffic_.messages_sent += 1;
+}
+
+bool Requests::Test() {
+  std::vector<MPI_Request>& requests = pending_->requests;
+  if (requests.empty()) return true;
+  int done = 0;
+  MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE);
+  if (!done) return false;
+  requests.clear();
+  return true;
+}
+
+}  // namespace dmlbench
