@@ -1,5 +1,6 @@
 #include "trainer/bucketed_exchange.h"
 
+#include <algorithm>
 #include <chrono>
 #include <stdexcept>
 #include <string>
@@ -26,6 +27,12 @@ Slice SplitPart(Slice whole, int parts, int index) {
   const std::size_t begin = n * i / p;
   const std::size_t end = n * (i + 1) / p;
   return Slice{whole.offset + begin, end - begin};
+}
+
+Slice Intersect(Slice a, Slice b) {
+  const std::size_t begin = std::max(a.offset, b.offset);
+  const std::size_t end = std::min(a.offset + a.count, b.offset + b.count);
+  return end > begin ? Slice{begin, end - begin} : Slice{begin, 0};
 }
 
 std::vector<Bucket> PlanBuckets(const std::vector<Slice>& layers, bool overlap,

@@ -22,6 +22,9 @@ namespace dmlbench {
 // differ by at most one (earlier parts are not longer than later ones).
 Slice SplitPart(Slice whole, int parts, int index);
 
+// The common part of two runs (count 0 when they do not meet).
+Slice Intersect(Slice a, Slice b);
+
 struct Bucket {
   Slice slice;       // contiguous run of the flat buffer
   int first_layer;   // the lowest layer in it: its exchange starts when that layer is ready

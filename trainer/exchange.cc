@@ -7,6 +7,8 @@
 
 #include "trainer/allreduce_mpi.h"
 #include "trainer/allreduce_ring.h"
+#include "trainer/parameter_server.h"
+#include "trainer/peer_to_peer.h"
 
 namespace dmlbench {
 namespace {
@@ -68,7 +70,10 @@ std::unique_ptr<Exchange> MakeExchange(const ExchangeOptions& options, std::span
   Validate(options, params.size(), grads.size(), world_size);
   if (options.architecture == "ring") return MakeRingExchange(options, params, grads, timeline);
   if (options.architecture == "mpi") return MakeMpiExchange(options, params, grads, timeline);
-  throw std::invalid_argument("architecture \"" + options.architecture + "\" is not built yet");
+  if (options.architecture == "ps") {
+    return MakeParameterServerExchange(options, params, grads, timeline);
+  }
+  return MakePeerToPeerExchange(options, params, grads, timeline);
 }
 
 }  // namespace dmlbench

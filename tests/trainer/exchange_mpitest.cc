@@ -1,0 +1,322 @@
+// Every scheme behind MakeExchange, through real MPI: after each iteration
+// the model equals params - lr * mean(gradients) computed independently, on
+// every worker bit-identically, with overlap on and off and ps with 1, 2 and
+// 4 servers where the world allows; the accounting and the error paths.
+#include <mpi.h>
+
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "trainer/exchange.h"
+#include "trainer/poll.h"
+
+namespace dmlbench {
+namespace {
+
+constexpr float kLearningRate = 0.25f;
+constexpr int kIterations = 3;
+
+int WorldRank() {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank;
+}
+
+int WorldSize() {
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  return size;
+}
+
+// Three layers shaped like a small MLP's (weights+biases), largest first.
+std::vector<Slice> MlpLayers() { return {Slice{0, 1000}, Slice{1000, 300}, Slice{1300, 7}}; }
+
+// Fewer parameters than some worlds have workers: some shards are empty.
+std::vector<Slice> TinyLayers() { return {Slice{0, 2}, Slice{2, 3}}; }
+
+float InitialParameter(std::size_t i) { return 0.01f * static_cast<float>((i * 7) % 13) - 0.05f; }
+
+// Worker w's gradient at index i in iteration t: differs per worker, index
+// and iteration, not exactly representable sums.
+float Gradient(int worker, int iteration, std::size_t i) {
+  return std::sin(0.37 * static_cast<double>(i) + 1.3 * worker + 0.71 * iteration) / 3.0f;
+}
+
+struct Scheme {
+  std::string architecture;
+  int servers = 0;
+  bool overlap = false;
+};
+
+std::string Describe(const Scheme& s) {
+  return s.architecture + (s.architecture == "ps" ? " k=" + std::to_string(s.servers) : "") +
+         (s.overlap ? " overlap on" : " overlap off");
+}
+
+std::vector<Scheme> SchemesThisWorldRuns() {
+  std::vector<Scheme> schemes;
+  for (bool overlap : {false, true}) {
+    for (const char* a : {"ring", "mpi", "p2p"}) schemes.push_back(Scheme{a, 0, overlap});
+    for (int k : {1, 2, 4}) {
+      if (WorldSize() >= k + 1) schemes.push_back(Scheme{"ps", k, overlap});
+    }
+  }
+  return schemes;
+}
+
+ExchangeOptions OptionsFor(const Scheme& scheme, const std::vector<Slice>& layers) {
+  ExchangeOptions options;
+  options.architecture = scheme.architecture;
+  options.servers = scheme.servers;
+  options.overlap = scheme.overlap;
+  options.bucket_bytes = 64;  // every layer of MlpLayers() is its own bucket
+  options.learning_rate = kLearningRate;
+  options.layers = layers;
+  return options;
+}
+
+// FNV-1a over the bytes, to compare models across ranks.
+std::uint64_t Fingerprint(const std::vector<float>& data) {
+  std::uint64_t h = 1469598103934665603ull;
+  const auto* bytes = reinterpret_cast<const unsigned char*>(data.data());
+  for (std::size_t i = 0; i < data.size() * sizeof(float); ++i) h = (h ^ bytes[i]) * 1099511628211ull;
+  return h;
+}
+
+// What one rank saw of a run of kIterations iterations.
+struct SchemeRun {
+  Role role = Role::kWorker;
+  int workers = 0;
+  std::vector<float> params;
+  std::vector<ExchangeStats> stats;  // per iteration (workers) or one Serve (servers)
+};
+
+// Runs kIterations like the training loop does: layer l's gradient is written
+// just before LayerGradientReady(l), last layer first.
+SchemeRun RunScheme(const Scheme& scheme, const std::vector<Slice>& layers, Timeline* timeline = nullptr) {
+  const std::size_t n = layers.back().offset + layers.back().count;
+  SchemeRun run;
+  run.params.resize(n);
+  for (std::size_t i = 0; i < n; ++i) run.params[i] = InitialParameter(i);
+  std::vector<float> grads(n, 0.0f);
+  std::unique_ptr<Exchange> exchange =
+      MakeExchange(OptionsFor(scheme, layers), run.params, grads, timeline);
+  run.role = exchange->role();
+  run.workers = exchange->workers();
+  if (run.role == Role::kServer) {
+    exchange->Serve(kIterations);
+    run.stats.push_back(exchange->LastStats());
+    return run;
+  }
+  for (int t = 0; t < kIterations; ++t) {
+    exchange->BeginIteration();
+    for (int l = static_cast<int>(layers.size()) - 1; l >= 0; --l) {
+      for (std::size_t i = layers[l].offset; i < layers[l].offset + layers[l].count; ++i) {
+        grads[i] = Gradient(exchange->worker_index(), t, i);
+      }
+      exchange->LayerGradientReady(l);
+    }
+    exchange->FinishIteration();
+    run.stats.push_back(exchange->LastStats());
+  }
+  return run;
+}
+
+// params - lr * mean(gradients), iterated, in double.
+std::vector<double> ExpectedModel(std::size_t n, int workers) {
+  std::vector<double> model(n);
+  for (std::size_t i = 0; i < n; ++i) model[i] = InitialParameter(i);
+  for (int t = 0; t < kIterations; ++t) {
+    for (std::size_t i = 0; i < n; ++i) {
+      double sum = 0;
+      for (int w = 0; w < workers; ++w) sum += Gradient(w, t, i);
+      model[i] -= kLearningRate * (sum / workers);
+    }
+  }
+  return model;
+}
+
+std::string FirstMismatch(const std::vector<float>& got, const std::vector<double>& expected) {
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if (std::abs(got[i] - expected[i]) > 1e-5 * std::max(1.0, std::abs(expected[i]))) {
+      return "mismatch at index " + std::to_string(i) + " on rank " +
+             std::to_string(WorldRank()) + ": got " + std::to_string(got[i]) + ", expected " +
+             std::to_string(expected[i]);
+    }
+  }
+  return "";
+}
+
+// True when every worker rank holds the same fingerprint as worker 0.
+bool WorkersAgree(const SchemeRun& run) {
+  const std::uint64_t mine = Fingerprint(run.params);
+  std::vector<std::uint64_t> all(WorldSize());
+  MPI_Allgather(&mine, 1, MPI_UINT64_T, all.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD);
+  for (int r = 0; r < run.workers; ++r) {
+    if (all[r] != all[0]) return false;
+  }
+  return true;
+}
+
+void ExpectUpdatedModel(const std::vector<Slice>& layers) {
+  for (const Scheme& scheme : SchemesThisWorldRuns()) {
+    SCOPED_TRACE(Describe(scheme));
+    const SchemeRun run = RunScheme(scheme, layers);
+    if (run.role == Role::kWorker) {
+      EXPECT_EQ(FirstMismatch(run.params, ExpectedModel(run.params.size(), run.workers)), "");
+    }
+    EXPECT_TRUE(WorkersAgree(run)) << "workers' models differ";
+  }
+}
+
+TEST(Exchange, EverySchemeAppliesTheMeanGradient) { ExpectUpdatedModel(MlpLayers()); }
+
+TEST(Exchange, EverySchemeHandlesFewerParametersThanWorkers) { ExpectUpdatedModel(TinyLayers()); }
+
+TEST(Exchange, OverlapOffHidesNoCommunication) {
+  for (const Scheme& scheme : SchemesThisWorldRuns()) {
+    if (scheme.overlap) continue;
+    SCOPED_TRACE(Describe(scheme));
+    const SchemeRun run = RunScheme(scheme, MlpLayers());
+    if (run.role == Role::kServer) continue;
+    for (const ExchangeStats& stats : run.stats) {
+      // The epoch's overlap ratio, max(0, comm - exposed) / comm, is then 0.
+      EXPECT_LE(stats.comm_s, stats.exposed_comm_s);
+      EXPECT_GT(stats.comm_s, 0.0);
+      EXPECT_GE(stats.exchange_s, stats.exposed_comm_s - stats.update_s);
+    }
+  }
+}
+
+// Messages one worker sends per iteration with overlap off (one bucket).
+TEST(Exchange, EachSchemeMovesItsMessagesPerIteration) {
+  const std::size_t n = 1307;
+  for (const Scheme& scheme : SchemesThisWorldRuns()) {
+    if (scheme.overlap) continue;
+    SCOPED_TRACE(Describe(scheme));
+    const SchemeRun run = RunScheme(scheme, MlpLayers());
+    const ExchangeStats& last = run.stats.back();
+    const int w = run.workers;
+    if (scheme.architecture == "ring" || scheme.architecture == "p2p") {
+      // 2(w-1) messages of ~n/w floats each.
+      EXPECT_EQ(last.messages_sent, static_cast<std::uint64_t>(2 * (w - 1)));
+      EXPECT_NEAR(static_cast<double>(last.bytes_sent), 2.0 * (w - 1) * n / w * sizeof(float),
+                  2.0 * w * sizeof(float));
+    } else if (scheme.architecture == "ps" && run.role == Role::kWorker) {
+      // The whole gradient, one part per server, and the whole model back.
+      EXPECT_EQ(last.messages_sent, static_cast<std::uint64_t>(scheme.servers));
+      EXPECT_EQ(last.bytes_sent, n * sizeof(float));
+      EXPECT_EQ(last.bytes_received, n * sizeof(float));
+    } else if (scheme.architecture == "ps") {
+      // A server receives its shard from every worker and sends it back to each.
+      const std::size_t s = static_cast<std::size_t>(WorldRank() - w);
+      const std::size_t k = static_cast<std::size_t>(scheme.servers);
+      const std::uint64_t shard_bytes = (n * (s + 1) / k - n * s / k) * sizeof(float);
+      EXPECT_EQ(last.messages_sent, static_cast<std::uint64_t>(kIterations * w));
+      EXPECT_EQ(last.bytes_received, kIterations * w * shard_bytes);
+      EXPECT_EQ(last.bytes_sent, kIterations * w * shard_bytes);
+    }
+  }
+}
+
+// Error paths of MakeExchange follow; every rank throws the same message.
+ExchangeOptions ValidOptions() {
+  return OptionsFor(Scheme{"ring", 0, false}, MlpLayers());
+}
+
+std::string MakeExchangeError(const ExchangeOptions& options, std::size_t parameters,
+                              std::size_t gradients) {
+  std::vector<float> params(parameters), grads(gradients);
+  try {
+    MakeExchange(options, params, grads, nullptr);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(MakeExchangeError, UnknownArchitecture) {
+  ExchangeOptions options = ValidOptions();
+  options.architecture = "allgather";
+  EXPECT_EQ(MakeExchangeError(options, 1307, 1307),
+            "unknown architecture \"allgather\" (expected ring, mpi, ps or p2p)");
+}
+
+TEST(MakeExchangeError, BucketSizeZero) {
+  ExchangeOptions options = ValidOptions();
+  options.bucket_bytes = 0;
+  EXPECT_EQ(MakeExchangeError(options, 1307, 1307), "bucket size must be positive, got 0 bytes");
+}
+
+TEST(MakeExchangeError, BuffersOfDifferentLengths) {
+  EXPECT_EQ(MakeExchangeError(ValidOptions(), 1307, 1306),
+            "parameter buffer (1307 floats) and gradient buffer (1306 floats) differ in length");
+}
+
+TEST(MakeExchangeError, LayersWithAGap) {
+  ExchangeOptions options = ValidOptions();
+  options.layers = {Slice{0, 1000}, Slice{1001, 306}};
+  EXPECT_EQ(MakeExchangeError(options, 1307, 1307),
+            "layers do not tile the parameter buffer: layer 1 starts at 1001, expected 1000");
+}
+
+TEST(MakeExchangeError, LayersShorterThanTheBuffer) {
+  EXPECT_EQ(MakeExchangeError(ValidOptions(), 1400, 1400), "layers cover 1307 of 1400 parameters");
+}
+
+TEST(MakeExchangeError, PsWithoutServers) {
+  ExchangeOptions options = OptionsFor(Scheme{"ps", 0, false}, MlpLayers());
+  EXPECT_EQ(MakeExchangeError(options, 1307, 1307), "ps needs at least 1 server, got 0");
+}
+
+TEST(MakeExchangeError, PsWithMoreServersThanParameters) {
+  ExchangeOptions options = OptionsFor(Scheme{"ps", 4, false}, TinyLayers());
+  options.layers = {Slice{0, 1}, Slice{1, 2}};
+  EXPECT_EQ(MakeExchangeError(options, 3, 3),
+            "ps with 4 servers needs at least 4 parameters (one per server), got 3");
+}
+
+TEST(MakeExchangeError, PsWithFewerRanksThanServersPlusOneWorker) {
+  const int world = WorldSize();
+  ExchangeOptions options = OptionsFor(Scheme{"ps", world, false}, MlpLayers());
+  EXPECT_EQ(MakeExchangeError(options, 1307, 1307),
+            "ps with " + std::to_string(world) + " servers needs at least " +
+                std::to_string(world + 1) + " ranks (" + std::to_string(world) +
+                " servers + 1 worker), got " + std::to_string(world));
+}
+
+TEST(ExchangeError, AWorkerDoesNotServe) {
+  std::vector<float> params(1307), grads(1307);
+  std::unique_ptr<Exchange> ring = MakeExchange(ValidOptions(), params, grads, nullptr);
+  try {
+    ring->Serve(1);
+    ADD_FAILURE() << "no error";
+  } catch (const std::logic_error& e) {
+    EXPECT_EQ(std::string(e.what()), "Serve() is for parameter-server ranks; rank " +
+                                         std::to_string(WorldRank()) + " is a worker");
+  }
+}
+
+TEST(ExchangeError, AServerDoesNotTrain) {
+  if (WorldSize() < 2) GTEST_SKIP() << "ps needs 2 ranks";
+  std::vector<float> params(1307), grads(1307);
+  std::unique_ptr<Exchange> ps =
+      MakeExchange(OptionsFor(Scheme{"ps", 1, false}, MlpLayers()), params, grads, nullptr);
+  if (ps->role() == Role::kWorker) return;
+  try {
+    ps->BeginIteration();
+    ADD_FAILURE() << "no error";
+  } catch (const std::logic_error& e) {
+    EXPECT_EQ(std::string(e.what()), "rank " + std::to_string(WorldRank()) +
+                                         " is a parameter server: it serves, it does not train");
+  }
+}
+
+}  // namespace
+}  // namespace dmlbench
