@@ -1,0 +1,255 @@
+#include "tests/orchestrator/support/sshd_fixture.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <pwd.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+extern char** environ;
+
+namespace dmlbench::testing {
+namespace {
+
+constexpr double kStartTimeoutS = 10;
+
+int RunProgram(const std::vector<std::string>& args, const std::string& log_path) {
+  std::vector<char*> argv;
+  for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  pid_t pid = -1;
+  const int rc = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) throw std::runtime_error("cannot start " + args[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+int FreeLoopbackPort() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof address;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
+      getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+    close(fd);
+    throw std::runtime_error("no free loopback port");
+  }
+  close(fd);
+  return ntohs(address.sin_port);
+}
+
+bool Accepts(const std::string& ip, int port) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<uint16_t>(port));
+  inet_pton(AF_INET, ip.c_str(), &address.sin_addr);
+  const bool ok = connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
+  close(fd);
+  return ok;
+}
+
+// Every process under `root` (children, their children, ...), from /proc.
+std::vector<pid_t> Descendants(pid_t root) {
+  std::multimap<pid_t, pid_t> children;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string line;
+    if (!std::getline(stat, line)) continue;
+    const size_t paren = line.rfind(')');
+    if (paren == std::string::npos) continue;
+    std::istringstream rest(line.substr(paren + 2));
+    char state;
+    pid_t parent;
+    if (rest >> state >> parent) children.emplace(parent, std::stoi(name));
+  }
+  std::vector<pid_t> found;
+  std::vector<pid_t> queue = {root};
+  while (!queue.empty()) {
+    const pid_t pid = queue.back();
+    queue.pop_back();
+    const auto [begin, end] = children.equal_range(pid);
+    for (auto it = begin; it != end; ++it) {
+      found.push_back(it->second);
+      queue.push_back(it->second);
+    }
+  }
+  return found;
+}
+
+std::string UserName() {
+  const passwd* entry = getpwuid(getuid());
+  return entry != nullptr ? entry->pw_name : "root";
+}
+
+}  // namespace
+
+void SshdFixture::GenerateKey(const std::string& path) {
+  std::filesystem::remove(path);
+  std::filesystem::remove(path + ".pub");
+  if (RunProgram({"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "dmlbench-test", "-f", path},
+                 path + ".log") != 0) {
+    throw std::runtime_error("ssh-keygen failed: " + ReadFile(path + ".log"));
+  }
+}
+
+std::string SshdFixture::ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+SshdFixture::SshdFixture(std::vector<std::string> addresses) : addresses_(std::move(addresses)) {
+  std::string pattern =
+      (std::filesystem::temp_directory_path() / "dmlbench-sshd-XXXXXX").string();
+  if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+  dir_ = pattern;
+  const std::string host_key = dir_ + "/host_ed25519";
+  user_key_ = dir_ + "/user_ed25519";
+  known_hosts_ = dir_ + "/known_hosts";
+  config_ = dir_ + "/sshd_config";
+  GenerateKey(host_key);
+  GenerateKey(user_key_);
+  std::filesystem::copy_file(user_key_ + ".pub", dir_ + "/authorized_keys");
+  port_ = FreeLoopbackPort();
+
+  std::ofstream known(known_hosts_);
+  for (const std::string& address : addresses_) {
+    known << "[" << address << "]:" << port_ << " " << host_key_line() << "\n";
+  }
+  std::ofstream config(config_);
+  for (const std::string& address : addresses_) {
+    config << "ListenAddress " << address << ":" << port_ << "\n";
+  }
+  config << "HostKey " << host_key << "\n"
+         << "AuthorizedKeysFile " << dir_ << "/authorized_keys\n"
+         << "PidFile " << dir_ << "/sshd.pid\n"
+         << "PermitRootLogin prohibit-password\n"
+         << "PasswordAuthentication no\n"
+         << "KbdInteractiveAuthentication no\n"
+         << "PubkeyAuthentication yes\n"
+         << "StrictModes no\n"
+         << "UsePAM no\n"
+         << "MaxStartups 64\n"
+         << "MaxSessions 64\n"
+         << "Subsystem sftp internal-sftp\n"
+         << "LogLevel VERBOSE\n"
+         // bash run by sshd at shell level 1 sources ~/.bashrc even for a
+         // command; on some machines that takes seconds. Level 1 here makes
+         // the login shell level 2, so commands start at once.
+         << "SetEnv SHLVL=1\n";
+  config.close();
+  // sshd refuses to start without its privilege separation directory.
+  if (geteuid() == 0) mkdir("/run/sshd", 0755);
+  Start();
+}
+
+SshdFixture::~SshdFixture() {
+  Stop();
+  std::error_code ignored;
+  std::filesystem::remove_all(dir_, ignored);
+}
+
+std::string SshdFixture::host_key_line() const {
+  std::string line = ReadFile(dir_ + "/host_ed25519.pub");
+  while (!line.empty() && line.back() == '\n') line.pop_back();
+  return line;
+}
+
+std::string SshdFixture::log() const { return ReadFile(dir_ + "/sshd.log"); }
+
+void SshdFixture::Start() {
+  if (pid_ > 0) return;
+  const std::string log_path = dir_ + "/sshd.log";
+  const int log_fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+  pid_ = fork();
+  if (pid_ == 0) {
+    dup2(log_fd, 2);
+    const int null_fd = open("/dev/null", O_RDWR);
+    dup2(null_fd, 0);
+    dup2(null_fd, 1);
+    execl(DMLBENCH_SSHD, DMLBENCH_SSHD, "-D", "-e", "-f", config_.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(log_fd);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(kStartTimeoutS);
+  while (true) {
+    bool all = true;
+    for (const std::string& address : addresses_) all = all && Accepts(address, port_);
+    if (all) return;
+    int status = 0;
+    if (waitpid(pid_, &status, WNOHANG) == pid_ || std::chrono::steady_clock::now() > deadline) {
+      Stop();
+      throw std::runtime_error("sshd did not start: " + log());
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+void SshdFixture::Stop() {
+  if (pid_ <= 0) return;
+  for (pid_t pid : Descendants(pid_)) kill(pid, SIGKILL);
+  kill(pid_, SIGKILL);
+  waitpid(pid_, nullptr, 0);
+  pid_ = -1;
+}
+
+std::string SshdFixture::InventoryToml(int slots, const std::string& extra) const {
+  std::ostringstream toml;
+  toml << "format_version = 1\n"
+       << "known_hosts = \"" << known_hosts_ << "\"\n"
+       << "ssh_config = \"\"\n"
+       << "connect_timeout_s = 5\n"
+       << "work_dir = \"" << dir_ << "/work\"\n"
+       << "mpi_args = [\"--mca\", \"plm_rsh_agent\", \"ssh\", \"--mca\", \"plm_rsh_args\", \"-p "
+       << port_ << " -i " << user_key_ << " -o UserKnownHostsFile=" << known_hosts_
+       << " -o StrictHostKeyChecking=yes -o BatchMode=yes\", \"--mca\", \"btl\", \"tcp,self\", "
+          "\"--mca\", \"btl_tcp_if_include\", \"lo\", \"--mca\", \"oob_tcp_if_include\", \"lo\", "
+          "\"--oversubscribe\"]\n"
+       << extra << "\n";
+  char name = 'a';
+  for (const std::string& address : addresses_) {
+    toml << "\n[[host]]\n"
+         << "name = \"" << name++ << "\"\n"
+         << "address = \"" << address << "\"\n"
+         << "port = " << port_ << "\n"
+         << "user = \"" << UserName() << "\"\n"
+         << "identity_file = \"" << user_key_ << "\"\n"
+         << "slots = " << slots << "\n"
+         << "tags = { provider = \"local\" }\n";
+  }
+  return toml.str();
+}
+
+std::string SshdFixture::WriteInventory(const std::string& name, int slots,
+                                        const std::string& extra) const {
+  const std::string path = dir_ + "/" + name;
+  std::ofstream(path) << InventoryToml(slots, extra);
+  return path;
+}
+
+}  // namespace dmlbench::testing
