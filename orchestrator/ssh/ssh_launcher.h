@@ -19,8 +19,9 @@ namespace dmlbench {
 // dataset_dir: local directory whose regular files (the IDX files) are
 //   uploaded to every host; "" = none (runs use --synthetic). A run whose
 //   LaunchSpec::dataset_dir is non-empty gets `--dataset <remote copy>`.
-// Prepare() throws SshError (orchestrator/ssh/session.h) naming the host, or
-// ProvisionError for a mismatch between hosts (e.g. Open MPI versions).
+// Throws InventoryError for a bad inventory, Sha256Error for an unreadable
+// trainer or dataset file. Prepare() throws LaunchError with the message of
+// the SshError or ProvisionError behind it (it names the host and the cause).
 // A host that fails during Launch() is marked down and the LaunchResult has
 // host_failure set, so a retry runs on the remaining hosts.
 std::unique_ptr<Launcher> MakeSshLauncher(const std::string& inventory_path,

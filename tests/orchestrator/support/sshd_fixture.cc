@@ -131,7 +131,6 @@ SshdFixture::SshdFixture(std::vector<std::string> addresses) : addresses_(std::m
   const std::string host_key = dir_ + "/host_ed25519";
   user_key_ = dir_ + "/user_ed25519";
   known_hosts_ = dir_ + "/known_hosts";
-  config_ = dir_ + "/sshd_config";
   GenerateKey(host_key);
   GenerateKey(user_key_);
   std::filesystem::copy_file(user_key_ + ".pub", dir_ + "/authorized_keys");
@@ -141,28 +140,29 @@ SshdFixture::SshdFixture(std::vector<std::string> addresses) : addresses_(std::m
   for (const std::string& address : addresses_) {
     known << "[" << address << "]:" << port_ << " " << host_key_line() << "\n";
   }
-  std::ofstream config(config_);
-  for (const std::string& address : addresses_) {
-    config << "ListenAddress " << address << ":" << port_ << "\n";
+  known.close();
+  for (size_t i = 0; i < addresses_.size(); ++i) {
+    std::ofstream config(dir_ + "/sshd_config." + std::to_string(i));
+    config << "ListenAddress " << addresses_[i] << ":" << port_ << "\n"
+           << "HostKey " << host_key << "\n"
+           << "AuthorizedKeysFile " << dir_ << "/authorized_keys\n"
+           << "PidFile " << dir_ << "/sshd.pid." << i << "\n"
+           << "PermitRootLogin prohibit-password\n"
+           << "PasswordAuthentication no\n"
+           << "KbdInteractiveAuthentication no\n"
+           << "PubkeyAuthentication yes\n"
+           << "StrictModes no\n"
+           << "UsePAM no\n"
+           << "MaxStartups 64\n"
+           << "MaxSessions 64\n"
+           << "Subsystem sftp internal-sftp\n"
+           << "LogLevel VERBOSE\n"
+           // bash run by sshd at shell level 1 sources ~/.bashrc even for a
+           // command; on some machines that takes seconds. Level 1 here makes
+           // the login shell level 2, so commands start at once.
+           << "SetEnv SHLVL=1\n";
   }
-  config << "HostKey " << host_key << "\n"
-         << "AuthorizedKeysFile " << dir_ << "/authorized_keys\n"
-         << "PidFile " << dir_ << "/sshd.pid\n"
-         << "PermitRootLogin prohibit-password\n"
-         << "PasswordAuthentication no\n"
-         << "KbdInteractiveAuthentication no\n"
-         << "PubkeyAuthentication yes\n"
-         << "StrictModes no\n"
-         << "UsePAM no\n"
-         << "MaxStartups 64\n"
-         << "MaxSessions 64\n"
-         << "Subsystem sftp internal-sftp\n"
-         << "LogLevel VERBOSE\n"
-         // bash run by sshd at shell level 1 sources ~/.bashrc even for a
-         // command; on some machines that takes seconds. Level 1 here makes
-         // the login shell level 2, so commands start at once.
-         << "SetEnv SHLVL=1\n";
-  config.close();
+  pids_.assign(addresses_.size(), -1);
   // sshd refuses to start without its privilege separation directory.
   if (geteuid() == 0) mkdir("/run/sshd", 0755);
   Start();
@@ -183,39 +183,49 @@ std::string SshdFixture::host_key_line() const {
 std::string SshdFixture::log() const { return ReadFile(dir_ + "/sshd.log"); }
 
 void SshdFixture::Start() {
-  if (pid_ > 0) return;
   const std::string log_path = dir_ + "/sshd.log";
-  const int log_fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
-  pid_ = fork();
-  if (pid_ == 0) {
-    dup2(log_fd, 2);
-    const int null_fd = open("/dev/null", O_RDWR);
-    dup2(null_fd, 0);
-    dup2(null_fd, 1);
-    execl(DMLBENCH_SSHD, DMLBENCH_SSHD, "-D", "-e", "-f", config_.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  close(log_fd);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(kStartTimeoutS);
-  while (true) {
-    bool all = true;
-    for (const std::string& address : addresses_) all = all && Accepts(address, port_);
-    if (all) return;
-    int status = 0;
-    if (waitpid(pid_, &status, WNOHANG) == pid_ || std::chrono::steady_clock::now() > deadline) {
-      Stop();
-      throw std::runtime_error("sshd did not start: " + log());
+  for (size_t i = 0; i < addresses_.size(); ++i) {
+    if (pids_[i] > 0) continue;
+    const std::string config = dir_ + "/sshd_config." + std::to_string(i);
+    const int log_fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+    pids_[i] = fork();
+    if (pids_[i] == 0) {
+      dup2(log_fd, 2);
+      const int null_fd = open("/dev/null", O_RDWR);
+      dup2(null_fd, 0);
+      dup2(null_fd, 1);
+      execl(DMLBENCH_SSHD, DMLBENCH_SSHD, "-D", "-e", "-f", config.c_str(), static_cast<char*>(nullptr));
+      _exit(127);
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    close(log_fd);
+  }
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::duration<double>(kStartTimeoutS);
+  for (size_t i = 0; i < addresses_.size(); ++i) {
+    while (!Accepts(addresses_[i], port_)) {
+      int status = 0;
+      if (waitpid(pids_[i], &status, WNOHANG) == pids_[i] ||
+          std::chrono::steady_clock::now() > deadline) {
+        pids_[i] = -1;
+        Stop();
+        throw std::runtime_error("sshd did not start: " + log());
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
   }
 }
 
+void SshdFixture::StopHost(size_t index) {
+  const pid_t pid = pids_.at(index);
+  if (pid <= 0) return;
+  for (pid_t child : Descendants(pid)) kill(child, SIGKILL);
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  pids_[index] = -1;
+}
+
 void SshdFixture::Stop() {
-  if (pid_ <= 0) return;
-  for (pid_t pid : Descendants(pid_)) kill(pid, SIGKILL);
-  kill(pid_, SIGKILL);
-  waitpid(pid_, nullptr, 0);
-  pid_ = -1;
+  for (size_t i = 0; i < pids_.size(); ++i) StopHost(i);
 }
 
 std::string SshdFixture::InventoryToml(int slots, const std::string& extra) const {
