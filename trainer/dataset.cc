@@ -1,0 +1,223 @@
+#include "trainer/dataset.h"
+
+#include <openssl/evp.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <limits>
+#include <random>
+
+#include "trainer/idx_reader.h"
+
+namespace dmlbench {
+namespace {
+
+constexpr int kSyntheticSide = 28;
+
+// SplitMix64's finaliser: spreads (seed, epoch) over the generator's seed.
+std::uint64_t Mix(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+// Uniform in [0, bound) by rejection: exact, and defined by the generator's
+// output alone (std::uniform_int_distribution's algorithm is unspecified).
+std::uint64_t UniformBelow(std::mt19937_64& rng, std::uint64_t bound) {
+  const std::uint64_t excess = (std::numeric_limits<std::uint64_t>::max() % bound + 1) % bound;
+  if (excess == 0) return rng() % bound;
+  const std::uint64_t limit = std::numeric_limits<std::uint64_t>::max() - excess + 1;
+  std::uint64_t r;
+  do r = rng();
+  while (r >= limit);
+  return r % bound;
+}
+
+std::string FindFile(const std::filesystem::path& directory, const std::string& base) {
+  for (const std::string& candidate : {base + ".gz", base}) {
+    std::filesystem::path path = directory / candidate;
+    if (std::filesystem::is_regular_file(path)) return path.string();
+  }
+  throw DatasetError(directory.string() + ": neither " + base + ".gz nor " + base + " found");
+}
+
+IdxArray ReadInto(const std::string& path, Sha256& hash) {
+  std::vector<std::uint8_t> bytes;
+  IdxArray array;
+  try {
+    array = ReadIdxFile(path, &bytes);
+  } catch (const IdxError& error) {
+    throw DatasetError(error.what());
+  }
+  hash.Update(bytes);
+  return array;
+}
+
+std::string PluralDims(std::size_t n) {
+  return std::to_string(n) + (n == 1 ? " dimension" : " dimensions");
+}
+
+Split MakeSplit(const std::string& images_path, IdxArray images, const std::string& labels_path,
+                IdxArray labels) {
+  if (images.dims.size() != 3)
+    throw DatasetError(IdxPosition(images_path, 3, images.gzip) +
+                       ": expected images (3 dimensions), found " + PluralDims(images.dims.size()));
+  if (labels.dims.size() != 1)
+    throw DatasetError(IdxPosition(labels_path, 3, labels.gzip) +
+                       ": expected labels (1 dimension), found " + PluralDims(labels.dims.size()));
+  if (labels.dims[0] != images.dims[0])
+    throw DatasetError(IdxPosition(labels_path, 4, labels.gzip) + ": " +
+                       std::to_string(labels.dims[0]) + " labels for " +
+                       std::to_string(images.dims[0]) + " images in " + images_path);
+  for (std::size_t i = 0; i < labels.data.size(); ++i)
+    if (labels.data[i] >= kClasses)
+      throw DatasetError(IdxPosition(labels_path, 8 + i, labels.gzip) + ": label " +
+                         std::to_string(labels.data[i]) + " out of range 0.." +
+                         std::to_string(kClasses - 1));
+  Split split;
+  split.count = images.dims[0];
+  split.pixels = std::move(images.data);
+  split.labels = std::move(labels.data);
+  return split;
+}
+
+Split MakeSyntheticSplit(std::int64_t count, const std::vector<std::uint8_t>& prototypes,
+                         std::mt19937_64& rng) {
+  constexpr int kFeatures = kSyntheticSide * kSyntheticSide;
+  Split split;
+  split.count = count;
+  split.pixels.resize(static_cast<std::size_t>(count) * kFeatures);
+  split.labels.resize(static_cast<std::size_t>(count));
+  for (std::int64_t i = 0; i < count; ++i) {
+    auto label = static_cast<std::uint8_t>(UniformBelow(rng, kClasses));
+    split.labels[i] = label;
+    const std::uint8_t* prototype = &prototypes[std::size_t{label} * kFeatures];
+    std::uint8_t* pixels = &split.pixels[static_cast<std::size_t>(i) * kFeatures];
+    for (int p = 0; p < kFeatures; ++p) {
+      int noise = static_cast<int>(UniformBelow(rng, 129)) - 64;
+      pixels[p] = static_cast<std::uint8_t>(std::clamp(prototype[p] + noise, 0, 255));
+    }
+  }
+  return split;
+}
+
+}  // namespace
+
+Dataset LoadDataset(const std::string& directory) {
+  if (!std::filesystem::is_directory(directory))
+    throw DatasetError(directory + ": dataset directory does not exist");
+  const std::string train_images = FindFile(directory, "train-images-idx3-ubyte");
+  const std::string train_labels = FindFile(directory, "train-labels-idx1-ubyte");
+  const std::string test_images = FindFile(directory, "t10k-images-idx3-ubyte");
+  const std::string test_labels = FindFile(directory, "t10k-labels-idx1-ubyte");
+
+  Sha256 hash;
+  IdxArray train_x = ReadInto(train_images, hash);
+  IdxArray train_y = ReadInto(train_labels, hash);
+  IdxArray test_x = ReadInto(test_images, hash);
+  IdxArray test_y = ReadInto(test_labels, hash);
+
+  Dataset dataset;
+  dataset.source = directory;
+  dataset.sha256 = hash.HexDigest();
+  const std::uint32_t rows = train_x.dims.size() == 3 ? train_x.dims[1] : 0;
+  const std::uint32_t cols = train_x.dims.size() == 3 ? train_x.dims[2] : 0;
+  const bool train_gzip = train_x.gzip;
+  const bool test_gzip = test_x.gzip;
+  dataset.train = MakeSplit(train_images, std::move(train_x), train_labels, std::move(train_y));
+  std::vector<std::uint32_t> test_dims = test_x.dims;
+  dataset.test = MakeSplit(test_images, std::move(test_x), test_labels, std::move(test_y));
+  if (test_dims[1] != rows || test_dims[2] != cols)
+    throw DatasetError(IdxPosition(test_images, 8, test_gzip) + ": images are " +
+                       std::to_string(test_dims[1]) + "x" + std::to_string(test_dims[2]) +
+                       ", the training images are " + std::to_string(rows) + "x" +
+                       std::to_string(cols));
+  dataset.features = static_cast<int>(rows * cols);
+  if (dataset.features == 0)
+    throw DatasetError(IdxPosition(train_images, 8, train_gzip) +
+                       ": images have no pixels");
+  return dataset;
+}
+
+Dataset MakeSyntheticDataset(std::int64_t train_samples, std::uint64_t seed) {
+  constexpr int kFeatures = kSyntheticSide * kSyntheticSide;
+  std::mt19937_64 rng(Mix(seed));
+  // Each class lights a random quarter of the pixels.
+  std::vector<std::uint8_t> prototypes(std::size_t{kClasses} * kFeatures);
+  for (auto& pixel : prototypes) pixel = UniformBelow(rng, 4) == 0 ? 192 : 0;
+
+  Dataset dataset;
+  dataset.features = kFeatures;
+  dataset.train = MakeSyntheticSplit(train_samples, prototypes, rng);
+  dataset.test = MakeSyntheticSplit(std::max<std::int64_t>(1, train_samples / 6), prototypes, rng);
+  dataset.sha256 = "synthetic:" + std::to_string(seed) + ":" + std::to_string(train_samples);
+  dataset.source = "synthetic";
+  return dataset;
+}
+
+std::vector<std::uint32_t> EpochPermutation(std::int64_t n, std::uint64_t seed, std::int64_t epoch) {
+  std::vector<std::uint32_t> permutation(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) permutation[i] = static_cast<std::uint32_t>(i);
+  std::mt19937_64 rng(Mix(seed ^ Mix(static_cast<std::uint64_t>(epoch))));
+  for (std::int64_t i = n - 1; i > 0; --i)
+    std::swap(permutation[i], permutation[UniformBelow(rng, static_cast<std::uint64_t>(i) + 1)]);
+  return permutation;
+}
+
+std::int64_t IterationsPerEpoch(std::int64_t n, int batch, int workers, std::int64_t cap) {
+  std::int64_t iterations = n / (static_cast<std::int64_t>(batch) * workers);
+  return cap > 0 ? std::min(iterations, cap) : iterations;
+}
+
+std::span<const std::uint32_t> WorkerShard(std::span<const std::uint32_t> permutation,
+                                           std::int64_t iteration, int batch, int workers,
+                                           int worker) {
+  std::size_t begin = static_cast<std::size_t>((iteration * workers + worker) * batch);
+  return permutation.subspan(begin, static_cast<std::size_t>(batch));
+}
+
+void GatherBatch(const Split& split, int features, std::span<const std::uint32_t> indices,
+                 float* pixels, std::uint8_t* labels) {
+  constexpr float kScale = 1.0f / 255.0f;
+  for (std::size_t row = 0; row < indices.size(); ++row) {
+    const std::uint8_t* source = &split.pixels[std::size_t{indices[row]} * features];
+    float* target = pixels + row * features;
+    for (int p = 0; p < features; ++p) target[p] = source[p] * kScale;
+    labels[row] = split.labels[indices[row]];
+  }
+}
+
+Sha256::Sha256() : context_(EVP_MD_CTX_new()) {
+  if (!context_ || EVP_DigestInit_ex(context_, EVP_sha256(), nullptr) != 1) {
+    EVP_MD_CTX_free(context_);
+    throw DatasetError("OpenSSL: cannot initialise SHA-256");
+  }
+}
+
+Sha256::~Sha256() { EVP_MD_CTX_free(context_); }
+
+void Sha256::Update(std::span<const std::uint8_t> bytes) {
+  EVP_DigestUpdate(context_, bytes.data(), bytes.size());
+}
+
+std::string Sha256::HexDigest() {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  EVP_DigestFinal_ex(context_, digest, &length);
+  static const char kDigits[] = "0123456789abcdef";
+  std::string hex;
+  for (unsigned int i = 0; i < length; ++i) {
+    hex += kDigits[digest[i] >> 4];
+    hex += kDigits[digest[i] & 15];
+  }
+  return hex;
+}
+
+std::string Sha256Hex(std::span<const std::uint8_t> bytes) {
+  Sha256 hash;
+  hash.Update(bytes);
+  return hash.HexDigest();
+}
+
+}  // namespace dmlbench

@@ -1,0 +1,92 @@
+// Dataset: the training and test sets in memory (pixels as bytes, labels),
+// loaded from an MNIST-format directory or generated synthetically, and the
+// data-parallel schedule over them (per-epoch permutation, worker shards).
+// Does not know the model. Immutable after loading: safe to share for reading.
+#ifndef DMLBENCH_TRAINER_DATASET_H_
+#define DMLBENCH_TRAINER_DATASET_H_
+
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+struct evp_md_ctx_st;  // OpenSSL's EVP_MD_CTX
+
+namespace dmlbench {
+
+// The one exception type of this module; what() is one line naming the file
+// (and byte offset, see idx_reader.h) or directory at fault.
+class DatasetError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+inline constexpr int kClasses = 10;
+
+struct Split {
+  std::int64_t count = 0;
+  std::vector<std::uint8_t> pixels;   // count x features, 0..255
+  std::vector<std::uint8_t> labels;   // count, each < kClasses
+};
+
+struct Dataset {
+  int features = 0;     // pixels per image (784 for 28x28)
+  Split train;
+  Split test;
+  std::string sha256;   // see schemas/trainer-events.md, run_start.dataset_sha256
+  std::string source;   // the directory, or "synthetic"
+};
+
+// Loads train-images-idx3-ubyte, train-labels-idx1-ubyte, t10k-images-idx3-ubyte
+// and t10k-labels-idx1-ubyte from `directory`, each raw or with ".gz" (the
+// compressed name is tried first). Validates that images are 3-D, labels 1-D,
+// counts agree, labels are below kClasses and test images have the training
+// images' size. Throws DatasetError.
+Dataset LoadDataset(const std::string& directory);
+
+// `train_samples` 28x28 images of kClasses learnable classes (a noisy fixed
+// prototype per class) and max(1, train_samples / 6) test images, generated
+// from `seed` alone. sha256 is "synthetic:<seed>:<train_samples>".
+Dataset MakeSyntheticDataset(std::int64_t train_samples, std::uint64_t seed);
+
+// Epoch `epoch`'s order of the indices 0..n-1: a Fisher-Yates shuffle driven
+// by std::mt19937_64 seeded from (seed, epoch), with its own unbiased bounded
+// draws, so the order is the same on every platform and standard library.
+std::vector<std::uint32_t> EpochPermutation(std::int64_t n, std::uint64_t seed, std::int64_t epoch);
+
+// Iterations per epoch for each of `workers` workers with local batch
+// `batch`: floor(n / (batch * workers)), capped by `cap` when cap > 0.
+std::int64_t IterationsPerEpoch(std::int64_t n, int batch, int workers, std::int64_t cap);
+
+// Worker `worker`'s local batch of global batch `iteration`: global batch i is
+// permutation[i*b*w, (i+1)*b*w) and worker j takes its j-th block of b.
+std::span<const std::uint32_t> WorkerShard(std::span<const std::uint32_t> permutation,
+                                           std::int64_t iteration, int batch, int workers,
+                                           int worker);
+
+// Copies the samples `indices` of `split` into a contiguous batch: pixels as
+// floats in [0, 1] (indices.size() x features), labels alongside.
+void GatherBatch(const Split& split, int features, std::span<const std::uint32_t> indices,
+                 float* pixels, std::uint8_t* labels);
+
+// Incremental SHA-256 (OpenSSL); used for the dataset and parameter checksums.
+class Sha256 {
+ public:
+  Sha256();
+  ~Sha256();
+  Sha256(const Sha256&) = delete;
+  Sha256& operator=(const Sha256&) = delete;
+
+  void Update(std::span<const std::uint8_t> bytes);
+  std::string HexDigest();   // finishes the hash; call once
+
+ private:
+  evp_md_ctx_st* context_;   // owned
+};
+
+std::string Sha256Hex(std::span<const std::uint8_t> bytes);
+
+}  // namespace dmlbench
+
+#endif  // DMLBENCH_TRAINER_DATASET_H_

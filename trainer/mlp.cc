@@ -1,0 +1,149 @@
+#include "trainer/mlp.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <stdexcept>
+
+namespace dmlbench {
+
+Mlp::Mlp(const std::vector<int>& sizes, int max_batch) : max_batch_(max_batch) {
+  if (sizes.size() < 2 || max_batch < 1 ||
+      std::any_of(sizes.begin(), sizes.end(), [](int size) { return size < 1; }))
+    throw std::invalid_argument("Mlp: need at least 2 positive layer sizes and max_batch >= 1");
+  openblas_set_num_threads(1);
+  std::size_t offset = 0;
+  int widest = 0;
+  for (std::size_t l = 0; l + 1 < sizes.size(); ++l) {
+    MlpLayer layer;
+    layer.inputs = sizes[l];
+    layer.outputs = sizes[l + 1];
+    layer.offset = offset;
+    layer.count = std::size_t(layer.inputs) * layer.outputs + layer.outputs;
+    offset += layer.count;
+    layers_.push_back(layer);
+    activations_.emplace_back(std::size_t(max_batch) * layer.outputs);
+    widest = std::max({widest, layer.inputs, layer.outputs});
+  }
+  parameters_.assign(offset, 0.0f);
+  gradients_.assign(offset, 0.0f);
+  delta_.resize(std::size_t(max_batch) * widest);
+  delta_next_.resize(delta_.size());
+}
+
+void Mlp::Initialize(std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  for (const MlpLayer& layer : layers_) {
+    const float limit = std::sqrt(6.0f / float(layer.inputs + layer.outputs));
+    float* weights = &parameters_[layer.offset];
+    const std::size_t weight_count = std::size_t(layer.inputs) * layer.outputs;
+    for (std::size_t i = 0; i < weight_count; ++i) {
+      // 24 random bits -> [0, 1): exact in fp32 and the same on every platform.
+      float unit = float(rng() >> 40) * (1.0f / 16777216.0f);
+      weights[i] = (2.0f * unit - 1.0f) * limit;
+    }
+    std::fill_n(weights + weight_count, layer.outputs, 0.0f);
+  }
+}
+
+void Mlp::Propagate(const float* x, int batch) {
+  if (batch < 1 || batch > max_batch_)
+    throw std::invalid_argument("Mlp: batch of " + std::to_string(batch) +
+                                " rows outside 1.." + std::to_string(max_batch_));
+  const float* input = x;
+  for (std::size_t l = 0; l < layers_.size(); ++l) {
+    const MlpLayer& layer = layers_[l];
+    const float* weights = &parameters_[layer.offset];
+    const float* bias = weights + std::size_t(layer.inputs) * layer.outputs;
+    float* out = activations_[l].data();
+    // out (batch x outputs) = input (batch x inputs) . weights (inputs x outputs)
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, batch, layer.outputs, layer.inputs,
+                1.0f, input, layer.inputs, weights, layer.outputs, 0.0f, out, layer.outputs);
+    const bool relu = l + 1 < layers_.size();
+    for (int row = 0; row < batch; ++row) {
+      float* y = out + std::size_t(row) * layer.outputs;
+      if (relu) {
+        for (int j = 0; j < layer.outputs; ++j) y[j] = std::max(0.0f, y[j] + bias[j]);
+      } else {
+        for (int j = 0; j < layer.outputs; ++j) y[j] += bias[j];
+      }
+    }
+    input = out;
+  }
+}
+
+double Mlp::Forward(const float* x, const std::uint8_t* labels, int batch) {
+  Propagate(x, batch);
+  input_ = x;
+  batch_ = batch;
+  // Softmax cross-entropy; delta_ = (softmax - one_hot) / batch, the
+  // gradient of the mean loss with respect to the logits.
+  const int classes = layers_.back().outputs;
+  const float* logits = activations_.back().data();
+  const float inverse_batch = 1.0f / float(batch);
+  double loss = 0;
+  for (int row = 0; row < batch; ++row) {
+    const float* z = logits + std::size_t(row) * classes;
+    float* d = &delta_[std::size_t(row) * classes];
+    const float peak = *std::max_element(z, z + classes);
+    float sum = 0;
+    for (int j = 0; j < classes; ++j) {
+      d[j] = std::exp(z[j] - peak);
+      sum += d[j];
+    }
+    const int label = labels[row];
+    loss += double(std::log(sum)) + double(peak) - double(z[label]);
+    const float scale = inverse_batch / sum;
+    for (int j = 0; j < classes; ++j) d[j] *= scale;
+    d[label] -= inverse_batch;
+  }
+  return loss;
+}
+
+void Mlp::Backward(const std::function<void(int layer)>& layer_done) {
+  const int batch = batch_;
+  for (int l = int(layers_.size()) - 1; l >= 0; --l) {
+    const MlpLayer& layer = layers_[l];
+    const float* input = l == 0 ? input_ : activations_[l - 1].data();
+    const float* weights = &parameters_[layer.offset];
+    float* weight_grad = &gradients_[layer.offset];
+    float* bias_grad = weight_grad + std::size_t(layer.inputs) * layer.outputs;
+
+    // dW (inputs x outputs) = input^T (inputs x batch) . delta (batch x outputs)
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, layer.inputs, layer.outputs, batch,
+                1.0f, input, layer.inputs, delta_.data(), layer.outputs, 0.0f, weight_grad,
+                layer.outputs);
+    // db = column sums of delta
+    std::fill_n(bias_grad, layer.outputs, 0.0f);
+    for (int row = 0; row < batch; ++row) {
+      const float* d = &delta_[std::size_t(row) * layer.outputs];
+      for (int j = 0; j < layer.outputs; ++j) bias_grad[j] += d[j];
+    }
+    if (l > 0) {
+      // delta for the layer below: (delta . W^T), through the ReLU's mask.
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, batch, layer.inputs, layer.outputs,
+                  1.0f, delta_.data(), layer.outputs, weights, layer.outputs, 0.0f,
+                  delta_next_.data(), layer.inputs);
+      const std::size_t n = std::size_t(batch) * layer.inputs;
+      for (std::size_t i = 0; i < n; ++i)
+        delta_next_[i] = input[i] > 0.0f ? delta_next_[i] : 0.0f;
+      delta_.swap(delta_next_);
+    }
+    layer_done(l);
+  }
+}
+
+std::int64_t Mlp::CountCorrect(const float* x, const std::uint8_t* labels, int batch) {
+  Propagate(x, batch);
+  const int classes = layers_.back().outputs;
+  std::int64_t correct = 0;
+  for (int row = 0; row < batch; ++row) {
+    const float* z = &activations_.back()[std::size_t(row) * classes];
+    correct += (std::max_element(z, z + classes) - z) == labels[row];
+  }
+  return correct;
+}
+
+}  // namespace dmlbench

@@ -1,0 +1,74 @@
+// Mlp: a multilayer perceptron (fully connected layers, ReLU between them,
+// softmax cross-entropy on top) whose parameters live in ONE contiguous fp32
+// buffer, layer l = its weights then its biases, and likewise its gradient, so
+// that a communication scheme can move the whole buffer or per-layer slices.
+// Owns the buffers and its scratch space (sized once); not thread-safe.
+// Uses one BLAS thread: the constructor pins OpenBLAS to one thread.
+#ifndef DMLBENCH_TRAINER_MLP_H_
+#define DMLBENCH_TRAINER_MLP_H_
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <vector>
+
+namespace dmlbench {
+
+struct MlpLayer {
+  int inputs = 0;
+  int outputs = 0;
+  std::size_t offset = 0;   // into the flat buffers: weights (inputs x outputs, row-major), then biases
+  std::size_t count = 0;    // inputs * outputs + outputs
+};
+
+class Mlp {
+ public:
+  // `sizes` = inputs, hidden sizes..., classes (784,128,32,10: W = 104,938).
+  // Forward/Backward accept batches of up to `max_batch` rows.
+  Mlp(const std::vector<int>& sizes, int max_batch);
+
+  Mlp(const Mlp&) = delete;
+  Mlp& operator=(const Mlp&) = delete;
+
+  const std::vector<MlpLayer>& layers() const { return layers_; }
+  std::span<float> parameters() { return parameters_; }
+  std::span<const float> parameters() const { return parameters_; }
+  std::span<float> gradients() { return gradients_; }
+  int max_batch() const { return max_batch_; }
+
+  // Glorot-uniform weights and zero biases, a function of `seed` alone.
+  void Initialize(std::uint64_t seed);
+
+  // Runs `batch` rows of `x` (batch x inputs, row-major) through the net and
+  // returns the SUM over the rows of the cross-entropy loss. Keeps the
+  // activations for Backward() and borrows `x` until then.
+  double Forward(const float* x, const std::uint8_t* labels, int batch);
+
+  // Gradient of the MEAN loss of the last Forward() into gradients(). Calls
+  // layer_done(l) for l = last..0 as soon as layer l's gradient slice is
+  // final AND this pass no longer reads layer l's parameters, so the callee
+  // may start sending the gradient and may overwrite those parameters.
+  void Backward(const std::function<void(int layer)>& layer_done);
+
+  // How many of the `batch` rows the net classifies as their label.
+  // Overwrites the activations kept by Forward().
+  std::int64_t CountCorrect(const float* x, const std::uint8_t* labels, int batch);
+
+ private:
+  // Forward through every layer; the logits end in activations_.back().
+  void Propagate(const float* x, int batch);
+
+  std::vector<MlpLayer> layers_;
+  int max_batch_;
+  std::vector<float> parameters_;
+  std::vector<float> gradients_;
+  std::vector<std::vector<float>> activations_;   // per layer, batch x outputs (after ReLU)
+  std::vector<float> delta_;                      // batch x widest layer: dLoss/d(pre-activation)
+  std::vector<float> delta_next_;
+  const float* input_ = nullptr;
+  int batch_ = 0;
+};
+
+}  // namespace dmlbench
+
+#endif  // DMLBENCH_TRAINER_MLP_H_

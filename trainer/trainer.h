@@ -1,0 +1,70 @@
+// Trainer: one rank's part of synchronous data-parallel SGD (DESIGN.md
+// section 1). Each epoch it shuffles the training set from the seed, trains
+// its shard of every global batch, exchanges gradients through the chosen
+// scheme (exchange.h), times every phase, aggregates the epoch over ranks and
+// evaluates on the test set; rank 0 reports events and progress. Owns the
+// model and the scheme for one run; borrows the dataset. Collective over
+// MPI_COMM_WORLD (every rank calls the same functions in the same order);
+// MPI must be initialised. One thread.
+#ifndef DMLBENCH_TRAINER_TRAINER_H_
+#define DMLBENCH_TRAINER_TRAINER_H_
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "trainer/dataset.h"
+#include "trainer/events.h"
+
+namespace dmlbench {
+
+struct TrainerOptions {
+  std::string architecture = "ring";           // ring | mpi | ps | p2p
+  int servers = 0;                             // ps only: k server ranks
+  int batch_size = 100;                        // local batch b per worker, samples
+  int epochs = 1;
+  std::vector<int> hidden = {128, 32};         // hidden layer widths
+  float learning_rate = 0.1f;
+  std::uint64_t seed = 1;                      // initial model and every epoch's shuffle
+  std::int64_t max_iterations_per_epoch = 0;   // 0 = no cap
+  bool overlap = false;                        // exchange layers while backward runs
+  std::uint64_t bucket_bytes = 65536;          // overlap: fuse finished layers up to this size
+  bool evaluate = true;                        // test accuracy after every epoch
+  std::string timeline_path;                   // Chrome trace of every rank; "" = none
+};
+
+// The problem with `options` in one line ("" if none). Depends only on its
+// arguments, so every rank reaches the same verdict without communicating.
+// The architecture and servers are checked by MakeExchange (exchange.h).
+std::string ValidateOptions(const TrainerOptions& options);
+
+// Where rank 0 reports; both may be null (other ranks pass nulls).
+struct TrainerOutputs {
+  EventWriter* events = nullptr;    // run_start and one epoch event per epoch
+  std::ostream* progress = nullptr; // human-readable lines
+};
+
+struct TrainResult {
+  std::vector<float> parameters;    // the final model (workers; empty on servers)
+  std::string parameter_checksum;   // sha256 hex of `parameters` (workers; "" on servers)
+  std::vector<EpochEvent> epochs;   // complete on rank 0 only
+};
+
+// Runs the whole training. Throws std::invalid_argument, with the same
+// one-line message on every rank, if the scheme cannot be built
+// (MakeExchange) or the training set holds less than one global batch.
+TrainResult Train(const TrainerOptions& options, const Dataset& dataset,
+                  const TrainerOutputs& outputs);
+
+// Collective: the message of the lowest rank whose `local_error` is not
+// empty, on every rank ("" when no rank failed). Lets a failure seen by some
+// ranks (a corrupt dataset copy on one host) end the whole job cleanly.
+std::string FirstError(const std::string& local_error);
+
+// Collective: the largest peak resident set size of any rank, bytes.
+std::int64_t PeakRssBytesOverRanks();
+
+}  // namespace dmlbench
+
+#endif  // DMLBENCH_TRAINER_TRAINER_H_
