@@ -22,12 +22,6 @@ namespace {
 
 using AllreduceSum = std::function<void(Comm*, std::span<float>, double*)>;
 
-int WorldRank() {
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  return rank;
-}
-
 int WorldSize() {
   int size = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -110,7 +104,7 @@ TEST(RingAllreduce, SumsEqualTheFormulaForEveryLength) { ExpectFormula(RingAllre
 
 TEST(RingAllreduce, EveryRankEndsBitIdentical) { ExpectBitIdenticalOnEveryRank(RingAllreduceSum); }
 
-TEST(RingAllreduce, SendsTwoStepsPerNeighbourHopOfAChunk) {
+TEST(RingAllreduce, SendsTwoTimesWMinusOneChunksToTheRight) {
   Comm comm;
   const int w = comm.size();
   std::vector<float> data(1000, 1.0f);

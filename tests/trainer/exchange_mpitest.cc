@@ -3,18 +3,23 @@
 // every worker bit-identically, with overlap on and off and ps with 1, 2 and
 // 4 servers where the world allows; the accounting and the error paths.
 #include <mpi.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "trainer/exchange.h"
-#include "trainer/poll.h"
+#include "trainer/timeline.h"
 
 namespace dmlbench {
 namespace {
@@ -75,7 +80,7 @@ ExchangeOptions OptionsFor(const Scheme& scheme, const std::vector<Slice>& layer
   options.architecture = scheme.architecture;
   options.servers = scheme.servers;
   options.overlap = scheme.overlap;
-  options.bucket_bytes = 64;  // every layer of MlpLayers() is its own bucket
+  options.bucket_bytes = 16;  // every layer of MlpLayers() is its own bucket (7 floats = 28 bytes)
   options.learning_rate = kLearningRate;
   options.layers = layers;
   return options;
@@ -99,7 +104,8 @@ struct SchemeRun {
 
 // Runs kIterations like the training loop does: layer l's gradient is written
 // just before LayerGradientReady(l), last layer first.
-SchemeRun RunScheme(const Scheme& scheme, const std::vector<Slice>& layers, Timeline* timeline = nullptr) {
+SchemeRun RunScheme(const Scheme& scheme, const std::vector<Slice>& layers,
+                    Timeline* timeline = nullptr) {
   const std::size_t n = layers.back().offset + layers.back().count;
   SchemeRun run;
   run.params.resize(n);
@@ -221,6 +227,66 @@ TEST(Exchange, EachSchemeMovesItsMessagesPerIteration) {
       EXPECT_EQ(last.messages_sent, static_cast<std::uint64_t>(kIterations * w));
       EXPECT_EQ(last.bytes_received, kIterations * w * shard_bytes);
       EXPECT_EQ(last.bytes_sent, kIterations * w * shard_bytes);
+    }
+  }
+}
+
+// Every span name on each pid, counted.
+std::map<int, std::map<std::string, int>> SpansPerRank(const nlohmann::json& trace) {
+  std::map<int, std::map<std::string, int>> spans;
+  for (const nlohmann::json& e : trace["traceEvents"]) {
+    if (e["ph"] == "X") ++spans[e["pid"].get<int>()][e["name"].get<std::string>()];
+  }
+  return spans;
+}
+
+TEST(Exchange, TimelineHoldsEachSchemesSteps) {
+  const int buckets = 3;  // MlpLayers() with 16-byte buckets
+  for (const Scheme& scheme : SchemesThisWorldRuns()) {
+    if (!scheme.overlap) continue;
+    SCOPED_TRACE(Describe(scheme));
+    Timeline timeline(true);
+    timeline.SetOrigin();
+    const SchemeRun run = RunScheme(scheme, MlpLayers(), &timeline);
+    const std::string path = (std::filesystem::temp_directory_path() /
+                              ("dmlbench_exchange_" + std::to_string(getpid()) + ".json"))
+                                 .string();
+    timeline.Write(path, WorldRank(), {});
+    if (WorldRank() != 0) continue;
+    std::ifstream in(path);
+    const auto spans = SpansPerRank(nlohmann::json::parse(in));
+    std::filesystem::remove(path);
+    const int w = run.workers;
+    const int per_bucket = buckets * kIterations;
+    for (int r = 0; r < WorldSize(); ++r) {
+      SCOPED_TRACE("rank " + std::to_string(r));
+      std::map<std::string, int> expected;
+      if (scheme.architecture == "ring") {
+        expected = {{"exchange.wait", kIterations}, {"sgd.update", kIterations}};
+        if (w > 1) {
+          expected["ring.reduce_scatter"] = (w - 1) * per_bucket;
+          expected["ring.reduce"] = (w - 1) * per_bucket;
+          expected["ring.allgather"] = (w - 1) * per_bucket;
+        }
+      } else if (scheme.architecture == "mpi") {
+        expected = {{"exchange.wait", kIterations}, {"sgd.update", kIterations},
+                    {"mpi.iallreduce", per_bucket}};
+      } else if (scheme.architecture == "p2p") {
+        expected = {{"exchange.wait", kIterations}, {"p2p.install", kIterations},
+                    {"p2p.scatter", per_bucket}, {"p2p.reduce_update", per_bucket},
+                    {"p2p.gather", per_bucket}};
+      } else if (r < w) {
+        expected = {{"exchange.wait", kIterations}, {"ps.install", kIterations},
+                    {"ps.push", per_bucket}, {"ps.pull", per_bucket}};
+      } else {
+        // A server holds the parts of buckets that meet its shard.
+        EXPECT_EQ(spans.at(r).at("exchange.wait"), kIterations);
+        EXPECT_GE(spans.at(r).at("ps.receive"), kIterations);
+        EXPECT_EQ(spans.at(r).at("ps.reduce_update"), spans.at(r).at("ps.receive"));
+        EXPECT_EQ(spans.at(r).at("ps.send"), spans.at(r).at("ps.receive"));
+        continue;
+      }
+      EXPECT_EQ(spans.at(r), expected);
     }
   }
 }

@@ -1,0 +1,84 @@
+// The parts every scheme shares: balanced splits, bucket plans, the SGD step.
+#include <ostream>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "trainer/bucketed_exchange.h"
+
+namespace dmlbench {
+
+// Found by argument-dependent lookup from gtest's comparisons.
+bool operator==(const Slice& a, const Slice& b) { return a.offset == b.offset && a.count == b.count; }
+void PrintTo(const Slice& s, std::ostream* os) { *os << "{" << s.offset << ", " << s.count << "}"; }
+
+namespace {
+
+std::vector<Slice> Parts(Slice whole, int parts) {
+  std::vector<Slice> result;
+  for (int i = 0; i < parts; ++i) result.push_back(SplitPart(whole, parts, i));
+  return result;
+}
+
+TEST(SplitPart, TilesTheRunWithLengthsDifferingByAtMostOne) {
+  EXPECT_EQ(Parts(Slice{10, 10}, 3),
+            (std::vector<Slice>{Slice{10, 3}, Slice{13, 3}, Slice{16, 4}}));
+  EXPECT_EQ(Parts(Slice{0, 104938}, 4),
+            (std::vector<Slice>{Slice{0, 26234}, Slice{26234, 26235}, Slice{52469, 26234},
+                                Slice{78703, 26235}}));
+}
+
+TEST(SplitPart, ShorterRunThanPartsLeavesSomeEmpty) {
+  EXPECT_EQ(Parts(Slice{0, 2}, 4),
+            (std::vector<Slice>{Slice{0, 0}, Slice{0, 1}, Slice{1, 0}, Slice{1, 1}}));
+}
+
+TEST(Intersect, CommonPartOrEmpty) {
+  EXPECT_EQ(Intersect(Slice{0, 10}, Slice{5, 10}), (Slice{5, 5}));
+  EXPECT_EQ(Intersect(Slice{0, 10}, Slice{2, 3}), (Slice{2, 3}));
+  EXPECT_EQ(Intersect(Slice{0, 10}, Slice{10, 3}).count, 0u);
+}
+
+// 784-128-32-10: fc1 100480, fc2 4128, fc3 330 floats.
+const std::vector<Slice> kMlp = {Slice{0, 100480}, Slice{100480, 4128}, Slice{104608, 330}};
+
+TEST(PlanBuckets, OverlapOffIsOneBucketOfTheWholeBuffer) {
+  const std::vector<Bucket> buckets = PlanBuckets(kMlp, false, 64);
+  ASSERT_EQ(buckets.size(), 1u);
+  EXPECT_EQ(buckets[0].slice, (Slice{0, 104938}));
+  EXPECT_EQ(buckets[0].first_layer, 0);
+}
+
+TEST(PlanBuckets, SmallBucketsHoldOneLayerEachLastLayerFirst) {
+  const std::vector<Bucket> buckets = PlanBuckets(kMlp, true, 1);
+  ASSERT_EQ(buckets.size(), 3u);
+  EXPECT_EQ(buckets[0].slice, kMlp[2]);
+  EXPECT_EQ(buckets[0].first_layer, 2);
+  EXPECT_EQ(buckets[1].slice, kMlp[1]);
+  EXPECT_EQ(buckets[2].slice, kMlp[0]);
+}
+
+TEST(PlanBuckets, FusesLayersUntilTheBucketSize) {
+  // fc3 (1,320 bytes) alone is under 16 KiB; with fc2 it is 17,832 bytes.
+  const std::vector<Bucket> buckets = PlanBuckets(kMlp, true, 16 * 1024);
+  ASSERT_EQ(buckets.size(), 2u);
+  EXPECT_EQ(buckets[0].slice, (Slice{100480, 4458}));
+  EXPECT_EQ(buckets[0].first_layer, 1);
+  EXPECT_EQ(buckets[1].slice, kMlp[0]);
+}
+
+TEST(PlanBuckets, TheFirstLayerClosesTheLastBucketEvenWhenSmall) {
+  const std::vector<Bucket> buckets = PlanBuckets(kMlp, true, std::size_t{1} << 30);
+  ASSERT_EQ(buckets.size(), 1u);
+  EXPECT_EQ(buckets[0].slice, (Slice{0, 104938}));
+}
+
+TEST(ApplySgd, SubtractsTheLearningRateTimesTheMean) {
+  std::vector<float> params = {1.0f, -2.0f, 0.5f};
+  const std::vector<float> sums = {4.0f, 8.0f, -2.0f};
+  ApplySgd(params, sums, 4, 0.5f);
+  EXPECT_EQ(params, (std::vector<float>{0.5f, -3.0f, 0.75f}));
+}
+
+}  // namespace
+}  // namespace dmlbench
