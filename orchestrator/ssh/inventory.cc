@@ -111,7 +111,8 @@ class Reader {
         if (tags == nullptr) Fail(node.source(), "'tags' must be a table, got " + TypeName(node));
         for (const auto& [tag_key, tag_value] : *tags) {
           RefusePassword(tag_key);
-          host.tags[std::string(tag_key.str())] = String(tag_value, tag_key.str());
+          host.tags[std::string(tag_key.str())] =
+              String(tag_value, "tags." + std::string(tag_key.str()));
         }
       } else {
         Fail(key.source(), "unknown key '" + std::string(name) + "' in [[host]]");
