@@ -1,0 +1,306 @@
+// The real dmlbench-trainer through real mpirun: bad input gives exactly one
+// line from rank 0 and a non-zero exit; a good run writes the events
+// schemas/trainer-events.md documents. mpirun -q adds nothing of its own to
+// stderr; odls_base_sigkill_timeout 0 spares the 2 s mpirun otherwise waits
+// before ending a job whose ranks all exit 1 on their own.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+struct Outcome {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string Slurp(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+class TrainerCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("dmlbench-cli-test-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+    ::setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+    ::setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  Outcome Run(int ranks, const std::string& args) {
+    const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
+    const std::string command = std::string(DMLBENCH_MPIRUN) +
+                                " -q --oversubscribe --mca btl self,tcp --mca odls_base_sigkill_timeout 0 -np " +
+                                std::to_string(ranks) + " " + DMLBENCH_TRAINER + " " + args +
+                                " >" + out.string() + " 2>" + err.string();
+    const int status = std::system(command.c_str());
+    Outcome outcome;
+    outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    outcome.out = Slurp(out);
+    outcome.err = Slurp(err);
+    return outcome;
+  }
+
+  // Runs a command that must fail; returns its stderr.
+  std::string Error(int ranks, const std::string& args) {
+    Outcome outcome = Run(ranks, args);
+    EXPECT_NE(outcome.exit_code, 0) << args;
+    EXPECT_EQ(outcome.out, "") << args;
+    return outcome.err;
+  }
+
+  void WriteIdx(const std::string& name, std::vector<std::uint32_t> dims,
+                const std::vector<std::uint8_t>& data) {
+    std::vector<std::uint8_t> bytes = {0, 0, 0x08, static_cast<std::uint8_t>(dims.size())};
+    for (std::uint32_t d : dims)
+      for (int shift = 24; shift >= 0; shift -= 8) bytes.push_back(static_cast<std::uint8_t>(d >> shift));
+    bytes.insert(bytes.end(), data.begin(), data.end());
+    std::ofstream(dir_ / name, std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+  }
+
+  std::vector<json> Events(const std::string& text) {
+    std::vector<json> events;
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) events.push_back(json::parse(line));
+    return events;
+  }
+
+  fs::path dir_;
+};
+
+// Error paths of main.cc and trainer.cc follow: the whole of stderr is compared.
+
+TEST_F(TrainerCli, UnknownArchitecture) {
+  EXPECT_EQ(Error(2, "--synthetic 50 --architecture foo"),
+            "dmlbench-trainer: error: unknown architecture \"foo\" (expected ring, mpi, ps or p2p)\n");
+}
+
+TEST_F(TrainerCli, BatchSizeBelowOne) {
+  EXPECT_EQ(Error(2, "--synthetic 50 --batch-size 0"),
+            "dmlbench-trainer: error: --batch-size must be at least 1, got 0\n");
+}
+
+TEST_F(TrainerCli, MoreWorkersThanSamples) {
+  EXPECT_EQ(Error(4, "--synthetic 3 --batch-size 1"),
+            "dmlbench-trainer: error: the training set has 3 samples, fewer than one global "
+            "batch of 4 (batch size 1 x 4 workers)\n");
+}
+
+TEST_F(TrainerCli, MissingDatasetDirectory) {
+  EXPECT_EQ(Error(2, "--dataset no/such/dir"),
+            "dmlbench-trainer: error: no/such/dir: dataset directory does not exist\n");
+}
+
+TEST_F(TrainerCli, CorruptDatasetFile) {
+  WriteIdx("train-images-idx3-ubyte", {3, 2, 2}, std::vector<std::uint8_t>(12, 7));
+  WriteIdx("train-labels-idx1-ubyte", {3}, {1, 2, 3});
+  WriteIdx("t10k-images-idx3-ubyte", {1, 2, 2}, {1, 2, 3, 4});
+  WriteIdx("t10k-labels-idx1-ubyte", {1}, {});  // one label declared, none present
+  EXPECT_EQ(Error(2, "--dataset " + dir_.string()),
+            "dmlbench-trainer: error: " + (dir_ / "t10k-labels-idx1-ubyte").string() +
+                ": byte 8: file ends after 0 of 1 data bytes (dimensions 1)\n");
+}
+
+TEST_F(TrainerCli, NoTrainingData) {
+  EXPECT_EQ(Error(1, "--epochs 1"),
+            "dmlbench-trainer: error: give the training data: --dataset DIR or --synthetic N\n");
+}
+
+TEST_F(TrainerCli, DatasetAndSyntheticExcludeEachOther) {
+  EXPECT_EQ(Error(1, "--dataset x --synthetic 5"),
+            "dmlbench-trainer: error: --dataset excludes --synthetic\n");
+}
+
+TEST_F(TrainerCli, NotANumber) {
+  EXPECT_EQ(Error(1, "--synthetic 50 --epochs many"),
+            "dmlbench-trainer: error: Could not convert: --epochs = many\n");
+}
+
+TEST_F(TrainerCli, SyntheticBelowOne) {
+  EXPECT_EQ(Error(1, "--synthetic 0"),
+            "dmlbench-trainer: error: --synthetic must be at least 1 sample, got 0\n");
+}
+
+TEST_F(TrainerCli, EpochsBelowOne) {
+  EXPECT_EQ(Error(1, "--synthetic 50 --epochs 0"),
+            "dmlbench-trainer: error: --epochs must be at least 1, got 0\n");
+}
+
+TEST_F(TrainerCli, HiddenWidthBelowOne) {
+  EXPECT_EQ(Error(1, "--synthetic 50 --hidden 64,0"),
+            "dmlbench-trainer: error: --hidden needs one or more layer widths of at least 1, "
+            "got \"64,0\"\n");
+}
+
+TEST_F(TrainerCli, LearningRateNotPositive) {
+  EXPECT_EQ(Error(1, "--synthetic 50 --learning-rate -0.5"),
+            "dmlbench-trainer: error: --learning-rate must be a positive number, got -0.5\n");
+}
+
+TEST_F(TrainerCli, NegativeIterationCap) {
+  EXPECT_EQ(Error(1, "--synthetic 50 --max-iterations-per-epoch -1"),
+            "dmlbench-trainer: error: --max-iterations-per-epoch must be 0 (no cap) or more, "
+            "got -1\n");
+}
+
+TEST_F(TrainerCli, ServersWithoutPs) {
+  EXPECT_EQ(Error(2, "--synthetic 50 --servers 1"),
+            "dmlbench-trainer: error: --servers is only for the ps architecture, got 1 with ring\n");
+}
+
+TEST_F(TrainerCli, EventsFileCannotBeOpened) {
+  EXPECT_EQ(Error(2, "--synthetic 50 --events no/such/dir/events.jsonl"),
+            "dmlbench-trainer: error: cannot open events file no/such/dir/events.jsonl: "
+            "No such file or directory\n");
+}
+
+// A good run: every documented field is there, with its type and meaning.
+TEST_F(TrainerCli, EventsFollowTheSchema) {
+  const fs::path events_path = dir_ / "events.jsonl";
+  Outcome outcome = Run(2, "--synthetic 200 --epochs 2 --batch-size 10 --hidden 16,8 "
+                           "--max-iterations-per-epoch 3 --quiet --events " + events_path.string());
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.err;
+  EXPECT_EQ(outcome.err, "");
+  std::vector<json> events = Events(Slurp(events_path));
+  ASSERT_EQ(events.size(), 4u);
+  for (const json& event : events) EXPECT_EQ(event.at("format_version"), 1);
+
+  const json& start = events[0];
+  EXPECT_EQ(start.at("event"), "run_start");
+  EXPECT_TRUE(start.at("time_unix_s").is_number_float());
+  const json& config = start.at("config");
+  EXPECT_EQ(config.at("architecture"), "ring");
+  EXPECT_EQ(config.at("servers"), 0);
+  EXPECT_EQ(config.at("batch_size"), 10);
+  EXPECT_EQ(config.at("epochs"), 2);
+  EXPECT_EQ(config.at("hidden"), json::array({16, 8}));
+  EXPECT_DOUBLE_EQ(config.at("learning_rate").get<double>(), 0.1f);
+  EXPECT_EQ(config.at("seed"), 1);
+  EXPECT_EQ(config.at("max_iterations_per_epoch"), 3);
+  EXPECT_EQ(config.at("overlap"), false);
+  EXPECT_EQ(config.at("bucket_bytes"), 65536);
+  EXPECT_EQ(config.at("dataset"), "synthetic");
+  EXPECT_EQ(config.at("evaluate"), true);
+  const int parameters = 785 * 16 + 17 * 8 + 9 * 10;
+  EXPECT_EQ(start.at("parameters"), parameters);
+  EXPECT_EQ(start.at("parameter_bytes"), 4 * parameters);
+  EXPECT_EQ(start.at("layers"),
+            json::parse(R"([{"name":"fc1","inputs":784,"outputs":16,"offset":0,"count":12560},
+                            {"name":"fc2","inputs":16,"outputs":8,"offset":12560,"count":136},
+                            {"name":"fc3","inputs":8,"outputs":10,"offset":12696,"count":90}])"));
+  EXPECT_EQ(start.at("world_size"), 2);
+  EXPECT_EQ(start.at("workers"), 2);
+  EXPECT_EQ(start.at("servers"), 0);
+  EXPECT_EQ(start.at("iterations_per_epoch"), 3);
+  EXPECT_EQ(start.at("train_samples"), 200);
+  EXPECT_EQ(start.at("test_samples"), 33);
+  EXPECT_EQ(start.at("dataset_sha256"), "synthetic:1:200");
+  EXPECT_NE(start.at("mpi_library_version").get<std::string>().find("Open MPI"), std::string::npos);
+  EXPECT_EQ(start.at("mpi_library_version").get<std::string>().find('\n'), std::string::npos);
+  ASSERT_EQ(start.at("hosts").size(), 2u);
+  EXPECT_FALSE(start.at("hosts")[0].get<std::string>().empty());
+  EXPECT_EQ(start.at("roles"), json::array({"worker", "worker"}));
+  EXPECT_EQ(start.at("threads"), 1);
+
+  for (int e = 1; e <= 2; ++e) {
+    const json& epoch = events[e];
+    EXPECT_EQ(epoch.at("event"), "epoch");
+    EXPECT_EQ(epoch.at("epoch"), e);
+    EXPECT_EQ(epoch.at("iterations"), 3);
+    EXPECT_EQ(epoch.at("samples"), 60);
+    const double wall = epoch.at("wall_s");
+    EXPECT_GT(wall, 0);
+    EXPECT_DOUBLE_EQ(epoch.at("throughput_samples_per_s").get<double>(), 60 / wall);
+    EXPECT_GT(epoch.at("loss").get<double>(), 0);
+    const double accuracy = epoch.at("test_accuracy");
+    EXPECT_TRUE(accuracy >= 0 && accuracy <= 1) << accuracy;
+    EXPECT_GE(epoch.at("eval_s").get<double>(), 0);
+    for (const char* phase : {"forward", "backward", "exchange", "update", "exposed_comm", "comm"}) {
+      const json& p = epoch.at("phases").at(phase);
+      EXPECT_LE(p.at("min_s").get<double>(), p.at("mean_s").get<double>()) << phase;
+      EXPECT_LE(p.at("mean_s").get<double>(), p.at("max_s").get<double>()) << phase;
+    }
+    EXPECT_GT(epoch.at("phases").at("forward").at("min_s").get<double>(), 0);
+    EXPECT_EQ(epoch.at("overlap_ratio"), 0.0);
+    ASSERT_EQ(epoch.at("ranks").size(), 2u);
+    for (int r = 0; r < 2; ++r) {
+      const json& rank = epoch.at("ranks")[r];
+      EXPECT_EQ(rank.at("rank"), r);
+      EXPECT_EQ(rank.at("role"), "worker");
+      for (const char* field : {"forward_s", "backward_s", "exchange_s", "update_s",
+                                "exposed_comm_s", "comm_s", "wait_s"})
+        EXPECT_GE(rank.at(field).get<double>(), 0) << field;
+      // Ring on 2 ranks: per iteration 2(w-1) = 2 messages of W/2 floats.
+      EXPECT_EQ(rank.at("messages_sent"), 3 * 2);
+      EXPECT_EQ(rank.at("bytes_sent"), 3 * 2 * (parameters / 2) * 4);
+      EXPECT_EQ(rank.at("bytes_received"), rank.at("bytes_sent"));
+    }
+  }
+  EXPECT_LT(events[2].at("loss").get<double>(), events[1].at("loss").get<double>());
+
+  const json& end = events[3];
+  EXPECT_EQ(end.at("event"), "run_end");
+  EXPECT_EQ(end.at("status"), "ok");
+  EXPECT_FALSE(end.contains("error"));
+  EXPECT_EQ(end.at("parameter_checksum").get<std::string>().size(), 64u);
+  EXPECT_GT(end.at("total_wall_s").get<double>(), 0);
+  EXPECT_GT(end.at("peak_rss_bytes").get<std::int64_t>(), 1 << 20);
+}
+
+TEST_F(TrainerCli, SameSeedSameChecksumAndEventsOnStdout) {
+  const std::string args = "--synthetic 120 --epochs 1 --batch-size 5 --hidden 8 "
+                           "--max-iterations-per-epoch 4 --no-evaluate --events -";
+  Outcome first = Run(2, args);
+  Outcome second = Run(2, args);
+  Outcome other_seed = Run(2, args + " --seed 2");
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  std::vector<json> a = Events(first.out), b = Events(second.out), c = Events(other_seed.out);
+  ASSERT_EQ(a.size(), 3u);
+  ASSERT_EQ(b.size(), 3u);
+  ASSERT_EQ(c.size(), 3u);
+  EXPECT_TRUE(a[1].at("test_accuracy").is_null());
+  EXPECT_EQ(a[2].at("parameter_checksum"), b[2].at("parameter_checksum"));
+  EXPECT_NE(a[2].at("parameter_checksum"), c[2].at("parameter_checksum"));
+  // Progress goes to stderr, one header and one line per epoch, then a summary.
+  EXPECT_NE(first.err.find("ring, 2 workers, local batch 5, 784-8-10"), std::string::npos)
+      << first.err;
+  EXPECT_NE(first.err.find(a[2].at("parameter_checksum").get<std::string>()), std::string::npos);
+}
+
+TEST_F(TrainerCli, ErrorAfterEventsOpenedWritesRunEnd) {
+  const fs::path events_path = dir_ / "events.jsonl";
+  EXPECT_EQ(Error(4, "--synthetic 3 --batch-size 1 --events " + events_path.string()),
+            "dmlbench-trainer: error: the training set has 3 samples, fewer than one global "
+            "batch of 4 (batch size 1 x 4 workers)\n");
+  std::vector<json> events = Events(Slurp(events_path));
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].at("event"), "run_end");
+  EXPECT_EQ(events[0].at("status"), "error");
+  EXPECT_EQ(events[0].at("error"),
+            "the training set has 3 samples, fewer than one global batch of 4 (batch size 1 x 4 "
+            "workers)");
+  EXPECT_FALSE(events[0].contains("parameter_checksum"));
+}
+
+}  // namespace
