@@ -14,7 +14,7 @@
 #include <set>
 #include <sstream>
 #include <string_view>
-#include <unordered_set>
+#include <tuple>
 #include <utility>
 #include <variant>
 
@@ -162,7 +162,12 @@ std::string QuotedChoices(const std::array<std::string_view, N>& names) {
   return joined;
 }
 
-// "integer 4", "string \"4\"", "array [1, 2]": what was found, for messages.
+// Double-quoted with JSON escapes, so that control characters stay visible.
+std::string Quoted(std::string_view text) {
+  return nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// "integer 4", "string \"4\"", "array [ 1, 2 ]": what was found, for messages.
 std::string Found(const toml::node& node) {
   std::ostringstream text;
   node.visit([&](const auto& n) { text << n; });
@@ -173,6 +178,8 @@ std::string Found(const toml::node& node) {
     while (cut > 0 && (static_cast<unsigned char>(repr[cut]) & 0xC0) == 0x80) --cut;
     repr = repr.substr(0, cut) + "...";
   }
+  if (const auto* string = node.as_string()) return "string " + Quoted(string->get());
+  if (node.is_table()) return "table";
   std::string_view type;
   switch (node.type()) {
     case toml::node_type::table: type = "table"; break;
@@ -208,7 +215,19 @@ std::string TooManyRuns(std::int64_t runs) {
          std::to_string(runs);
 }
 
-std::string Quoted(std::string_view text) { return '"' + std::string(text) + '"'; }
+
+// Orders points by the parameters that identify a run (CanonicalJson's, but
+// the seed, which is the same for all points before repetitions).
+struct SamePoint {
+  bool operator()(const RunParams& a, const RunParams& b) const {
+    auto identity = [](const RunParams& p) {
+      return std::tie(p.architecture, p.workers, p.servers, p.batch_size, p.epochs, p.hidden,
+                      p.learning_rate, p.overlap, p.bucket_bytes, p.max_iterations_per_epoch,
+                      p.dataset, p.network.bandwidth_bits_per_s, p.network.latency_s);
+    };
+    return identity(a) < identity(b);
+  }
+};
 
 // Reads one experiment file. Every check that can fail knows the source
 // region of what it checks, so each message starts with path:line:column.
@@ -519,9 +538,8 @@ class ExperimentReader {
       std::string file = ReadString(*inventory, "inventory");
       if (file.empty()) Fail(*inventory, "inventory must be a file name, got \"\"");
       execution.inventory = ResolvePath(file);
-    } else if (execution.provider != "local") {
-      Fail(table->source(), "provider " + Quoted(execution.provider) +
-                                " needs an inventory file, got none");
+    } else if (execution.provider == "ssh") {
+      Fail(table->source(), "provider \"ssh\" needs an inventory file, got none");
     }
     if (const toml::node* node = table->get("repetitions")) {
       repetitions_ = static_cast<int>(ReadInteger(*node, "repetitions", 1, kMaxRepetitions));
@@ -647,6 +665,10 @@ class ExperimentReader {
   void ReadSplit() {
     const toml::table* split = OptionalTable(root_, "split");
     if (split == nullptr) return;
+    if (const toml::node* validation = split->get("validation")) {
+      Fail(*validation, "[split] takes only a calibration rule (every other run is "
+                        "validation), got a validation rule");
+    }
     CheckKeys(*split, kSplitKeys, "[split]");
     const toml::node* calibration = split->get("calibration");
     if (calibration == nullptr) {
@@ -736,7 +758,7 @@ class ExperimentReader {
 
   void Expand(Experiment& experiment) const {
     std::vector<RunParams> points;
-    std::unordered_set<std::string> seen;
+    std::set<RunParams, SamePoint> seen;
     std::vector<std::size_t> index(dimensions_.size(), 0);
     for (bool done = false; !done;) {
       RunParams params = defaults_;
@@ -751,7 +773,7 @@ class ExperimentReader {
                                   [&](const Assignment& e) { return Matches(params, e); });
       // Points that differ only in values a parameter does not use (servers
       // of a non-ps architecture) are one point.
-      if (!excluded && seen.insert(CanonicalJson(params)).second) points.push_back(params);
+      if (!excluded && seen.insert(params).second) points.push_back(params);
       // Advance the odometer: the last dimension varies fastest.
       done = true;
       for (std::size_t d = dimensions_.size(); d-- > 0;) {
@@ -776,7 +798,7 @@ class ExperimentReader {
         }
       }
       ResolveServers(params);
-      if (!seen.insert(CanonicalJson(params)).second) {
+      if (!seen.insert(params).second) {
         Fail(table->source(), "[[include]] must add a new run, got one already in the matrix: " +
                                   Describe(params));
       }
