@@ -1,0 +1,132 @@
+#include "orchestrator/cluster/link_probe.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "orchestrator/cluster/links.h"
+#include "orchestrator/ssh/inventory.h"
+#include "orchestrator/store.h"
+
+namespace dmlbench {
+namespace {
+
+std::string Quote(const std::string& text) {
+  std::string quoted = "'";
+  for (char c : text) quoted += c == '\'' ? std::string("''") : std::string(1, c);
+  return quoted + "'";
+}
+
+std::string Real(double value) {
+  char buffer[40];
+  std::snprintf(buffer, sizeof buffer, "%.17g", value);
+  return buffer;
+}
+
+std::string Tail(const std::string& text, std::size_t bytes) {
+  return text.size() <= bytes ? text : text.substr(text.size() - bytes);
+}
+
+}  // namespace
+
+ProbePoint ParseProbeLine(std::string_view line) {
+  try {
+    const nlohmann::json json = nlohmann::json::parse(line);
+    if (json.at("event") != "link_probe") throw std::runtime_error("not a link_probe event");
+    ProbePoint point;
+    point.message_bytes = json.at("message_bytes").get<std::int64_t>();
+    point.median_one_way_s = json.at("median_one_way_s").get<double>();
+    point.repetitions = json.at("repetitions").get<int>();
+    if (point.message_bytes < 1 || !(point.median_one_way_s > 0) || point.repetitions < 1) {
+      throw std::runtime_error("out of range");
+    }
+    return point;
+  } catch (const std::exception&) {
+    throw ClusterError("link probe printed an invalid line: " + std::string(line));
+  }
+}
+
+LinkFit FitLink(const std::vector<ProbePoint>& points) {
+  if (points.size() < 2) {
+    throw ClusterError("cannot fit alpha and B: need at least 2 message sizes, got " +
+                       std::to_string(points.size()));
+  }
+  // Weighted least squares for t = a + s*m, weights 1/t^2 (relative error).
+  double sw = 0, swm = 0, swt = 0, swmm = 0, swmt = 0;
+  for (const ProbePoint& p : points) {
+    const double w = 1 / (p.median_one_way_s * p.median_one_way_s);
+    const double m = static_cast<double>(p.message_bytes);
+    sw += w;
+    swm += w * m;
+    swt += w * p.median_one_way_s;
+    swmm += w * m * m;
+    swmt += w * m * p.median_one_way_s;
+  }
+  const double determinant = sw * swmm - swm * swm;
+  const double slope = determinant == 0 ? 0 : (sw * swmt - swm * swt) / determinant;
+  if (!(slope > 0)) {
+    throw ClusterError("cannot fit alpha and B: time does not grow with message size");
+  }
+  return LinkFit{(swt - slope * swm) / sw, 1 / slope};
+}
+
+LinkProbeResult ProbeLinks(const ClusterState& state, const LinkProbeOptions& options) {
+  if (state.hosts.size() < 2) {
+    throw ClusterError("the link probe needs at least 2 hosts, cluster " + state.name + " has " +
+                       std::to_string(state.hosts.size()));
+  }
+  Inventory inventory;
+  try {
+    inventory = LoadInventory(state.inventory_path());
+  } catch (const InventoryError& e) {
+    throw ClusterError(e.what());
+  }
+  std::ostringstream timeout;
+  timeout << options.timeout_s;
+  std::vector<std::string> argv = {"timeout", "--kill-after=5", timeout.str(), options.mpirun};
+  argv.insert(argv.end(), inventory.mpi_args.begin(), inventory.mpi_args.end());
+  argv.insert(argv.end(), {"-H", state.hosts[0].address + "," + state.hosts[1].address, "-np", "2",
+                           options.probe_binary, "--max-bytes", std::to_string(options.max_bytes),
+                           "--max-seconds-per-size", Real(options.max_seconds_per_size)});
+
+  LinkProbeResult result;
+  result.network = state.network;
+  result.hosts = {state.hosts[0].name, state.hosts[1].name};
+  result.time_unix_s = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  const CommandResult run = MakeSystemCommandRunner()->Run(argv);
+  if (run.exit_code != 0) {
+    throw ClusterError("link probe failed (exit " + std::to_string(run.exit_code) + "): `" +
+                       CommandLine(argv) + "`: " + Tail(run.output, 2048));
+  }
+  // Standard output and error arrive interleaved: the JSON lines are ours.
+  std::istringstream lines(run.output);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.rfind("{\"", 0) == 0) result.points.push_back(ParseProbeLine(line));
+  }
+  result.fit = FitLink(result.points);
+  return result;
+}
+
+int StoreLinkProbe(Store& store, const LinkProbeResult& result) {
+  std::string hosts;
+  for (const std::string& host : result.hosts) hosts += (hosts.empty() ? "" : ",") + host;
+  std::string sql =
+      "INSERT INTO link_probes (profile, bandwidth_bits_per_s, latency_s, message_bytes, repetitions, "
+      "median_one_way_s, alpha_s, bandwidth_bytes_per_s, time_unix_s, hosts) VALUES ";
+  for (std::size_t i = 0; i < result.points.size(); ++i) {
+    const ProbePoint& p = result.points[i];
+    sql += (i == 0 ? "(" : ", (") + Quote(ProfileLabel(result.network)) + ", " +
+           Real(result.network.bandwidth_bits_per_s) + ", " + Real(result.network.latency_s) + ", " +
+           std::to_string(p.message_bytes) + ", " + std::to_string(p.repetitions) + ", " +
+           Real(p.median_one_way_s) + ", " + Real(result.fit.alpha_s) + ", " +
+           Real(result.fit.bandwidth_bytes_per_s) + ", " + Real(result.time_unix_s) + ", " + Quote(hosts) + ")";
+  }
+  store.Query(sql);
+  return static_cast<int>(result.points.size());
+}
+
+}  // namespace dmlbench
