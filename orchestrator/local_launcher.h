@@ -19,7 +19,7 @@ struct LocalLauncherOptions {
   std::string mpirun = "mpirun";   // path, or a name searched in PATH
   std::string trainer;             // program every rank runs (dmlbench-trainer)
   std::ostream* warnings = nullptr;  // oversubscription warnings; nullptr = std::cerr
-  double kill_grace_s = 2;         // SIGTERM to the group, then SIGKILL after this
+  double kill_grace_s = 5;         // SIGTERM to the group (mpirun stops its ranks), then SIGKILL
 };
 
 class LocalLauncher : public Launcher {

@@ -1,0 +1,107 @@
+// Test helpers for the store, ingest, launcher and run loop: a temporary
+// directory, trainer event lines as schemas/trainer-events.md defines them,
+// and shell scripts that stand in for the trainer where a test needs it to
+// crash, hang or print something wrong. Header-only; not thread-safe.
+#ifndef DMLBENCH_TESTS_ORCHESTRATOR_SUPPORT_RUN_FIXTURE_H_
+#define DMLBENCH_TESTS_ORCHESTRATOR_SUPPORT_RUN_FIXTURE_H_
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+namespace dmlbench::testing {
+
+// A fresh directory under the system's temporary directory, removed with
+// everything in it at destruction.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "dmlbench-test-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    path_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  const std::string& path() const { return path_; }
+  std::string operator/(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+inline void WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  if (!out.flush()) throw std::runtime_error("cannot write " + path);
+}
+
+inline std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Writes an executable /bin/sh script with `body` and returns its path.
+inline std::string WriteScript(const std::string& path, const std::string& body) {
+  WriteFile(path, "#!/bin/sh\n" + body);
+  ::chmod(path.c_str(), 0755);
+  return path;
+}
+
+inline std::string RunStartLine(int iterations_per_epoch = 5, int world_size = 1) {
+  return R"({"event":"run_start","format_version":1,"time_unix_s":1.5,"config":{"architecture":"ring"},)"
+         R"("parameters":104938,"parameter_bytes":419752,"layers":[],"world_size":)" +
+         std::to_string(world_size) + R"(,"workers":)" + std::to_string(world_size) +
+         R"(,"servers":0,"iterations_per_epoch":)" + std::to_string(iterations_per_epoch) +
+         R"(,"train_samples":1000,"test_samples":100,"dataset_sha256":"synthetic:1:1000",)"
+         R"("mpi_library_version":"Open MPI v4.1.4","hosts":["h"],"roles":["worker"],"threads":1})";
+}
+
+inline std::string EpochLine(int epoch, int ranks = 1, double wall_s = 0.5) {
+  std::string phase = R"({"max_s":0.2,"mean_s":0.1,"min_s":0.05})";
+  std::string line = R"({"event":"epoch","format_version":1,"epoch":)" + std::to_string(epoch) +
+                     R"(,"iterations":5,"samples":500,"wall_s":)" + std::to_string(wall_s) +
+                     R"(,"throughput_samples_per_s":)" + std::to_string(500 / wall_s) +
+                     R"(,"loss":2.25,"test_accuracy":0.5,"eval_s":0.01,"overlap_ratio":0,"phases":{)" +
+                     R"("forward":)" + phase + R"(,"backward":)" + phase + R"(,"exchange":)" + phase +
+                     R"(,"update":)" + phase + R"(,"exposed_comm":)" + phase + R"(,"comm":)" + phase +
+                     R"(},"ranks":[)";
+  for (int r = 0; r < ranks; ++r) {
+    line += (r ? "," : "") + std::string(R"({"rank":)") + std::to_string(r) +
+            R"(,"role":"worker","forward_s":0.1,"backward_s":0.2,"exchange_s":0.05,"update_s":0.01,)"
+            R"("exposed_comm_s":0.04,"comm_s":0.05,"wait_s":0.03,"bytes_sent":1000,"bytes_received":1000,)"
+            R"("messages_sent":4})";
+  }
+  return line + "]}";
+}
+
+inline std::string RunEndLine(const std::string& checksum = "c0ffee") {
+  return R"({"event":"run_end","format_version":1,"status":"ok","parameter_checksum":")" + checksum +
+         R"(","total_wall_s":0.75,"peak_rss_bytes":1048576})";
+}
+
+// Shell text printing one line exactly.
+inline std::string Echo(const std::string& line) { return "printf '%s\\n' '" + line + "'\n"; }
+
+// A trainer that prints a valid run of `epochs` epochs and exits 0.
+inline std::string GoodTrainerBody(int epochs = 1) {
+  std::string body = Echo(RunStartLine());
+  for (int e = 1; e <= epochs; ++e) body += Echo(EpochLine(e));
+  return body + Echo(RunEndLine());
+}
+
+}  // namespace dmlbench::testing
+
+#endif  // DMLBENCH_TESTS_ORCHESTRATOR_SUPPORT_RUN_FIXTURE_H_
