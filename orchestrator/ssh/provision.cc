@@ -1,5 +1,6 @@
 #include "orchestrator/ssh/provision.h"
 
+#include <cctype>
 #include <chrono>
 #include <exception>
 #include <filesystem>
@@ -207,6 +208,7 @@ std::vector<HostProvision> ProvisionHosts(const Inventory& inventory, const Prov
         std::string line;
         for (const InventoryHost& other : others) {
           if (std::getline(lines, line) && line == "ok") continue;
+          while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
           std::vector<std::string> ssh = RshCommand(inventory.mpi_args);
           ssh.push_back(other.address);
           throw ProvisionError(HostLabel(host) + " cannot reach " + HostLabel(other) +
