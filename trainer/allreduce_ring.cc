@@ -17,7 +17,9 @@ RingAllreduce::RingAllreduce(Comm* comm, std::span<float> data, int tag, Timelin
       steps_(2 * (comm->size() - 1)),
       step_(steps_),
       inbox_((data.size() + comm->size() - 1) / comm->size()),
-      requests_(comm) {}
+      receives_(comm),
+      even_sends_(comm),
+      odd_sends_(comm) {}
 
 // Chunk c of w (taken modulo w): the chunks tile the buffer and differ in
 // length by at most one float.
@@ -30,8 +32,14 @@ std::span<float> RingAllreduce::Chunk(int index) const {
 
 void RingAllreduce::Start() {
   step_ = 0;
-  if (steps_ > 0) PostStep();
+  posted_ = false;
+  if (steps_ > 0) {
+    PostStep();
+    posted_ = true;
+  }
 }
+
+Requests& RingAllreduce::SendsOf(int step) { return step % 2 == 0 ? even_sends_ : odd_sends_; }
 
 void RingAllreduce::PostStep() {
   const int w = comm_->size();
@@ -43,40 +51,52 @@ void RingAllreduce::PostStep() {
     // arrives from the left into the inbox, to be added to ours.
     const int s = step_;
     outbox_ = Chunk(rank - s);
-    arrived_ = std::span<float>(inbox_).first(Chunk(rank - s - 1).size());
+    inbox_view_ = std::span<float>(inbox_).first(Chunk(rank - s - 1).size());
   } else {
     // Allgather step s: send the fully reduced chunk (r + 1 - s) right; the
     // reduced chunk (r - s) arrives from the left straight into place.
     const int s = step_ - (w - 1);
     outbox_ = Chunk(rank + 1 - s);
-    arrived_ = Chunk(rank - s);
+    inbox_view_ = Chunk(rank - s);
   }
   if (timeline_) step_posted_us_ = timeline_->NowUs();
-  requests_.Receive(arrived_, left, tag_);
-  requests_.Send(outbox_, right, tag_);
+  receives_.Receive(inbox_view_, left, tag_);
+  SendsOf(step_).Send(outbox_, right, tag_);
 }
 
 Progress RingAllreduce::Advance() {
-  if (step_ == steps_) return Progress::kDone;
-  // Wait for both: our chunk has left, the neighbour's has arrived.
-  if (!requests_.Test()) return Progress::kIdle;
   const int w = comm_->size();
-  const bool reduce_scatter = step_ < w - 1;
-  if (timeline_) {
-    timeline_->Span(reduce_scatter ? "ring.reduce_scatter" : "ring.allgather", "comm",
-                    step_posted_us_, timeline_->NowUs(), track_,
-                    static_cast<std::int64_t>(outbox_.size_bytes()));
+  Progress progress = Progress::kIdle;
+  while (step_ < steps_) {
+    if (!posted_) {
+      // A chunk sent s steps ago is written again at step s + w - 1 at the
+      // earliest, so one send may stay in flight (w = 2: none).
+      if (!SendsOf(step_).Test() || (w == 2 && !SendsOf(step_ + 1).Test())) return progress;
+      PostStep();
+      posted_ = true;
+      progress = Progress::kAdvanced;
+    }
+    // Wait for the left neighbour's chunk.
+    if (!receives_.Test()) return progress;
+    const bool reduce_scatter = step_ < w - 1;
+    if (timeline_) {
+      timeline_->Span(reduce_scatter ? "ring.reduce_scatter" : "ring.allgather", "comm",
+                      step_posted_us_, timeline_->NowUs(), track_,
+                      static_cast<std::int64_t>(outbox_.size_bytes()));
+    }
+    if (reduce_scatter) {
+      // Reduce: add the left neighbour's partial sum into our chunk.
+      ScopedSpan reduce(timeline_, "ring.reduce", "compute");
+      std::span<float> mine = Chunk(comm_->rank() - step_ - 1);
+      for (std::size_t i = 0; i < mine.size(); ++i) mine[i] += inbox_view_[i];
+    }
+    ++step_;
+    posted_ = false;
+    progress = Progress::kAdvanced;
   }
-  if (reduce_scatter) {
-    // Reduce: add the left neighbour's partial sum into our chunk.
-    ScopedSpan reduce(timeline_, "ring.reduce", "compute");
-    std::span<float> mine = Chunk(comm_->rank() - step_ - 1);
-    for (std::size_t i = 0; i < mine.size(); ++i) mine[i] += arrived_[i];
-  }
-  ++step_;
-  if (step_ == steps_) return Progress::kDone;
-  PostStep();
-  return Progress::kAdvanced;
+  // Done when our last chunks have left as well.
+  if (!even_sends_.Test() || !odd_sends_.Test()) return progress;
+  return Progress::kDone;
 }
 
 void RingAllreduceSum(Comm* comm, std::span<float> data, double* wait_s) {

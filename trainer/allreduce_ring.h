@@ -30,6 +30,7 @@ class RingAllreduce : public BucketExchange {
 
  private:
   std::span<float> Chunk(int index) const;
+  Requests& SendsOf(int step);
   void PostStep();
 
   Comm* const comm_;
@@ -39,10 +40,13 @@ class RingAllreduce : public BucketExchange {
   const int track_;
   const int steps_;             // 2(w-1)
   int step_;
-  std::vector<float> inbox_;    // the chunk from the left during reduce-scatter
-  std::span<const float> outbox_;
-  std::span<float> arrived_;    // where the current step's message lands
-  Requests requests_;
+  bool posted_ = false;            // step_'s messages are posted
+  std::vector<float> inbox_;       // the chunk from the left during reduce-scatter
+  std::span<float> inbox_view_;    // where this step's chunk lands: the inbox, or in place
+  std::span<const float> outbox_;  // this step's chunk to the right
+  Requests receives_;
+  Requests even_sends_;            // sends of even steps; one send may be in flight
+  Requests odd_sends_;             // while the next step runs
   double step_posted_us_ = 0;
 };
 
