@@ -70,8 +70,8 @@ constexpr int kMaxRepetitions = 1000;
 constexpr int kMaxAttempts = 100;
 constexpr std::size_t kMaxNameLength = 64;
 // Far beyond any sweep that can finish (100,000 runs of one minute each take
-// ten weeks); the cap keeps a typo such as `workers = [1, ..., 6400]` from
-// exhausting memory.
+// ten weeks); the cap keeps a slip such as one list too many from exhausting
+// memory.
 constexpr std::int64_t kMaxRuns = 100000;
 
 // One parameter value as read from the file. Integers stay 64-bit until they
@@ -169,22 +169,11 @@ std::string Quoted(std::string_view text) {
 
 // "integer 4", "string \"4\"", "array [ 1, 2 ]": what was found, for messages.
 std::string Found(const toml::node& node) {
-  std::ostringstream text;
-  node.visit([&](const auto& n) { text << n; });
-  std::string repr = text.str();
-  constexpr std::size_t kMaxRepr = 40;
-  if (repr.size() > kMaxRepr) {
-    std::size_t cut = kMaxRepr - 3;
-    while (cut > 0 && (static_cast<unsigned char>(repr[cut]) & 0xC0) == 0x80) --cut;
-    repr = repr.substr(0, cut) + "...";
-  }
-  if (const auto* string = node.as_string()) return "string " + Quoted(string->get());
-  if (node.is_table()) return "table";
   std::string_view type;
   switch (node.type()) {
-    case toml::node_type::table: type = "table"; break;
-    case toml::node_type::array: type = "array"; break;
+    case toml::node_type::table: return "table";
     case toml::node_type::string: type = "string"; break;
+    case toml::node_type::array: type = "array"; break;
     case toml::node_type::integer: type = "integer"; break;
     case toml::node_type::floating_point: type = "float"; break;
     case toml::node_type::boolean: type = "boolean"; break;
@@ -192,6 +181,21 @@ std::string Found(const toml::node& node) {
     case toml::node_type::time: type = "time"; break;
     case toml::node_type::date_time: type = "date-time"; break;
     case toml::node_type::none: type = "nothing"; break;
+  }
+  std::string repr;
+  if (const auto* string = node.as_string()) {
+    repr = Quoted(string->get());
+  } else {
+    std::ostringstream text;
+    node.visit([&](const auto& n) { text << n; });
+    repr = text.str();
+  }
+  // Cut long values, never inside a UTF-8 sequence.
+  constexpr std::size_t kMaxRepr = 40;
+  if (repr.size() > kMaxRepr) {
+    std::size_t cut = kMaxRepr - 3;
+    while (cut > 0 && (static_cast<unsigned char>(repr[cut]) & 0xC0) == 0x80) --cut;
+    repr = repr.substr(0, cut) + "...";
   }
   return std::string(type) + " " + repr;
 }
@@ -214,7 +218,6 @@ std::string TooManyRuns(std::int64_t runs) {
          (runs == std::numeric_limits<std::int64_t>::max() ? "more than " : "") +
          std::to_string(runs);
 }
-
 
 // Orders points by the parameters that identify a run (CanonicalJson's, but
 // the seed, which is the same for all points before repetitions).
@@ -255,12 +258,8 @@ class ExperimentReader {
 
  private:
   [[noreturn]] void Fail(const toml::source_region& where, const std::string& message) const {
-    // Tables toml++ creates implicitly (`networks` of `[networks.fast]`) carry
-    // no position; the start of the file is the best we can say.
-    auto line = where.begin.line == 0 ? 1 : where.begin.line;
-    auto column = where.begin.line == 0 ? 1 : where.begin.column;
-    throw MatrixError(path_ + ":" + std::to_string(line) + ":" + std::to_string(column) + ": " +
-                      message);
+    throw MatrixError(path_ + ":" + std::to_string(where.begin.line) + ":" +
+                      std::to_string(where.begin.column) + ": " + message);
   }
   [[noreturn]] void Fail(const toml::node& node, const std::string& message) const {
     Fail(node.source(), message);
@@ -278,8 +277,8 @@ class ExperimentReader {
     }
   }
 
-  // Every key of `table` must be a run parameter; returns them in file-key
-  // order (toml++ keeps keys sorted, which makes this deterministic).
+  // Every key of `table` must be a run parameter; returns them in key order
+  // (toml++ keeps a table's keys sorted), never in file order.
   std::vector<std::pair<Param, const toml::node*>> ParamEntries(const toml::table& table,
                                                                 std::string_view where) const {
     CheckKeys(table, kParamNames, where);

@@ -603,6 +603,31 @@ TEST(MatrixErrorTest, FloatWhereAnIntegerIsExpected) {
             "experiments/sweep.toml:4:15: batch_size must be an integer, got float 1.5");
 }
 
+TEST(MatrixErrorTest, DateWhereAnIntegerIsExpected) {
+  EXPECT_EQ(ErrorOfBody("[matrix]\nworkers = [1979-05-27]\n"),
+            "experiments/sweep.toml:4:12: workers must be an integer, got date 1979-05-27");
+}
+
+TEST(MatrixErrorTest, LongValuesAreShortenedInMessages) {
+  EXPECT_EQ(ErrorOf("[experiment]\nname = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14]\n"),
+            "experiments/sweep.toml:2:8: name must be a string, got array [ 1, 2, 3, 4, 5, 6, "
+            "7, 8, 9, 10, 11, ...");
+}
+
+TEST(MatrixErrorTest, LongStringsAreCutBetweenCharacters) {
+  // The quote and 35 ASCII letters, then 2-byte characters across the cut at 37.
+  EXPECT_EQ(ErrorOfBody("[matrix]\nworkers = [\"" + std::string(35, 'a') +
+                        "\\u00e9\\u00e9\\u00e9\"]\n"),
+            "experiments/sweep.toml:4:12: workers must be an integer, got string \"" +
+                std::string(35, 'a') + "...");
+}
+
+TEST(MatrixErrorTest, ControlCharactersStayVisible) {
+  EXPECT_EQ(ErrorOfBody("[matrix]\narchitecture = [\"ring\\t\"]\n"),
+            "experiments/sweep.toml:4:17: architecture must be one of \"ring\", \"mpi\", \"ps\", "
+            "\"p2p\", got \"ring\\t\"");
+}
+
 TEST(MatrixErrorTest, WorkersBelowRange) {
   EXPECT_EQ(ErrorOfBody("[matrix]\nworkers = [0]\n"),
             "experiments/sweep.toml:4:12: workers must be between 1 and 64, got 0");
