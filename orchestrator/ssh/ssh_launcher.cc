@@ -19,6 +19,18 @@ constexpr double kHousekeepingTimeoutS = 10;   // hostfile removal, process-grou
 constexpr auto kPoolWait = std::chrono::milliseconds(100);
 constexpr std::string_view kPgidMarker = "dmlbench-pgid=";
 
+// The most telling line of mpirun's stderr: the first "...error: ..." line
+// (the trainer's own message), else the last line that is not decoration.
+std::string SummaryLine(const std::string& stderr_text) {
+  std::istringstream lines(stderr_text);
+  std::string last;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find("error:") != std::string::npos) return line;
+    if (line.find_first_not_of("- \t") != std::string::npos) last = line;
+  }
+  return last;
+}
+
 class SshLauncher final : public Launcher {
  public:
   SshLauncher(Inventory inventory, const std::string& trainer_path, const std::string& dataset_dir)
@@ -270,9 +282,7 @@ LaunchResult SshLauncher::Launch(const LaunchSpec& spec,
   } else if (streamed.cancelled) {
     result.failure_reason = "interrupted; the remote process group was killed";
   } else if (result.exit_code != 0) {
-    std::string last = stderr_tail;
-    while (!last.empty() && last.back() == '\n') last.pop_back();
-    last = last.substr(last.rfind('\n') + 1);
+    const std::string last = SummaryLine(stderr_tail);
     result.failure_reason = streamed.exit_status
                                 ? "mpirun exited with status " + std::to_string(result.exit_code)
                                 : std::string("mpirun ended without an exit status");
