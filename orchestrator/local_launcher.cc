@@ -168,8 +168,14 @@ class Child {
     return true;
   }
 
+  // Stops a child still running (when a line callback threw): SIGTERM first,
+  // because mpirun only stops its ranks (each in its own process group) when
+  // it is not killed outright.
   ~Child() {
-    if (pid_ > 0 && !reaped_) {
+    if (pid_ <= 0 || reaped_) return;
+    ::kill(-pid_, SIGTERM);
+    for (int i = 0; i < 100 && !Reap(/*block=*/false); ++i) ::usleep(50000);
+    if (!reaped_) {
       ::kill(-pid_, SIGKILL);
       Reap(/*block=*/true);
     }
