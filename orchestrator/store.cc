@@ -2,8 +2,11 @@
 
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -46,6 +49,23 @@ std::string ReadFile(const std::filesystem::path& file) {
   text << in.rdbuf();
   if (!in) throw StoreError("cannot read " + file.string(), -1);
   return text.str();
+}
+
+// SQLite would silently open a write-protected file read-only, or fail with
+// "unable to open database file" in a read-only directory (WAL needs its
+// -wal and -shm files next to the database): say what is wrong instead.
+void RequireWritable(const std::string& path) {
+  if (path == ":memory:") return;
+  std::filesystem::path directory = std::filesystem::path(path).parent_path();
+  if (directory.empty()) directory = ".";
+  for (const std::string& target : {path, directory.string()}) {
+    if (target == path && !std::filesystem::exists(path)) continue;
+    if (::access(target.c_str(), W_OK) != 0) {
+      throw StoreError(path + ": database is not writable: " + std::strerror(errno) +
+                           (target == path ? "" : " (directory " + target + ")"),
+                       -1);
+    }
+  }
 }
 
 std::string JoinInts(const std::vector<int>& values) {
@@ -119,6 +139,7 @@ Store::Store(const std::string& path, Mode mode) : path_(path) {
   if (mode == Mode::kReadOnly) {
     impl_ = std::make_unique<Impl>(path, SQLite::OPEN_READONLY);
   } else {
+    RequireWritable(path);
     impl_ = std::make_unique<Impl>(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
   }
   const int version = impl_->db.execAndGet("PRAGMA user_version").getInt();

@@ -276,6 +276,16 @@ TEST_F(StoreTest, ReadOnlyRefusesWrites) {
   }
 }
 
+TEST_F(StoreTest, DatabaseInAMissingDirectoryIsNotWritable) {
+  try {
+    Store store(dir_ / "missing/results.db");
+    FAIL() << "created a database in a missing directory";
+  } catch (const StoreError& e) {
+    EXPECT_EQ(std::string(e.what()), dir_ / "missing/results.db: database is not writable: No such file or "
+                                            "directory (directory " + (dir_ / "missing") + ")");
+  }
+}
+
 TEST_F(StoreTest, ReadOnlyOfAMissingFileNamesIt) {
   try {
     Store store(dir_ / "missing.db", Store::Mode::kReadOnly);
