@@ -5,7 +5,6 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <iterator>
 #include <limits>
 #include <sstream>
 
@@ -18,6 +17,9 @@ constexpr std::uint8_t kTypeUnsignedByte = 0x08;
 // make us try.
 constexpr std::uint64_t kMaxDataBytes = std::uint64_t{1} << 31;
 constexpr std::size_t kChunkBytes = std::size_t{1} << 20;
+// deflate cannot expand its input more than about 1032-fold: a bound on the
+// content of a gzip file that holds for every input, corrupt or not.
+constexpr std::uint64_t kMaxDeflateRatio = 1032;
 
 // Produces the IDX content of a file: either its bytes as they are, or the
 // output of a gzip stream. Read() returns fewer than n bytes only at the end.
@@ -142,8 +144,11 @@ IdxArray ParseIdx(std::span<const std::uint8_t> bytes, const std::string& name) 
                               " declare more than " + std::to_string(kMaxDataBytes) + " bytes");
   }
 
-  // Grow the array with what actually arrives, so memory follows the file.
+  // Reserve once (reallocation would double the peak memory), but never more
+  // than the input can hold, so that a corrupt header costs nothing.
   const std::uint64_t header_bytes = 4 + 4 * array.dims.size();
+  array.data.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(
+      data_bytes, bytes.size() * (source.gzip() ? kMaxDeflateRatio : 1))));
   while (array.data.size() < data_bytes) {
     std::size_t want = static_cast<std::size_t>(
         std::min<std::uint64_t>(kChunkBytes, data_bytes - array.data.size()));
@@ -166,10 +171,12 @@ IdxArray ParseIdx(std::span<const std::uint8_t> bytes, const std::string& name) 
 }
 
 IdxArray ReadIdxFile(const std::string& path, std::vector<std::uint8_t>* bytes_read) {
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) throw IdxError(path + ": cannot open: " + std::strerror(errno));
-  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), {});
-  if (in.bad()) throw IdxError(path + ": read error: " + std::strerror(errno));
+  std::vector<std::uint8_t> bytes(static_cast<std::size_t>(std::max<std::streamoff>(0, in.tellg())));
+  in.seekg(0);
+  if (!in.read(reinterpret_cast<char*>(bytes.data()), std::streamsize(bytes.size())))
+    throw IdxError(path + ": read error: " + std::strerror(errno));
   IdxArray array = ParseIdx(bytes, path);
   if (bytes_read) *bytes_read = std::move(bytes);
   return array;

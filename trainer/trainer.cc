@@ -89,7 +89,10 @@ std::string Format(const char* format, double value) {
 
 std::string ShapeText(const std::vector<int>& sizes) {
   std::string text;
-  for (std::size_t i = 0; i < sizes.size(); ++i) text += (i ? "-" : "") + std::to_string(sizes[i]);
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    if (i) text += '-';
+    text += std::to_string(sizes[i]);
+  }
   return text;
 }
 
@@ -103,7 +106,10 @@ std::string ValidateOptions(const TrainerOptions& options) {
   if (options.hidden.empty() ||
       std::any_of(options.hidden.begin(), options.hidden.end(), [](int h) { return h < 1; })) {
     std::string list;
-    for (int h : options.hidden) list += (list.empty() ? "" : ",") + std::to_string(h);
+    for (int h : options.hidden) {
+      if (!list.empty()) list += ',';
+      list += std::to_string(h);
+    }
     return "--hidden needs one or more layer widths of at least 1, got \"" + list + "\"";
   }
   if (!(options.learning_rate > 0) || !std::isfinite(options.learning_rate))
