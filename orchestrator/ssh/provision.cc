@@ -112,19 +112,22 @@ ProvisionPlan MakeProvisionPlan(const std::string& work_dir, const std::string& 
 HostProvision ProvisionHost(RemoteShell& shell, const InventoryHost& host, const ProvisionPlan& plan) {
   const auto start = std::chrono::steady_clock::now();
   HostProvision result;
-  // One round trip: work dir, remote hashes, Open MPI version, facts.
+  // One round trip: work dir, remote hashes, Open MPI version, facts; the
+  // version (an MPI start-up) runs while the files are hashed.
   std::string command = "mkdir -p " + ShellQuotePath(plan.work_dir) + " " +
                         ShellQuotePath(plan.work_dir + "/dataset") + " && cd " +
-                        ShellQuotePath(plan.work_dir) + " && { echo @@pwd; pwd; echo @@sha256; ";
+                        ShellQuotePath(plan.work_dir) +
+                        " && { echo @@pwd; pwd; v=.mpirun-version.$$; { if command -v mpirun "
+                        ">/dev/null 2>&1; then mpirun --version 2>&1 | head -n 1; fi; } >\"$v\" & "
+                        "echo @@sha256; ";
   if (!plan.files.empty()) {
     command += "sha256sum --";
     for (const ProvisionFile& file : plan.files) command += " " + ShellQuote(file.remote_name);
     command += " 2>/dev/null; ";
   }
   command +=
-      "echo @@mpirun; if command -v mpirun >/dev/null 2>&1; then mpirun --version 2>&1 | head -n 1; fi; "
       "echo @@facts; grep -m1 '^model name' /proc/cpuinfo; nproc; grep -m1 '^MemTotal' /proc/meminfo; "
-      "uname -srm; } </dev/null";
+      "uname -srm; wait; echo @@mpirun; cat \"$v\"; rm -f \"$v\"; } </dev/null";
   const ExecResult probe = shell.Exec(command, kCommandTimeoutS);
   if (probe.exit_status != 0) {
     throw ProvisionError(HostLabel(host) + ": cannot prepare work dir " + plan.work_dir + ": " +

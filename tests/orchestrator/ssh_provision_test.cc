@@ -55,8 +55,9 @@ ProvisionPlan FakePlan() {
 }
 
 std::string ProbeOutput(const std::string& pwd, const std::string& mpi, const std::string& hashes) {
-  return "@@pwd\n" + pwd + "\n@@sha256\n" + hashes + "@@mpirun\n" + mpi +
-         "@@facts\nmodel name\t: Test CPU @ 2.0GHz\n8\nMemTotal:       16000 kB\nLinux 6.1.0 x86_64\n";
+  return "@@pwd\n" + pwd + "\n@@sha256\n" + hashes +
+         "@@facts\nmodel name\t: Test CPU @ 2.0GHz\n8\nMemTotal:       16000 kB\nLinux 6.1.0 x86_64\n" +
+         "@@mpirun\n" + mpi;
 }
 
 InventoryHost Host(const std::string& name) {
@@ -81,11 +82,12 @@ TEST(ProvisionTest, UploadsOnlyWhatDiffersThenRenamesAndRecordsFacts) {
   EXPECT_EQ(shell.uploads[0].second, "/home/u/w/dataset/x.gz.tmp-a");
   ASSERT_EQ(shell.commands.size(), 2u);
   EXPECT_EQ(shell.commands[0],
-            "mkdir -p \"$HOME\"/w \"$HOME\"/w/dataset && cd \"$HOME\"/w && { echo @@pwd; pwd; echo "
-            "@@sha256; sha256sum -- dmlbench-trainer dataset/x.gz 2>/dev/null; echo @@mpirun; if "
-            "command -v mpirun >/dev/null 2>&1; then mpirun --version 2>&1 | head -n 1; fi; echo "
-            "@@facts; grep -m1 '^model name' /proc/cpuinfo; nproc; grep -m1 '^MemTotal' "
-            "/proc/meminfo; uname -srm; } </dev/null");
+            "mkdir -p \"$HOME\"/w \"$HOME\"/w/dataset && cd \"$HOME\"/w && { echo @@pwd; pwd; "
+            "v=.mpirun-version.$$; { if command -v mpirun >/dev/null 2>&1; then mpirun --version "
+            "2>&1 | head -n 1; fi; } >\"$v\" & echo @@sha256; sha256sum -- dmlbench-trainer "
+            "dataset/x.gz 2>/dev/null; echo @@facts; grep -m1 '^model name' /proc/cpuinfo; nproc; "
+            "grep -m1 '^MemTotal' /proc/meminfo; uname -srm; wait; echo @@mpirun; cat \"$v\"; rm -f "
+            "\"$v\"; } </dev/null");
   EXPECT_EQ(shell.commands[1], "mv -f -- /home/u/w/dataset/x.gz.tmp-a /home/u/w/dataset/x.gz");
   const HostFacts& facts = result.facts;
   EXPECT_EQ(facts.name, "a");

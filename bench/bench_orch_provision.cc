@@ -1,0 +1,83 @@
+// Provisioning of unchanged hosts over SSH (connect, host key check, remote
+// sha256 of every file, Open MPI version, facts; nothing to upload), against
+// real sshds on loopback addresses started by SshdFixture. Prints the median
+// per host and the median wall time of N hosts provisioned in parallel.
+// Target: <= 300 ms per host; N hosts in about the time of one.
+//   bench_orch_provision [--reps R] [--max-hosts N] [--dataset]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "orchestrator/ssh/inventory.h"
+#include "orchestrator/ssh/provision.h"
+#include "orchestrator/ssh/session.h"
+#include "tests/orchestrator/support/sshd_fixture.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+// Provisions hosts [0, n) in parallel, one session each; returns the wall
+// time and appends each host's own time to per_host.
+double ProvisionInParallel(const dmlbench::Inventory& inventory, const dmlbench::ProvisionPlan& plan,
+                           size_t n, std::vector<double>* per_host) {
+  std::vector<double> seconds(n);
+  std::vector<std::thread> threads;
+  const Clock::time_point start = Clock::now();
+  for (size_t i = 0; i < n; ++i) {
+    threads.emplace_back([&, i] {
+      const Clock::time_point host_start = Clock::now();
+      dmlbench::SshSession session(dmlbench::MakeTarget(inventory, inventory.hosts[i]));
+      const dmlbench::HostProvision result = dmlbench::ProvisionHost(session, inventory.hosts[i], plan);
+      seconds[i] = std::chrono::duration<double>(Clock::now() - host_start).count();
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  const double wall = std::chrono::duration<double>(Clock::now() - start).count();
+  per_host->insert(per_host->end(), seconds.begin(), seconds.end());
+  return wall;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int reps = 15;
+  size_t max_hosts = 8;
+  bool with_dataset = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--reps") == 0 && i + 1 < argc) reps = std::atoi(argv[++i]);
+    if (std::strcmp(argv[i], "--max-hosts") == 0 && i + 1 < argc) max_hosts = std::strtoul(argv[++i], nullptr, 10);
+    if (std::strcmp(argv[i], "--dataset") == 0) with_dataset = true;
+  }
+  std::vector<std::string> addresses;
+  for (size_t i = 0; i < max_hosts; ++i) addresses.push_back("127.0.0." + std::to_string(2 + i));
+  dmlbench::testing::SshdFixture sshd(addresses);
+  const dmlbench::Inventory inventory =
+      dmlbench::ParseInventory(sshd.InventoryToml(), sshd.dir() + "/hosts.toml");
+  const dmlbench::ProvisionPlan plan = dmlbench::MakeProvisionPlan(
+      inventory.work_dir, DMLBENCH_TRAINER, with_dataset ? DMLBENCH_DATASET_DIR : "");
+  std::vector<double> ignored;
+  ProvisionInParallel(inventory, plan, 1, &ignored);  // uploads once; every host shares the dir
+  ProvisionInParallel(inventory, plan, max_hosts, &ignored);  // warm-up
+
+  std::printf("provisioning unchanged hosts (%zu files: trainer%s), median of %d\n", plan.files.size(),
+              with_dataset ? " + Fashion-MNIST" : "", reps);
+  std::printf("%6s %14s %16s\n", "hosts", "wall_ms", "per_host_ms");
+  for (size_t n = 1; n <= max_hosts; n *= 2) {
+    std::vector<double> walls;
+    std::vector<double> per_host;
+    for (int r = 0; r < reps; ++r) walls.push_back(ProvisionInParallel(inventory, plan, n, &per_host));
+    std::printf("%6zu %14.1f %16.1f\n", n, Median(walls) * 1000, Median(per_host) * 1000);
+  }
+  return 0;
+}
