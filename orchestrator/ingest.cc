@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <optional>
 #include <stdexcept>
 
@@ -121,10 +122,46 @@ RankPhaseRecord ReadRank(const json& value, size_t index) {
   return r;
 }
 
+double MonotonicSeconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
 }  // namespace
 
 Ingest::Ingest(Store& store, std::int64_t run_id, std::int64_t attempt_id)
     : store_(store), run_id_(run_id), attempt_id_(attempt_id) {}
+
+Ingest::~Ingest() {
+  try {
+    Flush();
+  } catch (const StoreError&) {
+    // The caller did not Flush(); the group is lost like any partial attempt.
+  }
+}
+
+void Ingest::Flush() {
+  if (!store_.batch_open()) return;
+  store_.CommitBatch();
+  last_commit_s_ = MonotonicSeconds();
+}
+
+void Ingest::BeforeWrite() {
+  if (store_.batch_open()) return;
+  const double now = MonotonicSeconds();
+  if (last_commit_s_ >= 0 && now - last_commit_s_ < kGroupCommitS) {
+    store_.BeginBatch();
+    batch_start_s_ = now;
+  }
+}
+
+void Ingest::AfterWrite(bool last_event) {
+  const double now = MonotonicSeconds();
+  if (!store_.batch_open()) {
+    last_commit_s_ = now;
+  } else if (last_event || now - batch_start_s_ >= kGroupCommitS) {
+    Flush();
+  }
+}
 
 void Ingest::Consume(std::string_view line) {
   ++line_number_;
@@ -168,7 +205,9 @@ void Ingest::ConsumeEvent(std::string_view line) {
     r.test_samples = fields.Integer("test_samples");
     r.dataset_sha256 = fields.String("dataset_sha256");
     r.threads = fields.OptionalInteger("threads").value_or(0);
+    BeforeWrite();
     store_.RecordRunStart(attempt_id_, r);
+    AfterWrite(false);
     run_start_seen_ = true;
     iterations_per_epoch_ = r.iterations_per_epoch;
     mpi_library_version_ = r.mpi_library_version;
@@ -198,7 +237,9 @@ void Ingest::ConsumeEvent(std::string_view line) {
     const json& ranks = fields.Array("ranks");
     r.ranks.reserve(ranks.size());
     for (size_t i = 0; i < ranks.size(); ++i) r.ranks.push_back(ReadRank(ranks[i], i));
+    BeforeWrite();
     store_.AddEpoch(run_id_, attempt_id_, r);
+    AfterWrite(false);
     ++epochs_stored_;
   } else if (kind == "run_end") {
     RunEndRecord r;
@@ -215,7 +256,9 @@ void Ingest::ConsumeEvent(std::string_view line) {
     }
     r.total_wall_s = fields.OptionalNumber("total_wall_s");
     r.peak_rss_bytes = fields.OptionalInteger("peak_rss_bytes");
+    BeforeWrite();
     store_.RecordRunEnd(attempt_id_, r);
+    AfterWrite(true);
     run_end_seen_ = true;
     run_end_ok_ = r.status == "ok";
     trainer_error_ = r.error;

@@ -331,6 +331,7 @@ SweepReport Runner::Run(const Experiment& experiment, const std::atomic<bool>& c
             progress.Epoch(ingest.epochs_stored());
           },
           cancel);
+      ingest.Flush();
       const AttemptOutcome outcome = Decide(launch, ingest);
       RunDisposition disposition = RunDisposition::kRetry;
       if (outcome.status == "interrupted") {

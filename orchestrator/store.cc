@@ -362,6 +362,28 @@ std::int64_t Store::BeginAttempt(std::int64_t run_id, double now_unix_s) {
   });
 }
 
+void Store::BeginBatch() {
+  WithStoreErrors(path_, [&] {
+    if (batch_open_) throw StoreError(path_ + ": a batch is already open", -1);
+    impl_->db.exec("BEGIN");
+    batch_open_ = true;
+  });
+}
+
+void Store::CommitBatch() {
+  WithStoreErrors(path_, [&] {
+    if (!batch_open_) return;
+    batch_open_ = false;
+    try {
+      impl_->db.exec("COMMIT");
+    } catch (const SQLite::Exception&) {
+      // SQLite may have rolled back already (e.g. on a full disk).
+      if (!sqlite3_get_autocommit(impl_->db.getHandle())) impl_->db.exec("ROLLBACK");
+      throw;
+    }
+  });
+}
+
 void Store::RecordRunStart(std::int64_t attempt_id, const RunStartRecord& r) {
   return WithStoreErrors(path_, [&] {
   SQLite::Statement update(impl_->db, R"(
@@ -383,7 +405,8 @@ void Store::RecordRunStart(std::int64_t attempt_id, const RunStartRecord& r) {
 
 void Store::AddEpoch(std::int64_t run_id, std::int64_t attempt_id, const EpochRecord& r) {
   return WithStoreErrors(path_, [&] {
-  SQLite::Transaction transaction(impl_->db);
+  std::optional<SQLite::Transaction> transaction;
+  if (!batch_open_) transaction.emplace(impl_->db);
   SQLite::Statement& epoch = *impl_->insert_epoch;
   epoch.reset();
   epoch.bind(1, attempt_id);
@@ -423,7 +446,7 @@ void Store::AddEpoch(std::int64_t run_id, std::int64_t attempt_id, const EpochRe
     rank.bind(14, k.messages_sent);
     rank.exec();
   }
-  transaction.commit();
+  if (transaction) transaction->commit();
   });
 }
 

@@ -163,8 +163,15 @@ class Store {
   // and epochs stored by its earlier unsuccessful attempts are removed, so
   // that a run never holds two partial copies. Returns the attempt id.
   std::int64_t BeginAttempt(std::int64_t run_id, double now_unix_s);
+  // Group commit for bursts of events: between BeginBatch() and
+  // CommitBatch() the writes below share one transaction instead of one each.
+  // An open batch is rolled back if the Store is destroyed first.
+  void BeginBatch();
+  void CommitBatch();
+  bool batch_open() const { return batch_open_; }
+
   void RecordRunStart(std::int64_t attempt_id, const RunStartRecord& record);
-  // One transaction: the epoch row and its per-rank rows.
+  // The epoch row and its per-rank rows, in one transaction (or the batch).
   void AddEpoch(std::int64_t run_id, std::int64_t attempt_id, const EpochRecord& record);
   void RecordRunEnd(std::int64_t attempt_id, const RunEndRecord& record);
   // One transaction: the attempt's outcome and the run's new status. With
@@ -186,6 +193,7 @@ class Store {
   struct Impl;
   std::string path_;
   std::unique_ptr<Impl> impl_;
+  bool batch_open_ = false;
 };
 
 }  // namespace dmlbench

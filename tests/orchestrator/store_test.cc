@@ -243,6 +243,22 @@ TEST_F(StoreTest, QueryReturnsTypedCells) {
   EXPECT_TRUE(std::holds_alternative<std::nullptr_t>(result.rows[0][3]));
 }
 
+TEST_F(StoreTest, BatchIsInvisibleToOtherConnectionsUntilCommitted) {
+  Store store(db_);
+  const std::int64_t run = store.AddRun(store.AddExperiment(MakeExperiment(), 1), MakeRun(), std::string(64, 'k'),
+                                        MakeProvenance());
+  const std::int64_t attempt = store.BeginAttempt(run, 10);
+  store.BeginBatch();
+  EXPECT_TRUE(store.batch_open());
+  store.AddEpoch(run, attempt, MakeEpoch(1));
+  store.AddEpoch(run, attempt, MakeEpoch(2));
+  Store reader(db_, Store::Mode::kReadOnly);
+  EXPECT_EQ(Int(reader, "SELECT count(*) FROM epochs"), 0);
+  store.CommitBatch();
+  EXPECT_FALSE(store.batch_open());
+  EXPECT_EQ(Int(reader, "SELECT count(*) FROM epochs"), 2);
+}
+
 // ---- error paths of store.cc follow --------------------------------------
 
 TEST_F(StoreTest, DatabaseNewerThanTheProgramIsRefused) {
@@ -352,6 +368,18 @@ TEST_F(StoreTest, CompleteRunGetsNoNewAttempt) {
   } catch (const StoreError& e) {
     EXPECT_EQ(std::string(e.what()), db_ + ": run " + std::to_string(run) + " is complete or does not exist");
   }
+}
+
+TEST_F(StoreTest, NestedBatchIsRefused) {
+  Store store(db_);
+  store.BeginBatch();
+  try {
+    store.BeginBatch();
+    FAIL() << "opened a batch twice";
+  } catch (const StoreError& e) {
+    EXPECT_EQ(std::string(e.what()), db_ + ": a batch is already open");
+  }
+  store.CommitBatch();
 }
 
 TEST_F(StoreTest, DuplicateEpochOfAnAttemptIsRefused) {
