@@ -1,9 +1,7 @@
-// Provision: prepares hosts for runs — a work directory, the trainer and the
-// dataset files uploaded only when the remote sha256 differs (to a temp name,
-// then renamed), `mpirun` present with one Open MPI version everywhere, the
-// hosts reaching each other over ssh as mpirun will, and HostFacts. Works
-// through RemoteShell; does not keep connections. ProvisionHosts() runs one
-// thread per host; the other functions are pure or use only their arguments.
+// Provision: per host a work dir, trainer and dataset uploaded only when the
+// remote sha256 differs, one Open MPI version everywhere, hosts reaching each
+// other over ssh as mpirun will, and HostFacts; all through RemoteShell, no
+// connection kept. ProvisionHosts() runs one thread per host; the rest is pure.
 #ifndef DMLBENCH_ORCHESTRATOR_SSH_PROVISION_H_
 #define DMLBENCH_ORCHESTRATOR_SSH_PROVISION_H_
 

@@ -1,8 +1,7 @@
-// Session: one authenticated SSH connection to one host (libssh), with
-// command execution (captured or streamed line by line) and SFTP upload.
-// Owns every libssh handle it creates; SshError is the only exception that
-// leaves this module. One session is used by one thread at a time; distinct
-// sessions may be used from different threads concurrently.
+// Session: one authenticated SSH connection (libssh) with exec (captured or
+// streamed by line) and SFTP upload. Owns every libssh handle; SshError is the
+// only exception leaving this module. A session is used by one thread at a
+// time; distinct sessions may be used from different threads concurrently.
 #ifndef DMLBENCH_ORCHESTRATOR_SSH_SESSION_H_
 #define DMLBENCH_ORCHESTRATOR_SSH_SESSION_H_
 

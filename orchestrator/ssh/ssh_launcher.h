@@ -1,9 +1,7 @@
-// SSH launcher: the Launcher (orchestrator/launcher.h) for hosts listed in an
-// inventory (schemas/inventory.md). It owns a pool of hosts: Prepare()
-// provisions all of them in parallel; each Launch() takes enough free hosts
-// (slots) for its ranks, writes an Open MPI hostfile on the first of them (the
-// head) and runs `mpirun` there over an SSH channel. It does not touch the
-// database. Thread-safe: Launch() may run concurrently on disjoint hosts.
+// SSH launcher: the Launcher (orchestrator/launcher.h) over an inventory's
+// host pool. Prepare() provisions every host in parallel; Launch() takes free
+// hosts with enough slots and runs `mpirun` on the first over SSH. It does not
+// touch the database. Thread-safe: Launch() may run concurrently on disjoint hosts.
 #ifndef DMLBENCH_ORCHESTRATOR_SSH_SSH_LAUNCHER_H_
 #define DMLBENCH_ORCHESTRATOR_SSH_SSH_LAUNCHER_H_
 
