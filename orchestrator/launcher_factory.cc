@@ -1,6 +1,9 @@
 #include "orchestrator/launcher_factory.h"
 
+#include "orchestrator/cluster/cluster.h"
+#include "orchestrator/cluster/cluster_launcher.h"
 #include "orchestrator/local_launcher.h"
+#include "orchestrator/ssh/ssh_launcher.h"
 
 namespace dmlbench {
 
@@ -10,6 +13,12 @@ std::unique_ptr<Launcher> MakeLauncher(const ExecutionOptions& execution, const 
     options.trainer = paths.trainer;
     options.mpirun = paths.mpirun;
     return std::make_unique<LocalLauncher>(options);
+  }
+  if (execution.provider == "ssh") {
+    return MakeSshLauncher(execution.inventory, paths.trainer, paths.dataset_dir);
+  }
+  if (execution.provider == "cluster") {
+    return MakeClusterLauncher(kClusterStateDir, paths.trainer, paths.dataset_dir);
   }
   throw LaunchError("provider '" + execution.provider + "' is not available in this build");
 }

@@ -1,5 +1,6 @@
 // LauncherFactory: turns an experiment's `[execution]` provider into the
-// Launcher that runs it (local, ssh or cluster). It only constructs; the
+// Launcher that runs it: local (LocalLauncher), ssh (the inventory's hosts)
+// or cluster (the emulated cluster `dmlbench cluster up` started). It only constructs; the
 // launchers own their hosts. Safe to call from any thread.
 #ifndef DMLBENCH_ORCHESTRATOR_LAUNCHER_FACTORY_H_
 #define DMLBENCH_ORCHESTRATOR_LAUNCHER_FACTORY_H_
@@ -16,7 +17,8 @@ namespace dmlbench {
 struct LauncherPaths {
   std::string trainer;      // dmlbench-trainer
   std::string mpirun = "mpirun";
-  std::string dataset_dir;  // IDX files of `fashion-mnist` runs
+  std::string dataset_dir;  // IDX files of `fashion-mnist` runs; "" when no run needs them
+                            // (ssh and cluster copy it to every host)
 };
 
 // Throws LaunchError for a provider this build cannot run.

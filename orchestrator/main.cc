@@ -15,9 +15,11 @@
 #include <iostream>
 #include <sstream>
 
+#include "orchestrator/cluster/cluster_cli.h"
 #include "orchestrator/launcher_factory.h"
 #include "orchestrator/matrix.h"
 #include "orchestrator/runner.h"
+#include "orchestrator/ssh/ssh_cli.h"
 #include "orchestrator/store.h"
 
 namespace dmlbench {
@@ -160,7 +162,11 @@ std::string DefaultTrainer() {
   return "dmlbench-trainer";
 }
 
+// The IDX directory of `fashion-mnist` runs; "" when every run is synthetic.
 std::string DatasetDir(const std::string& option, const Experiment& experiment) {
+  bool needed = false;
+  for (const PlannedRun& run : experiment.runs) needed = needed || run.params.dataset != "synthetic";
+  if (!needed) return "";
   if (!option.empty()) return option;
   if (!experiment.execution.dataset_dir.empty()) return experiment.execution.dataset_dir;
   return kDefaultDatasetDir;
@@ -348,6 +354,9 @@ int Main(int argc, char** argv) {
   query->add_flag("--json", o.json, "JSON output (an array of objects)")->excludes(csv);
   CLI::App* export_command = app.add_subcommand("export", "write every table and view as DIR/<name>.csv");
   export_command->add_option("DIR", o.export_dir, "output directory (created if needed)")->required();
+
+  AddInventoryCommands(app);
+  AddClusterCommands(app);
 
   CLI11_PARSE(app, argc, argv);
   try {
