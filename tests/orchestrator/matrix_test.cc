@@ -494,6 +494,16 @@ TEST(MatrixErrorTest, UnreadableFile) {
   }
 }
 
+TEST(MatrixErrorTest, DirectoryIsNotAnExperimentFile) {
+  std::string directory = std::string(DMLBENCH_SOURCE_DIR) + "/experiments";
+  try {
+    LoadExperiment(directory);
+    FAIL() << "no error";
+  } catch (const MatrixError& error) {
+    EXPECT_EQ(std::string(error.what()), directory + ": cannot read file: Is a directory");
+  }
+}
+
 TEST(MatrixErrorTest, TomlSyntaxKeepsTomlDescriptionAndPosition) {
   EXPECT_EQ(ErrorOf("[experiment]\nname = \"t\nworkers = 1\n"),
             "experiments/sweep.toml:2:10: Error while parsing string: unescaped control "
@@ -689,6 +699,12 @@ TEST(MatrixErrorTest, HiddenNotAnArray) {
 TEST(MatrixErrorTest, HiddenWithoutLayers) {
   EXPECT_EQ(ErrorOfBody("[defaults]\nhidden = []\n[matrix]\nworkers = [1]\n"),
             "experiments/sweep.toml:4:10: hidden must have between 1 and 16 layers, got 0");
+}
+
+TEST(MatrixErrorTest, HiddenWithTooManyLayers) {
+  EXPECT_EQ(ErrorOfBody("[matrix]\nhidden = [[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, "
+                        "16, 17]]\n"),
+            "experiments/sweep.toml:4:11: hidden must have between 1 and 16 layers, got 17");
 }
 
 TEST(MatrixErrorTest, HiddenLayerOutOfRange) {
@@ -972,6 +988,14 @@ TEST(MatrixErrorTest, TooManyRuns) {
                         "\n[execution]\nrepetitions = 40\n"),
             "experiments/sweep.toml:3:1: the matrix must expand to at most 100000 runs (points "
             "x repetitions), got 102400");
+}
+
+TEST(MatrixErrorTest, TooManyRunsOfZipsAlone) {
+  // Without [matrix] the first [[zip]] is blamed: 1000 x 1000 points.
+  EXPECT_EQ(ErrorOfBody("[[zip]]\nbatch_size = " + List(1, 1000) + "\n[[zip]]\nepochs = " +
+                        List(1, 1000) + "\n"),
+            "experiments/sweep.toml:3:1: the matrix must expand to at most 100000 runs (points "
+            "x repetitions), got 1000000");
 }
 
 TEST(MatrixErrorTest, TooManyRunsThroughIncludes) {
