@@ -288,6 +288,35 @@ TEST_F(TrainerCli, SameSeedSameChecksumAndEventsOnStdout) {
   EXPECT_NE(first.err.find(a[2].at("parameter_checksum").get<std::string>()), std::string::npos);
 }
 
+TEST_F(TrainerCli, OverlapBucketsAndTimeline) {
+  const fs::path timeline_path = dir_ / "timeline.json";
+  Outcome outcome = Run(2, "--architecture mpi --overlap --bucket-bytes 1024 --synthetic 60 "
+                           "--batch-size 5 --hidden 8 --max-iterations-per-epoch 2 --quiet "
+                           "--events - --timeline " + timeline_path.string());
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.err;
+  std::vector<json> events = Events(outcome.out);
+  ASSERT_EQ(events.size(), 3u);
+  EXPECT_EQ(events[0].at("config").at("architecture"), "mpi");
+  EXPECT_EQ(events[0].at("config").at("overlap"), true);
+  EXPECT_EQ(events[0].at("config").at("bucket_bytes"), 1024);
+  const double ratio = events[1].at("overlap_ratio");
+  EXPECT_TRUE(ratio >= 0 && ratio <= 1) << ratio;
+  // Both ranks' forward and backward spans are in the trace.
+  json trace = json::parse(Slurp(timeline_path));
+  int forward[2] = {0, 0}, backward[2] = {0, 0};
+  for (const json& span : trace.at("traceEvents")) {
+    if (!span.contains("name") || !span.contains("pid") || !span.at("pid").is_number()) continue;
+    const int pid = span.at("pid");
+    if (pid < 0 || pid > 1) continue;
+    forward[pid] += span.at("name") == "forward";
+    backward[pid] += span.at("name") == "backward";
+  }
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_EQ(forward[r], 2) << "rank " << r;
+    EXPECT_EQ(backward[r], 2) << "rank " << r;
+  }
+}
+
 TEST_F(TrainerCli, ErrorAfterEventsOpenedWritesRunEnd) {
   const fs::path events_path = dir_ / "events.jsonl";
   EXPECT_EQ(Error(4, "--synthetic 3 --batch-size 1 --events " + events_path.string()),
