@@ -1,6 +1,7 @@
 #include "orchestrator/runner.h"
 
 #include <fcntl.h>
+#include <openssl/evp.h>
 #include <sys/file.h>
 #include <unistd.h>
 
@@ -11,12 +12,12 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <ostream>
 #include <sstream>
 
 #include "orchestrator/ingest.h"
 #include "orchestrator/local_launcher.h"
-#include "orchestrator/sha256.h"
 
 namespace dmlbench {
 namespace {
@@ -207,21 +208,44 @@ std::string DatasetChecksum(const RunParams& params, const std::string& dataset_
   if (params.dataset == "synthetic") {
     return "synthetic:" + std::to_string(params.seed) + ":" + std::to_string(kSyntheticTrainSamples);
   }
-  // Hashing 30 MB per run would dominate `plan`; a sweep reads one directory.
+  // Hashed once per directory: a sweep reads one, and 30 MB per run would
+  // dominate `plan`. (sha256.h hashes one string or file, not a sequence.)
   static std::map<std::string, std::string> cache;
   if (auto it = cache.find(dataset_dir); it != cache.end()) return it->second;
-  std::string bytes;
+  std::vector<std::string> files;
   for (const char* base : {"train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte",
                            "t10k-labels-idx1-ubyte"}) {
     std::string file = dataset_dir + "/" + base + ".gz";
     if (!std::filesystem::is_regular_file(file)) file = dataset_dir + "/" + base;
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw RunnerError(dataset_dir + ": neither " + base + ".gz nor " + base + " found");
-    std::ostringstream content;
-    content << in.rdbuf();
-    bytes += content.str();
+    if (!std::filesystem::is_regular_file(file)) {
+      throw RunnerError(dataset_dir + ": neither " + base + ".gz nor " + base + " found");
+    }
+    files.push_back(file);
   }
-  return cache[dataset_dir] = Sha256Hex(bytes);
+  // Streamed through one small buffer: the files are 30 MB.
+  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> context(EVP_MD_CTX_new(), EVP_MD_CTX_free);
+  if (!context || EVP_DigestInit_ex(context.get(), EVP_sha256(), nullptr) != 1) {
+    throw RunnerError("OpenSSL: cannot initialise SHA-256");
+  }
+  std::vector<char> buffer(1 << 20);
+  for (const std::string& file : files) {
+    std::ifstream in(file, std::ios::binary);
+    while (in) {
+      in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+      EVP_DigestUpdate(context.get(), buffer.data(), static_cast<size_t>(in.gcount()));
+    }
+    if (!in.eof()) throw RunnerError("cannot read " + file);
+  }
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  EVP_DigestFinal_ex(context.get(), digest, &length);
+  std::string hex;
+  for (unsigned int i = 0; i < length; ++i) {
+    static constexpr char kDigits[] = "0123456789abcdef";
+    hex += kDigits[digest[i] >> 4];
+    hex += kDigits[digest[i] & 15];
+  }
+  return cache[dataset_dir] = hex;
 }
 
 std::vector<std::string> TrainerArgs(const RunParams& p) {

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Orchestration overhead per run, and `dmlbench plan` of a 10,000-run matrix.
+#
+# Overhead: RUNS tiny runs (1 worker, synthetic data, 1 iteration) through
+# `dmlbench run`, then the very same mpirun command lines (read back from
+# the database) run directly by the shell. Reported, as medians:
+#   orchestrator overhead = per-run time under dmlbench - the same command run directly
+#   (also the whole sweep: (sweep wall - sum of direct runs) / RUNS)
+#   outside the trainer's own clock = attempt wall - run_end.total_wall_s
+#   (mpirun start-up, MPI_Init/Finalize, process exit: not the orchestrator's)
+# Targets: orchestrator overhead <= 150 ms per run; plan of 10,000 runs <= 1 s.
+# Usage: bench/bench_orch_overhead.sh [BUILD_DIR] [RUNS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${1:-build}
+RUNS=${2:-20}
+DMLBENCH=$BUILD/orchestrator/dmlbench
+TRAINER=$(realpath "$BUILD/trainer/dmlbench-trainer")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+if [[ $(id -u) -eq 0 ]]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
+
+median() { sort -g | awk '{v[NR] = $1} END {if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+now() { date +%s.%N; }
+
+cat > "$work/tiny.toml" <<TOML
+[experiment]
+name = "overhead"
+[defaults]
+dataset = "synthetic"
+epochs = 1
+batch_size = 10
+max_iterations_per_epoch = 1
+[matrix]
+architecture = ["ring"]
+workers = [1]
+[execution]
+repetitions = $RUNS
+timeout_s = 120
+attempts = 1
+TOML
+
+start=$(now)
+"$DMLBENCH" --db "$work/results.db" run "$work/tiny.toml" --trainer "$TRAINER" > "$work/run.out" 2> "$work/run.err"
+sweep=$(echo "$(now) - $start" | bc -l)
+complete=$(sqlite3 "$work/results.db" "SELECT count(*) FROM runs WHERE status = 'complete'")
+[[ $complete -eq $RUNS ]] || { echo "only $complete of $RUNS runs completed" >&2; cat "$work/run.out" >&2; exit 1; }
+
+sqlite3 "$work/results.db" "SELECT command_line FROM runs ORDER BY run_id" > "$work/commands"
+: > "$work/direct"
+while IFS= read -r command; do
+  s=$(now)
+  eval "$command" < /dev/null > /dev/null 2>&1
+  echo "$(now) - $s" | bc -l >> "$work/direct"
+done < "$work/commands"
+
+sqlite3 "$work/results.db" "SELECT end_unix_s - start_unix_s FROM attempts ORDER BY run_id" > "$work/orchestrated"
+sqlite3 "$work/results.db" "SELECT end_unix_s - start_unix_s - total_wall_s FROM attempts" > "$work/outside"
+
+direct_median=$(median < "$work/direct")
+orchestrated_median=$(median < "$work/orchestrated")
+paste "$work/orchestrated" "$work/direct" | awk '{print $1 - $2}' > "$work/overhead"
+direct_sum=$(paste -sd+ "$work/direct" | bc -l)
+printf 'runs: %d tiny runs (ring, 1 worker, synthetic, 1 iteration)\n' "$RUNS"
+printf 'per run under dmlbench (attempt window), median: %.3f s\n' "$orchestrated_median"
+printf 'same mpirun command run directly, median:       %.3f s\n' "$direct_median"
+printf 'orchestrator overhead per run, median of pairs:  %.0f ms\n' "$(echo "$(median < "$work/overhead") * 1000" | bc -l)"
+printf 'orchestrator overhead per run, whole sweep:      %.0f ms  ((%.2f s - %.2f s) / %d)\n' \
+  "$(echo "($sweep - $direct_sum) / $RUNS * 1000" | bc -l)" "$sweep" "$direct_sum" "$RUNS"
+printf 'time outside the trainer clock, median:         %.0f ms  (mpirun + MPI_Init/Finalize + exit)\n' \
+  "$(echo "$(median < "$work/outside") * 1000" | bc -l)"
+
+# plan of a 10,000-run matrix: 4 architectures x 25 worker counts x 10 batch
+# sizes x 10 repetitions, diffed against the database above.
+workers=$(seq -s, 1 25)
+cat > "$work/big.toml" <<TOML
+[experiment]
+name = "plan-10000"
+[defaults]
+dataset = "fashion-mnist"
+[matrix]
+architecture = ["ring", "mpi", "ps", "p2p"]
+servers = [1]
+workers = [$workers]
+batch_size = [10, 20, 30, 40, 50, 60, 70, 80, 90, 100]
+[execution]
+repetitions = 10
+TOML
+: > "$work/plan"
+for i in 1 2 3 4 5; do
+  s=$(now)
+  "$DMLBENCH" --db "$work/results.db" plan "$work/big.toml" --trainer "$TRAINER" > "$work/plan.out"
+  echo "$(now) - $s" | bc -l >> "$work/plan"
+done
+printf 'plan of %s runs (dataset hashed, every key looked up), median of 5: %.3f s\n' \
+  "$(tail -1 "$work/plan.out" | sed 's/^plan-10000: \([0-9]*\) runs.*/\1/')" "$(median < "$work/plan")"
