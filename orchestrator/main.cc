@@ -62,6 +62,8 @@ std::string ShortText(const Cell& cell) {
   return ExactText(cell);
 }
 
+std::string Runs(size_t count) { return std::to_string(count) + (count == 1 ? " run" : " runs"); }
+
 std::string Shorten(const std::string& text, size_t width) {
   std::string line = text.substr(0, text.find('\n'));
   if (line.size() <= width) return line;
@@ -211,7 +213,7 @@ int Plan(const Options& o) {
              {"#", "run_key", "architecture", "servers", "workers", "batch", "overlap", "network", "rep", "split",
               "state", "attempts", "last failure"},
              rows, {true, false, false, true, true, true, false, false, true, false, false, true, false});
-  std::cout << experiment.name << ": " << plan.size() << " runs: " << counts["done"] << " done, "
+  std::cout << experiment.name << ": " << Runs(plan.size()) << ": " << counts["done"] << " done, "
             << counts["pending"] << " pending, " << counts["failed"] << " failed, " << counts["interrupted"]
             << " interrupted";
   if (counts["running"]) std::cout << ", " << counts["running"] << " running";
@@ -243,7 +245,7 @@ void PrintSummary(std::ostream& out, const std::string& name, const SweepReport&
              {false, false, false, true, true, true, true, false});
   int now = 0;
   for (const RunReport& run : report.runs) now += run.ran_now && run.item.state == "done";
-  out << name << ": " << report.runs.size() << " runs: " << report.complete << " complete (" << now
+  out << name << ": " << Runs(report.runs.size()) << ": " << report.complete << " complete (" << now
       << " just now), " << report.failed << " failed, " << report.interrupted << " interrupted, "
       << report.pending << " pending\n";
   if (report.recovered) {
