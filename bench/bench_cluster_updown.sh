@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `dmlbench cluster up` of 8 hosts (1 Gbit/s, 0.1 ms, 0.4 core each) and
+# `dmlbench cluster up` of 8 hosts (1 Gbit/s, 0.4 core each) and
 # `dmlbench cluster down`, timed; prints the median of REPS runs of each.
 # Goals: up <= 10 s, down <= 5 s. Needs root.
 #   bench/bench_cluster_updown.sh [path/to/dmlbench]     (REPS=5 by default)
@@ -20,7 +20,7 @@ downs=()
 for ((i = 1; i <= REPS; i++)); do
   t0=$(now)
   "$DMLBENCH" cluster --name "$name" --state-dir "$state/cluster" up --hosts "$HOSTS" \
-    --bandwidth 1gbit --latency 0.1ms --cpu 0.4 >/dev/null
+    --bandwidth 1gbit --cpu 0.4 >/dev/null
   t1=$(now)
   "$DMLBENCH" cluster --name "$name" --state-dir "$state/cluster" down >/dev/null
   t2=$(now)

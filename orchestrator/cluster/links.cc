@@ -234,7 +234,16 @@ void ShapeHostLink(CommandRunner& runner, const std::string& veth, const std::st
   for (const auto& [device, place] : {std::pair{veth, std::string()}, std::pair{std::string("eth0"), netns}}) {
     const auto commands = ShapeCommands(device, place, profile);
     runner.Run(commands.front());  // deleting a qdisc that is not there fails harmlessly
-    for (std::size_t i = 1; i < commands.size(); ++i) RunChecked(runner, commands[i]);
+    for (std::size_t i = 1; i < commands.size(); ++i) {
+      const CommandResult result = runner.Run(commands[i]);
+      if (result.exit_code == 0) continue;
+      const bool netem = std::find(commands[i].begin(), commands[i].end(), "netem") != commands[i].end();
+      if (netem && result.output.find("Specified qdisc kind is unknown") != std::string::npos) {
+        throw ClusterError("cannot delay " + device + " by " + FormatLatency(profile.latency_s) +
+                           ": this kernel has no netem qdisc (CONFIG_NET_SCH_NETEM); use latency 0");
+      }
+      RunChecked(runner, commands[i]);  // fails again, with the command in the message
+    }
   }
 }
 

@@ -90,7 +90,7 @@ TEST_F(ClusterAcceptance, RingOfThreeRanksOnThreeHostsThroughTheOrchestratorThen
       "[experiment]\nname = \"cluster-ring\"\n"
       "[defaults]\narchitecture = \"ring\"\nworkers = 3\ndataset = \"synthetic\"\n"
       "max_iterations_per_epoch = 5\nnetwork = \"fast\"\n"
-      "[networks.fast]\nbandwidth_mbit_per_s = 1000\nlatency_ms = 0.05\n"
+      "[networks.fast]\nbandwidth_mbit_per_s = 1000\n"
       "[execution]\nprovider = \"cluster\"\ninventory = \"cluster/inventory.toml\"\ntimeout_s = 120\nattempts = 1\n",
       store);
   ASSERT_EQ(report.complete, 1) << (report.runs.empty() ? "" : report.runs[0].item.failure_reason);
