@@ -27,24 +27,32 @@ double Median(std::vector<double> values) {
   return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
+struct Times {
+  std::vector<double> per_host;  // connect + provision, each host
+  std::vector<double> connect;   // connect, host key check and authentication
+};
+
 // Provisions hosts [0, n) in parallel, one session each; returns the wall
-// time and appends each host's own time to per_host.
+// time and appends each host's own times.
 double ProvisionInParallel(const dmlbench::Inventory& inventory, const dmlbench::ProvisionPlan& plan,
-                           size_t n, std::vector<double>* per_host) {
+                           size_t n, Times* times) {
   std::vector<double> seconds(n);
+  std::vector<double> connect(n);
   std::vector<std::thread> threads;
   const Clock::time_point start = Clock::now();
   for (size_t i = 0; i < n; ++i) {
     threads.emplace_back([&, i] {
       const Clock::time_point host_start = Clock::now();
       dmlbench::SshSession session(dmlbench::MakeTarget(inventory, inventory.hosts[i]));
+      connect[i] = std::chrono::duration<double>(Clock::now() - host_start).count();
       const dmlbench::HostProvision result = dmlbench::ProvisionHost(session, inventory.hosts[i], plan);
       seconds[i] = std::chrono::duration<double>(Clock::now() - host_start).count();
     });
   }
   for (std::thread& thread : threads) thread.join();
   const double wall = std::chrono::duration<double>(Clock::now() - start).count();
-  per_host->insert(per_host->end(), seconds.begin(), seconds.end());
+  times->per_host.insert(times->per_host.end(), seconds.begin(), seconds.end());
+  times->connect.insert(times->connect.end(), connect.begin(), connect.end());
   return wall;
 }
 
@@ -66,18 +74,19 @@ int main(int argc, char** argv) {
       dmlbench::ParseInventory(sshd.InventoryToml(), sshd.dir() + "/hosts.toml");
   const dmlbench::ProvisionPlan plan = dmlbench::MakeProvisionPlan(
       inventory.work_dir, DMLBENCH_TRAINER, with_dataset ? DMLBENCH_DATASET_DIR : "");
-  std::vector<double> ignored;
+  Times ignored;
   ProvisionInParallel(inventory, plan, 1, &ignored);  // uploads once; every host shares the dir
   ProvisionInParallel(inventory, plan, max_hosts, &ignored);  // warm-up
 
   std::printf("provisioning unchanged hosts (%zu files: trainer%s), median of %d\n", plan.files.size(),
               with_dataset ? " + Fashion-MNIST" : "", reps);
-  std::printf("%6s %14s %16s\n", "hosts", "wall_ms", "per_host_ms");
+  std::printf("%6s %10s %13s %12s\n", "hosts", "wall_ms", "per_host_ms", "connect_ms");
   for (size_t n = 1; n <= max_hosts; n *= 2) {
     std::vector<double> walls;
-    std::vector<double> per_host;
-    for (int r = 0; r < reps; ++r) walls.push_back(ProvisionInParallel(inventory, plan, n, &per_host));
-    std::printf("%6zu %14.1f %16.1f\n", n, Median(walls) * 1000, Median(per_host) * 1000);
+    Times times;
+    for (int r = 0; r < reps; ++r) walls.push_back(ProvisionInParallel(inventory, plan, n, &times));
+    std::printf("%6zu %10.1f %13.1f %12.1f\n", n, Median(walls) * 1000, Median(times.per_host) * 1000,
+                Median(times.connect) * 1000);
   }
   return 0;
 }
