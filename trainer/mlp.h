@@ -1,9 +1,7 @@
-// Mlp: a multilayer perceptron (fully connected layers, ReLU between them,
-// softmax cross-entropy on top) whose parameters live in ONE contiguous fp32
-// buffer, layer l = its weights then its biases, and likewise its gradient, so
-// that a communication scheme can move the whole buffer or per-layer slices.
-// Owns the buffers and its scratch space (sized once); not thread-safe.
-// Uses one BLAS thread: the constructor pins OpenBLAS to one thread.
+// Mlp: fully connected layers, ReLU, softmax cross-entropy, with ALL
+// parameters in one contiguous fp32 buffer (layer l = weights then biases) and
+// the gradient likewise, so communication moves the buffer or per-layer
+// slices. Owns buffers and scratch (sized once); not thread-safe; one BLAS thread.
 #ifndef DMLBENCH_TRAINER_MLP_H_
 #define DMLBENCH_TRAINER_MLP_H_
 
@@ -24,7 +22,8 @@ struct MlpLayer {
 class Mlp {
  public:
   // `sizes` = inputs, hidden sizes..., classes (784,128,32,10: W = 104,938).
-  // Forward/Backward accept batches of up to `max_batch` rows.
+  // Forward/Backward accept batches of up to `max_batch` rows. Pins OpenBLAS
+  // to one thread (process-wide).
   Mlp(const std::vector<int>& sizes, int max_batch);
 
   Mlp(const Mlp&) = delete;

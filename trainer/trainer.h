@@ -1,11 +1,8 @@
-// Trainer: one rank's part of synchronous data-parallel SGD (DESIGN.md
-// section 1). Each epoch it shuffles the training set from the seed, trains
-// its shard of every global batch, exchanges gradients through the chosen
-// scheme (exchange.h), times every phase, aggregates the epoch over ranks and
-// evaluates on the test set; rank 0 reports events and progress. Owns the
-// model and the scheme for one run; borrows the dataset. Collective over
-// MPI_COMM_WORLD (every rank calls the same functions in the same order);
-// MPI must be initialised. One thread.
+// Trainer: one rank's synchronous data-parallel SGD (DESIGN.md section 1):
+// shuffle and shard each epoch, forward/backward, exchange (exchange.h), time
+// every phase, aggregate over ranks, evaluate; rank 0 reports. Owns the model
+// and scheme of a run, borrows the dataset; collective over MPI_COMM_WORLD,
+// called from one thread.
 #ifndef DMLBENCH_TRAINER_TRAINER_H_
 #define DMLBENCH_TRAINER_TRAINER_H_
 
