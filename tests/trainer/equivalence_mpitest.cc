@@ -28,7 +28,9 @@ struct Scheme {
 
 const Scheme kSchemes[] = {
     {"ring", 0, false},
+    {"ring", 0, true},
     {"mpi", 0, false},
+    {"mpi", 0, true},
 };
 
 constexpr int kBatch = 3;              // local batch b
@@ -134,8 +136,9 @@ TEST_P(Equivalence, MatchesOneWorkerWithTheGlobalBatchAndRepeatsBitIdentically) 
     moved += std::pow(double(initial.parameters()[i]) - reference[i], 2);
   EXPECT_GT(std::sqrt(moved / norm), 1e-3);
   if (rank == 0)
-    std::printf("[ %s ] %d workers: relative difference %.3g, checksum %s\n",
-                scheme.architecture, workers, relative, first.parameter_checksum.c_str());
+    std::printf("[ %s%s ] %d workers: relative difference %.3g, checksum %s\n",
+                scheme.architecture, scheme.overlap ? " overlap" : "", workers, relative,
+                first.parameter_checksum.c_str());
 }
 
 INSTANTIATE_TEST_SUITE_P(Schemes, Equivalence, ::testing::ValuesIn(kSchemes),
