@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -212,6 +213,32 @@ std::string Pad(std::string text, std::size_t width) {
   return text + " ";
 }
 
+// One host: namespace, link (shaped), cgroup, host key and sshd. Returns
+// its known_hosts line.
+std::string SetUpHost(const ClusterState& state, const ClusterHost& host, const std::string& sshd,
+                      CommandRunner& runner) {
+  AddNamespace(runner, host.name);
+  AddHostLink(runner, state.bridge, host.veth, host.name, host.address);
+  ShapeHostLink(runner, host.veth, host.name, state.network);
+  CreateCpuCgroup(state.cgroup, host.cgroup, state.cpu_cores);
+
+  const fs::path host_dir = fs::path(state.state_dir) / host.name;
+  fs::create_directories(host_dir);
+  const fs::path host_key = host_dir / "ssh_host_ed25519_key";
+  fs::remove(host_key);
+  fs::remove(host_key.string() + ".pub");
+  RunChecked(runner, {"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", host.name, "-f", host_key.string()});
+  std::istringstream public_key(ReadFile(host_key.string() + ".pub"));
+  std::string type, key;
+  public_key >> type >> key;
+  WriteFile(host_dir / "sshd_config", SshdConfig(host_dir, host.address, state.identity_file() + ".pub"));
+  // Started in the host's namespace and cgroup: Open MPI's daemon and the
+  // ranks it starts through this sshd inherit both.
+  RunChecked(runner, {sshd, "-f", (host_dir / "sshd_config").string(), "-E", (host_dir / "sshd.log").string()},
+             {host.name, CgroupProcsFile(state.cgroup, host.cgroup)});
+  return host.address + " " + type + " " + key + "\n";
+}
+
 }  // namespace
 
 std::string ClusterState::inventory_path() const { return (fs::path(state_dir) / "inventory.toml").string(); }
@@ -309,30 +336,26 @@ ClusterState ClusterUp(const ClusterOptions& options, CommandRunner& runner) {
     // sshd refuses to start without its privilege separation directory.
     fs::create_directories("/run/sshd", error);
 
-    std::string known_hosts;
-    for (const ClusterHost& host : state.hosts) {
-      AddNamespace(runner, host.name);
-      AddHostLink(runner, state.bridge, host.veth, host.name, host.address);
-      ShapeHostLink(runner, host.veth, host.name, state.network);
-      CreateCpuCgroup(state.cgroup, host.cgroup, state.cpu_cores);
-
-      const fs::path host_dir = fs::path(state.state_dir) / host.name;
-      fs::create_directories(host_dir);
-      const fs::path host_key = host_dir / "ssh_host_ed25519_key";
-      fs::remove(host_key);
-      fs::remove(host_key.string() + ".pub");
-      RunChecked(runner, {"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", host.name, "-f", host_key.string()});
-      std::istringstream public_key(ReadFile(host_key.string() + ".pub"));
-      std::string type, key;
-      public_key >> type >> key;
-      known_hosts += host.address + " " + type + " " + key + "\n";
-      WriteFile(host_dir / "sshd_config", SshdConfig(host_dir, host.address, state.identity_file() + ".pub"));
-      // Started in the host's namespace and cgroup: Open MPI's daemon and the
-      // ranks it starts through this sshd inherit both.
-      RunChecked(runner,
-                 {options.sshd, "-f", (host_dir / "sshd_config").string(), "-E", (host_dir / "sshd.log").string()},
-                 {host.name, CgroupProcsFile(state.cgroup, host.cgroup)});
+    // Hosts are set up in parallel (their commands mostly wait on the
+    // kernel and on process start-up); each fills its own known_hosts line.
+    std::vector<std::string> host_keys(state.hosts.size());
+    std::vector<std::exception_ptr> errors(state.hosts.size());
+    std::vector<std::thread> threads;
+    for (std::size_t i = 0; i < state.hosts.size(); ++i) {
+      threads.emplace_back([&, i] {
+        try {
+          host_keys[i] = SetUpHost(state, state.hosts[i], options.sshd, runner);
+        } catch (...) {
+          errors[i] = std::current_exception();
+        }
+      });
     }
+    for (std::thread& thread : threads) thread.join();
+    for (const std::exception_ptr& failure : errors) {
+      if (failure) std::rethrow_exception(failure);
+    }
+    std::string known_hosts;
+    for (const std::string& line : host_keys) known_hosts += line;
     WriteFile(state.known_hosts_path(), known_hosts);
     WriteFile(state.inventory_path(), InventoryText(state));
 

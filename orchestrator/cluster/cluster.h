@@ -71,7 +71,8 @@ std::string PrivilegeProblem(std::uint64_t effective_caps, bool cgroup_writable,
 void ValidateClusterOptions(const ClusterOptions& options);
 
 // Creates the cluster, shaped and capped, with every sshd accepting
-// connections. Refuses when objects of this name exist. On failure removes
+// connections. Sets the hosts up in parallel, calling `runner` from one
+// thread per host. Refuses when objects of this name exist. On failure removes
 // what it created and throws ClusterError.
 ClusterState ClusterUp(const ClusterOptions& options, CommandRunner& runner);
 
