@@ -38,6 +38,16 @@ std::string Text(const Store& store, const std::string& sql) {
   return std::get<std::string>(store.Query(sql).rows.at(0).at(0));
 }
 
+// Waits (through its own read-only connection) until a trainer's run_start
+// is stored, i.e. the job is running.
+void WaitForRunStart(const std::string& db) {
+  Store reader(db, Store::Mode::kReadOnly);
+  for (int i = 0; i < 1200; ++i) {
+    if (Int(reader, "SELECT count(*) FROM attempts WHERE world_size IS NOT NULL") > 0) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
 std::string MatrixText(const std::string& matrix, double timeout_s = 60, int attempts = 2,
                        const std::string& defaults = "") {
   std::ostringstream text;
@@ -193,7 +203,7 @@ TEST_F(RunnerTest, CancelInterruptsTheCurrentRunAndTheNextSweepRedoesIt) {
   Store store(db_);
   std::atomic<bool> cancel{false};
   std::thread canceller([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    WaitForRunStart(db_);
     cancel = true;
   });
   SweepReport report = Sweep(store, trainer, experiment, cancel);
@@ -257,7 +267,7 @@ TEST_F(RunnerTest, SecondSweepOnTheSameDatabaseIsRefused) {
   Store first_store(db_);
   std::atomic<bool> cancel{false};
   std::thread first([&] { Sweep(first_store, trainer, experiment, cancel); });
-  while (progress_.str().empty()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  WaitForRunStart(db_);
   Store second_store(db_);
   try {
     LocalLauncher launcher = MakeLauncher(trainer);
