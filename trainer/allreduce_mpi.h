@@ -1,8 +1,7 @@
-// MpiAllreduce: the baseline that keeps the ring honest. One MPI_Iallreduce
-// (Open MPI picks the algorithm) of a float buffer, advanced by polling
-// MPI_Test, never a blocking wait. Borrows the buffer, owns its request. Not
-// thread-safe. The `mpi` scheme is one MpiAllreduce per bucket followed by
-// SGD on every worker.
+// MpiAllreduce: the baseline that keeps the ring honest: one MPI_Iallreduce
+// (Open MPI picks the algorithm) of a float buffer, polled, never a blocking
+// wait. Borrows the buffer, owns its request. Not thread-safe. The `mpi` scheme
+// is one MpiAllreduce per bucket followed by SGD on every worker.
 #ifndef DMLBENCH_TRAINER_ALLREDUCE_MPI_H_
 #define DMLBENCH_TRAINER_ALLREDUCE_MPI_H_
 

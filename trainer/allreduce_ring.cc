@@ -1,6 +1,5 @@
 #include "trainer/allreduce_ring.h"
 
-#include <algorithm>
 #include <utility>
 
 #include "trainer/timeline.h"

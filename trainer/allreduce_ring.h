@@ -1,9 +1,7 @@
-// RingAllreduce: the bandwidth-optimal ring allreduce (Patarasuk & Yuan 2009)
-// of one float buffer over point-to-point MPI: reduce-scatter, then
-// allgather, 2(w-1) steps of ~n/w floats to the right neighbour; any w >= 1,
-// any length. It borrows the buffer and owns its inbox and requests; it is
-// advanced by polling and never blocks. Not thread-safe. The `ring` scheme is
-// one RingAllreduce per bucket followed by SGD on every worker.
+// RingAllreduce: bandwidth-optimal ring allreduce (Patarasuk & Yuan 2009) of a
+// float buffer over point-to-point MPI: reduce-scatter then allgather, 2(w-1)
+// steps of ~n/w to the right; any w, any length. Borrows the buffer, owns inbox
+// and requests, never blocks. Not thread-safe. `ring` = one per bucket + SGD.
 #ifndef DMLBENCH_TRAINER_ALLREDUCE_RING_H_
 #define DMLBENCH_TRAINER_ALLREDUCE_RING_H_
 

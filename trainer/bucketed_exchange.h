@@ -1,9 +1,7 @@
-// BucketedExchange: what every worker-side scheme shares. It owns the bucket
-// plan (layers fused last layer first into buckets of >= bucket_bytes; one
-// bucket, the whole buffer, when overlap is off), decides when each bucket's
-// exchange starts, polls the buckets in flight and keeps ExchangeStats. A
-// scheme supplies the protocol of one bucket (BucketExchange) and how the
-// new model is installed. Not thread-safe: the training thread's.
+// BucketedExchange: what every worker-side scheme shares: the bucket plan (layers
+// fused last first up to bucket_bytes; one bucket when overlap is off), when each
+// bucket starts, polling and ExchangeStats. A scheme supplies one bucket's
+// protocol and how the new model is installed. Not thread-safe.
 #ifndef DMLBENCH_TRAINER_BUCKETED_EXCHANGE_H_
 #define DMLBENCH_TRAINER_BUCKETED_EXCHANGE_H_
 

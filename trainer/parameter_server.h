@@ -1,10 +1,7 @@
-// ParameterServer: the `ps` scheme (DESIGN.md section 1). The last k ranks
-// are servers; each owns one shard of the flat buffer, shards balanced in
-// bytes. Per bucket, every worker pushes its gradient, the part in shard s to
-// server s, and pulls the updated part back; server s sums the w
-// contributions in worker order, applies SGD to its shard and sends the new
-// values to every worker. Synchronous: a worker's FinishIteration() returns
-// only with the whole new model. Not thread-safe (one instance per rank).
+// ParameterServer: the `ps` scheme (DESIGN.md section 1). The last k ranks each
+// own a shard balanced in bytes; per bucket every worker pushes each server its
+// part of the gradient and pulls the new values back once that server has summed
+// the w parts in worker order and applied SGD. Synchronous. Not thread-safe.
 #ifndef DMLBENCH_TRAINER_PARAMETER_SERVER_H_
 #define DMLBENCH_TRAINER_PARAMETER_SERVER_H_
 

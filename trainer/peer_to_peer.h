@@ -1,9 +1,7 @@
-// PeerToPeer: the `p2p` scheme (DESIGN.md section 1). Every worker owns
-// shard j of each bucket (~1/w of it): it sends shard j of its gradient to
-// peer j, sums the w gradients of its own shard in worker order, applies SGD
-// to it and sends the updated shard to every peer: 2(w-1) messages of ~W/w
-// per iteration. Each value is computed once by its owner and copied, so all
-// workers end bit-identical. Not thread-safe (one instance per rank).
+// PeerToPeer: the `p2p` scheme (DESIGN.md section 1). Worker j owns shard j of
+// each bucket: every worker sends it shard j of its gradient; j sums them in
+// worker order, applies SGD and sends the new shard to all: 2(w-1) messages of
+// ~W/w per iteration, each value computed once. Not thread-safe.
 #ifndef DMLBENCH_TRAINER_PEER_TO_PEER_H_
 #define DMLBENCH_TRAINER_PEER_TO_PEER_H_
 
