@@ -243,12 +243,28 @@ TEST(SshSessionTest, UnreadableIdentityFileIsReported) {
 }
 
 TEST(SshSessionTest, NothingListeningFailsAtOnce) {
-  SshdFixture sshd;
-  SshTarget target = TargetFor(sshd);
-  sshd.Stop();
+  // A port held by this test but not listening: nobody else can take it.
+  const int held = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  inet_pton(AF_INET, "127.0.0.2", &address.sin_addr);
+  ASSERT_EQ(bind(held, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+  socklen_t length = sizeof address;
+  getsockname(held, reinterpret_cast<sockaddr*>(&address), &length);
+  SshTarget target;
+  target.name = "a";
+  target.address = "127.0.0.2";
+  target.port = ntohs(address.sin_port);
+  target.user = UserName();
+  target.known_hosts = "/dev/null";
+  target.connect_timeout_s = 5;
   const auto start = std::chrono::steady_clock::now();
-  EXPECT_EQ(ErrorOf(target), Label(sshd) + ": connect failed: Connection refused");
-  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1.0);
+  const std::string error = ErrorOf(target);
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  close(held);
+  EXPECT_EQ(error, "host 'a' (" + UserName() + "@127.0.0.2:" + std::to_string(target.port) +
+                       "): connect failed: Connection refused");
+  EXPECT_LT(elapsed, 1.0);
 }
 
 TEST(SshSessionTest, SilentServerFailsWithinTheConnectTimeout) {
