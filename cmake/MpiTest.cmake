@@ -11,11 +11,6 @@ function(dmlbench_add_mpi_test)
            COMMAND ${MPIEXEC_PROGRAM} --oversubscribe --mca btl self,tcp
                    -np ${T_RANKS} $<TARGET_FILE:${T_TARGET}> ${T_ARGS})
   set(env "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1")
-  if(DMLBENCH_SANITIZE)
-    # Open MPI's own allocations outlive MPI_Finalize; leaks of ours are
-    # still caught by the unit tests, which run without MPI.
-    list(APPEND env "ASAN_OPTIONS=detect_leaks=0")
-  endif()
   set_tests_properties(${T_NAME} PROPERTIES
     ENVIRONMENT "${env}"
     LABELS "mpi;${T_LABELS}"
