@@ -4,6 +4,8 @@
 // per host and the median wall time of N hosts provisioned in parallel.
 // Target: <= 300 ms per host; N hosts in about the time of one.
 //   bench_orch_provision [--reps R] [--max-hosts N] [--dataset]
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -20,6 +22,13 @@
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+double CpuSeconds(int who) {
+  rusage usage{};
+  getrusage(who, &usage);
+  return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+         static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6;
+}
 
 double Median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
@@ -88,5 +97,21 @@ int main(int argc, char** argv) {
     std::printf("%6zu %10.1f %13.1f %12.1f\n", n, Median(walls) * 1000, Median(times.per_host) * 1000,
                 Median(times.connect) * 1000);
   }
+  // CPU time of one unchanged host, all processes counted (this one, the
+  // sshd and the remote commands, which are reaped into RUSAGE_CHILDREN when
+  // the fixture stops): what the wall time would be on an idle machine.
+  double cpu = 0;
+  {
+    dmlbench::testing::SshdFixture single({"127.0.0.2"});  // its ssh-keygen runs are not counted
+    dmlbench::Inventory one = dmlbench::ParseInventory(single.InventoryToml(), single.dir() + "/hosts.toml");
+    one.work_dir = inventory.work_dir;  // already holds the files: nothing to upload
+    const double self_before = CpuSeconds(RUSAGE_SELF);
+    const double children_before = CpuSeconds(RUSAGE_CHILDREN);
+    Times times;
+    for (int r = 0; r < reps; ++r) ProvisionInParallel(one, plan, 1, &times);
+    single.Stop();
+    cpu = (CpuSeconds(RUSAGE_SELF) - self_before) + (CpuSeconds(RUSAGE_CHILDREN) - children_before);
+  }
+  std::printf("cpu_ms per unchanged host (this process + sshd + remote commands): %.1f\n", cpu * 1000 / reps);
   return 0;
 }
