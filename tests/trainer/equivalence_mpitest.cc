@@ -27,10 +27,9 @@ struct Scheme {
 };
 
 const Scheme kSchemes[] = {
-    {"ring", 0, false},
-    {"ring", 0, true},
-    {"mpi", 0, false},
-    {"mpi", 0, true},
+    {"ring", 0, false}, {"ring", 0, true}, {"mpi", 0, false}, {"mpi", 0, true},
+    {"p2p", 0, false},  {"p2p", 0, true},  {"ps", 1, false},  {"ps", 1, true},
+    {"ps", 2, false},   {"ps", 2, true},   {"ps", 4, false},  {"ps", 4, true},
 };
 
 constexpr int kBatch = 3;              // local batch b
@@ -51,6 +50,7 @@ TrainerOptions Options(const Scheme& scheme) {
   options.seed = kSeed;
   options.learning_rate = kLearningRate;
   options.evaluate = false;
+  options.bucket_bytes = 1024;  // overlap: every layer its own bucket
   return options;
 }
 
@@ -97,7 +97,15 @@ TEST_P(Equivalence, MatchesOneWorkerWithTheGlobalBatchAndRepeatsBitIdentically) 
 
   TrainResult first = Train(options, dataset, {});
   TrainResult second = Train(options, dataset, {});
-  if (rank >= workers) return;  // servers hold no model
+
+  // Every worker holds worker 0's model, bit for bit (servers join the
+  // broadcast, then leave: they hold no model).
+  std::vector<float> worker0 = first.parameters;
+  int count = int(worker0.size());
+  MPI_Bcast(&count, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  worker0.resize(count);
+  MPI_Bcast(worker0.data(), count, MPI_FLOAT, 0, MPI_COMM_WORLD);
+  if (rank >= workers) return;
 
   // Same configuration twice: bit-identical.
   ASSERT_EQ(first.parameters.size(), second.parameters.size());
@@ -106,9 +114,6 @@ TEST_P(Equivalence, MatchesOneWorkerWithTheGlobalBatchAndRepeatsBitIdentically) 
                                                          << " on rank " << rank;
   EXPECT_EQ(first.parameter_checksum, second.parameter_checksum);
 
-  // Every worker holds worker 0's model, bit for bit.
-  std::vector<float> worker0 = first.parameters;
-  MPI_Bcast(worker0.data(), int(worker0.size()), MPI_FLOAT, 0, MPI_COMM_WORLD);
   for (std::size_t i = 0; i < worker0.size(); ++i)
     ASSERT_EQ(first.parameters[i], worker0[i]) << "mismatch with rank 0 at index " << i
                                                << " on rank " << rank;
