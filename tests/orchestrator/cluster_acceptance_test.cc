@@ -84,11 +84,12 @@ class ClusterAcceptance : public ::testing::Test {
 };
 
 TEST_F(ClusterAcceptance, RingOfThreeRanksOnThreeHostsThroughTheOrchestratorThenNothingIsLeft) {
-  Up('a', 3, {"", 1e9, 0}, 0.5);
+  Up('a', 3, {"", 100e6, 0}, 0.5);  // the run's profile "fast" differs: it is reshaped
   Store store((work_ / "results.db").string());
   const SweepReport report = RunExperiment(
       "[experiment]\nname = \"cluster-ring\"\n"
-      "[defaults]\narchitecture = \"ring\"\nworkers = 3\ndataset = \"synthetic\"\n"
+      "[matrix]\narchitecture = [\"ring\"]\nworkers = [3]\n"
+      "[defaults]\ndataset = \"synthetic\"\n"
       "max_iterations_per_epoch = 5\nnetwork = \"fast\"\n"
       "[networks.fast]\nbandwidth_mbit_per_s = 1000\n"
       "[execution]\nprovider = \"cluster\"\ninventory = \"cluster/inventory.toml\"\ntimeout_s = 120\nattempts = 1\n",
@@ -147,8 +148,7 @@ TEST_F(ClusterAcceptance, ParameterServerCongestsWhileRingTrafficStaysFlat) {
       "[experiment]\nname = \"cluster-congestion\"\n"
       "[defaults]\ndataset = \"synthetic\"\nmax_iterations_per_epoch = 4\nnetwork = \"slow\"\n"
       "[networks.slow]\nbandwidth_mbit_per_s = 100\n"
-      "[[include]]\narchitecture = \"ps\"\nservers = 1\nworkers = 1\n"
-      "[[include]]\narchitecture = \"ps\"\nservers = 1\nworkers = 4\n"
+      "[matrix]\narchitecture = [\"ps\"]\nservers = [1]\nworkers = [1, 4]\n"
       "[[include]]\narchitecture = \"ring\"\nworkers = 2\n"
       "[[include]]\narchitecture = \"ring\"\nworkers = 4\n"
       "[execution]\nprovider = \"cluster\"\ninventory = \"cluster/inventory.toml\"\ntimeout_s = 120\nattempts = 1\n",
