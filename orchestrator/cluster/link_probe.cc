@@ -1,5 +1,7 @@
 #include "orchestrator/cluster/link_probe.h"
 
+#include <algorithm>
+
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -54,23 +56,39 @@ LinkFit FitLink(const std::vector<ProbePoint>& points) {
     throw ClusterError("cannot fit alpha and B: need at least 2 message sizes, got " +
                        std::to_string(points.size()));
   }
-  // Weighted least squares for t = a + s*m, weights 1/t^2 (relative error).
-  double sw = 0, swm = 0, swt = 0, swmm = 0, swmt = 0;
-  for (const ProbePoint& p : points) {
-    const double w = 1 / (p.median_one_way_s * p.median_one_way_s);
+  // B: least squares slope of t over m on the large messages only (within a
+  // factor 64 of the largest). Smaller ones pass through tbf's token bucket
+  // at line rate and would make the link look faster than it is shaped.
+  std::int64_t largest = 0;
+  for (const ProbePoint& p : points) largest = std::max(largest, p.message_bytes);
+  std::vector<ProbePoint> large;
+  for (const ProbePoint& p : points)
+    if (p.message_bytes * 64 >= largest) large.push_back(p);
+  if (large.size() < 2) large = points;
+  double sm = 0, st = 0, smm = 0, smt = 0;
+  for (const ProbePoint& p : large) {
     const double m = static_cast<double>(p.message_bytes);
-    sw += w;
-    swm += w * m;
-    swt += w * p.median_one_way_s;
-    swmm += w * m * m;
-    swmt += w * m * p.median_one_way_s;
+    sm += m;
+    st += p.median_one_way_s;
+    smm += m * m;
+    smt += m * p.median_one_way_s;
   }
-  const double determinant = sw * swmm - swm * swm;
-  const double slope = determinant == 0 ? 0 : (sw * swmt - swm * swt) / determinant;
+  const double n = static_cast<double>(large.size());
+  const double determinant = n * smm - sm * sm;
+  const double slope = determinant == 0 ? 0 : (n * smt - sm * st) / determinant;
   if (!(slope > 0)) {
     throw ClusterError("cannot fit alpha and B: time does not grow with message size");
   }
-  return LinkFit{(swt - slope * swm) / sw, 1 / slope};
+  // alpha: what is left of the small messages' time (up to 1 KiB) once
+  // their bytes are paid at B; the median, so one noisy size does not move it.
+  std::vector<double> latencies;
+  for (const ProbePoint& p : points)
+    if (p.message_bytes <= 1024) latencies.push_back(p.median_one_way_s - p.message_bytes * slope);
+  if (latencies.empty()) latencies.push_back((st - slope * sm) / n);
+  std::sort(latencies.begin(), latencies.end());
+  const std::size_t mid = latencies.size() / 2;
+  const double alpha = latencies.size() % 2 ? latencies[mid] : (latencies[mid - 1] + latencies[mid]) / 2;
+  return LinkFit{alpha, 1 / slope};
 }
 
 LinkProbeResult ProbeLinks(const ClusterState& state, const LinkProbeOptions& options) {

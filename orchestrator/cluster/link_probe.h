@@ -51,8 +51,9 @@ struct LinkProbeOptions {
 // "link probe printed an invalid line: <line>" for anything else.
 ProbePoint ParseProbeLine(std::string_view line);
 
-// Least squares fit of t = alpha + m/B, each point weighted by 1/t^2 so
-// that small messages (latency) and large ones (bandwidth) both count.
+// Fit of t = alpha + m/B (Hockney): B from the slope over the large
+// messages (within a factor 64 of the largest: smaller ones ride tbf's burst
+// bucket), alpha the median of t - m/B over messages up to 1 KiB.
 // Throws ClusterError "cannot fit alpha and B: ..." for fewer than two
 // sizes or a slope that is not positive.
 LinkFit FitLink(const std::vector<ProbePoint>& points);

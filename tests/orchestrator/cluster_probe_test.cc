@@ -45,6 +45,18 @@ TEST(ClusterProbeTest, FitWeighsSmallAndLargeMessages) {
   EXPECT_NEAR(fit.alpha_s / 100e-6, 1, 0.1);
 }
 
+TEST(ClusterProbeTest, FitIgnoresMessagesThatRideTheTokenBucket) {
+  // Mid-size messages pass at twice the shaped rate (tbf's burst): B comes
+  // from the large messages, alpha from the small ones.
+  std::vector<ProbePoint> points = ExactPoints(100e-6, 12.5e6);
+  for (ProbePoint& p : points)
+    if (p.message_bytes > 1024 && p.message_bytes < (64 << 10))
+      p.median_one_way_s = 100e-6 + p.message_bytes / 25e6;
+  const LinkFit fit = FitLink(points);
+  EXPECT_NEAR(fit.bandwidth_bytes_per_s / 12.5e6, 1, 0.01);
+  EXPECT_NEAR(fit.alpha_s / 100e-6, 1, 0.01);
+}
+
 TEST(ClusterProbeTest, StoresOneRowPerSizeWithTheFit) {
   const std::string db = (std::filesystem::temp_directory_path() /
                           ("dmlb-probe-test-" + std::to_string(getpid()) + ".db")).string();
