@@ -55,12 +55,7 @@ class MpiExchange : public BucketedExchange {
   }
 
  private:
-  void Install() override {
-    const double start_s = MonotonicSeconds();
-    ScopedSpan update(timeline_, "sgd.update", "compute");
-    ApplySgd(params_, grads_, workers(), options_.learning_rate);
-    stats_.update_s += MonotonicSeconds() - start_s;
-  }
+  void Install() override { ApplySummedGradients(); }
 };
 
 }  // namespace

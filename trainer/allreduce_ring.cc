@@ -124,12 +124,7 @@ class RingExchange : public BucketedExchange {
   }
 
  private:
-  void Install() override {
-    const double start_s = MonotonicSeconds();
-    ScopedSpan update(timeline_, "sgd.update", "compute");
-    ApplySgd(params_, grads_, workers(), options_.learning_rate);
-    stats_.update_s += MonotonicSeconds() - start_s;
-  }
+  void Install() override { ApplySummedGradients(); }
 };
 
 }  // namespace
