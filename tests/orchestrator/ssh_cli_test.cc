@@ -46,7 +46,7 @@ TEST(SshCliTest, CheckPrintsTheFactsOfEveryHost) {
       RunCli({"inventory", "check", sshd.WriteInventory("hosts.toml"), "--trainer", DMLBENCH_TRAINER});
   EXPECT_EQ(outcome.status, 0) << outcome.err;
   EXPECT_NE(outcome.out.find("a (127.0.0.2): ready in "), std::string::npos) << outcome.out;
-  EXPECT_NE(outcome.out.find(" 1 file(s) uploaded to " + sshd.dir() + "/work\n"), std::string::npos);
+  EXPECT_NE(outcome.out.find(" 1 file(s) uploaded to " + sshd.dir() + "/remote-work\n"), std::string::npos);
   EXPECT_NE(outcome.out.find("b (127.0.0.3): ready in "), std::string::npos);
   EXPECT_NE(outcome.out.find("  mpi       mpirun (Open MPI) "), std::string::npos);
   EXPECT_NE(outcome.out.find("\n2 host(s) ready\n"), std::string::npos);

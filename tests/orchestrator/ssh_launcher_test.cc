@@ -107,10 +107,10 @@ TEST(SshLauncherTest, RunsTheTrainerAcrossTwoRemoteHosts) {
   // mpirun reached host b over ssh to start its daemon there.
   EXPECT_NE(sshd.log().substr(log_before).find("on 127.0.0.3 port " + std::to_string(sshd.port())),
             std::string::npos);
-  EXPECT_NE(run.result.command_line.find("mpirun --hostfile " + sshd.dir() + "/work/.hostfile-two-hosts -np 2"),
+  EXPECT_NE(run.result.command_line.find("mpirun --hostfile " + sshd.dir() + "/remote-work/.hostfile-two-hosts -np 2"),
             std::string::npos);
   // The hostfile is removed after the run.
-  EXPECT_FALSE(std::filesystem::exists(sshd.dir() + "/work/.hostfile-two-hosts"));
+  EXPECT_FALSE(std::filesystem::exists(sshd.dir() + "/remote-work/.hostfile-two-hosts"));
 }
 
 TEST(SshLauncherTest, RunsOnTheHostsCopyOfTheDataset) {
@@ -124,7 +124,7 @@ TEST(SshLauncherTest, RunsOnTheHostsCopyOfTheDataset) {
   const Collected run = LaunchAndCollect(*launcher, spec);
   ASSERT_EQ(run.result.exit_code, 0) << run.result.failure_reason << "\n" << run.result.stderr_tail;
   const nlohmann::json start = nlohmann::json::parse(run.lines.at(0));
-  EXPECT_EQ(start.at("config").at("dataset"), sshd.dir() + "/work/dataset");
+  EXPECT_EQ(start.at("config").at("dataset"), sshd.dir() + "/remote-work/dataset");
   EXPECT_EQ(start.at("train_samples"), 60000);
 }
 

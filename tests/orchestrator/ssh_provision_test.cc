@@ -234,14 +234,14 @@ std::vector<HostProvision> ProvisionReal(const Inventory& inventory, const Provi
 
 TEST(ProvisionRealTest, UploadsTheTrainerAndDatasetThenSkipsThemWhenUnchanged) {
   SshdFixture sshd({"127.0.0.2"});
-  const Inventory inventory = RealInventory(sshd, sshd.dir() + "/work");
+  const Inventory inventory = RealInventory(sshd, sshd.dir() + "/remote-work");
   const ProvisionPlan plan = MakeProvisionPlan(inventory.work_dir, DMLBENCH_TRAINER, DMLBENCH_DATASET_DIR);
   ASSERT_EQ(plan.files.size(), 5u);
   std::vector<HostProvision> first = ProvisionReal(inventory, plan);
   EXPECT_EQ(first[0].uploaded, 5);
-  EXPECT_EQ(first[0].work_dir, sshd.dir() + "/work");
+  EXPECT_EQ(first[0].work_dir, sshd.dir() + "/remote-work");
   for (const ProvisionFile& file : plan.files) {
-    EXPECT_EQ(Sha256FileHex(sshd.dir() + "/work/" + file.remote_name), file.sha256) << file.remote_name;
+    EXPECT_EQ(Sha256FileHex(sshd.dir() + "/remote-work/" + file.remote_name), file.sha256) << file.remote_name;
   }
   EXPECT_EQ(first[0].facts.mpi_version.rfind("mpirun (Open MPI) ", 0), 0u);
   EXPECT_GT(first[0].facts.cores, 0);
@@ -252,16 +252,16 @@ TEST(ProvisionRealTest, UploadsTheTrainerAndDatasetThenSkipsThemWhenUnchanged) {
   EXPECT_EQ(second[0].uploaded, 0);
 
   // A changed remote file is replaced, and only that one.
-  std::ofstream(sshd.dir() + "/work/dataset/t10k-labels-idx1-ubyte.gz") << "stale";
+  std::ofstream(sshd.dir() + "/remote-work/dataset/t10k-labels-idx1-ubyte.gz") << "stale";
   std::vector<HostProvision> third = ProvisionReal(inventory, plan);
   EXPECT_EQ(third[0].uploaded, 1);
-  EXPECT_EQ(Sha256FileHex(sshd.dir() + "/work/dataset/t10k-labels-idx1-ubyte.gz"), plan.files[2].sha256);
+  EXPECT_EQ(Sha256FileHex(sshd.dir() + "/remote-work/dataset/t10k-labels-idx1-ubyte.gz"), plan.files[2].sha256);
 }
 
 TEST(ProvisionRealTest, HostileWorkDirIsUsedLiterallyAndNothingIsExecuted) {
   SshdFixture sshd;
   const std::string marker = sshd.dir() + "/pwned";
-  const std::string work_dir = sshd.dir() + "/work dir; $(touch " + marker + ") `touch " + marker +
+  const std::string work_dir = sshd.dir() + "/remote-work dir; $(touch " + marker + ") `touch " + marker +
                                "` 'it''s' \"q\" && touch " + marker;
   const Inventory inventory = RealInventory(sshd, work_dir);
   const std::string trainer = sshd.dir() + "/trainer $(touch pwned) 'x'";
@@ -276,7 +276,7 @@ TEST(ProvisionRealTest, HostileWorkDirIsUsedLiterallyAndNothingIsExecuted) {
 
 TEST(ProvisionRealTest, BothFixtureHostsReachEachOther) {
   SshdFixture sshd;
-  const Inventory inventory = RealInventory(sshd, sshd.dir() + "/work");
+  const Inventory inventory = RealInventory(sshd, sshd.dir() + "/remote-work");
   const std::string trainer = sshd.dir() + "/trainer";
   std::ofstream(trainer) << "#!/bin/sh\n";
   const std::vector<HostProvision> result =
@@ -287,7 +287,7 @@ TEST(ProvisionRealTest, BothFixtureHostsReachEachOther) {
 
 TEST(ProvisionRealTest, APeerThatIsDownIsNamed) {
   SshdFixture sshd({"127.0.0.2", "127.0.0.3"});
-  Inventory inventory = RealInventory(sshd, sshd.dir() + "/work");
+  Inventory inventory = RealInventory(sshd, sshd.dir() + "/remote-work");
   // Host c: an address nobody listens on, checked by a before c's own failure.
   InventoryHost c = inventory.hosts[1];
   c.name = "c";

@@ -234,7 +234,7 @@ std::string SshdFixture::InventoryToml(int slots, const std::string& extra) cons
        << "known_hosts = \"" << known_hosts_ << "\"\n"
        << "ssh_config = \"\"\n"
        << "connect_timeout_s = 5\n"
-       << "work_dir = \"" << dir_ << "/work\"\n"
+       << "work_dir = \"" << dir_ << "/remote-work\"\n"
        << "mpi_args = [\"--mca\", \"plm_rsh_agent\", \"ssh\", \"--mca\", \"plm_rsh_args\", \"-p "
        << port_ << " -i " << user_key_ << " -o UserKnownHostsFile=" << known_hosts_
        << " -o StrictHostKeyChecking=yes -o BatchMode=yes\", \"--mca\", \"btl\", \"tcp,self\", "
