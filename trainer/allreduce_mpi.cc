@@ -7,15 +7,17 @@
 
 namespace dmlbench {
 
-MpiAllreduce::MpiAllreduce(Comm* comm, std::span<float> data, Timeline* timeline, int track)
+MpiAllreduce::MpiAllreduce(Comm* comm, std::span<const float> data, std::span<float> sums,
+                           Timeline* timeline, int track)
     : data_(data),
+      sums_(sums),
       timeline_(timeline && timeline->enabled() ? timeline : nullptr),
       track_(track),
       requests_(comm) {}
 
 void MpiAllreduce::Start() {
   if (timeline_) posted_us_ = timeline_->NowUs();
-  requests_.AllreduceSum(data_);
+  requests_.AllreduceSum(data_, sums_);
   done_ = false;
 }
 
@@ -30,32 +32,38 @@ Progress MpiAllreduce::Advance() {
   return Progress::kDone;
 }
 
-void MpiAllreduceSum(Comm* comm, std::span<float> data, double* wait_s) {
-  MpiAllreduce allreduce(comm, data);
+void MpiAllreduceSum(Comm* comm, std::span<const float> data, std::span<float> sums,
+                     double* wait_s) {
+  MpiAllreduce allreduce(comm, data, sums);
   allreduce.Start();
   PollUntil([&allreduce] { return allreduce.Advance(); }, wait_s);
 }
 
 namespace {
 
-// The `mpi` scheme: each bucket's gradients are summed by MPI_Iallreduce in
-// the gradient buffer; then every worker applies the same SGD step.
+// The `mpi` scheme: each bucket's gradients are summed by MPI_Iallreduce
+// into a buffer of sums; then every worker applies the same SGD step.
 class MpiExchange : public BucketedExchange {
  public:
   MpiExchange(const ExchangeOptions& options, std::span<float> params, std::span<float> grads,
               Timeline* timeline)
-      : BucketedExchange(options, params, grads, timeline, /*servers=*/0) {
+      : BucketedExchange(options, params, grads, timeline, /*servers=*/0),
+        sums_(grads.size()) {
     std::vector<std::unique_ptr<BucketExchange>> allreduces;
+    const std::span<float> sums(sums_);
     for (std::size_t b = 0; b < buckets_.size(); ++b) {
       const Slice& slice = buckets_[b].slice;
       allreduces.push_back(std::make_unique<MpiAllreduce>(
-          &comm_, grads_.subspan(slice.offset, slice.count), timeline_, Track(b)));
+          &comm_, grads_.subspan(slice.offset, slice.count), sums.subspan(slice.offset, slice.count),
+          timeline_, Track(b)));
     }
     SetBucketExchanges(std::move(allreduces));
   }
 
  private:
-  void Install() override { ApplySummedGradients(); }
+  void Install() override { ApplySummedGradients(sums_); }
+
+  std::vector<float> sums_;
 };
 
 }  // namespace

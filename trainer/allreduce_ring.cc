@@ -124,7 +124,7 @@ class RingExchange : public BucketedExchange {
   }
 
  private:
-  void Install() override { ApplySummedGradients(); }
+  void Install() override { ApplySummedGradients(grads_); }
 };
 
 }  // namespace

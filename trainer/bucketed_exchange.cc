@@ -137,10 +137,10 @@ void BucketedExchange::FinishIteration() {
   stats_.messages_sent = now.messages_sent - traffic_at_begin_.messages_sent;
 }
 
-void BucketedExchange::ApplySummedGradients() {
+void BucketedExchange::ApplySummedGradients(std::span<const float> sums) {
   const double start_s = MonotonicSeconds();
   ScopedSpan update(timeline_, "sgd.update", "compute");
-  ApplySgd(params_, grads_, workers(), options_.learning_rate);
+  ApplySgd(params_, sums, workers(), options_.learning_rate);
   stats_.update_s += MonotonicSeconds() - start_s;
 }
 

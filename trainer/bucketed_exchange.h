@@ -65,9 +65,9 @@ class BucketedExchange : public Exchange {
   // After every bucket has completed: makes params the new model. Adds the
   // time it spends applying SGD to stats_.update_s.
   virtual void Install() = 0;
-  // Install() of the allreduce schemes: grads_ holds the summed gradients of
+  // Install() of the allreduce schemes: `sums` holds the summed gradients of
   // every worker; apply SGD with their mean to params_, timed as update.
-  void ApplySummedGradients();
+  void ApplySummedGradients(std::span<const float> sums);
 
   // The comm-thread track of bucket b in the timeline.
   static int Track(std::size_t bucket) { return 1 + static_cast<int>(bucket); }

@@ -23,6 +23,8 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "trainer/poll.h"
+
 #ifdef DMLBENCH_SANITIZE_BUILD
 // Sanitizer build: no leak report at exit. Open MPI's allocations that
 // outlive MPI_Finalize sit in plug-ins it has unloaded, where LeakSanitizer
@@ -98,6 +100,8 @@ int main(int argc, char** argv) {
   // Precise short sleeps: the default 50 us timer slack would dominate.
   prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 
+  // The messages are timed the way the trainer sends them.
+  dmlbench::SetTransportDefaults();
   MPI_Init(&argc, &argv);
   int rank = 0;
   int size = 1;

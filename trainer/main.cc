@@ -155,6 +155,7 @@ int Run(int argc, char** argv, std::chrono::steady_clock::time_point started) {
 int main(int argc, char** argv) {
   const auto started = std::chrono::steady_clock::now();
   int provided = 0;
+  dmlbench::SetTransportDefaults();
   MPI_Init_thread(&argc, &argv, dmlbench::RequiredMpiThreadLevel(), &provided);
   int status = 1;
   try {

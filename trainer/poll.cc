@@ -2,6 +2,7 @@
 
 #include <mpi.h>
 #include <sys/prctl.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,7 +13,7 @@ namespace dmlbench {
 namespace {
 
 constexpr useconds_t kFirstSleepUs = 20;
-constexpr useconds_t kLongestSleepUs = 1000;
+constexpr useconds_t kLongestSleepUs = 100;
 
 // MPI counts are int: a message holds fewer than 2^31 floats (8 GiB), far
 // more than any model here.
@@ -21,6 +22,14 @@ int CountOf(std::size_t elements) { return static_cast<int>(elements); }
 }  // namespace
 
 int RequiredMpiThreadLevel() { return MPI_THREAD_FUNNELED; }
+
+void SetTransportDefaults() {
+  constexpr const char* kOneMebibyte = "1048576";
+  for (const char* name : {"OMPI_MCA_btl_tcp_eager_limit", "OMPI_MCA_btl_tcp_rndv_eager_limit",
+                           "OMPI_MCA_btl_tcp_max_send_size"}) {
+    setenv(name, kOneMebibyte, /*overwrite=*/0);
+  }
+}
 
 void PollUntil(const std::function<Progress()>& step, double* wait_s) {
   // The kernel may stretch a sleep by the thread's timer slack (50 us by
@@ -88,9 +97,9 @@ void Requests::Receive(std::span<float> data, int peer, int tag) {
   comm_->traffic_.bytes_received += data.size_bytes();
 }
 
-void Requests::AllreduceSum(std::span<float> data) {
+void Requests::AllreduceSum(std::span<const float> data, std::span<float> sums) {
   MPI_Request& request = pending_->requests.emplace_back(MPI_REQUEST_NULL);
-  MPI_Iallreduce(MPI_IN_PLACE, data.data(), CountOf(data.size()), MPI_FLOAT, MPI_SUM,
+  MPI_Iallreduce(data.data(), sums.data(), CountOf(data.size()), MPI_FLOAT, MPI_SUM,
                  comm_->handle_->comm, &request);
   // What leaves this rank depends on Open MPI's algorithm; count the buffer once.
   comm_->traffic_.bytes_sent += data.size_bytes();
