@@ -34,10 +34,13 @@ cleanup() { "$DMLBENCH" cluster --name "$name" --state-dir "$state" down >/dev/n
 trap cleanup EXIT
 "$DMLBENCH" cluster --name "$name" --state-dir "$state" up --hosts "$WORKERS" --bandwidth 1gbit --cpu 0.4
 
-# Addresses and mpirun settings exactly as the inventory has them.
+# Hosts and mpirun settings exactly as the inventory has them.
 mapfile -t addresses < <("$PYTHON" -c '
 import sys, tomllib
 for h in tomllib.load(open(sys.argv[1], "rb"))["host"]: print(h["address"])' "$state/inventory.toml")
+mapfile -t names < <("$PYTHON" -c '
+import sys, tomllib
+for h in tomllib.load(open(sys.argv[1], "rb"))["host"]: print(h["name"])' "$state/inventory.toml")
 mapfile -t mpi_args < <("$PYTHON" -c '
 import sys, tomllib
 for a in tomllib.load(open(sys.argv[1], "rb"))["mpi_args"]: print(a)' "$state/inventory.toml")
@@ -73,8 +76,29 @@ ddp() {
     pids+=($!)
   done
   wait "${pids[@]}"
+  # Every DDP rank must have run under its own host's CPU quota, as ours do.
+  for ((r = 0; r < WORKERS; r++)); do
+    in_cgroup "${names[$r]}" "$("$PYTHON" -c 'import json, sys; print(json.load(open(sys.argv[1]))["cpu_cgroup"])' "$work/ddp.$r")" "DDP rank $r"
+  done
   "$PYTHON" -c 'import json, sys; print(json.load(open(sys.argv[1]))["throughput_samples_per_s"])' "$work/ddp.0"
 }
+
+# in_cgroup HOST CGROUP WHO: fails the benchmark unless CGROUP is HOST's.
+in_cgroup() {
+  if [[ "$2" != */"$1" ]]; then
+    echo "bench_cluster_vs_ddp: $3 ran in cpu cgroup '$2', not in $1's" >&2
+    exit 1
+  fi
+}
+
+# Our ranks are started the same way (mpirun over the hosts' sshd); check once.
+mapfile -t our_cgroups < <(mpirun "${mpi_args[@]}" -H "$(hosts_list "$WORKERS")" -np "$WORKERS" \
+    sh -c 'echo "$OMPI_COMM_WORLD_RANK $(grep -E "^[0-9]+:([^:]*,)?cpu(,[^:]*)?:|^0::" /proc/self/cgroup | head -1 | cut -d: -f3)"' | sort -n)
+for line in "${our_cgroups[@]}"; do
+  read -r r cgroup <<< "$line"
+  in_cgroup "${names[$r]}" "$cgroup" "trainer rank $r"
+done
+echo "every trainer rank runs in its host's cpu cgroup (each DDP rank is checked after its run)"
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 

@@ -5,11 +5,13 @@ one thread per rank. One process per rank; bench/bench_cluster_vs_ddp.sh
 starts one on each emulated host. Data is synthetic (like the trainer's
 --synthetic), since the data does not change the work per iteration.
 
-Rank 0 prints one JSON line:
-  {"peer": "ddp-gloo", "workers": w, "iterations": n,
-   "wall_s": t, "throughput_samples_per_s": n*b*w/t}
-where t is measured from a barrier after the warm-up iterations to a barrier
-after the last one (the slowest rank), like the trainer's epoch wall_s.
+Every rank prints one JSON line with its CPU cgroup (so the benchmark can
+check that it ran under its host's quota):
+  {"peer": "ddp-gloo", "rank": r, "cpu_cgroup": "/..."}
+rank 0's line also has "workers", "iterations", "wall_s" and
+"throughput_samples_per_s" = n*b*w/t, where t is measured from a barrier after
+the warm-up iterations to a barrier after the last one (the slowest rank),
+like the trainer's epoch wall_s.
 """
 import argparse
 import json
@@ -19,6 +21,16 @@ import time
 import torch
 import torch.distributed as dist
 import torch.nn as nn
+
+
+def cpu_cgroup():
+    """This process's cgroup for the cpu controller (v1), or its v2 group."""
+    with open("/proc/self/cgroup") as f:
+        lines = [line.rstrip("\n").split(":", 2) for line in f]
+    for _, controllers, path in lines:
+        if "cpu" in controllers.split(","):
+            return path
+    return next((path for hierarchy, _, path in lines if hierarchy == "0"), "")
 
 
 def main():
@@ -61,10 +73,12 @@ def main():
         step(i)
     dist.barrier()
     wall = time.perf_counter() - start
+    report = {"peer": "ddp-gloo", "rank": args.rank, "cpu_cgroup": cpu_cgroup()}
     if args.rank == 0:
         samples = args.iterations * args.batch_size * args.world_size
-        print(json.dumps({"peer": "ddp-gloo", "workers": args.world_size, "iterations": args.iterations,
-                          "wall_s": wall, "throughput_samples_per_s": samples / wall}), flush=True)
+        report.update({"workers": args.world_size, "iterations": args.iterations,
+                       "wall_s": wall, "throughput_samples_per_s": samples / wall})
+    print(json.dumps(report), flush=True)
     dist.destroy_process_group()
 
 
