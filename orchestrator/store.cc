@@ -1,5 +1,7 @@
 #include "orchestrator/store.h"
 
+#include "orchestrator/migrations.h"
+
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <sqlite3.h>
 #include <unistd.h>
@@ -17,38 +19,24 @@ namespace {
 
 constexpr int kBusyTimeoutMs = 10000;
 
-std::string MigrationsDir() { return std::string(DMLBENCH_SCHEMA_DIR) + "/migrations"; }
-
-// schemas/migrations/NNN_name.sql by number; numbers must run 1..N.
-std::map<int, std::filesystem::path> FindMigrations() {
-  std::map<int, std::filesystem::path> found;
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(MigrationsDir(), ec)) {
-    const std::string name = entry.path().filename().string();
-    if (entry.path().extension() != ".sql" || name.empty() || !std::isdigit(static_cast<unsigned char>(name[0]))) {
-      continue;
-    }
-    found[std::stoi(name)] = entry.path();
+// The compiled-in schemas/migrations/NNN_name.sql by number (their SQL);
+// numbers must run 1..N.
+std::map<int, std::string> Migrations() {
+  std::map<int, std::string> found;
+  for (const EmbeddedMigration& migration : EmbeddedMigrations()) {
+    const std::string name = migration.file;
+    if (name.empty() || !std::isdigit(static_cast<unsigned char>(name[0]))) continue;
+    found[std::stoi(name)] = migration.sql;
   }
-  if (ec || found.empty()) {
-    throw StoreError("no migrations found in " + MigrationsDir(), -1);
-  }
+  if (found.empty()) throw StoreError("this dmlbench was built without its schema migrations", -1);
   int expected = 1;
-  for (const auto& [number, file] : found) {
-    if (number != expected) {
-      throw StoreError(MigrationsDir() + ": migration " + std::to_string(expected) + " is missing", -1);
+  for (const auto& entry : found) {
+    if (entry.first != expected) {
+      throw StoreError("schemas/migrations: migration " + std::to_string(expected) + " is missing", -1);
     }
     ++expected;
   }
   return found;
-}
-
-std::string ReadFile(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (!in) throw StoreError("cannot read " + file.string(), -1);
-  return text.str();
 }
 
 // SQLite would silently open a write-protected file read-only, or fail with
@@ -158,9 +146,8 @@ Store::Store(const std::string& path, Mode mode) : path_(path) {
   impl_->db.exec("PRAGMA foreign_keys = ON");
   if (version < known) {
     // Each migration and its version bump commit together or not at all.
-    for (const auto& [number, file] : FindMigrations()) {
+    for (const auto& [number, sql] : Migrations()) {
       if (number <= version) continue;
-      const std::string sql = ReadFile(file);
       SQLite::Transaction transaction(impl_->db, SQLite::TransactionBehavior::IMMEDIATE);
       // Another process may have migrated while we waited for the lock.
       if (impl_->db.execAndGet("PRAGMA user_version").getInt() >= number) continue;
@@ -186,7 +173,7 @@ Store::Store(const std::string& path, Mode mode) : path_(path) {
 Store::~Store() = default;
 
 int Store::KnownSchemaVersion() {
-  static const int known = static_cast<int>(FindMigrations().size());
+  static const int known = static_cast<int>(Migrations().size());
   return known;
 }
 
@@ -447,6 +434,31 @@ void Store::AddEpoch(std::int64_t run_id, std::int64_t attempt_id, const EpochRe
     rank.exec();
   }
   if (transaction) transaction->commit();
+  });
+}
+
+void Store::AddLinkProbe(const std::vector<LinkProbeRow>& rows) {
+  return WithStoreErrors(path_, [&] {
+  SQLite::Transaction transaction(impl_->db, SQLite::TransactionBehavior::IMMEDIATE);
+  SQLite::Statement insert(impl_->db, R"(
+    INSERT INTO link_probes (profile, bandwidth_bits_per_s, latency_s, message_bytes, repetitions,
+      median_one_way_s, alpha_s, bandwidth_bytes_per_s, time_unix_s, hosts)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?))");
+  for (const LinkProbeRow& r : rows) {
+    insert.bind(1, r.profile);
+    insert.bind(2, r.bandwidth_bits_per_s);
+    insert.bind(3, r.latency_s);
+    insert.bind(4, r.message_bytes);
+    insert.bind(5, r.repetitions);
+    insert.bind(6, r.median_one_way_s);
+    insert.bind(7, r.alpha_s);
+    insert.bind(8, r.bandwidth_bytes_per_s);
+    insert.bind(9, r.time_unix_s);
+    insert.bind(10, r.hosts);
+    insert.exec();
+    insert.reset();
+  }
+  transaction.commit();
   });
 }
 

@@ -120,6 +120,21 @@ struct RunMeasures {
   std::optional<double> final_test_accuracy;
 };
 
+// One probed message size of a link probe: a row of link_probes
+// (schemas/migrations/002_link_probes.sql).
+struct LinkProbeRow {
+  std::string profile;
+  double bandwidth_bits_per_s = 0;
+  double latency_s = 0;
+  std::int64_t message_bytes = 0;
+  int repetitions = 0;
+  double median_one_way_s = 0;
+  double alpha_s = 0;
+  double bandwidth_bytes_per_s = 0;
+  double time_unix_s = 0;
+  std::string hosts;
+};
+
 // Result of a free-form query: column names and typed cells.
 using Cell = std::variant<std::nullptr_t, std::int64_t, double, std::string>;
 struct QueryResult {
@@ -180,6 +195,9 @@ class Store {
   // run follows `disposition`. host_ids link the attempt to the hosts table.
   void FinishAttempt(std::int64_t run_id, std::int64_t attempt_id, const AttemptOutcome& outcome,
                      RunDisposition disposition, const std::vector<std::int64_t>& host_ids);
+
+  // The rows of one link probe, in one transaction.
+  void AddLinkProbe(const std::vector<LinkProbeRow>& rows);
 
   // Means over the epochs of a complete run; nullopt for other runs.
   std::optional<RunMeasures> CompleteRunMeasures(std::int64_t run_id) const;

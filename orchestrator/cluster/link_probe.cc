@@ -16,12 +16,6 @@
 namespace dmlbench {
 namespace {
 
-std::string Quote(const std::string& text) {
-  std::string quoted = "'";
-  for (char c : text) quoted += c == '\'' ? std::string("''") : std::string(1, c);
-  return quoted + "'";
-}
-
 std::string Real(double value) {
   char buffer[40];
   std::snprintf(buffer, sizeof buffer, "%.17g", value);
@@ -132,19 +126,21 @@ LinkProbeResult ProbeLinks(const ClusterState& state, const LinkProbeOptions& op
 int StoreLinkProbe(Store& store, const LinkProbeResult& result) {
   std::string hosts;
   for (const std::string& host : result.hosts) hosts += (hosts.empty() ? "" : ",") + host;
-  std::string sql =
-      "INSERT INTO link_probes (profile, bandwidth_bits_per_s, latency_s, message_bytes, repetitions, "
-      "median_one_way_s, alpha_s, bandwidth_bytes_per_s, time_unix_s, hosts) VALUES ";
-  for (std::size_t i = 0; i < result.points.size(); ++i) {
-    const ProbePoint& p = result.points[i];
-    sql += (i == 0 ? "(" : ", (") + Quote(ProfileLabel(result.network)) + ", " +
-           Real(result.network.bandwidth_bits_per_s) + ", " + Real(result.network.latency_s) + ", " +
-           std::to_string(p.message_bytes) + ", " + std::to_string(p.repetitions) + ", " +
-           Real(p.median_one_way_s) + ", " + Real(result.fit.alpha_s) + ", " +
-           Real(result.fit.bandwidth_bytes_per_s) + ", " + Real(result.time_unix_s) + ", " + Quote(hosts) + ")";
+  std::vector<LinkProbeRow> rows;
+  for (const ProbePoint& p : result.points) {
+    rows.push_back({.profile = ProfileLabel(result.network),
+                    .bandwidth_bits_per_s = result.network.bandwidth_bits_per_s,
+                    .latency_s = result.network.latency_s,
+                    .message_bytes = p.message_bytes,
+                    .repetitions = p.repetitions,
+                    .median_one_way_s = p.median_one_way_s,
+                    .alpha_s = result.fit.alpha_s,
+                    .bandwidth_bytes_per_s = result.fit.bandwidth_bytes_per_s,
+                    .time_unix_s = result.time_unix_s,
+                    .hosts = hosts});
   }
-  store.Query(sql);
-  return static_cast<int>(result.points.size());
+  store.AddLinkProbe(rows);
+  return static_cast<int>(rows.size());
 }
 
 }  // namespace dmlbench
