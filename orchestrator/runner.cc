@@ -1,7 +1,6 @@
 #include "orchestrator/runner.h"
 
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <sys/file.h>
 #include <unistd.h>
 
@@ -10,7 +9,6 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <ostream>
@@ -18,6 +16,7 @@
 
 #include "orchestrator/ingest.h"
 #include "orchestrator/local_launcher.h"
+#include "orchestrator/sha256.h"
 
 namespace dmlbench {
 namespace {
@@ -209,7 +208,7 @@ std::string DatasetChecksum(const RunParams& params, const std::string& dataset_
     return "synthetic:" + std::to_string(params.seed) + ":" + std::to_string(kSyntheticTrainSamples);
   }
   // Hashed once per directory: a sweep reads one, and 30 MB per run would
-  // dominate `plan`. (sha256.h hashes one string or file, not a sequence.)
+  // dominate `plan`.
   static std::map<std::string, std::string> cache;
   if (auto it = cache.find(dataset_dir); it != cache.end()) return it->second;
   std::vector<std::string> files;
@@ -222,30 +221,11 @@ std::string DatasetChecksum(const RunParams& params, const std::string& dataset_
     }
     files.push_back(file);
   }
-  // Streamed through one small buffer: the files are 30 MB.
-  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> context(EVP_MD_CTX_new(), EVP_MD_CTX_free);
-  if (!context || EVP_DigestInit_ex(context.get(), EVP_sha256(), nullptr) != 1) {
-    throw RunnerError("OpenSSL: cannot initialise SHA-256");
+  try {
+    return cache[dataset_dir] = Sha256FilesHex(files);
+  } catch (const Sha256Error& e) {
+    throw RunnerError(e.what());
   }
-  std::vector<char> buffer(1 << 20);
-  for (const std::string& file : files) {
-    std::ifstream in(file, std::ios::binary);
-    while (in) {
-      in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
-      EVP_DigestUpdate(context.get(), buffer.data(), static_cast<size_t>(in.gcount()));
-    }
-    if (!in.eof()) throw RunnerError("cannot read " + file);
-  }
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  EVP_DigestFinal_ex(context.get(), digest, &length);
-  std::string hex;
-  for (unsigned int i = 0; i < length; ++i) {
-    static constexpr char kDigits[] = "0123456789abcdef";
-    hex += kDigits[digest[i] >> 4];
-    hex += kDigits[digest[i] & 15];
-  }
-  return cache[dataset_dir] = hex;
 }
 
 std::vector<std::string> TrainerArgs(const RunParams& p) {

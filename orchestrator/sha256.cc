@@ -68,19 +68,10 @@ class Digest {
 
 constexpr std::size_t kChunkBytes = 1 << 20;
 
-}  // namespace
-
-std::string Sha256Hex(std::string_view data) {
-  Digest digest;
-  digest.Update(data.data(), data.size());
-  return digest.Finish();
-}
-
-std::string Sha256FileHex(const std::string& path) {
+// Feeds the file's bytes to `digest` through `chunk`.
+void UpdateWithFile(Digest& digest, const std::string& path, std::vector<char>& chunk) {
   File file(std::fopen(path.c_str(), "rb"));
   if (!file) throw Sha256Error("cannot read " + path + ": " + std::strerror(errno));
-  Digest digest;
-  std::vector<char> chunk(kChunkBytes);
   while (true) {
     std::size_t got = std::fread(chunk.data(), 1, chunk.size(), file.get());
     digest.Update(chunk.data(), got);
@@ -89,6 +80,22 @@ std::string Sha256FileHex(const std::string& path) {
   if (std::ferror(file.get())) {
     throw Sha256Error("cannot read " + path + ": " + std::strerror(errno));
   }
+}
+
+}  // namespace
+
+std::string Sha256Hex(std::string_view data) {
+  Digest digest;
+  digest.Update(data.data(), data.size());
+  return digest.Finish();
+}
+
+std::string Sha256FileHex(const std::string& path) { return Sha256FilesHex({path}); }
+
+std::string Sha256FilesHex(const std::vector<std::string>& paths) {
+  Digest digest;
+  std::vector<char> chunk(kChunkBytes);
+  for (const std::string& path : paths) UpdateWithFile(digest, path, chunk);
   return digest.Finish();
 }
 

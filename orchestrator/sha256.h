@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace dmlbench {
 
@@ -25,6 +26,11 @@ std::string Sha256Hex(std::string_view data);
 // 64 lowercase hex digits of SHA-256 of the file's bytes, read in chunks (the
 // file is never held in memory whole). Throws Sha256Error.
 std::string Sha256FileHex(const std::string& path);
+
+// 64 lowercase hex digits of SHA-256 of the files' bytes one after another
+// (a dataset of several files as one checksum), read in chunks. Throws
+// Sha256Error.
+std::string Sha256FilesHex(const std::vector<std::string>& paths);
 
 }  // namespace dmlbench
 

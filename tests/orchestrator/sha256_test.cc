@@ -55,7 +55,27 @@ TEST_F(Sha256FileTest, FileLongerThanOneChunk) {
   EXPECT_EQ(Sha256FileHex(Write("ragged", ragged)), Sha256Hex(ragged));
 }
 
+TEST_F(Sha256FileTest, FilesDigestIsTheDigestOfTheirBytesInOrder) {
+  const std::string big(3 << 19, 'y');  // 1.5 chunks: a file boundary inside a chunk
+  const std::string a = Write("a", big);
+  const std::string b = Write("b", "second");
+  EXPECT_EQ(Sha256FilesHex({a, b}), Sha256Hex(big + "second"));
+  EXPECT_EQ(Sha256FilesHex({b, a}), Sha256Hex("second" + big));
+  EXPECT_EQ(Sha256FilesHex({}), Sha256Hex(""));
+}
+
 // Error paths of sha256.cc follow.
+
+TEST_F(Sha256FileTest, MissingFileAmongSeveralIsNamed) {
+  const std::string a = Write("a", "first");
+  const std::string path = (dir_ / "missing").string();
+  try {
+    Sha256FilesHex({a, path});
+    FAIL() << "no error";
+  } catch (const Sha256Error& error) {
+    EXPECT_EQ(std::string(error.what()), "cannot read " + path + ": No such file or directory");
+  }
+}
 
 TEST_F(Sha256FileTest, MissingFile) {
   std::string path = (dir_ / "missing").string();
