@@ -8,7 +8,8 @@
 #   ours / DDP                   goal >= 3
 #   ours / physical bound        goal >= 0.70, where the bound per iteration
 #     is the compute time at the host's CPU share (a 1-worker run on one
-#     host: no communication) + 2(w-1)/w * W/B  (W = 104,938 * 4 bytes).
+#     host: no communication, over ten times the iterations) + 2(w-1)/w * W/B
+#     (W = 104,938 * 4 bytes).
 # Needs root. Installs Debian's python3-torch if it is missing (the peer
 # only; the project itself does not need it).
 #   bench/bench_cluster_vs_ddp.sh [path/to/dmlbench [path/to/dmlbench-trainer]]
@@ -53,9 +54,9 @@ hosts_list() { local IFS=,; echo "${addresses[*]:0:$1}"; }
 
 # Throughput of our trainer: the second epoch's (the first one warms up).
 ours() {
-  local architecture=$1 workers=$2
+  local architecture=$1 workers=$2 iterations=${3:-$ITERATIONS}
   mpirun "${mpi_args[@]}" -H "$(hosts_list "$workers")" -np "$workers" "$TRAINER" \
-      --architecture "$architecture" --synthetic $((ITERATIONS * BATCH * workers)) --epochs 2 \
+      --architecture "$architecture" --synthetic $((iterations * BATCH * workers)) --epochs 2 \
       --batch-size "$BATCH" --events - --no-evaluate --quiet |
     "$PYTHON" -c '
 import json, sys
@@ -104,7 +105,10 @@ median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] 
 
 declare -a t_ring t_mpi t_ddp t_single
 for ((i = 1; i <= REPS; i++)); do
-  read -r single_tp single_iter _ _ < <(ours ring 1)
+  # Ten times the iterations: the CPU quota comes in 100 ms periods, and an
+  # epoch of 150 iterations (~45 ms of CPU) measured 0.7 or 1.2 ms per
+  # iteration depending on where in a period it began.
+  read -r single_tp single_iter _ _ < <(ours ring 1 $((ITERATIONS * 10)))
   read -r ring_tp ring_iter ring_exchange ring_compute < <(ours ring "$WORKERS")
   read -r mpi_tp mpi_iter mpi_exchange _ < <(ours mpi "$WORKERS")
   ddp_tp=$(ddp)
