@@ -18,6 +18,13 @@
 
 namespace dmlbench {
 
+// Environment (NAME=value) of every mpirun dmlbench starts. Open MPI 4.1's
+// daemons otherwise share the hardware topology through a shared-memory map
+// placed at a hole they find by scanning their own address space; one orted
+// crashed doing so (SIGSEGV in hwloc_shmem_topology_write) in a test run.
+// mpirun forwards OMPI_MCA_* variables to the daemons it starts over ssh.
+inline constexpr const char* kMpirunEnvironment[] = {"OMPI_MCA_rtc_hwloc_vmhole=none"};
+
 // Thrown by Launcher::Prepare() when a host cannot be used; what() names the
 // host and the cause.
 class LaunchError : public std::runtime_error {

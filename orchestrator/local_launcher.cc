@@ -13,6 +13,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <sstream>
 
 #include "orchestrator/sha256.h"
@@ -400,9 +401,9 @@ LaunchResult LocalLauncher::Launch(const LaunchSpec& spec,
   }
   result.command_line = ShellJoin(argv);
 
-  std::vector<std::string> env;
+  std::vector<std::string> env(std::begin(kMpirunEnvironment), std::end(kMpirunEnvironment));
   if (::geteuid() == 0) {
-    env = {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"};
+    env.insert(env.end(), {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"});
   }
   Child child;
   std::string error;

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -98,7 +99,9 @@ LinkProbeResult ProbeLinks(const ClusterState& state, const LinkProbeOptions& op
   }
   std::ostringstream timeout;
   timeout << options.timeout_s;
-  std::vector<std::string> argv = {"timeout", "--kill-after=5", timeout.str(), options.mpirun};
+  std::vector<std::string> argv = {"env"};
+  argv.insert(argv.end(), std::begin(kMpirunEnvironment), std::end(kMpirunEnvironment));
+  argv.insert(argv.end(), {"timeout", "--kill-after=5", timeout.str(), options.mpirun});
   argv.insert(argv.end(), inventory.mpi_args.begin(), inventory.mpi_args.end());
   argv.insert(argv.end(), {"-H", state.hosts[0].address + "," + state.hosts[1].address, "-np", "2",
                            options.probe_binary, "--max-bytes", std::to_string(options.max_bytes),

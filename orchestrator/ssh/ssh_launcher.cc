@@ -3,6 +3,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <filesystem>
+#include <iterator>
 #include <mutex>
 #include <sstream>
 
@@ -176,9 +177,9 @@ std::string SshLauncher::RemoteCommand(const LaunchSpec& spec, const std::string
       trainer_args.push_back(remote_dataset);
     }
   }
-  std::vector<std::string> words = {"env", "OMPI_ALLOW_RUN_AS_ROOT=1",
-                                    "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "mpirun",
-                                    "--hostfile", hostfile, "-np", std::to_string(spec.ranks)};
+  std::vector<std::string> words = {"env", "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"};
+  words.insert(words.end(), std::begin(kMpirunEnvironment), std::end(kMpirunEnvironment));
+  words.insert(words.end(), {"mpirun", "--hostfile", hostfile, "-np", std::to_string(spec.ranks)});
   words.insert(words.end(), inventory_.mpi_args.begin(), inventory_.mpi_args.end());
   words.push_back(work_dir + "/dmlbench-trainer");
   words.insert(words.end(), trainer_args.begin(), trainer_args.end());

@@ -86,6 +86,14 @@ TEST_F(LocalLauncherTest, StreamsStdoutLinesAsTheyArrive) {
   EXPECT_EQ(result.command_line, std::string(DMLBENCH_MPIRUN) + " -np 1 " + trainer + " --events -");
 }
 
+TEST_F(LocalLauncherTest, MpirunGetsTheLaunchEnvironment) {
+  const std::string trainer = WriteScript(dir_ / "trainer", "echo \"vmhole=$OMPI_MCA_rtc_hwloc_vmhole\"\n");
+  LocalLauncher launcher = MakeLauncher(trainer);
+  std::vector<std::string> lines;
+  launcher.Launch(Spec(), [&](std::string_view line) { lines.emplace_back(line); }, no_cancel_);
+  EXPECT_EQ(lines, std::vector<std::string>{"vmhole=none"});
+}
+
 TEST_F(LocalLauncherTest, DatasetDirectoryIsPassedToTheTrainer) {
   const std::string trainer = WriteScript(dir_ / "trainer", "echo \"$@\"\n");
   LocalLauncher launcher = MakeLauncher(trainer);
