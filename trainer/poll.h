@@ -1,7 +1,8 @@
 // Poll: the one way the trainer waits for MPI (DESIGN.md section 4): MPI_Testall
 // polled with a short, backing-off sleep, never a blocking call (those busy-poll
-// and steal the cores other ranks need). Owns a scheme's private communicator
-// and its requests. Not thread-safe: a Comm and its Requests belong to one thread.
+// and steal the cores other ranks need), and the TCP settings that waiting
+// needs. Owns a scheme's private communicator and its requests. Not
+// thread-safe: a Comm and its Requests belong to one thread.
 #ifndef DMLBENCH_TRAINER_POLL_H_
 #define DMLBENCH_TRAINER_POLL_H_
 

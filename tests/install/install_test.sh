@@ -41,31 +41,32 @@ attempts = 1
 TOML
 
 # What a user of the installed tree does, in $work/elsewhere.
-use_installed='
+cat > "$work/use_installed.sh" <<SCRIPT
 set -euo pipefail
 cd "$work/elsewhere"
 "$work/prefix/bin/dmlbench" --db results.db run tiny.toml >run.log 2>&1 || { cat run.log; exit 1; }
-finished=$("$work/prefix/bin/dmlbench" --db results.db query --csv \
-  "SELECT count(*) AS n FROM attempts WHERE status = '"'ok'"'" | tail -1)
-[[ $finished == 2 ]] || { echo "expected 2 finished runs, got $finished"; cat run.log; exit 1; }
-version=$(sqlite3 results.db "PRAGMA user_version")
-[[ $version == "$migrations" ]] || { echo "schema version $version, expected $migrations"; exit 1; }
+finished=\$("$work/prefix/bin/dmlbench" --db results.db query --csv \\
+  "SELECT count(*) AS n FROM attempts WHERE status = 'ok'" | tail -1)
+[[ \$finished == 2 ]] || { echo "expected 2 finished runs, got \$finished"; cat run.log; exit 1; }
+version=\$(sqlite3 results.db "PRAGMA user_version")
+[[ \$version == $migrations ]] || { echo "schema version \$version, expected $migrations"; exit 1; }
 "$work/prefix/share/dmlbench/reports/generate" results.db report >/dev/null
 [[ -s report/summary.csv ]] || { echo "no report"; exit 1; }
-'
-export work migrations use_installed source_dir build_dir
+SCRIPT
+
 if [[ $(id -u) != 0 ]]; then
   # Without root there is no mount namespace: check what can be checked,
   # then report the test as skipped (exit 77).
-  bash -c "$use_installed"
+  bash "$work/use_installed.sh"
   echo "install test: ran with the source tree visible (hiding it needs root): skipped"
   exit 77
 fi
+export source_dir build_dir work
 unshare --mount --propagation private bash -c '
 set -euo pipefail
 mount -t tmpfs dmlbench-hidden "$build_dir"   # first: it may lie inside the source tree
 mount -t tmpfs dmlbench-hidden "$source_dir"
 [[ -z $(ls -A "$source_dir") ]] || { echo "the source tree is still visible"; exit 1; }
-bash -c "$use_installed"
+bash "$work/use_installed.sh"
 '
 echo "install test passed"

@@ -242,21 +242,32 @@ TEST(SshSessionTest, UnreadableIdentityFileIsReported) {
                                  "the ssh-agent)");
 }
 
-TEST(SshSessionTest, NothingListeningFailsAtOnce) {
-  // A port held by this test but not listening: nobody else can take it.
-  const int held = socket(AF_INET, SOCK_STREAM, 0);
+// A TCP socket bound to a free port of 127.0.0.2 (-1 if that failed), and a
+// target named `name` aimed at it.
+int BindOn127002(const std::string& name, SshTarget* target) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in address{};
   address.sin_family = AF_INET;
   inet_pton(AF_INET, "127.0.0.2", &address.sin_addr);
-  ASSERT_EQ(bind(held, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
   socklen_t length = sizeof address;
-  getsockname(held, reinterpret_cast<sockaddr*>(&address), &length);
+  if (bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
+      getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+    close(fd);
+    return -1;
+  }
+  target->name = name;
+  target->address = "127.0.0.2";
+  target->port = ntohs(address.sin_port);
+  target->user = UserName();
+  target->known_hosts = "/dev/null";
+  return fd;
+}
+
+TEST(SshSessionTest, NothingListeningFailsAtOnce) {
+  // A port held by this test but not listening: nobody else can take it.
   SshTarget target;
-  target.name = "a";
-  target.address = "127.0.0.2";
-  target.port = ntohs(address.sin_port);
-  target.user = UserName();
-  target.known_hosts = "/dev/null";
+  const int held = BindOn127002("a", &target);
+  ASSERT_GE(held, 0);
   target.connect_timeout_s = 5;
   const auto start = std::chrono::steady_clock::now();
   const std::string error = ErrorOf(target);
@@ -269,20 +280,10 @@ TEST(SshSessionTest, NothingListeningFailsAtOnce) {
 
 TEST(SshSessionTest, SilentServerFailsWithinTheConnectTimeout) {
   // A TCP listener that never sends an SSH banner.
-  const int listener = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  inet_pton(AF_INET, "127.0.0.2", &address.sin_addr);
-  ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
-  socklen_t length = sizeof address;
-  getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length);
-  ASSERT_EQ(listen(listener, 4), 0);
   SshTarget target;
-  target.name = "silent";
-  target.address = "127.0.0.2";
-  target.port = ntohs(address.sin_port);
-  target.user = UserName();
-  target.known_hosts = "/dev/null";
+  const int listener = BindOn127002("silent", &target);
+  ASSERT_GE(listener, 0);
+  ASSERT_EQ(listen(listener, 4), 0);
   target.connect_timeout_s = 0.5;
   const auto start = std::chrono::steady_clock::now();
   const std::string error = ErrorOf(target);
