@@ -42,7 +42,7 @@ for h in tomllib.load(open(sys.argv[1], "rb"))["host"]: print(h["address"])' "$s
 mapfile -t names < <("$PYTHON" -c '
 import sys, tomllib
 for h in tomllib.load(open(sys.argv[1], "rb"))["host"]: print(h["name"])' "$state/inventory.toml")
-# As for every mpirun dmlbench starts (kMpirunEnvironment, orchestrator/launcher.h).
+# As for every mpirun dmlbench starts (kMpirunEnvironment, orchestrator/launch/launcher.h).
 export OMPI_MCA_rtc_hwloc_vmhole=none
 mapfile -t mpi_args < <("$PYTHON" -c '
 import sys, tomllib

@@ -15,9 +15,9 @@
 #include <vector>
 #include <algorithm>
 
-#include "orchestrator/ingest.h"
-#include "orchestrator/sha256.h"
-#include "orchestrator/store.h"
+#include "orchestrator/ingest/ingest.h"
+#include "orchestrator/core/sha256.h"
+#include "orchestrator/store/store.h"
 #include "tests/orchestrator/support/run_fixture.h"
 
 namespace {

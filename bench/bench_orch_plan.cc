@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "orchestrator/matrix.h"
+#include "orchestrator/matrix/matrix.h"
 
 namespace {
 

@@ -14,9 +14,9 @@
 #include <thread>
 #include <vector>
 
-#include "orchestrator/ssh/inventory.h"
-#include "orchestrator/ssh/provision.h"
-#include "orchestrator/ssh/session.h"
+#include "orchestrator/launch/ssh/inventory.h"
+#include "orchestrator/launch/ssh/provision.h"
+#include "orchestrator/launch/ssh/session.h"
 #include "tests/orchestrator/support/sshd_fixture.h"
 
 namespace {

@@ -2,7 +2,7 @@
 # Runs a GoogleTest executable through real mpirun with n ranks. The two
 # OMPI_ALLOW_RUN_AS_ROOT variables let CI (root) run it; --oversubscribe
 # because these machines have 2 cores; rtc_hwloc_vmhole=none as for every
-# mpirun dmlbench starts (kMpirunEnvironment in orchestrator/launcher.h).
+# mpirun dmlbench starts (kMpirunEnvironment in orchestrator/launch/launcher.h).
 function(dmlbench_add_mpi_test)
   cmake_parse_arguments(T "" "NAME;TARGET;RANKS;TIMEOUT" "ARGS;LABELS" ${ARGN})
   if(NOT T_TIMEOUT)

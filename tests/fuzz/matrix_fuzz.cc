@@ -10,7 +10,7 @@
 #include <string_view>
 #include <unordered_set>
 
-#include "orchestrator/matrix.h"
+#include "orchestrator/matrix/matrix.h"
 
 namespace {
 

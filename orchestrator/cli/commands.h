@@ -1,0 +1,65 @@
+// Commands: the subcommands of `dmlbench`, one file each (plan_command.cc,
+// run_command.cc, status_command.cc, query_command.cc, export_command.cc,
+// inventory_command.cc, cluster_command.cc). Each Add*Command declares its
+// options and a callback on the app. A callback throws on failure (main.cc
+// alone prints "dmlbench: error: ...") and throws CLI::RuntimeError(code)
+// to end with a non-zero status that is not an error (failed runs, Ctrl-C).
+// Not thread-safe (a command line).
+#ifndef DMLBENCH_ORCHESTRATOR_CLI_COMMANDS_H_
+#define DMLBENCH_ORCHESTRATOR_CLI_COMMANDS_H_
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <iosfwd>
+#include <memory>
+#include <string>
+
+#include "orchestrator/core/run_spec.h"
+#include "orchestrator/store/store.h"
+
+namespace dmlbench {
+
+// Options of the program itself, read by several subcommands.
+struct GlobalOptions {
+  std::string db = "results.db";  // the results database
+};
+
+// Exit status of a run stopped by SIGINT or SIGTERM.
+inline constexpr int kExitInterrupted = 130;
+// Where Debian's dataset-fashion-mnist package installs the IDX files.
+inline constexpr const char* kDefaultDatasetDir = "/usr/share/datasets/fashion-mnist";
+
+// What `plan` and `run` take: a matrix and where the programs and data are.
+struct ExperimentInputs {
+  std::string matrix;
+  std::string trainer;
+  std::string mpirun = "mpirun";
+  std::string dataset_dir;  // --dataset-dir; "" = the experiment's, else kDefaultDatasetDir
+};
+// Declares MATRIX, --trainer, --mpirun and --dataset-dir on `command`.
+void AddExperimentInputs(CLI::App* command, ExperimentInputs& inputs);
+// The IDX directory of `fashion-mnist` runs; "" when every run is synthetic.
+std::string DatasetDir(const ExperimentInputs& inputs, const Experiment& experiment);
+// Opens an existing database read-only; throws StoreError naming it when
+// there is none.
+std::unique_ptr<Store> OpenExistingReadOnly(const std::string& db);
+
+// Runs `parse` (a call of app.parse), which runs the chosen command's
+// callback, and returns the exit status: the one place that prints
+// "dmlbench: error: <message>" (on `err`).
+int ParseAndRun(CLI::App& app, const std::function<void()>& parse, std::ostream& err);
+
+void AddPlanCommand(CLI::App& app, const GlobalOptions& global);
+void AddRunCommand(CLI::App& app, const GlobalOptions& global);
+void AddStatusCommand(CLI::App& app, const GlobalOptions& global);
+void AddQueryCommand(CLI::App& app, const GlobalOptions& global);
+void AddExportCommand(CLI::App& app, const GlobalOptions& global);
+// `inventory check|import-ec2`.
+void AddInventoryCommands(CLI::App& app);
+// `cluster up|status|down|probe`.
+void AddClusterCommands(CLI::App& app, const GlobalOptions& global);
+
+}  // namespace dmlbench
+
+#endif  // DMLBENCH_ORCHESTRATOR_CLI_COMMANDS_H_

@@ -1,0 +1,48 @@
+#include <filesystem>
+#include <ostream>
+
+#include "orchestrator/cli/commands.h"
+#include "orchestrator/core/programs.h"
+
+namespace dmlbench {
+
+void AddExperimentInputs(CLI::App* command, ExperimentInputs& inputs) {
+  inputs.trainer = SiblingProgram("dmlbench-trainer");
+  command->add_option("MATRIX", inputs.matrix, "experiment file (schemas/matrix.md)")->required();
+  command->add_option("--trainer", inputs.trainer, "dmlbench-trainer binary")->capture_default_str();
+  command->add_option("--mpirun", inputs.mpirun, "Open MPI launcher")->capture_default_str();
+  command->add_option("--dataset-dir", inputs.dataset_dir,
+                      std::string("IDX files of fashion-mnist runs (default: the experiment's dataset_dir, "
+                                  "else ") +
+                          kDefaultDatasetDir + ")");
+}
+
+std::string DatasetDir(const ExperimentInputs& inputs, const Experiment& experiment) {
+  bool needed = false;
+  for (const PlannedRun& run : experiment.runs) needed = needed || run.params.dataset != "synthetic";
+  if (!needed) return "";
+  if (!inputs.dataset_dir.empty()) return inputs.dataset_dir;
+  if (!experiment.execution.dataset_dir.empty()) return experiment.execution.dataset_dir;
+  return kDefaultDatasetDir;
+}
+
+std::unique_ptr<Store> OpenExistingReadOnly(const std::string& db) {
+  if (!std::filesystem::exists(db)) {
+    throw StoreError(db + ": no such database (it is created by `dmlbench run MATRIX`)", -1);
+  }
+  return std::make_unique<Store>(db, Store::Mode::kReadOnly);
+}
+
+int ParseAndRun(CLI::App& app, const std::function<void()>& parse, std::ostream& err) {
+  try {
+    parse();
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const std::exception& e) {
+    err << "dmlbench: error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace dmlbench

@@ -1,0 +1,104 @@
+// `dmlbench inventory check FILE` (connect, provision, print host facts) and
+// `dmlbench inventory import-ec2 JSON` (an inventory from `aws ec2
+// describe-instances` output).
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "orchestrator/cli/commands.h"
+#include "orchestrator/core/sha256.h"
+#include "orchestrator/launch/ssh/ec2_import.h"
+#include "orchestrator/launch/ssh/inventory.h"
+#include "orchestrator/launch/ssh/provision.h"
+#include "orchestrator/launch/ssh/session.h"
+
+namespace dmlbench {
+namespace {
+
+struct CheckOptions {
+  std::string inventory;
+  std::string trainer;
+  std::string dataset;
+};
+
+struct ImportOptions {
+  std::string json;
+  std::string output;
+  bool private_address = false;
+  std::string user;
+};
+
+void Check(const CheckOptions& options) {
+  const Inventory inventory = LoadInventory(options.inventory);
+  const ProvisionPlan plan =
+      options.trainer.empty()
+          ? ProvisionPlan{inventory.work_dir, {}}
+          : MakeProvisionPlan(inventory.work_dir, options.trainer, options.dataset);
+  const std::vector<HostProvision> hosts =
+      ProvisionHosts(inventory, plan, [&](const InventoryHost& host) {
+        return std::unique_ptr<RemoteShell>(new SshSession(MakeTarget(inventory, host)));
+      });
+  for (const HostProvision& host : hosts) {
+    const HostFacts& facts = host.facts;
+    char memory[32];
+    std::snprintf(memory, sizeof memory, "%.1f GiB",
+                  static_cast<double>(facts.memory_bytes) / (1024.0 * 1024 * 1024));
+    std::cout << facts.name << " (" << facts.address << "): ready in "
+              << static_cast<int>(host.seconds * 1000) << " ms, " << host.uploaded
+              << " file(s) uploaded to " << host.work_dir << "\n"
+              << "  provider  " << facts.provider << "\n"
+              << "  cpu       " << facts.cpu_model << "\n"
+              << "  cores     " << facts.cores << "\n"
+              << "  memory    " << memory << "\n"
+              << "  kernel    " << facts.kernel << "\n"
+              << "  mpi       " << facts.mpi_version << "\n";
+  }
+  std::cout << hosts.size() << " host(s) ready\n";
+}
+
+void ImportEc2(const ImportOptions& options) {
+  std::ifstream in(options.json, std::ios::binary);
+  if (!in) throw Error("cannot read " + options.json);
+  std::ostringstream text;
+  text << in.rdbuf();
+  const std::string toml = ImportEc2Inventory(text.str(), options.json, {options.private_address, options.user});
+  if (options.output.empty()) {
+    std::cout << toml;
+    return;
+  }
+  std::ofstream out(options.output, std::ios::binary);
+  out << toml;
+  if (!out.flush()) throw Error("cannot write " + options.output);
+}
+
+}  // namespace
+
+void AddInventoryCommands(CLI::App& app) {
+  CLI::App* inventory = app.add_subcommand("inventory", "Check or build SSH host inventories");
+  inventory->require_subcommand(1);
+
+  auto check_options = std::make_shared<CheckOptions>();
+  CLI::App* check = inventory->add_subcommand(
+      "check", "Connect to every host, provision it (work dir, uploads, Open MPI) and print its facts");
+  check->add_option("FILE", check_options->inventory, "Inventory (schemas/inventory.md)")->required();
+  check->add_option("--trainer", check_options->trainer,
+                    "Trainer binary to upload when its sha256 differs (default: none)");
+  check->add_option("--dataset", check_options->dataset,
+                    "Directory of dataset files to upload when their sha256 differs");
+  check->callback([check_options] { Check(*check_options); });
+
+  auto import_options = std::make_shared<ImportOptions>();
+  CLI::App* import = inventory->add_subcommand(
+      "import-ec2", "Build an inventory from `aws ec2 describe-instances` JSON (running instances)");
+  import->add_option("JSON", import_options->json, "describe-instances output")->required();
+  import->add_option("-o,--output", import_options->output, "Write the inventory here (default: stdout)");
+  import->add_flag("--private", import_options->private_address,
+                   "Use private IP addresses (from inside the VPC)");
+  import->add_option("--user", import_options->user, "Login user of the instances (e.g. ec2-user, ubuntu)");
+  import->callback([import_options] { ImportEc2(*import_options); });
+}
+
+}  // namespace dmlbench

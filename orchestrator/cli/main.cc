@@ -1,0 +1,32 @@
+// dmlbench: the command line of the orchestrator. Declares the subcommands
+// (commands.h, one file each); ParseAndRun reports a failure as
+// "dmlbench: error: <message>" on stderr with exit status 1.
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+#include "orchestrator/cli/commands.h"
+
+namespace dmlbench {
+namespace {
+
+int Main(int argc, char** argv) {
+  CLI::App app{"dmlbench: runs experiment matrices of the distributed trainer into an SQLite results database"};
+  app.require_subcommand(1);
+  app.fallthrough();
+  GlobalOptions global;
+  app.add_option("--db", global.db, "results database")->capture_default_str();
+  AddPlanCommand(app, global);
+  AddRunCommand(app, global);
+  AddStatusCommand(app, global);
+  AddQueryCommand(app, global);
+  AddExportCommand(app, global);
+  AddInventoryCommands(app);
+  AddClusterCommands(app, global);
+  return ParseAndRun(app, [&] { app.parse(argc, argv); }, std::cerr);
+}
+
+}  // namespace
+}  // namespace dmlbench
+
+int main(int argc, char** argv) { return dmlbench::Main(argc, argv); }

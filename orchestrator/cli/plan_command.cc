@@ -1,0 +1,56 @@
+// `dmlbench plan MATRIX`: the expanded runs and their state in the database.
+// Planning never writes: without a database every run is pending.
+#include <filesystem>
+#include <iostream>
+#include <map>
+
+#include "orchestrator/cli/commands.h"
+#include "orchestrator/cli/launcher_factory.h"
+#include "orchestrator/cli/table.h"
+#include "orchestrator/matrix/matrix.h"
+#include "orchestrator/plan/plan.h"
+
+namespace dmlbench {
+namespace {
+
+void PlanCommand(const GlobalOptions& global, const ExperimentInputs& inputs) {
+  const Experiment experiment = LoadExperiment(inputs.matrix);
+  LauncherPaths paths{inputs.trainer, inputs.mpirun, DatasetDir(inputs, experiment)};
+  const std::string trainer_sha = MakeLauncher(experiment.execution, paths)->TrainerSha256();
+  const bool exists = std::filesystem::exists(global.db);
+  Store store(exists ? global.db : ":memory:", exists ? Store::Mode::kReadOnly : Store::Mode::kReadWrite);
+  const std::vector<PlanItem> plan = Plan(experiment, store, trainer_sha, paths.dataset_dir);
+  std::vector<std::vector<std::string>> rows;
+  std::map<std::string, int> counts;
+  int index = 0;
+  for (const PlanItem& item : plan) {
+    const RunParams& p = item.run.params;
+    ++counts[item.state];
+    rows.push_back({std::to_string(++index), item.run_key.substr(0, 12), p.architecture,
+                    std::to_string(p.architecture == "ps" ? p.servers : 0), std::to_string(p.workers),
+                    std::to_string(p.batch_size), p.overlap ? "on" : "off",
+                    p.network.name.empty() ? "-" : p.network.name, std::to_string(p.repetition), item.run.split,
+                    item.state, item.attempts ? std::to_string(item.attempts) : "",
+                    Shorten(item.failure_reason, 60)});
+  }
+  PrintTable(std::cout,
+             {"#", "run_key", "architecture", "servers", "workers", "batch", "overlap", "network", "rep", "split",
+              "state", "attempts", "last failure"},
+             rows, {true, false, false, true, true, true, false, false, true, false, false, true, false});
+  std::cout << experiment.name << ": " << Runs(plan.size()) << ": " << counts["done"] << " done, "
+            << counts["pending"] << " pending, " << counts["failed"] << " failed, " << counts["interrupted"]
+            << " interrupted";
+  if (counts["running"]) std::cout << ", " << counts["running"] << " running";
+  std::cout << "\n";
+}
+
+}  // namespace
+
+void AddPlanCommand(CLI::App& app, const GlobalOptions& global) {
+  auto inputs = std::make_shared<ExperimentInputs>();
+  CLI::App* plan = app.add_subcommand("plan", "show the runs of a matrix and their state in the database; runs nothing");
+  AddExperimentInputs(plan, *inputs);
+  plan->callback([&global, inputs] { PlanCommand(global, *inputs); });
+}
+
+}  // namespace dmlbench

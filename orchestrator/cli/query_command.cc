@@ -1,0 +1,40 @@
+// `dmlbench query SQL`: free SQL on the database opened read-only, as a
+// table, CSV or JSON.
+#include <iostream>
+
+#include "orchestrator/cli/commands.h"
+#include "orchestrator/cli/table.h"
+
+namespace dmlbench {
+namespace {
+
+struct QueryOptions {
+  std::string sql;
+  bool csv = false;
+  bool json = false;
+};
+
+void QueryCommand(const GlobalOptions& global, const QueryOptions& o) {
+  const std::unique_ptr<Store> store = OpenExistingReadOnly(global.db);
+  const QueryResult result = store->Query(o.sql);
+  if (o.csv) {
+    PrintCsv(std::cout, result);
+  } else if (o.json) {
+    PrintJson(std::cout, result);
+  } else {
+    PrintQueryTable(std::cout, result);
+  }
+}
+
+}  // namespace
+
+void AddQueryCommand(CLI::App& app, const GlobalOptions& global) {
+  auto o = std::make_shared<QueryOptions>();
+  CLI::App* query = app.add_subcommand("query", "run SQL on the database opened read-only");
+  query->add_option("SQL", o->sql, "one SQL statement")->required();
+  auto* csv = query->add_flag("--csv", o->csv, "CSV output");
+  query->add_flag("--json", o->json, "JSON output (an array of objects)")->excludes(csv);
+  query->callback([&global, o] { QueryCommand(global, *o); });
+}
+
+}  // namespace dmlbench

@@ -1,0 +1,98 @@
+// `dmlbench run MATRIX`: executes the runs that are not complete, with live
+// progress on stderr, then prints the summary table. SIGINT and SIGTERM stop
+// the current run (stored as interrupted) and end with status 130.
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <iostream>
+
+#include "orchestrator/cli/commands.h"
+#include "orchestrator/cli/launcher_factory.h"
+#include "orchestrator/cli/table.h"
+#include "orchestrator/matrix/matrix.h"
+#include "orchestrator/run/runner.h"
+
+namespace dmlbench {
+namespace {
+
+std::atomic<bool> g_cancel{false};
+
+void OnSignal(int) { g_cancel.store(true); }
+
+void InstallSignalHandlers() {
+  struct sigaction action {};
+  action.sa_handler = OnSignal;
+  sigemptyset(&action.sa_mask);
+  ::sigaction(SIGINT, &action, nullptr);
+  ::sigaction(SIGTERM, &action, nullptr);
+}
+
+void PrintSummary(std::ostream& out, const std::string& name, const SweepReport& report) {
+
+  std::vector<std::vector<std::string>> rows;
+  for (const RunReport& run : report.runs) {
+    std::string epoch_s, throughput, accuracy;
+    if (run.measures) {
+      char buffer[64];
+      std::snprintf(buffer, sizeof buffer, "%.3f", run.measures->epoch_s_mean);
+      epoch_s = buffer;
+      std::snprintf(buffer, sizeof buffer, "%.0f", run.measures->throughput_mean);
+      throughput = buffer;
+      if (run.measures->final_test_accuracy) {
+        std::snprintf(buffer, sizeof buffer, "%.4f", *run.measures->final_test_accuracy);
+        accuracy = buffer;
+      }
+    }
+    const std::string state = run.item.state == "done" ? (run.ran_now ? "complete" : "complete (earlier)")
+                                                       : run.item.state;
+    rows.push_back({Describe(run.item.run.params), run.item.run.split, state, std::to_string(run.item.attempts),
+                    epoch_s, throughput, accuracy, Shorten(run.item.failure_reason, 70)});
+  }
+  PrintTable(out, {"run", "split", "status", "attempts", "epoch_s", "samples/s", "test_acc", "reason"}, rows,
+             {false, false, false, true, true, true, true, false});
+  int now = 0;
+  for (const RunReport& run : report.runs) now += run.ran_now && run.item.state == "done";
+  out << name << ": " << Runs(report.runs.size()) << ": " << report.complete << " complete (" << now
+      << " just now), " << report.failed << " failed, " << report.interrupted << " interrupted, "
+      << report.pending << " pending\n";
+  if (report.recovered) {
+    out << report.recovered << (report.recovered == 1 ? " run was" : " runs were")
+        << " left running by an orchestrator that stopped; redone\n";
+  }
+}
+
+void RunCommand(const GlobalOptions& global, const ExperimentInputs& inputs) {
+  const Experiment experiment = LoadExperiment(inputs.matrix);
+  Store store(global.db);
+  LauncherPaths paths;
+  paths.trainer = inputs.trainer;
+  paths.mpirun = inputs.mpirun;
+  paths.dataset_dir = DatasetDir(inputs, experiment);
+  std::unique_ptr<Launcher> launcher = MakeLauncher(experiment.execution, paths);
+  RunnerOptions options;
+  options.dataset_dir = paths.dataset_dir;
+  options.progress = &std::cerr;
+  options.progress_redraws = ::isatty(STDERR_FILENO) != 0;
+  Runner runner(store, *launcher, options);
+  InstallSignalHandlers();
+  const SweepReport report = runner.Run(experiment, g_cancel);
+  PrintSummary(std::cout, experiment.name, report);
+  if (report.cancelled) {
+    std::cerr << "dmlbench: interrupted; `dmlbench run " << inputs.matrix << "` resumes\n";
+    throw CLI::RuntimeError(kExitInterrupted);
+  }
+  if (report.failed) throw CLI::RuntimeError(1);
+}
+
+}  // namespace
+
+void AddRunCommand(CLI::App& app, const GlobalOptions& global) {
+  auto inputs = std::make_shared<ExperimentInputs>();
+  CLI::App* run = app.add_subcommand("run", "execute the runs of a matrix that are not complete, then print a summary");
+  AddExperimentInputs(run, *inputs);
+  run->callback([&global, inputs] { RunCommand(global, *inputs); });
+}
+
+}  // namespace dmlbench

@@ -1,0 +1,30 @@
+// `dmlbench status`: runs per experiment and their states, read-only.
+#include <iostream>
+
+#include "orchestrator/cli/commands.h"
+#include "orchestrator/cli/table.h"
+
+namespace dmlbench {
+namespace {
+
+void StatusCommand(const GlobalOptions& global) {
+  const std::unique_ptr<Store> store = OpenExistingReadOnly(global.db);
+  std::cout << global.db << ": schema version " << store->schema_version() << "\n";
+  PrintQueryTable(std::cout, store->Query(R"(
+    SELECT e.name AS experiment, count(r.run_id) AS runs,
+           total(r.status = 'complete') AS complete, total(r.status = 'failed') AS failed,
+           total(r.status = 'interrupted') AS interrupted,
+           total(r.status IN ('pending', 'running')) AS pending_or_running,
+           datetime(max(r.end_unix_s), 'unixepoch') AS last_run_end_utc
+    FROM experiments e LEFT JOIN runs r USING (experiment_id)
+    GROUP BY e.experiment_id ORDER BY e.experiment_id)"));
+}
+
+}  // namespace
+
+void AddStatusCommand(CLI::App& app, const GlobalOptions& global) {
+  CLI::App* status = app.add_subcommand("status", "runs per experiment and their states");
+  status->callback([&global] { StatusCommand(global); });
+}
+
+}  // namespace dmlbench

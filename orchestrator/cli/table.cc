@@ -1,0 +1,116 @@
+#include "orchestrator/cli/table.h"
+
+#include <nlohmann/json.hpp>
+
+#include <charconv>
+#include <cstdio>
+#include <ostream>
+
+namespace dmlbench {
+
+std::string ExactText(const Cell& cell) {
+  if (std::holds_alternative<std::nullptr_t>(cell)) return "";
+  if (const auto* i = std::get_if<std::int64_t>(&cell)) return std::to_string(*i);
+  if (const auto* d = std::get_if<double>(&cell)) {
+    char buffer[64];
+    return std::string(buffer, std::to_chars(buffer, buffer + sizeof buffer, *d).ptr);
+  }
+  return std::get<std::string>(cell);
+}
+
+std::string ShortText(const Cell& cell) {
+  if (const auto* d = std::get_if<double>(&cell)) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.6g", *d);
+    return buffer;
+  }
+  return ExactText(cell);
+}
+
+std::string Runs(size_t count) { return std::to_string(count) + (count == 1 ? " run" : " runs"); }
+
+std::string Shorten(const std::string& text, size_t width) {
+  std::string line = text.substr(0, text.find('\n'));
+  if (line.size() <= width) return line;
+  return line.substr(0, width - 3) + "...";
+}
+
+// Aligned columns; cells that are numbers align right.
+void PrintTable(std::ostream& out, const std::vector<std::string>& headers,
+                const std::vector<std::vector<std::string>>& rows, const std::vector<bool>& right) {
+  std::vector<size_t> width(headers.size());
+  for (size_t c = 0; c < headers.size(); ++c) width[c] = headers[c].size();
+  for (const auto& row : rows) {
+    for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+  }
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string text;
+    for (size_t c = 0; c < cells.size(); ++c) {
+      const std::string pad(width[c] - cells[c].size(), ' ');
+      text += c ? "  " : "";
+      text += right[c] ? pad + cells[c] : cells[c] + (c + 1 < cells.size() ? pad : "");
+    }
+    out << text << "\n";
+  };
+  line(headers);
+  std::vector<std::string> rule;
+  for (size_t w : width) rule.emplace_back(w, '-');
+  line(rule);
+  for (const auto& row : rows) line(row);
+}
+
+void PrintQueryTable(std::ostream& out, const QueryResult& result) {
+  std::vector<bool> right(result.columns.size(), false);
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& row : result.rows) {
+    std::vector<std::string> cells;
+    for (size_t c = 0; c < row.size(); ++c) {
+      if (std::holds_alternative<std::int64_t>(row[c]) || std::holds_alternative<double>(row[c])) right[c] = true;
+      cells.push_back(Shorten(ShortText(row[c]), 80));
+    }
+    rows.push_back(std::move(cells));
+  }
+  PrintTable(out, result.columns, rows, right);
+  out << "(" << result.rows.size() << (result.rows.size() == 1 ? " row" : " rows") << ")\n";
+}
+
+std::string CsvField(const std::string& text) {
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
+void PrintCsv(std::ostream& out, const QueryResult& result) {
+  for (size_t c = 0; c < result.columns.size(); ++c) out << (c ? "," : "") << CsvField(result.columns[c]);
+  out << "\n";
+  for (const auto& row : result.rows) {
+    for (size_t c = 0; c < row.size(); ++c) out << (c ? "," : "") << CsvField(ExactText(row[c]));
+    out << "\n";
+  }
+}
+
+void PrintJson(std::ostream& out, const QueryResult& result) {
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  for (const auto& row : result.rows) {
+    nlohmann::ordered_json object = nlohmann::ordered_json::object();
+    for (size_t c = 0; c < row.size(); ++c) {
+      std::visit(
+          [&](const auto& value) {
+            if constexpr (std::is_same_v<std::decay_t<decltype(value)>, std::nullptr_t>) {
+              object[result.columns[c]] = nullptr;
+            } else {
+              object[result.columns[c]] = value;
+            }
+          },
+          row[c]);
+    }
+    rows.push_back(std::move(object));
+  }
+  out << rows.dump(2) << "\n";
+}
+
+}  // namespace dmlbench

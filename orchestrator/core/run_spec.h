@@ -1,0 +1,106 @@
+// RunSpec: the value types every stage shares — what a run is (RunParams,
+// PlannedRun), an experiment as the matrix expanded it, the network profile a
+// run asks for, and the facts of a host. Plain structs without behaviour
+// beyond derived values; the matrix stage fills them, later stages read them.
+// Thread-safe as values.
+#ifndef DMLBENCH_ORCHESTRATOR_CORE_RUN_SPEC_H_
+#define DMLBENCH_ORCHESTRATOR_CORE_RUN_SPEC_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace dmlbench {
+
+// Link shaping requested by a run; only the emulated cluster can apply it.
+struct NetworkProfile {
+  std::string name;                   // "" = the hosts' own network, unshaped
+  double bandwidth_bits_per_s = 0;    // 0 = unshaped
+  double latency_s = 0;               // one-way delay added per direction
+};
+
+// What the hosts table records about a machine (DESIGN.md section 5).
+struct HostFacts {
+  std::string name;           // inventory name ("local" for this machine)
+  std::string address;        // as connected to; empty for local
+  std::string cpu_model;
+  int cores = 0;
+  std::int64_t memory_bytes = 0;
+  std::string kernel;         // uname -srm
+  std::string mpi_version;    // first line of `mpirun --version`
+  std::string provider;       // "local" | "ssh" | "cluster" | tag from the inventory (e.g. "ec2")
+  std::string tags_json;      // free tags from the inventory, as a JSON object
+};
+
+// One fully resolved run: every parameter that can change what the trainer
+// measures. Two runs with equal RunParams are the same experiment point.
+struct RunParams {
+  std::string architecture = "ring";     // ring | mpi | ps | p2p
+  int workers = 1;                       // w
+  int servers = 0;                       // k, ps only (1, 2 or 4 in the study)
+  int batch_size = 100;                  // local batch b per worker
+  int epochs = 1;
+  std::vector<int> hidden = {128, 32};
+  double learning_rate = 0.05;
+  bool overlap = false;
+  std::int64_t bucket_bytes = 1 << 20;
+  std::int64_t max_iterations_per_epoch = 0;  // 0 = whole epochs
+  std::string dataset = "fashion-mnist";      // "fashion-mnist" (DATASET dir) or "synthetic"
+  std::uint64_t seed = 1;                     // base seed + repetition
+  int repetition = 0;                         // 0-based
+  NetworkProfile network;
+
+  int ranks() const { return workers + (architecture == "ps" ? servers : 0); }
+};
+
+struct ExecutionOptions {
+  std::string provider = "local";        // local | ssh | cluster
+  std::string inventory;                 // ssh: inventory file (relative to the matrix file)
+  double timeout_s = 900;                // per run
+  int attempts = 2;                      // tries per run before it is failed
+  std::string dataset_dir;               // "" = the default Fashion-MNIST directory
+};
+
+struct PlannedRun {
+  RunParams params;
+  std::string split;                     // "calibration" | "validation"
+};
+
+struct Experiment {
+  std::string name;
+  std::string description;
+  std::string source_path;               // as given by the user
+  std::string source_text;               // the file's bytes
+  std::string source_sha256;             // hex
+  ExecutionOptions execution;
+  std::vector<PlannedRun> runs;          // in expansion order, deterministic
+};
+
+// One probed message size of a link probe: a row of link_probes
+// (schemas/migrations/002_link_probes.sql).
+struct LinkProbeRow {
+  std::string profile;
+  double bandwidth_bits_per_s = 0;
+  double latency_s = 0;
+  std::int64_t message_bytes = 0;
+  int repetitions = 0;
+  double median_one_way_s = 0;
+  double alpha_s = 0;
+  double bandwidth_bytes_per_s = 0;
+  double time_unix_s = 0;
+  std::string hosts;
+};
+
+// One line naming the point for progress output and messages, e.g.
+// "ps k=2 w=4 b=100 net=1gbit rep=0".
+std::string Describe(const RunParams& params);
+
+// The canonical form of the parameters (sorted keys, no whitespace JSON);
+// the run key is sha256(canonical || trainer sha256 || dataset checksum).
+std::string CanonicalJson(const RunParams& params);
+std::string RunKey(const RunParams& params, const std::string& trainer_sha256,
+                   const std::string& dataset_sha256);
+
+}  // namespace dmlbench
+
+#endif  // DMLBENCH_ORCHESTRATOR_CORE_RUN_SPEC_H_

@@ -1,0 +1,269 @@
+#include "orchestrator/ingest/ingest.h"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <optional>
+#include <stdexcept>
+
+namespace dmlbench {
+namespace {
+
+using nlohmann::json;
+
+// A malformed event; caught in Consume and kept as error().
+class EventError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Typed, checked access to the fields of one JSON object. `where` names the
+// object in messages: "epoch", "epoch: ranks[2]".
+class Fields {
+ public:
+  Fields(const json& object, std::string where) : object_(object), where_(std::move(where)) {}
+
+  const json& Required(const char* key) const {
+    auto it = object_.find(key);
+    if (it == object_.end()) throw EventError(where_ + ": missing field '" + key + "'");
+    return *it;
+  }
+
+  double Number(const char* key) const {
+    const json& value = Required(key);
+    if (!value.is_number()) throw Mistyped(key, "a number", value);
+    return value.get<double>();
+  }
+
+  // Absent or null both mean "not measured".
+  std::optional<double> OptionalNumber(const char* key) const {
+    auto it = object_.find(key);
+    if (it == object_.end() || it->is_null()) return std::nullopt;
+    if (!it->is_number()) throw Mistyped(key, "a number or null", *it);
+    return it->get<double>();
+  }
+
+  std::int64_t Integer(const char* key) const {
+    const json& value = Required(key);
+    if (!value.is_number_integer()) throw Mistyped(key, "an integer", value);
+    return value.get<std::int64_t>();
+  }
+
+  std::optional<std::int64_t> OptionalInteger(const char* key) const {
+    auto it = object_.find(key);
+    if (it == object_.end() || it->is_null()) return std::nullopt;
+    if (!it->is_number_integer()) throw Mistyped(key, "an integer or null", *it);
+    return it->get<std::int64_t>();
+  }
+
+  std::string String(const char* key) const {
+    const json& value = Required(key);
+    if (!value.is_string()) throw Mistyped(key, "a string", value);
+    return value.get<std::string>();
+  }
+
+  std::string OptionalString(const char* key) const {
+    auto it = object_.find(key);
+    if (it == object_.end() || it->is_null()) return "";
+    if (!it->is_string()) throw Mistyped(key, "a string", *it);
+    return it->get<std::string>();
+  }
+
+  Fields Object(const char* key) const {
+    const json& value = Required(key);
+    if (!value.is_object()) throw Mistyped(key, "an object", value);
+    return Fields(value, where_ + ": " + key);
+  }
+
+  const json& Array(const char* key) const {
+    const json& value = Required(key);
+    if (!value.is_array()) throw Mistyped(key, "an array", value);
+    return value;
+  }
+
+  const std::string& where() const { return where_; }
+
+ private:
+  EventError Mistyped(const char* key, const char* expected, const json& found) const {
+    return EventError(where_ + ": field '" + key + "' must be " + expected + ", got " + found.type_name());
+  }
+
+  const json& object_;
+  std::string where_;
+};
+
+PhaseStats ReadPhase(const Fields& phases, const char* name) {
+  const Fields phase = phases.Object(name);
+  return PhaseStats{phase.Number("max_s"), phase.Number("mean_s"), phase.Number("min_s")};
+}
+
+RankPhaseRecord ReadRank(const json& value, size_t index) {
+  const std::string where = "epoch: ranks[" + std::to_string(index) + "]";
+  if (!value.is_object()) {
+    throw EventError(where + ": must be an object, got " + std::string(value.type_name()));
+  }
+  const Fields rank(value, where);
+  RankPhaseRecord r;
+  r.rank = static_cast<int>(rank.Integer("rank"));
+  r.role = rank.String("role");
+  if (r.role != "worker" && r.role != "server") {
+    throw EventError(where + ": field 'role' must be \"worker\" or \"server\", got \"" + r.role + "\"");
+  }
+  r.forward_s = rank.Number("forward_s");
+  r.backward_s = rank.Number("backward_s");
+  r.exchange_s = rank.Number("exchange_s");
+  r.update_s = rank.Number("update_s");
+  r.exposed_comm_s = rank.Number("exposed_comm_s");
+  r.comm_s = rank.Number("comm_s");
+  r.wait_s = rank.Number("wait_s");
+  r.bytes_sent = rank.Integer("bytes_sent");
+  r.bytes_received = rank.Integer("bytes_received");
+  r.messages_sent = rank.Integer("messages_sent");
+  return r;
+}
+
+double MonotonicSeconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+Ingest::Ingest(Store& store, std::int64_t run_id, std::int64_t attempt_id)
+    : store_(store), run_id_(run_id), attempt_id_(attempt_id) {}
+
+Ingest::~Ingest() {
+  try {
+    Flush();
+  } catch (const StoreError&) {
+    // The caller did not Flush(); the group is lost like any partial attempt.
+  }
+}
+
+void Ingest::Flush() {
+  if (!store_.batch_open()) return;
+  store_.CommitBatch();
+  last_commit_s_ = MonotonicSeconds();
+}
+
+void Ingest::BeforeWrite() {
+  if (store_.batch_open()) return;
+  const double now = MonotonicSeconds();
+  if (last_commit_s_ >= 0 && now - last_commit_s_ < kGroupCommitS) {
+    store_.BeginBatch();
+    batch_start_s_ = now;
+  }
+}
+
+void Ingest::AfterWrite(bool last_event) {
+  const double now = MonotonicSeconds();
+  if (!store_.batch_open()) {
+    last_commit_s_ = now;
+  } else if (last_event || now - batch_start_s_ >= kGroupCommitS) {
+    Flush();
+  }
+}
+
+void Ingest::Consume(std::string_view line) {
+  ++line_number_;
+  if (!error_.empty()) return;
+  while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
+  if (line.empty()) return;
+  try {
+    ConsumeEvent(line);
+  } catch (const EventError& e) {
+    error_ = "event line " + std::to_string(line_number_) + ": " + e.what();
+  }
+}
+
+void Ingest::ConsumeEvent(std::string_view line) {
+  const json event = json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (event.is_discarded()) {
+    const std::string shown(line.substr(0, 60));
+    throw EventError("not a JSON object: " + shown + (line.size() > 60 ? "..." : ""));
+  }
+  if (!event.is_object()) {
+    throw EventError(std::string("expected a JSON object, got ") + event.type_name());
+  }
+  const Fields top(event, "event");
+  const std::string kind = top.String("event");
+  const Fields fields(event, kind);
+  const std::int64_t version = fields.Integer("format_version");
+  if (version != kEventsFormatVersion) {
+    throw EventError(kind + ": format_version " + std::to_string(version) +
+                     " is not supported (this program reads " + std::to_string(kEventsFormatVersion) + ")");
+  }
+  if (run_end_seen_) throw EventError(kind + ": after run_end");
+
+  if (kind == "run_start") {
+    if (run_start_seen_) throw EventError("run_start: repeated");
+    RunStartRecord r;
+    r.mpi_library_version = fields.String("mpi_library_version");
+    r.world_size = fields.Integer("world_size");
+    r.parameters = fields.Integer("parameters");
+    r.iterations_per_epoch = fields.Integer("iterations_per_epoch");
+    r.train_samples = fields.Integer("train_samples");
+    r.test_samples = fields.Integer("test_samples");
+    r.dataset_sha256 = fields.String("dataset_sha256");
+    r.threads = fields.OptionalInteger("threads").value_or(0);
+    BeforeWrite();
+    store_.RecordRunStart(attempt_id_, r);
+    AfterWrite(false);
+    run_start_seen_ = true;
+    iterations_per_epoch_ = r.iterations_per_epoch;
+    mpi_library_version_ = r.mpi_library_version;
+  } else if (kind == "epoch") {
+    if (!run_start_seen_) throw EventError("epoch: before run_start");
+    EpochRecord r;
+    r.epoch = static_cast<int>(fields.Integer("epoch"));
+    if (r.epoch != epochs_stored_ + 1) {
+      throw EventError("epoch: expected epoch " + std::to_string(epochs_stored_ + 1) + ", got " +
+                       std::to_string(r.epoch));
+    }
+    r.iterations = fields.Integer("iterations");
+    r.samples = fields.Integer("samples");
+    r.wall_s = fields.Number("wall_s");
+    r.throughput_samples_per_s = fields.Number("throughput_samples_per_s");
+    r.loss = fields.OptionalNumber("loss");
+    r.test_accuracy = fields.OptionalNumber("test_accuracy");
+    r.eval_s = fields.OptionalNumber("eval_s");
+    r.overlap_ratio = fields.OptionalNumber("overlap_ratio");
+    const Fields phases = fields.Object("phases");
+    r.forward = ReadPhase(phases, "forward");
+    r.backward = ReadPhase(phases, "backward");
+    r.exchange = ReadPhase(phases, "exchange");
+    r.update = ReadPhase(phases, "update");
+    r.exposed_comm = ReadPhase(phases, "exposed_comm");
+    r.comm = ReadPhase(phases, "comm");
+    const json& ranks = fields.Array("ranks");
+    r.ranks.reserve(ranks.size());
+    for (size_t i = 0; i < ranks.size(); ++i) r.ranks.push_back(ReadRank(ranks[i], i));
+    BeforeWrite();
+    store_.AddEpoch(run_id_, attempt_id_, r);
+    AfterWrite(false);
+    ++epochs_stored_;
+  } else if (kind == "run_end") {
+    RunEndRecord r;
+    r.status = fields.String("status");
+    if (r.status != "ok" && r.status != "error") {
+      throw EventError("run_end: field 'status' must be \"ok\" or \"error\", got \"" + r.status + "\"");
+    }
+    if (r.status == "ok") {
+      if (!run_start_seen_) throw EventError("run_end: status ok without run_start");
+      r.parameter_checksum = fields.String("parameter_checksum");
+    } else {
+      r.error = fields.OptionalString("error");
+      r.parameter_checksum = fields.OptionalString("parameter_checksum");
+    }
+    r.total_wall_s = fields.OptionalNumber("total_wall_s");
+    r.peak_rss_bytes = fields.OptionalInteger("peak_rss_bytes");
+    BeforeWrite();
+    store_.RecordRunEnd(attempt_id_, r);
+    AfterWrite(true);
+    run_end_seen_ = true;
+    run_end_ok_ = r.status == "ok";
+    trainer_error_ = r.error;
+  }
+  // Other event kinds are for other readers (format version 1 allows them).
+}
+
+}  // namespace dmlbench

@@ -1,0 +1,74 @@
+// Ingest: reads the trainer's event lines (schemas/trainer-events.md, format
+// version 1) and stores each in the database as it arrives, tagged with the
+// attempt. An event is committed at once, except in a burst (events less
+// than kGroupCommitS apart), which shares one transaction committed within
+// kGroupCommitS, at run_end, at the next line, or at Flush(). It does not
+// decide a run's status: the run loop does. Not thread-safe.
+#ifndef DMLBENCH_ORCHESTRATOR_INGEST_INGEST_H_
+#define DMLBENCH_ORCHESTRATOR_INGEST_INGEST_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "orchestrator/store/store.h"
+
+namespace dmlbench {
+
+inline constexpr int kEventsFormatVersion = 1;
+inline constexpr double kGroupCommitS = 0.05;
+
+class Ingest {
+ public:
+  // `store` must outlive this object.
+  Ingest(Store& store, std::int64_t run_id, std::int64_t attempt_id);
+  // Commits what is stored (errors are swallowed here: call Flush() first).
+  ~Ingest();
+  Ingest(const Ingest&) = delete;
+  Ingest& operator=(const Ingest&) = delete;
+
+  // Parses and stores one line (without its newline). Bad events never
+  // throw: the first problem is kept in error() and later lines are
+  // ignored. A StoreError (e.g. a full disk) propagates.
+  void Consume(std::string_view line);
+
+  // Commits every stored event. Call when the job ended. Throws StoreError.
+  void Flush();
+
+  // True once a run_end with status "ok" has been stored.
+  bool run_end_ok() const { return run_end_ok_; }
+  // The trainer's own message from a run_end with status "error", else "".
+  const std::string& trainer_error() const { return trainer_error_; }
+  // "event line 3: ..." for the first malformed event, "" while all are valid.
+  const std::string& error() const { return error_; }
+  int epochs_stored() const { return epochs_stored_; }
+  // From run_start; 0 until it arrived.
+  std::int64_t iterations_per_epoch() const { return iterations_per_epoch_; }
+  const std::string& mpi_library_version() const { return mpi_library_version_; }
+
+ private:
+  void ConsumeEvent(std::string_view line);
+  // Opens a group transaction when this event follows the last commit
+  // closely; commits the group when it is old enough or the run ended.
+  void BeforeWrite();
+  void AfterWrite(bool last_event);
+
+  Store& store_;
+  std::int64_t run_id_;
+  std::int64_t attempt_id_;
+  int line_number_ = 0;
+  double last_commit_s_ = -1;  // monotonic
+  double batch_start_s_ = 0;
+  bool run_start_seen_ = false;
+  bool run_end_seen_ = false;
+  bool run_end_ok_ = false;
+  int epochs_stored_ = 0;
+  std::int64_t iterations_per_epoch_ = 0;
+  std::string mpi_library_version_;
+  std::string trainer_error_;
+  std::string error_;
+};
+
+}  // namespace dmlbench
+
+#endif  // DMLBENCH_ORCHESTRATOR_INGEST_INGEST_H_

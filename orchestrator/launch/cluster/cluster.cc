@@ -1,0 +1,518 @@
+#include "orchestrator/launch/cluster/cluster.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <thread>
+
+#include <toml++/toml.h>
+
+#include "orchestrator/launch/cluster/links.h"
+#include "orchestrator/launch/ssh/inventory.h"
+
+namespace dmlbench {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kMaxHosts = 64;
+constexpr int kFirstHostOctet = 10;          // host i (1-based) is .10+i
+constexpr double kSshdStartTimeoutS = 5;
+constexpr std::uint64_t kCapNetAdmin = 1ull << 12;
+constexpr std::uint64_t kCapSysAdmin = 1ull << 21;
+
+std::string Prefix(const std::string& name) { return std::string(kClusterPrefix) + name + "-"; }
+std::string BridgeName(const std::string& name) { return std::string(kClusterPrefix) + name; }
+std::string HostName(const std::string& name, int i) { return Prefix(name) + "h" + std::to_string(i); }
+std::string VethName(const std::string& name, int i) { return Prefix(name) + std::to_string(i); }
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void WriteFile(const fs::path& path, const std::string& text) {
+  const fs::path temporary = path.string() + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::out | std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out) throw ClusterError("cannot write " + temporary.string() + ": " + std::strerror(errno));
+  }
+  std::error_code error;
+  fs::rename(temporary, path, error);
+  if (error) throw ClusterError("cannot write " + path.string() + ": " + error.message());
+}
+
+// Serialises subnet choice between clusters being brought up at once: the
+// bridge address that claims the /24 exists before the lock is released.
+class SubnetLock {
+ public:
+  SubnetLock() {
+    const fs::path path = fs::temp_directory_path() / "dmlbench-cluster-subnet.lock";
+    fd_ = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd_ < 0 || flock(fd_, LOCK_EX) != 0) {
+      throw ClusterError("cannot lock " + path.string() + ": " + std::strerror(errno));
+    }
+  }
+  ~SubnetLock() { close(fd_); }
+  SubnetLock(const SubnetLock&) = delete;
+  SubnetLock& operator=(const SubnetLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+bool PortOpen(const std::string& address, int port) {
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return false;
+  sockaddr_in peer{};
+  peer.sin_family = AF_INET;
+  peer.sin_port = htons(static_cast<std::uint16_t>(port));
+  inet_pton(AF_INET, address.c_str(), &peer.sin_addr);
+  const bool open = connect(fd, reinterpret_cast<const sockaddr*>(&peer), sizeof peer) == 0;
+  close(fd);
+  return open;
+}
+
+std::string SshdConfig(const fs::path& host_dir, const std::string& address,
+                       const std::string& authorized_keys) {
+  return "# sshd of one emulated host; written by `dmlbench cluster up`.\n"
+         "ListenAddress " + address + "\n"
+         "Port 22\n"
+         "HostKey " + (host_dir / "ssh_host_ed25519_key").string() + "\n"
+         "AuthorizedKeysFile " + authorized_keys + "\n"
+         "PidFile " + (host_dir / "sshd.pid").string() + "\n"
+         "PermitRootLogin prohibit-password\n"
+         "PasswordAuthentication no\n"
+         "KbdInteractiveAuthentication no\n"
+         "UsePAM no\n"
+         "StrictModes no\n"
+         "UseDNS no\n"
+         "MaxStartups 100\n"
+         "MaxSessions 100\n"
+         "Subsystem sftp internal-sftp\n";
+}
+
+toml::table ProfileTable(const NetworkProfile& profile) {
+  return toml::table{{"name", profile.name},
+                     {"bandwidth_bits_per_s", profile.bandwidth_bits_per_s},
+                     {"latency_s", profile.latency_s}};
+}
+
+NetworkProfile ProfileFrom(toml::node_view<toml::node> node) {
+  NetworkProfile profile;
+  profile.name = node["name"].value_or(std::string());
+  profile.bandwidth_bits_per_s = node["bandwidth_bits_per_s"].value_or(0.0);
+  profile.latency_s = node["latency_s"].value_or(0.0);
+  return profile;
+}
+
+bool SameShaping(const NetworkProfile& a, const NetworkProfile& b) {
+  return a.bandwidth_bits_per_s == b.bandwidth_bits_per_s && a.latency_s == b.latency_s;
+}
+
+std::string CoresText(double cores) {
+  std::ostringstream text;
+  text << cores;
+  return text.str();
+}
+
+// The inventory (schemas/inventory.md) with this module's state in its
+// [emulated_cluster] table.
+std::string InventoryText(const ClusterState& state) {
+  const std::string ssh_options = "-i " + state.identity_file() + " -o UserKnownHostsFile=" +
+                                  state.known_hosts_path() +
+                                  " -o StrictHostKeyChecking=yes -o BatchMode=yes -o LogLevel=ERROR";
+  // Every namespace has the same hostname and shares memory with the others,
+  // so only TCP over the cluster's links may carry MPI traffic.
+  toml::array mpi_args{"--allow-run-as-root",
+                       "--mca", "pml", "ob1",
+                       "--mca", "btl", "tcp,self",
+                       "--mca", "btl_tcp_if_include", state.subnet,
+                       "--mca", "oob_tcp_if_include", state.subnet,
+                       "--mca", "plm_rsh_args", ssh_options};
+  toml::array hosts;
+  for (const ClusterHost& host : state.hosts) {
+    hosts.push_back(toml::table{{"name", host.name},
+                                {"address", host.address},
+                                {"port", 22},
+                                {"user", "root"},
+                                {"identity_file", state.identity_file()},
+                                {"slots", 1},
+                                {"tags", toml::table{{"provider", "cluster"},
+                                                     {"cluster", state.name},
+                                                     {"cpu_cores", CoresText(state.cpu_cores)}}}});
+  }
+  toml::table cluster{{"name", state.name},
+                      {"subnet", state.subnet},
+                      {"bridge", state.bridge},
+                      {"head_address", state.head_address},
+                      {"cgroup_version", state.cgroup.version == CgroupVersion::kV1 ? "v1" : "v2"},
+                      {"cgroup_cpu_root", state.cgroup.cpu_root},
+                      {"cpu_cores", state.cpu_cores},
+                      {"base_network", ProfileTable(state.base_network)},
+                      {"network", ProfileTable(state.network)}};
+  toml::table inventory{{"format_version", 1},
+                        {"known_hosts", state.known_hosts_path()},
+                        {"host_key_policy", "strict"},
+                        {"connect_timeout_s", 10},
+                        {"work_dir", (fs::path(state.state_dir) / "work").string()},
+                        {"mpi_args", mpi_args},
+                        {"host", hosts},
+                        {"emulated_cluster", cluster}};
+  std::ostringstream text;
+  text << "# Emulated cluster " << state.name << ", written by `dmlbench cluster up`.\n"
+       << "# [emulated_cluster] is its state; `dmlbench cluster down` removes it all.\n"
+       << inventory << "\n";
+  return text.str();
+}
+
+std::string CurrentCaps() {
+  std::istringstream lines(ReadFile("/proc/self/status"));
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.rfind("CapEff:", 0) == 0) return line.substr(7);
+  }
+  return "0";
+}
+
+// "qdisc netem 1: root ... delay 100us ... qdisc tbf 10: parent 1:1 rate 1Gbit ..."
+// -> "rate 1Gbit delay 100us"; "unshaped" without either.
+std::string ShapingSummary(const std::string& tc_output) {
+  std::istringstream words(tc_output);
+  std::string word, rate, delay;
+  while (words >> word) {
+    if (word == "rate" && rate.empty()) words >> rate;
+    if (word == "delay" && delay.empty()) words >> delay;
+  }
+  std::string summary;
+  if (!rate.empty()) summary += "rate " + rate;
+  if (!delay.empty()) summary += std::string(summary.empty() ? "" : " ") + "delay " + delay;
+  return summary.empty() ? "unshaped" : summary;
+}
+
+std::string Pad(std::string text, std::size_t width) {
+  if (text.size() < width) text.resize(width, ' ');
+  return text + " ";
+}
+
+// One host: namespace, link (shaped), cgroup, host key and sshd. Returns
+// its known_hosts line.
+std::string SetUpHost(const ClusterState& state, const ClusterHost& host, const std::string& sshd,
+                      CommandRunner& runner) {
+  AddNamespace(runner, host.name);
+  AddHostLink(runner, state.bridge, host.veth, host.name, host.address);
+  ShapeHostLink(runner, host.veth, host.name, state.network);
+  CreateCpuCgroup(state.cgroup, host.cgroup, state.cpu_cores);
+
+  const fs::path host_dir = fs::path(state.state_dir) / host.name;
+  fs::create_directories(host_dir);
+  const fs::path host_key = host_dir / "ssh_host_ed25519_key";
+  fs::remove(host_key);
+  fs::remove(host_key.string() + ".pub");
+  RunChecked(runner, {"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", host.name, "-f", host_key.string()});
+  std::istringstream public_key(ReadFile(host_key.string() + ".pub"));
+  std::string type, key;
+  public_key >> type >> key;
+  WriteFile(host_dir / "sshd_config", SshdConfig(host_dir, host.address, state.identity_file() + ".pub"));
+  // Started in the host's namespace and cgroup: Open MPI's daemon and the
+  // ranks it starts through this sshd inherit both.
+  RunChecked(runner, {sshd, "-f", (host_dir / "sshd_config").string(), "-E", (host_dir / "sshd.log").string()},
+             {host.name, CgroupProcsFile(state.cgroup, host.cgroup)});
+  return host.address + " " + type + " " + key + "\n";
+}
+
+}  // namespace
+
+std::string ClusterState::inventory_path() const { return (fs::path(state_dir) / "inventory.toml").string(); }
+std::string ClusterState::known_hosts_path() const { return (fs::path(state_dir) / "known_hosts").string(); }
+std::string ClusterState::identity_file() const { return (fs::path(state_dir) / "id_ed25519").string(); }
+
+std::string PrivilegeProblem(std::uint64_t effective_caps, bool cgroup_writable,
+                             const std::string& cgroup_dir) {
+  std::vector<std::string> missing;
+  if ((effective_caps & kCapNetAdmin) == 0) missing.push_back("CAP_NET_ADMIN (links, tc)");
+  if ((effective_caps & kCapSysAdmin) == 0) missing.push_back("CAP_SYS_ADMIN (network namespaces)");
+  if (!cgroup_writable) missing.push_back("write access to " + cgroup_dir + " (CPU cgroups)");
+  if (missing.empty()) return "";
+  std::string message = "the emulated cluster needs root: missing ";
+  for (std::size_t i = 0; i < missing.size(); ++i) {
+    if (i > 0) message += i + 1 == missing.size() ? " and " : ", ";
+    message += missing[i];
+  }
+  return message;
+}
+
+void CheckClusterPrivileges(const std::string& cgroup_root) {
+  std::uint64_t caps = 0;
+  std::istringstream(CurrentCaps()) >> std::hex >> caps;
+  std::string cgroup_dir = cgroup_root;
+  bool writable = false;
+  try {
+    cgroup_dir = DetectCgroupLayout(cgroup_root).cpu_root;
+    writable = access(cgroup_dir.c_str(), W_OK) == 0;
+  } catch (const ClusterError&) {
+    writable = false;
+  }
+  const std::string problem = PrivilegeProblem(caps, writable, cgroup_dir);
+  if (!problem.empty()) throw ClusterError(problem);
+}
+
+void ValidateClusterOptions(const ClusterOptions& options) {
+  const bool name_ok = !options.name.empty() && options.name.size() <= 6 &&
+                       options.name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789") ==
+                           std::string::npos;
+  if (!name_ok) {
+    throw ClusterError("cluster name must be 1-6 characters of a-z and 0-9, got \"" + options.name + "\"");
+  }
+  if (options.hosts < 1 || options.hosts > kMaxHosts) {
+    throw ClusterError("hosts must be between 1 and " + std::to_string(kMaxHosts) + ", got " +
+                       std::to_string(options.hosts));
+  }
+  const double cores = static_cast<double>(std::thread::hardware_concurrency());
+  if (!(options.cpu_cores >= 0 && options.cpu_cores <= cores)) {
+    std::ostringstream message;
+    message << "cpu share must be between 0 and " << cores << " cores, got " << options.cpu_cores;
+    throw ClusterError(message.str());
+  }
+}
+
+ClusterState ClusterUp(const ClusterOptions& options, CommandRunner& runner) {
+  ValidateClusterOptions(options);
+  CheckClusterPrivileges(options.cgroup_root);
+  const std::vector<std::string> existing = ClusterLeftovers(options.name, options.cgroup_root, runner);
+  if (!existing.empty()) {
+    throw ClusterError("cluster " + options.name + " already exists (" + existing.front() +
+                       "): run `dmlbench cluster down` first");
+  }
+
+  ClusterState state;
+  state.name = options.name;
+  state.state_dir = fs::absolute(options.state_dir).lexically_normal().string();
+  state.bridge = BridgeName(options.name);
+  state.cgroup = DetectCgroupLayout(options.cgroup_root);
+  state.cpu_cores = options.cpu_cores;
+  state.base_network = options.network;
+  state.network = options.network;
+
+  try {
+    std::error_code error;
+    fs::create_directories(state.state_dir, error);
+    if (error) throw ClusterError("cannot create " + state.state_dir + ": " + error.message());
+    fs::remove(state.identity_file());
+    fs::remove(state.identity_file() + ".pub");
+    RunChecked(runner, {"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C",
+                        "dmlbench-cluster-" + state.name, "-f", state.identity_file()});
+    {
+      SubnetLock lock;
+      const Subnet subnet = ChooseSubnet(RunChecked(runner, {"ip", "-o", "-4", "addr", "show"}),
+                                         RunChecked(runner, {"ip", "-4", "route", "show", "table", "all"}),
+                                         static_cast<int>(std::hash<std::string>()(state.name) % 256));
+      state.subnet = subnet.Cidr();
+      state.head_address = subnet.Address(1);
+      AddBridge(runner, state.bridge, subnet);
+      for (int i = 1; i <= options.hosts; ++i) {
+        state.hosts.push_back({HostName(state.name, i), subnet.Address(kFirstHostOctet + i),
+                               VethName(state.name, i), HostName(state.name, i)});
+      }
+    }
+    // sshd refuses to start without its privilege separation directory.
+    fs::create_directories("/run/sshd", error);
+
+    // Hosts are set up in parallel (their commands mostly wait on the
+    // kernel and on process start-up); each fills its own known_hosts line.
+    std::vector<std::string> host_keys(state.hosts.size());
+    std::vector<std::exception_ptr> errors(state.hosts.size());
+    std::vector<std::thread> threads;
+    for (std::size_t i = 0; i < state.hosts.size(); ++i) {
+      threads.emplace_back([&, i] {
+        try {
+          host_keys[i] = SetUpHost(state, state.hosts[i], options.sshd, runner);
+        } catch (...) {
+          errors[i] = std::current_exception();
+        }
+      });
+    }
+    for (std::thread& thread : threads) thread.join();
+    for (const std::exception_ptr& failure : errors) {
+      if (failure) std::rethrow_exception(failure);
+    }
+    std::string known_hosts;
+    for (const std::string& line : host_keys) known_hosts += line;
+    WriteFile(state.known_hosts_path(), known_hosts);
+    WriteFile(state.inventory_path(), InventoryText(state));
+
+    const auto deadline = std::chrono::steady_clock::now() +
+                          std::chrono::milliseconds(static_cast<int>(kSshdStartTimeoutS * 1000));
+    for (const ClusterHost& host : state.hosts) {
+      while (!PortOpen(host.address, 22)) {
+        if (std::chrono::steady_clock::now() > deadline) {
+          throw ClusterError("sshd of " + host.name + " does not accept connections on " + host.address +
+                             ":22 after " + std::to_string(static_cast<int>(kSshdStartTimeoutS)) +
+                             " s (see " + state.state_dir + "/" + host.name + "/sshd.log)");
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+    }
+  } catch (const std::exception& e) {
+    try {
+      ClusterDown(options.name, options.state_dir, options.cgroup_root, runner);
+    } catch (const std::exception&) {
+      // The first failure is the one worth reporting.
+    }
+    if (dynamic_cast<const ClusterError*>(&e) != nullptr) throw;
+    throw ClusterError(std::string("cluster up failed: ") + e.what());
+  }
+  return state;
+}
+
+ClusterState LoadClusterState(const std::string& state_dir) {
+  const fs::path path = fs::path(state_dir) / "inventory.toml";
+  if (!fs::exists(path)) {
+    throw ClusterError("no emulated cluster in " + state_dir + " (run `dmlbench cluster up`)");
+  }
+  Inventory inventory;
+  toml::table table;
+  try {
+    inventory = LoadInventory(path.string());
+    table = toml::parse(inventory.emulated_cluster_toml);
+  } catch (const InventoryError& e) {
+    throw ClusterError(e.what());
+  } catch (const toml::parse_error& e) {
+    throw ClusterError(path.string() + ": [emulated_cluster]: " + std::string(e.description()));
+  }
+  ClusterState state;
+  state.state_dir = fs::absolute(state_dir).lexically_normal().string();
+  state.name = table["name"].value_or(std::string());
+  if (state.name.empty()) {
+    throw ClusterError(path.string() + ": no [emulated_cluster] table: not written by `dmlbench cluster up`");
+  }
+  state.subnet = table["subnet"].value_or(std::string());
+  state.bridge = table["bridge"].value_or(std::string());
+  state.head_address = table["head_address"].value_or(std::string());
+  state.cgroup.version = table["cgroup_version"].value_or(std::string()) == "v2" ? CgroupVersion::kV2
+                                                                                 : CgroupVersion::kV1;
+  state.cgroup.cpu_root = table["cgroup_cpu_root"].value_or(std::string());
+  state.cpu_cores = table["cpu_cores"].value_or(0.0);
+  state.base_network = ProfileFrom(table["base_network"]);
+  state.network = ProfileFrom(table["network"]);
+  for (std::size_t i = 0; i < inventory.hosts.size(); ++i) {
+    const int index = static_cast<int>(i) + 1;
+    state.hosts.push_back({inventory.hosts[i].name, inventory.hosts[i].address,
+                           VethName(state.name, index), HostName(state.name, index)});
+  }
+  return state;
+}
+
+bool ReshapeCluster(ClusterState& state, const NetworkProfile& network, CommandRunner& runner) {
+  const bool own = network.bandwidth_bits_per_s == 0 && network.latency_s == 0;
+  const NetworkProfile& wanted = own ? state.base_network : network;
+  if (SameShaping(wanted, state.network)) {
+    state.network.name = wanted.name;
+    return false;
+  }
+  for (const ClusterHost& host : state.hosts) ShapeHostLink(runner, host.veth, host.name, wanted);
+  state.network = wanted;
+  WriteFile(state.inventory_path(), InventoryText(state));
+  return true;
+}
+
+std::string ClusterStatus(const ClusterState& state, CommandRunner& runner) {
+  std::ostringstream out;
+  out << "cluster " << state.name << ": " << state.hosts.size() << " hosts on " << state.subnet
+      << " (bridge " << state.bridge << " " << state.head_address << "), cgroup "
+      << (state.cgroup.version == CgroupVersion::kV1 ? "v1" : "v2") << ", profile "
+      << ProfileLabel(state.network) << "\n";
+  out << "inventory " << state.inventory_path() << "\n";
+  out << Pad("host", 14) << Pad("address", 13) << Pad("sshd", 12) << Pad("cpu", 6)
+      << Pad("upload (eth0)", 28) << "download (" << "bridge side)\n";
+  const std::vector<std::string> namespaces = ListNamespaces(runner, Prefix(state.name));
+  for (const ClusterHost& host : state.hosts) {
+    const bool present = std::find(namespaces.begin(), namespaces.end(), host.name) != namespaces.end();
+    std::string sshd = "missing";
+    std::string cpu = "?";
+    std::string upload = "?";
+    std::string download = "?";
+    if (present) {
+      int pid = 0;
+      std::istringstream(ReadFile(fs::path(state.state_dir) / host.name / "sshd.pid")) >> pid;
+      if (pid > 0 && kill(pid, 0) == 0) sshd = "pid " + std::to_string(pid);
+      try {
+        const double cores = CpuCgroupCores(state.cgroup, host.cgroup);
+        cpu = cores == 0 ? "all" : CoresText(cores);
+      } catch (const ClusterError&) {
+        cpu = "missing";
+      }
+      upload = ShapingSummary(RunChecked(runner, {"tc", "-n", host.name, "qdisc", "show", "dev", "eth0"}));
+      download = ShapingSummary(RunChecked(runner, {"tc", "qdisc", "show", "dev", host.veth}));
+    }
+    out << Pad(host.name, 14) << Pad(host.address, 13) << Pad(sshd, 12) << Pad(cpu, 6) << Pad(upload, 28)
+        << download << "\n";
+  }
+  return out.str();
+}
+
+std::vector<std::string> ClusterLeftovers(const std::string& name, const std::string& cgroup_root,
+                                          CommandRunner& runner) {
+  std::vector<std::string> found;
+  for (const std::string& ns : ListNamespaces(runner, Prefix(name))) found.push_back("namespace " + ns);
+  for (const std::string& link : ListLinks(runner, BridgeName(name))) {
+    if (link == BridgeName(name) || link.rfind(Prefix(name), 0) == 0) found.push_back("link " + link);
+  }
+  try {
+    const CgroupLayout layout = DetectCgroupLayout(cgroup_root);
+    for (const std::string& group : ListCpuCgroups(layout, Prefix(name))) {
+      found.push_back("cgroup " + (fs::path(layout.cpu_root) / group).string());
+    }
+  } catch (const ClusterError&) {
+    // No CPU controller: no cgroup can be left over.
+  }
+  return found;
+}
+
+void ClusterDown(const std::string& name, const std::string& state_dir, const std::string& cgroup_root,
+                 CommandRunner& runner) {
+  // Namespaces first: deleting one kills its processes (sshd, orted, ranks)
+  // and takes the host's end of its veth pair, and with it the pair.
+  for (const std::string& ns : ListNamespaces(runner, Prefix(name))) DeleteNamespace(runner, ns);
+  for (const std::string& link : ListLinks(runner, BridgeName(name))) {
+    if (link == BridgeName(name) || link.rfind(Prefix(name), 0) == 0) DeleteLink(runner, link);
+  }
+  try {
+    const CgroupLayout layout = DetectCgroupLayout(cgroup_root);
+    for (const std::string& group : ListCpuCgroups(layout, Prefix(name))) RemoveCpuCgroup(layout, group);
+  } catch (const ClusterError&) {
+    // No CPU controller: no cgroup was made.
+  }
+  // The state files up wrote; the directory itself goes only when empty.
+  const fs::path dir(state_dir);
+  std::error_code error;
+  for (const char* file : {"inventory.toml", "inventory.toml.tmp", "known_hosts", "known_hosts.tmp",
+                           "id_ed25519", "id_ed25519.pub"}) {
+    fs::remove(dir / file, error);
+  }
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir, error)) {
+    const std::string file = entry.path().filename().string();
+    if (file.rfind(Prefix(name), 0) == 0 || file == "work") fs::remove_all(entry.path(), error);
+  }
+  fs::remove(dir, error);
+}
+
+}  // namespace dmlbench

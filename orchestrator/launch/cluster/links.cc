@@ -1,0 +1,271 @@
+#include "orchestrator/launch/cluster/links.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+namespace dmlbench {
+namespace {
+
+// tbf's bucket: at least one millisecond at the rate, and never below a few
+// full-size frames (tbf splits larger GSO packets itself).
+constexpr double kBurstSeconds = 0.001;
+constexpr double kMinBurstBytes = 16 * 1024;
+// Queue in front of the bucket, as delay at the rate: deep enough for a few
+// TCP windows, shallow enough that incast shows up as loss and queueing.
+constexpr double kQueueSeconds = 0.02;
+
+// Splits "12.5mbit" into 12.5 and "mbit"; false if there is no number.
+bool SplitNumber(const std::string& text, double& value, std::string& unit) {
+  std::size_t used = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    return false;
+  }
+  if (!std::isdigit(static_cast<unsigned char>(text[0])) || std::isnan(value) || std::isinf(value)) {
+    return false;
+  }
+  unit = text.substr(used);
+  std::transform(unit.begin(), unit.end(), unit.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return true;
+}
+
+std::string Number(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.6g", value);
+  return buffer;
+}
+
+bool ParseIpv4(const std::string& text, std::uint32_t& address) {
+  unsigned a, b, c, d;
+  char tail;
+  if (std::sscanf(text.c_str(), "%u.%u.%u.%u%c", &a, &b, &c, &d, &tail) != 4) return false;
+  if (a > 255 || b > 255 || c > 255 || d > 255) return false;
+  address = (a << 24) | (b << 16) | (c << 8) | d;
+  return true;
+}
+
+struct Prefix {
+  std::uint32_t address;
+  int length;
+};
+
+// "10.0.0.0/8" or "10.1.2.3" (a /32); false for anything else ("default").
+bool ParsePrefix(const std::string& text, Prefix& prefix) {
+  const std::size_t slash = text.find('/');
+  prefix.length = 32;
+  if (slash != std::string::npos) {
+    try {
+      prefix.length = std::stoi(text.substr(slash + 1));
+    } catch (const std::exception&) {
+      return false;
+    }
+    if (prefix.length < 0 || prefix.length > 32) return false;
+  }
+  return ParseIpv4(text.substr(0, slash), prefix.address);
+}
+
+bool Overlaps(const Prefix& a, const Prefix& b) {
+  const int length = std::min(a.length, b.length);
+  const std::uint32_t mask = length == 0 ? 0 : ~std::uint32_t{0} << (32 - length);
+  return (a.address & mask) == (b.address & mask);
+}
+
+std::vector<Prefix> PrefixesInUse(const std::string& ip_addr_output, const std::string& ip_route_output) {
+  std::vector<Prefix> used;
+  std::istringstream addr_lines(ip_addr_output);
+  std::string line;
+  while (std::getline(addr_lines, line)) {
+    std::istringstream words(line);
+    std::string word;
+    while (words >> word) {
+      Prefix prefix;
+      if (word == "inet" && words >> word && ParsePrefix(word, prefix)) used.push_back(prefix);
+    }
+  }
+  static const std::array<const char*, 10> kRouteTypes = {
+      "unicast", "local", "broadcast", "multicast", "throw", "unreachable",
+      "prohibit", "blackhole", "nat", "anycast"};
+  std::istringstream route_lines(ip_route_output);
+  while (std::getline(route_lines, line)) {
+    std::istringstream words(line);
+    std::string word;
+    words >> word;
+    if (std::find(kRouteTypes.begin(), kRouteTypes.end(), word) != kRouteTypes.end()) words >> word;
+    // "default" is a /0 route through a gateway, not a network in use here.
+    Prefix prefix;
+    if (ParsePrefix(word, prefix)) used.push_back(prefix);
+  }
+  return used;
+}
+
+}  // namespace
+
+double ParseBandwidth(const std::string& text) {
+  double value = 0;
+  std::string unit;
+  const bool parsed = SplitNumber(text, value, unit);
+  double scale = 0;
+  if (unit == "bit") scale = 1;
+  if (unit == "kbit") scale = 1e3;
+  if (unit == "mbit") scale = 1e6;
+  if (unit == "gbit") scale = 1e9;
+  if (!parsed || scale == 0 || value * scale < 8000 || value * scale > 400e9) {
+    throw ClusterError("bandwidth must be a number with unit bit, kbit, mbit or gbit "
+                       "between 8kbit and 400gbit (e.g. 1gbit), got \"" + text + "\"");
+  }
+  return value * scale;
+}
+
+double ParseLatency(const std::string& text) {
+  double value = 0;
+  std::string unit;
+  const bool parsed = SplitNumber(text, value, unit);
+  double scale = -1;
+  if (unit == "s") scale = 1;
+  if (unit == "ms") scale = 1e-3;
+  if (unit == "us") scale = 1e-6;
+  if (unit.empty() && parsed && value == 0) scale = 0;
+  if (!parsed || scale < 0 || value * scale > 10) {
+    throw ClusterError("latency must be a number with unit s, ms or us of at most 10s "
+                       "(e.g. 0.1ms), got \"" + text + "\"");
+  }
+  return value * scale;
+}
+
+std::string FormatBandwidth(double bits_per_s) {
+  if (bits_per_s >= 1e9) return Number(bits_per_s / 1e9) + "gbit";
+  if (bits_per_s >= 1e6) return Number(bits_per_s / 1e6) + "mbit";
+  if (bits_per_s >= 1e3) return Number(bits_per_s / 1e3) + "kbit";
+  return Number(bits_per_s) + "bit";
+}
+
+std::string FormatLatency(double seconds) {
+  if (seconds == 0) return "0ms";
+  if (seconds < 1e-3) return Number(seconds * 1e6) + "us";
+  if (seconds < 1) return Number(seconds * 1e3) + "ms";
+  return Number(seconds) + "s";
+}
+
+std::string ProfileLabel(const NetworkProfile& profile) {
+  if (!profile.name.empty()) return profile.name;
+  if (profile.bandwidth_bits_per_s == 0 && profile.latency_s == 0) return "unshaped";
+  const std::string bandwidth =
+      profile.bandwidth_bits_per_s == 0 ? "unlimited" : FormatBandwidth(profile.bandwidth_bits_per_s);
+  return bandwidth + "-" + FormatLatency(profile.latency_s);
+}
+
+std::string Subnet::Cidr() const { return Address(0) + "/24"; }
+
+std::string Subnet::Address(int last_octet) const {
+  const std::uint32_t a = network | static_cast<std::uint32_t>(last_octet);
+  return std::to_string(a >> 24) + "." + std::to_string((a >> 16) & 255) + "." +
+         std::to_string((a >> 8) & 255) + "." + std::to_string(a & 255);
+}
+
+Subnet ChooseSubnet(const std::string& ip_addr_output, const std::string& ip_route_output, int first) {
+  const std::vector<Prefix> used = PrefixesInUse(ip_addr_output, ip_route_output);
+  for (int i = 0; i < 256; ++i) {
+    const std::uint32_t third = static_cast<std::uint32_t>((first + i) % 256);
+    const Prefix candidate{(10u << 24) | (199u << 16) | (third << 8), 24};
+    const bool clash = std::any_of(used.begin(), used.end(),
+                                   [&](const Prefix& p) { return Overlaps(p, candidate); });
+    if (!clash) return Subnet{candidate.address};
+  }
+  throw ClusterError("no free /24 in 10.199.0.0/16: every one overlaps an address or route of this machine");
+}
+
+std::vector<std::vector<std::string>> ShapeCommands(const std::string& device, const std::string& netns,
+                                                    const NetworkProfile& profile) {
+  std::vector<std::string> tc = {"tc"};
+  if (!netns.empty()) tc = {"tc", "-n", netns};
+  auto command = [&](std::initializer_list<std::string> words) {
+    std::vector<std::string> argv = tc;
+    argv.insert(argv.end(), words);
+    return argv;
+  };
+  std::vector<std::vector<std::string>> commands = {command({"qdisc", "del", "dev", device, "root"})};
+  std::string tbf_parent = "root";
+  if (profile.latency_s > 0) {
+    const std::string delay = Number(profile.latency_s * 1e6) + "us";
+    commands.push_back(command({"qdisc", "add", "dev", device, "root", "handle", "1:", "netem",
+                                "delay", delay, "limit", "100000"}));
+    tbf_parent = "parent";
+  }
+  if (profile.bandwidth_bits_per_s > 0) {
+    const double rate_bytes = profile.bandwidth_bits_per_s / 8;
+    const double burst = std::max(rate_bytes * kBurstSeconds, kMinBurstBytes);
+    const double limit = rate_bytes * kQueueSeconds + burst;
+    std::vector<std::string> tbf = command({"qdisc", "add", "dev", device});
+    if (tbf_parent == "root") {
+      tbf.insert(tbf.end(), {"root", "handle", "10:"});
+    } else {
+      tbf.insert(tbf.end(), {"parent", "1:1", "handle", "10:"});
+    }
+    tbf.insert(tbf.end(), {"tbf", "rate", std::to_string(std::llround(profile.bandwidth_bits_per_s)) + "bit",
+                           "burst", std::to_string(static_cast<long long>(burst)),
+                           "limit", std::to_string(static_cast<long long>(limit))});
+    commands.push_back(tbf);
+  }
+  return commands;
+}
+
+void AddBridge(CommandRunner& runner, const std::string& name, const Subnet& subnet) {
+  RunChecked(runner, {"ip", "link", "add", name, "type", "bridge"});
+  RunChecked(runner, {"ip", "addr", "add", subnet.Address(1) + "/24", "dev", name});
+  RunChecked(runner, {"ip", "link", "set", name, "up"});
+}
+
+void AddHostLink(CommandRunner& runner, const std::string& bridge, const std::string& veth,
+                 const std::string& netns, const std::string& address) {
+  RunChecked(runner, {"ip", "link", "add", veth, "type", "veth", "peer", "name", "eth0", "netns", netns});
+  RunChecked(runner, {"ip", "link", "set", veth, "master", bridge, "up"});
+  RunChecked(runner, {"ip", "-n", netns, "addr", "add", address + "/24", "dev", "eth0"});
+  RunChecked(runner, {"ip", "-n", netns, "link", "set", "eth0", "up"});
+}
+
+void ShapeHostLink(CommandRunner& runner, const std::string& veth, const std::string& netns,
+                   const NetworkProfile& profile) {
+  for (const auto& [device, place] : {std::pair{veth, std::string()}, std::pair{std::string("eth0"), netns}}) {
+    const auto commands = ShapeCommands(device, place, profile);
+    runner.Run(commands.front());  // deleting a qdisc that is not there fails harmlessly
+    for (std::size_t i = 1; i < commands.size(); ++i) {
+      const CommandResult result = runner.Run(commands[i]);
+      if (result.exit_code == 0) continue;
+      const bool netem = std::find(commands[i].begin(), commands[i].end(), "netem") != commands[i].end();
+      if (netem && result.output.find("Specified qdisc kind is unknown") != std::string::npos) {
+        throw ClusterError("cannot delay " + device + " by " + FormatLatency(profile.latency_s) +
+                           ": this kernel has no netem qdisc (CONFIG_NET_SCH_NETEM); use latency 0");
+      }
+      RunChecked(runner, commands[i]);  // fails again, with the command in the message
+    }
+  }
+}
+
+std::vector<std::string> ListLinks(CommandRunner& runner, const std::string& prefix) {
+  std::istringstream lines(RunChecked(runner, {"ip", "-o", "link", "show"}));
+  std::vector<std::string> names;
+  std::string line;
+  while (std::getline(lines, line)) {
+    // "6: dmlb-x-1@if2: <BROADCAST,..." -> "dmlb-x-1"
+    const std::size_t start = line.find(": ");
+    if (start == std::string::npos) continue;
+    std::string name = line.substr(start + 2, line.find(':', start + 2) - start - 2);
+    name = name.substr(0, name.find('@'));
+    if (name.rfind(prefix, 0) == 0) names.push_back(name);
+  }
+  return names;
+}
+
+void DeleteLink(CommandRunner& runner, const std::string& name) {
+  const std::vector<std::string> links = ListLinks(runner, name);
+  if (std::find(links.begin(), links.end(), name) == links.end()) return;
+  RunChecked(runner, {"ip", "link", "delete", name});
+}
+
+}  // namespace dmlbench

@@ -1,0 +1,44 @@
+// LocalLauncher: the Launcher for this machine. Each Launch() runs
+// `mpirun -np R [--oversubscribe] TRAINER ARGS` in its own process group
+// with stdout/stderr on pipes, streams stdout lines as they arrive, keeps
+// the stderr tail, and stops the whole group on timeout or cancel; mpirun
+// gets SIGTERM if the orchestrator dies. Launch() from one thread at a time.
+#ifndef DMLBENCH_ORCHESTRATOR_LAUNCH_LOCAL_LOCAL_LAUNCHER_H_
+#define DMLBENCH_ORCHESTRATOR_LAUNCH_LOCAL_LOCAL_LAUNCHER_H_
+
+#include <iosfwd>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "orchestrator/launch/launcher.h"
+
+namespace dmlbench {
+
+struct LocalLauncherOptions {
+  std::string mpirun = "mpirun";   // path, or a name searched in PATH
+  std::string trainer;             // program every rank runs (dmlbench-trainer)
+  std::ostream* warnings = nullptr;  // oversubscription warnings; nullptr = std::cerr
+  double kill_grace_s = 5;         // SIGTERM to the group (mpirun stops its ranks), then SIGKILL
+};
+
+class LocalLauncher : public Launcher {
+ public:
+  explicit LocalLauncher(LocalLauncherOptions options);
+
+  // Facts of this machine (/proc, uname, `mpirun --version`). Throws
+  // LaunchError when mpirun cannot be run.
+  std::vector<HostFacts> Prepare() override;
+  // Throws LaunchError when the trainer cannot be read.
+  std::string TrainerSha256() const override;
+  LaunchResult Launch(const LaunchSpec& spec, const std::function<void(std::string_view line)>& on_line,
+                      const std::atomic<bool>& cancel) override;
+
+ private:
+  LocalLauncherOptions options_;
+  std::set<int> warned_ranks_;
+};
+
+}  // namespace dmlbench
+
+#endif  // DMLBENCH_ORCHESTRATOR_LAUNCH_LOCAL_LOCAL_LAUNCHER_H_

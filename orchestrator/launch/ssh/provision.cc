@@ -1,0 +1,248 @@
+#include "orchestrator/launch/ssh/provision.h"
+
+#include <cctype>
+#include <chrono>
+#include <exception>
+#include <filesystem>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "orchestrator/core/sha256.h"
+#include "orchestrator/core/shell_quote.h"
+
+namespace dmlbench {
+namespace {
+
+constexpr double kCommandTimeoutS = 60;    // one provisioning command (hashing a dataset included)
+constexpr double kUploadRenameTimeoutS = 30;
+
+std::string HostLabel(const InventoryHost& host) { return "host '" + host.name + "'"; }
+
+// The remote command's output, cut at "@@<section>" marker lines.
+std::map<std::string, std::vector<std::string>> Sections(const std::string& out) {
+  std::map<std::string, std::vector<std::string>> sections;
+  std::string current;
+  std::istringstream lines(out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("@@", 0) == 0) {
+      current = line.substr(2);
+      sections[current];
+    } else if (!current.empty()) {
+      sections[current].push_back(line);
+    }
+  }
+  return sections;
+}
+
+std::string AfterColon(const std::string& line) {
+  const size_t colon = line.find(':');
+  if (colon == std::string::npos) return "";
+  const size_t start = line.find_first_not_of(" \t", colon + 1);
+  return start == std::string::npos ? "" : line.substr(start);
+}
+
+std::string LastLine(const std::string& text) {
+  std::string trimmed = text;
+  while (!trimmed.empty() && trimmed.back() == '\n') trimmed.pop_back();
+  return trimmed.substr(trimmed.rfind('\n') + 1);
+}
+
+HostFacts ParseFacts(const InventoryHost& host, const std::vector<std::string>& lines,
+                     const std::vector<std::string>& mpi) {
+  HostFacts facts;
+  facts.name = host.name;
+  facts.address = host.address;
+  for (const std::string& line : lines) {
+    if (line.rfind("model name", 0) == 0) {
+      facts.cpu_model = AfterColon(line);
+    } else if (line.rfind("MemTotal:", 0) == 0) {
+      facts.memory_bytes = std::stoll(AfterColon(line)) * 1024;
+    } else if (!line.empty() && line.find_first_not_of("0123456789") == std::string::npos) {
+      facts.cores = std::stoi(line);
+    } else if (!line.empty()) {
+      facts.kernel = line;
+    }
+  }
+  facts.mpi_version = mpi.empty() ? "" : mpi.front();
+  const auto provider = host.tags.find("provider");
+  facts.provider = provider != host.tags.end() ? provider->second : "ssh";
+  facts.tags_json = nlohmann::json(host.tags).dump();
+  return facts;
+}
+
+// ssh agent and arguments mpirun will use, from its MCA settings.
+std::vector<std::string> RshCommand(const std::vector<std::string>& mpi_args) {
+  std::string agent = "ssh";
+  std::string args;
+  for (size_t i = 0; i + 2 < mpi_args.size(); ++i) {
+    if (mpi_args[i] != "--mca" && mpi_args[i] != "-mca") continue;
+    if (mpi_args[i + 1] == "plm_rsh_agent") agent = mpi_args[i + 2];
+    if (mpi_args[i + 1] == "plm_rsh_args") args = mpi_args[i + 2];
+  }
+  std::vector<std::string> command;
+  std::istringstream words(agent + " " + args);
+  for (std::string word; words >> word;) command.push_back(word);
+  return command;
+}
+
+}  // namespace
+
+ProvisionPlan MakeProvisionPlan(const std::string& work_dir, const std::string& trainer_path,
+                                const std::string& dataset_dir) {
+  ProvisionPlan plan;
+  plan.work_dir = work_dir;
+  plan.files.push_back({trainer_path, "dmlbench-trainer", Sha256FileHex(trainer_path)});
+  if (!dataset_dir.empty()) {
+    std::vector<std::filesystem::path> names;
+    for (const auto& entry : std::filesystem::directory_iterator(dataset_dir)) {
+      if (entry.is_regular_file()) names.push_back(entry.path());
+    }
+    std::sort(names.begin(), names.end());
+    for (const auto& path : names) {
+      plan.files.push_back({path.string(), "dataset/" + path.filename().string(),
+                            Sha256FileHex(path.string())});
+    }
+  }
+  return plan;
+}
+
+HostProvision ProvisionHost(RemoteShell& shell, const InventoryHost& host, const ProvisionPlan& plan) {
+  const auto start = std::chrono::steady_clock::now();
+  HostProvision result;
+  // One round trip: work dir, remote hashes, Open MPI version, facts; the
+  // version (an MPI start-up) runs while the files are hashed.
+  std::string command = "mkdir -p " + ShellQuotePath(plan.work_dir) + " " +
+                        ShellQuotePath(plan.work_dir + "/dataset") + " && cd " +
+                        ShellQuotePath(plan.work_dir) +
+                        " && { echo @@pwd; pwd; v=.mpirun-version.$$; { if command -v mpirun "
+                        ">/dev/null 2>&1; then mpirun --version 2>&1 | head -n 1; fi; } >\"$v\" & "
+                        "echo @@sha256; ";
+  if (!plan.files.empty()) {
+    command += "sha256sum --";
+    for (const ProvisionFile& file : plan.files) command += " " + ShellQuote(file.remote_name);
+    command += " 2>/dev/null; ";
+  }
+  command +=
+      "echo @@facts; grep -m1 '^model name' /proc/cpuinfo; nproc; grep -m1 '^MemTotal' /proc/meminfo; "
+      "uname -srm; wait; echo @@mpirun; cat \"$v\"; rm -f \"$v\"; } </dev/null";
+  const ExecResult probe = shell.Exec(command, kCommandTimeoutS);
+  if (probe.exit_status != 0) {
+    throw ProvisionError(HostLabel(host) + ": cannot prepare work dir " + plan.work_dir + ": " +
+                         (probe.timed_out ? "timed out" : LastLine(probe.err)));
+  }
+  auto sections = Sections(probe.out);
+  if (sections["pwd"].empty()) {
+    throw ProvisionError(HostLabel(host) + ": unexpected output from the remote shell: " +
+                         LastLine(probe.out));
+  }
+  result.work_dir = sections["pwd"].front();
+  if (sections["mpirun"].empty()) {
+    throw ProvisionError(HostLabel(host) +
+                         ": mpirun not found on the remote PATH; install Open MPI (the same "
+                         "version on every host)");
+  }
+  result.facts = ParseFacts(host, sections["facts"], sections["mpirun"]);
+
+  std::map<std::string, std::string> remote_hashes;
+  for (const std::string& line : sections["sha256"]) {
+    const size_t space = line.find("  ");
+    if (space == 64) remote_hashes[line.substr(space + 2)] = line.substr(0, 64);
+  }
+  std::string renames;
+  for (const ProvisionFile& file : plan.files) {
+    if (remote_hashes[file.remote_name] == file.sha256) continue;
+    const std::string final_path = result.work_dir + "/" + file.remote_name;
+    const std::string temp_path = final_path + ".tmp-" + host.name;
+    shell.Upload(file.local_path, temp_path);
+    renames += (renames.empty() ? "" : " && ") + std::string("mv -f -- ") + ShellQuote(temp_path) +
+               " " + ShellQuote(final_path);
+    ++result.uploaded;
+  }
+  if (!renames.empty()) {
+    const ExecResult moved = shell.Exec(renames, kUploadRenameTimeoutS);
+    if (moved.exit_status != 0) {
+      throw ProvisionError(HostLabel(host) + ": cannot move uploaded files into place: " +
+                           LastLine(moved.err));
+    }
+  }
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+std::string PeerCheckCommand(const std::vector<InventoryHost>& to,
+                             const std::vector<std::string>& mpi_args, double timeout_s) {
+  std::vector<std::string> ssh = RshCommand(mpi_args);
+  ssh.push_back("-o");
+  ssh.push_back("BatchMode=yes");
+  ssh.push_back("-o");
+  ssh.push_back("ConnectTimeout=" + std::to_string(static_cast<int>(timeout_s + 0.999)));
+  std::string command;
+  for (const InventoryHost& host : to) {
+    command += "if out=$(" + ShellJoin(ssh) + " " + ShellQuote(host.address) +
+               " true 2>&1 </dev/null); then echo ok; else echo \"fail $(printf %s \"$out\" | tail -n 1)\"; fi; ";
+  }
+  return command;
+}
+
+std::vector<HostProvision> ProvisionHosts(const Inventory& inventory, const ProvisionPlan& plan,
+                                          const ConnectFunction& connect) {
+  const size_t n = inventory.hosts.size();
+  std::vector<HostProvision> results(n);
+  std::vector<std::exception_ptr> errors(n);
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < n; ++i) {
+    threads.emplace_back([&, i] {
+      try {
+        const InventoryHost& host = inventory.hosts[i];
+        std::unique_ptr<RemoteShell> shell = connect(host);
+        results[i] = ProvisionHost(*shell, host, plan);
+        if (n < 2) return;
+        std::vector<InventoryHost> others;
+        for (size_t j = 0; j < n; ++j) {
+          if (j != i) others.push_back(inventory.hosts[j]);
+        }
+        const ExecResult checked =
+            shell->Exec(PeerCheckCommand(others, inventory.mpi_args, inventory.connect_timeout_s),
+                        (inventory.connect_timeout_s + 5) * static_cast<double>(others.size()));
+        std::istringstream lines(checked.out);
+        std::string line;
+        for (const InventoryHost& other : others) {
+          if (std::getline(lines, line) && line == "ok") continue;
+          while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
+          std::vector<std::string> ssh = RshCommand(inventory.mpi_args);
+          ssh.push_back(other.address);
+          throw ProvisionError(HostLabel(host) + " cannot reach " + HostLabel(other) +
+                               " over ssh as mpirun will (" + ShellJoin(ssh) + "): " +
+                               (line.size() > 5 ? line.substr(5) : "no answer") +
+                               "; the hosts of an MPI job must reach each other over ssh");
+        }
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (const std::exception_ptr& error : errors) {
+    if (error) std::rethrow_exception(error);
+  }
+  for (size_t i = 1; i < n; ++i) {
+    const HostFacts& first = results[0].facts;
+    const HostFacts& other = results[i].facts;
+    if (other.mpi_version != first.mpi_version) {
+      throw ProvisionError("Open MPI differs between hosts: '" + first.name + "' has '" +
+                           first.mpi_version + "', '" + other.name + "' has '" +
+                           other.mpi_version + "'; every host needs the same version");
+    }
+    if (results[i].work_dir != results[0].work_dir) {
+      throw ProvisionError("work_dir resolves to " + results[0].work_dir + " on '" + first.name +
+                           "' but to " + results[i].work_dir + " on '" + other.name +
+                           "'; mpirun needs one path on every host: set an absolute work_dir");
+    }
+  }
+  return results;
+}
+
+}  // namespace dmlbench

@@ -1,0 +1,314 @@
+#include "orchestrator/launch/ssh/ssh_launcher.h"
+
+#include <chrono>
+#include <condition_variable>
+#include <filesystem>
+#include <iterator>
+#include <mutex>
+#include <sstream>
+
+#include "orchestrator/launch/ssh/inventory.h"
+#include "orchestrator/launch/ssh/provision.h"
+#include "orchestrator/core/shell_quote.h"
+#include "orchestrator/launch/ssh/session.h"
+
+namespace dmlbench {
+namespace {
+
+constexpr size_t kStderrTailBytes = 8 * 1024;
+constexpr double kHousekeepingTimeoutS = 10;   // hostfile removal, process-group kill
+constexpr auto kPoolWait = std::chrono::milliseconds(100);
+constexpr std::string_view kPgidMarker = "dmlbench-pgid=";
+
+// The most telling line of mpirun's stderr: the first "...error: ..." line
+// (the trainer's own message), else the last line that is not decoration.
+std::string SummaryLine(const std::string& stderr_text) {
+  std::istringstream lines(stderr_text);
+  std::string last;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find("error:") != std::string::npos) return line;
+    if (line.find_first_not_of("- \t") != std::string::npos) last = line;
+  }
+  return last;
+}
+
+class SshLauncher final : public Launcher {
+ public:
+  SshLauncher(Inventory inventory, const std::string& trainer_path, const std::string& dataset_dir)
+      : inventory_(std::move(inventory)),
+        dataset_dir_(dataset_dir),
+        plan_(MakeProvisionPlan(inventory_.work_dir, trainer_path, dataset_dir)),
+        pool_(inventory_.hosts.size()) {}
+
+  std::vector<HostFacts> Prepare() override {
+    std::vector<HostProvision> provisioned;
+    try {
+      provisioned = ProvisionHosts(inventory_, plan_, [this](const InventoryHost& host) {
+        return std::unique_ptr<RemoteShell>(new SshSession(MakeTarget(inventory_, host)));
+      });
+    } catch (const SshError& error) {
+      throw LaunchError(error.what());
+    } catch (const ProvisionError& error) {
+      throw LaunchError(error.what());
+    }
+    std::vector<HostFacts> facts;
+    for (const HostProvision& host : provisioned) facts.push_back(host.facts);
+    std::lock_guard<std::mutex> lock(mutex_);
+    remote_work_dir_ = provisioned.front().work_dir;
+    for (PoolHost& host : pool_) host.down = false;
+    return facts;
+  }
+
+  std::string TrainerSha256() const override { return plan_.files.front().sha256; }
+
+  int max_concurrent_runs() const override { return inventory_.max_concurrent_runs; }
+
+  LaunchResult Launch(const LaunchSpec& spec,
+                      const std::function<void(std::string_view line)>& on_line,
+                      const std::atomic<bool>& cancel) override;
+
+ private:
+  struct PoolHost {
+    bool busy = false;
+    bool down = false;
+  };
+
+  // Marks hosts busy for one run and frees them on every path.
+  class Allocation {
+   public:
+    Allocation(SshLauncher& launcher, std::vector<size_t> hosts)
+        : launcher_(launcher), hosts_(std::move(hosts)) {}
+    ~Allocation() {
+      std::lock_guard<std::mutex> lock(launcher_.mutex_);
+      for (size_t i : hosts_) launcher_.pool_[i].busy = false;
+      launcher_.freed_.notify_all();
+    }
+    Allocation(const Allocation&) = delete;
+    Allocation& operator=(const Allocation&) = delete;
+    const std::vector<size_t>& hosts() const { return hosts_; }
+
+   private:
+    SshLauncher& launcher_;
+    std::vector<size_t> hosts_;
+  };
+
+  // Free hosts with at least `ranks` slots, in inventory order; waits while
+  // busy hosts may still free them. Empty with `reason` set when the hosts
+  // that are up can never hold the run, or when cancelled.
+  std::vector<size_t> Acquire(int ranks, const std::atomic<bool>& cancel, std::string* reason);
+  void MarkDown(size_t index) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    pool_[index].down = true;
+  }
+  std::string RemoteCommand(const LaunchSpec& spec, const std::string& hostfile,
+                            std::string* failure) const;
+
+  const Inventory inventory_;
+  const std::string dataset_dir_;
+  const ProvisionPlan plan_;
+  std::mutex mutex_;
+  std::condition_variable freed_;
+  std::vector<PoolHost> pool_;        // index = inventory host index; guarded by mutex_
+  std::string remote_work_dir_;       // absolute; "" until Prepare(); guarded by mutex_
+};
+
+std::vector<size_t> SshLauncher::Acquire(int ranks, const std::atomic<bool>& cancel,
+                                         std::string* reason) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (true) {
+    int up_slots = 0;
+    std::string down;
+    for (size_t i = 0; i < pool_.size(); ++i) {
+      if (!pool_[i].down) {
+        up_slots += inventory_.hosts[i].slots;
+      } else {
+        down += (down.empty() ? "" : ", ") + inventory_.hosts[i].name;
+      }
+    }
+    if (up_slots < ranks) {
+      *reason = "needs " + std::to_string(ranks) + " ranks but the hosts that are up have " +
+                std::to_string(up_slots) + " slots" + (down.empty() ? "" : " (down: " + down + ")");
+      return {};
+    }
+    std::vector<size_t> chosen;
+    int slots = 0;
+    for (size_t i = 0; i < pool_.size() && slots < ranks; ++i) {
+      if (pool_[i].down || pool_[i].busy) continue;
+      chosen.push_back(i);
+      slots += inventory_.hosts[i].slots;
+    }
+    if (slots >= ranks) {
+      for (size_t i : chosen) pool_[i].busy = true;
+      return chosen;
+    }
+    if (cancel.load()) {
+      *reason = "interrupted while waiting for free hosts";
+      return {};
+    }
+    freed_.wait_for(lock, kPoolWait);
+  }
+}
+
+std::string SshLauncher::RemoteCommand(const LaunchSpec& spec, const std::string& hostfile,
+                                       std::string* failure) const {
+  const std::string work_dir = hostfile.substr(0, hostfile.rfind('/'));
+  std::vector<std::string> trainer_args = spec.trainer_args;
+  if (!spec.dataset_dir.empty()) {
+    std::error_code ignored;
+    if (dataset_dir_.empty() || !std::filesystem::equivalent(spec.dataset_dir, dataset_dir_, ignored)) {
+      *failure = "dataset directory " + spec.dataset_dir + " was not provisioned on the hosts (" +
+                 (dataset_dir_.empty() ? "none was" : dataset_dir_ + " was") + ")";
+      return "";
+    }
+    // The trainer reads the hosts' copy.
+    const std::string remote_dataset = work_dir + "/dataset";
+    bool replaced = false;
+    for (size_t i = 0; i < trainer_args.size(); ++i) {
+      if (trainer_args[i] == "--dataset" && i + 1 < trainer_args.size()) {
+        trainer_args[++i] = remote_dataset;
+        replaced = true;
+      } else if (trainer_args[i].rfind("--dataset=", 0) == 0) {
+        trainer_args[i] = "--dataset=" + remote_dataset;
+        replaced = true;
+      }
+    }
+    if (!replaced) {
+      trainer_args.push_back("--dataset");
+      trainer_args.push_back(remote_dataset);
+    }
+  }
+  std::vector<std::string> words = {"env", "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"};
+  words.insert(words.end(), std::begin(kMpirunEnvironment), std::end(kMpirunEnvironment));
+  words.insert(words.end(), {"mpirun", "--hostfile", hostfile, "-np", std::to_string(spec.ranks)});
+  words.insert(words.end(), inventory_.mpi_args.begin(), inventory_.mpi_args.end());
+  words.push_back(work_dir + "/dmlbench-trainer");
+  words.insert(words.end(), trainer_args.begin(), trainer_args.end());
+  // setsid: mpirun and everything it starts form one process group, whose
+  // id is printed first on stderr so that a timeout or cancel can kill it.
+  return "exec setsid -w sh -c " + ShellQuote(std::string("echo ") + std::string(kPgidMarker) +
+                                              "$$ >&2; exec \"$@\"") +
+         " sh " + ShellJoin(words);
+}
+
+LaunchResult SshLauncher::Launch(const LaunchSpec& spec,
+                                 const std::function<void(std::string_view line)>& on_line,
+                                 const std::atomic<bool>& cancel) {
+  LaunchResult result;
+  std::string work_dir;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    work_dir = remote_work_dir_;
+  }
+  if (work_dir.empty()) {
+    result.failure_reason = "the SSH hosts were not prepared (Prepare() was not called or failed)";
+    return result;
+  }
+  std::string reason;
+  std::vector<size_t> chosen = Acquire(spec.ranks, cancel, &reason);
+  if (chosen.empty()) {
+    result.interrupted = cancel.load();
+    result.failure_reason = reason;
+    return result;
+  }
+  Allocation allocation(*this, std::move(chosen));
+  std::string hostfile_text;
+  for (size_t i : allocation.hosts()) {
+    const InventoryHost& host = inventory_.hosts[i];
+    result.hosts.push_back(host.name);
+    hostfile_text += host.address + " slots=" + std::to_string(host.slots) + "\n";
+  }
+  const size_t head_index = allocation.hosts().front();
+  const InventoryHost& head = inventory_.hosts[head_index];
+  const std::string hostfile = work_dir + "/.hostfile-" + spec.run_key;
+  result.command_line = RemoteCommand(spec, hostfile, &result.failure_reason);
+  if (result.command_line.empty()) return result;
+
+  std::unique_ptr<SshSession> session;
+  try {
+    session = std::make_unique<SshSession>(MakeTarget(inventory_, head));
+    session->WriteFile(hostfile, hostfile_text);
+  } catch (const SshError& error) {
+    MarkDown(head_index);
+    result.host_failure = true;
+    result.failure_reason = error.what();
+    return result;
+  }
+
+  std::string pgid;
+  std::string stderr_tail;
+  StreamOptions options;
+  options.timeout_s = spec.timeout_s;
+  options.cancel = &cancel;
+  options.on_stdout_line = on_line;
+  options.on_stderr_line = [&](std::string_view line) {
+    if (pgid.empty() && line.substr(0, kPgidMarker.size()) == kPgidMarker) {
+      pgid = line.substr(kPgidMarker.size());
+      return;
+    }
+    (stderr_tail += line) += '\n';
+    if (stderr_tail.size() > 2 * kStderrTailBytes) {
+      stderr_tail.erase(0, stderr_tail.size() - kStderrTailBytes);
+    }
+  };
+  options.stop_command = [&]() -> std::string {
+    if (pgid.empty()) return "";
+    const std::string group = ShellQuote("-" + pgid);
+    return "kill -TERM -- " + group + " 2>/dev/null; sleep 1; kill -KILL -- " + group +
+           " 2>/dev/null; true";
+  };
+  const StreamResult streamed = session->ExecStreaming(result.command_line, options);
+  if (stderr_tail.size() > kStderrTailBytes) {
+    stderr_tail.erase(0, stderr_tail.size() - kStderrTailBytes);
+  }
+  result.stderr_tail = stderr_tail;
+  result.exit_code = streamed.exit_status.value_or(-1);
+  result.timed_out = streamed.timed_out;
+  result.interrupted = streamed.cancelled;
+
+  if (streamed.connection_lost) {
+    MarkDown(head_index);
+    result.host_failure = true;
+    result.failure_reason = streamed.error;
+    return result;
+  }
+  try {
+    session->Exec("rm -f -- " + ShellQuote(hostfile), kHousekeepingTimeoutS);
+  } catch (const SshError&) {
+    // The run's outcome stands; a leftover hostfile is harmless.
+  }
+  if (streamed.timed_out) {
+    std::ostringstream reason_text;
+    reason_text << "timed out after " << spec.timeout_s << " s; the remote process group was killed";
+    result.failure_reason = reason_text.str();
+  } else if (streamed.cancelled) {
+    result.failure_reason = "interrupted; the remote process group was killed";
+  } else if (result.exit_code != 0) {
+    const std::string last = SummaryLine(stderr_tail);
+    result.failure_reason = streamed.exit_status
+                                ? "mpirun exited with status " + std::to_string(result.exit_code)
+                                : std::string("mpirun ended without an exit status");
+    if (!last.empty()) result.failure_reason += ": " + last;
+    // A host lost under mpirun shows up as a failing job: find it.
+    for (size_t i : allocation.hosts()) {
+      if (i == head_index) continue;
+      try {
+        SshSession probe(MakeTarget(inventory_, inventory_.hosts[i]));
+      } catch (const SshError& error) {
+        MarkDown(i);
+        result.host_failure = true;
+        result.failure_reason += "; " + std::string(error.what());
+      }
+    }
+  }
+  return result;
+}
+
+}  // namespace
+
+std::unique_ptr<Launcher> MakeSshLauncher(const std::string& inventory_path,
+                                          const std::string& trainer_path,
+                                          const std::string& dataset_dir) {
+  return std::make_unique<SshLauncher>(LoadInventory(inventory_path), trainer_path, dataset_dir);
+}
+
+}  // namespace dmlbench

@@ -1,0 +1,170 @@
+#include "orchestrator/run/runner.h"
+
+#include <map>
+#include <ostream>
+
+#include "orchestrator/core/clock.h"
+#include "orchestrator/ingest/ingest.h"
+#include "orchestrator/launch/trainer_command.h"
+#include "orchestrator/run/outcome.h"
+#include "orchestrator/run/progress.h"
+#include "orchestrator/run/provenance.h"
+#include "orchestrator/run/run_lock.h"
+
+namespace dmlbench {
+
+// One sweep: the state Runner::Run shares between its steps.
+class Runner::Sweep {
+ public:
+  Sweep(Runner& runner, const Experiment& experiment, const std::atomic<bool>& cancel)
+      : store_(runner.store_), launcher_(runner.launcher_), options_(runner.options_),
+        experiment_(experiment), cancel_(cancel) {}
+
+  SweepReport Run() {
+    RunLock lock(store_.path());
+    PrepareHosts();
+    experiment_id_ = store_.AddExperiment(experiment_, UnixNow());
+    report_.recovered = store_.RecoverInterrupted(UnixNow());
+    provenance_.trainer_sha256 = launcher_.TrainerSha256();
+    AddGitState(experiment_.source_path, &provenance_);
+    std::vector<PlanItem> plan = Plan(experiment_, store_, provenance_.trainer_sha256, options_.dataset_dir);
+
+    int done = 0;
+    for (const PlanItem& item : plan) done += item.state == "done";
+    ProgressLine progress(options_.progress, options_.progress_redraws, static_cast<int>(plan.size()), done);
+    int remaining = static_cast<int>(plan.size()) - done;
+    for (PlanItem& item : plan) {
+      const bool skip = item.state == "done" || report_.cancelled || cancel_.load();
+      report_.cancelled = report_.cancelled || cancel_.load();
+      RunReport run_report{item, false, std::nullopt};
+      if (!skip) {
+        progress.SetRemaining(remaining--);
+        ExecuteRun(item, progress);
+        run_report.item = item;
+        run_report.ran_now = true;
+      }
+      report_.runs.push_back(std::move(run_report));
+    }
+    progress.End();
+    Tally();
+    return std::move(report_);
+  }
+
+ private:
+  // Connects and provisions the hosts; records their facts.
+  void PrepareHosts() {
+    for (const HostFacts& host : launcher_.Prepare()) host_ids_[host.name] = store_.AddHost(host, UnixNow());
+  }
+
+  // Runs one pending run through its attempts; updates `item` to its new state.
+  void ExecuteRun(PlanItem& item, ProgressLine& progress) {
+    const RunParams& params = item.run.params;
+    provenance_.dataset_sha256 = item.dataset_sha256;
+    const std::int64_t run_id = store_.AddRun(experiment_id_, item.run, item.run_key, provenance_);
+    const LaunchSpec spec = SpecOf(item);
+    const int attempts = std::max(1, experiment_.execution.attempts);
+    for (int attempt = 1; attempt <= attempts; ++attempt) {
+      progress.StartRun(Describe(params), attempt, params.epochs);
+      const AttemptOutcome outcome = Attempt(run_id, spec, progress);
+      RunDisposition disposition = RunDisposition::kRetry;
+      if (outcome.status == "interrupted") {
+        disposition = RunDisposition::kInterrupted;
+      } else if (attempt == attempts) {
+        disposition = RunDisposition::kFailed;
+      }
+      store_.FinishAttempt(run_id, current_attempt_id_, outcome, disposition, HostIds(outcome.hosts));
+      item.attempts += 1;
+      if (outcome.status == "ok") {
+        item.state = "done";
+        item.failure_reason.clear();
+        progress.FinishRun(true, "complete");
+        return;
+      }
+      item.failure_reason = outcome.reason;
+      if (disposition == RunDisposition::kInterrupted) {
+        item.state = "interrupted";
+        report_.cancelled = true;
+        progress.FinishRun(false, "interrupted");
+        return;
+      }
+      if (disposition == RunDisposition::kFailed) {
+        item.state = "failed";
+        progress.FinishRun(false, "failed: " + outcome.reason);
+      }
+    }
+  }
+
+  // One launch of a run, its events streamed into the store as they arrive.
+  AttemptOutcome Attempt(std::int64_t run_id, const LaunchSpec& spec, ProgressLine& progress) {
+    current_attempt_id_ = store_.BeginAttempt(run_id, UnixNow());
+    Ingest ingest(store_, run_id, current_attempt_id_);
+    const LaunchResult launch = launcher_.Launch(
+        spec,
+        [&](std::string_view line) {
+          ingest.Consume(line);
+          progress.Epoch(ingest.epochs_stored());
+        },
+        cancel_);
+    ingest.Flush();
+    return DecideOutcome(launch, ingest, UnixNow());
+  }
+
+  LaunchSpec SpecOf(const PlanItem& item) const {
+    const RunParams& params = item.run.params;
+    LaunchSpec spec;
+    spec.run_key = item.run_key;
+    spec.ranks = params.ranks();
+    spec.trainer_args = TrainerArgs(params);
+    spec.dataset_dir = params.dataset == "synthetic" ? "" : options_.dataset_dir;
+    spec.network = params.network;
+    spec.timeout_s = experiment_.execution.timeout_s;
+    return spec;
+  }
+
+  std::vector<std::int64_t> HostIds(const std::vector<std::string>& names) const {
+    std::vector<std::int64_t> ids;
+    for (const std::string& name : names) {
+      if (auto it = host_ids_.find(name); it != host_ids_.end()) ids.push_back(it->second);
+    }
+    return ids;
+  }
+
+  // Counts the runs by state and reads the measures of the complete ones.
+  void Tally() {
+    for (RunReport& run : report_.runs) {
+      if (run.item.state == "done") {
+        ++report_.complete;
+        const auto stored = store_.FindRuns({run.item.run_key});
+        if (auto it = stored.find(run.item.run_key); it != stored.end()) {
+          run.measures = store_.CompleteRunMeasures(it->second.run_id);
+        }
+      } else if (run.item.state == "failed") {
+        ++report_.failed;
+      } else if (run.item.state == "interrupted") {
+        ++report_.interrupted;
+      } else {
+        ++report_.pending;
+      }
+    }
+  }
+
+  Store& store_;
+  Launcher& launcher_;
+  const RunnerOptions& options_;
+  const Experiment& experiment_;
+  const std::atomic<bool>& cancel_;
+  SweepReport report_;
+  RunProvenance provenance_;
+  std::map<std::string, std::int64_t> host_ids_;
+  std::int64_t experiment_id_ = 0;
+  std::int64_t current_attempt_id_ = 0;
+};
+
+Runner::Runner(Store& store, Launcher& launcher, RunnerOptions options)
+    : store_(store), launcher_(launcher), options_(std::move(options)) {}
+
+SweepReport Runner::Run(const Experiment& experiment, const std::atomic<bool>& cancel) {
+  return Sweep(*this, experiment, cancel).Run();
+}
+
+}  // namespace dmlbench

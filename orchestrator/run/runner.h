@@ -1,0 +1,74 @@
+// Runner: the run loop. Plans an experiment against the database (which of
+// its runs are done, pending, failed or interrupted) and executes every run
+// that is not complete, in order, through a Launcher: retries, per-run
+// timeouts, cancellation, events streamed into the Store as they arrive,
+// a live progress line. One sweep per database at a time (a lock file next
+// to it). Not thread-safe.
+#ifndef DMLBENCH_ORCHESTRATOR_RUN_RUNNER_H_
+#define DMLBENCH_ORCHESTRATOR_RUN_RUNNER_H_
+
+#include <atomic>
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "orchestrator/core/error.h"
+#include "orchestrator/core/run_spec.h"
+#include "orchestrator/launch/launcher.h"
+#include "orchestrator/plan/plan.h"
+#include "orchestrator/store/store.h"
+
+namespace dmlbench {
+
+// A problem that stops a whole sweep before or between runs (a second
+// sweep on the same database). Failing runs are never RunnerErrors: they are
+// stored with their reason.
+class RunnerError : public Error {
+ public:
+  using Error::Error;
+};
+
+struct RunnerOptions {
+  std::string dataset_dir;            // IDX files for `fashion-mnist` runs
+  std::ostream* progress = nullptr;   // live progress; nullptr = silent
+  bool progress_redraws = false;      // one line redrawn with \r (a terminal), else a line per event
+};
+
+// One row of the summary table.
+struct RunReport {
+  PlanItem item;          // state as after the sweep
+  bool ran_now = false;   // executed by this sweep (else it was already done)
+  std::optional<RunMeasures> measures;  // complete runs
+};
+
+struct SweepReport {
+  std::vector<RunReport> runs;
+  int complete = 0, failed = 0, interrupted = 0, pending = 0;
+  int recovered = 0;       // runs left running by a dead orchestrator, redone
+  bool cancelled = false;  // stopped by the cancel flag (SIGINT/SIGTERM)
+};
+
+class Runner {
+ public:
+  // `store` and `launcher` must outlive the Runner.
+  Runner(Store& store, Launcher& launcher, RunnerOptions options);
+
+  // Prepares the hosts and executes every run of the experiment that is not
+  // complete. Returns when all ran or `cancel` became true (the current run
+  // is stopped and stored as interrupted). Throws RunnerError, LaunchError
+  // (from Prepare) or StoreError; the database stays consistent.
+  SweepReport Run(const Experiment& experiment, const std::atomic<bool>& cancel);
+
+ private:
+  class Sweep;
+
+  Store& store_;
+  Launcher& launcher_;
+  RunnerOptions options_;
+};
+
+}  // namespace dmlbench
+
+#endif  // DMLBENCH_ORCHESTRATOR_RUN_RUNNER_H_

@@ -1,0 +1,614 @@
+#include "orchestrator/store/store.h"
+
+#include "orchestrator/store/migrations.h"
+
+#include <SQLiteCpp/SQLiteCpp.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+namespace dmlbench {
+namespace {
+
+constexpr int kBusyTimeoutMs = 10000;
+
+// The compiled-in schemas/migrations/NNN_name.sql by number (their SQL);
+// numbers must run 1..N.
+std::map<int, std::string> Migrations() {
+  std::map<int, std::string> found;
+  for (const EmbeddedMigration& migration : EmbeddedMigrations()) {
+    const std::string name = migration.file;
+    if (name.empty() || !std::isdigit(static_cast<unsigned char>(name[0]))) continue;
+    found[std::stoi(name)] = migration.sql;
+  }
+  if (found.empty()) throw StoreError("this dmlbench was built without its schema migrations", -1);
+  int expected = 1;
+  for (const auto& entry : found) {
+    if (entry.first != expected) {
+      throw StoreError("schemas/migrations: migration " + std::to_string(expected) + " is missing", -1);
+    }
+    ++expected;
+  }
+  return found;
+}
+
+// SQLite would silently open a write-protected file read-only, or fail with
+// "unable to open database file" in a read-only directory (WAL needs its
+// -wal and -shm files next to the database): say what is wrong instead.
+void RequireWritable(const std::string& path) {
+  if (path == ":memory:") return;
+  std::filesystem::path directory = std::filesystem::path(path).parent_path();
+  if (directory.empty()) directory = ".";
+  for (const std::string& target : {path, directory.string()}) {
+    if (target == path && !std::filesystem::exists(path)) continue;
+    if (::access(target.c_str(), W_OK) != 0) {
+      throw StoreError(path + ": database is not writable: " + std::strerror(errno) +
+                           (target == path ? "" : " (directory " + target + ")"),
+                       -1);
+    }
+  }
+}
+
+std::string JoinInts(const std::vector<int>& values) {
+  std::string out;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i) out += ',';
+    out += std::to_string(values[i]);
+  }
+  return out;
+}
+
+std::string JoinStrings(const std::vector<std::string>& values) {
+  std::string out;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i) out += ',';
+    out += values[i];
+  }
+  return out;
+}
+
+template <typename T>
+void BindOptional(SQLite::Statement& statement, int index, const std::optional<T>& value) {
+  if (value) {
+    statement.bind(index, *value);
+  } else {
+    statement.bind(index);
+  }
+}
+
+void BindText(SQLite::Statement& statement, int index, const std::string& value) {
+  statement.bind(index, value);
+}
+
+void BindTextOrNull(SQLite::Statement& statement, int index, const std::string& value) {
+  if (value.empty()) {
+    statement.bind(index);
+  } else {
+    statement.bind(index, value);
+  }
+}
+
+}  // namespace
+
+struct Store::Impl {
+  explicit Impl(const std::string& path, int flags) : db(path, flags, kBusyTimeoutMs) {}
+
+  SQLite::Database db;
+  // Prepared once: the statements ingest runs for every event.
+  std::unique_ptr<SQLite::Statement> insert_epoch;
+  std::unique_ptr<SQLite::Statement> insert_rank;
+};
+
+namespace {
+
+// Every SQLiteCpp call runs inside this so that callers only ever see
+// StoreError: the database path, SQLite's own message and extended code.
+template <typename Body>
+auto WithStoreErrors(const std::string& path, Body&& body) -> decltype(body()) {
+  try {
+    return body();
+  } catch (const SQLite::Exception& e) {
+    throw StoreError(path + ": " + e.what(), e.getExtendedErrorCode());
+  }
+}
+
+}  // namespace
+
+Store::Store(const std::string& path, Mode mode) : path_(path) {
+  WithStoreErrors(path_, [&] {
+  const int known = KnownSchemaVersion();
+  if (mode == Mode::kReadOnly) {
+    impl_ = std::make_unique<Impl>(path, SQLite::OPEN_READONLY);
+  } else {
+    RequireWritable(path);
+    impl_ = std::make_unique<Impl>(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+  }
+  const int version = impl_->db.execAndGet("PRAGMA user_version").getInt();
+  if (version > known) {
+    throw StoreError(path_ + ": the database has schema version " + std::to_string(version) +
+                         ", newer than this program's " + std::to_string(known) +
+                         "; use a newer dmlbench",
+                     -1);
+  }
+  if (mode == Mode::kReadOnly) {
+    impl_->db.exec("PRAGMA query_only = ON");
+    return;
+  }
+  impl_->db.exec("PRAGMA journal_mode = WAL");
+  impl_->db.exec("PRAGMA synchronous = NORMAL");
+  impl_->db.exec("PRAGMA foreign_keys = ON");
+  if (version < known) {
+    // Each migration and its version bump commit together or not at all.
+    for (const auto& [number, sql] : Migrations()) {
+      if (number <= version) continue;
+      SQLite::Transaction transaction(impl_->db, SQLite::TransactionBehavior::IMMEDIATE);
+      // Another process may have migrated while we waited for the lock.
+      if (impl_->db.execAndGet("PRAGMA user_version").getInt() >= number) continue;
+      impl_->db.exec(sql);
+      impl_->db.exec("PRAGMA user_version = " + std::to_string(number));
+      transaction.commit();
+    }
+  }
+  impl_->insert_epoch = std::make_unique<SQLite::Statement>(impl_->db, R"(
+    INSERT INTO epochs (attempt_id, epoch, run_id, iterations, samples, wall_s,
+      throughput_samples_per_s, loss, test_accuracy, eval_s, overlap_ratio,
+      forward_max_s, forward_mean_s, forward_min_s, backward_max_s, backward_mean_s, backward_min_s,
+      exchange_max_s, exchange_mean_s, exchange_min_s, update_max_s, update_mean_s, update_min_s,
+      exposed_comm_max_s, exposed_comm_mean_s, exposed_comm_min_s, comm_max_s, comm_mean_s, comm_min_s)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?))");
+  impl_->insert_rank = std::make_unique<SQLite::Statement>(impl_->db, R"(
+    INSERT INTO rank_phases (attempt_id, epoch, rank, role, forward_s, backward_s, exchange_s,
+      update_s, exposed_comm_s, comm_s, wait_s, bytes_sent, bytes_received, messages_sent)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?))");
+  });
+}
+
+Store::~Store() = default;
+
+int Store::KnownSchemaVersion() {
+  static const int known = static_cast<int>(Migrations().size());
+  return known;
+}
+
+int Store::schema_version() const {
+  return WithStoreErrors(path_, [&] {
+  return impl_->db.execAndGet("PRAGMA user_version").getInt();
+  });
+}
+
+std::int64_t Store::AddExperiment(const Experiment& experiment, double now_unix_s) {
+  return WithStoreErrors(path_, [&] {
+  SQLite::Statement insert(impl_->db, R"(
+    INSERT INTO experiments (name, description, source_path, matrix_text, matrix_sha256, first_used_unix_s)
+    VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (matrix_sha256) DO NOTHING)");
+  insert.bind(1, experiment.name);
+  insert.bind(2, experiment.description);
+  insert.bind(3, experiment.source_path);
+  insert.bind(4, experiment.source_text);
+  insert.bind(5, experiment.source_sha256);
+  insert.bind(6, now_unix_s);
+  insert.exec();
+  SQLite::Statement select(impl_->db, "SELECT experiment_id FROM experiments WHERE matrix_sha256 = ?");
+  select.bind(1, experiment.source_sha256);
+  select.executeStep();
+  return select.getColumn(0).getInt64();
+  });
+}
+
+std::int64_t Store::AddHost(const HostFacts& facts, double now_unix_s) {
+  return WithStoreErrors(path_, [&] {
+  const std::string tags = facts.tags_json.empty() ? "{}" : facts.tags_json;
+  SQLite::Statement upsert(impl_->db, R"(
+    INSERT INTO hosts (name, address, cpu_model, cores, memory_bytes, kernel, mpi_version, provider,
+                       tags_json, first_seen_unix_s, last_seen_unix_s)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    ON CONFLICT (name, address, cpu_model, cores, memory_bytes, kernel, mpi_version, provider, tags_json)
+    DO UPDATE SET last_seen_unix_s = excluded.last_seen_unix_s
+    RETURNING host_id)");
+  upsert.bind(1, facts.name);
+  upsert.bind(2, facts.address);
+  upsert.bind(3, facts.cpu_model);
+  upsert.bind(4, facts.cores);
+  upsert.bind(5, facts.memory_bytes);
+  upsert.bind(6, facts.kernel);
+  upsert.bind(7, facts.mpi_version);
+  upsert.bind(8, facts.provider);
+  upsert.bind(9, tags);
+  upsert.bind(10, now_unix_s);
+  upsert.bind(11, now_unix_s);
+  upsert.executeStep();
+  const std::int64_t id = upsert.getColumn(0).getInt64();
+  upsert.reset();
+  return id;
+  });
+}
+
+std::unordered_map<std::string, StoredRun> Store::FindRuns(const std::vector<std::string>& run_keys) const {
+  return WithStoreErrors(path_, [&] {
+  std::unordered_map<std::string, StoredRun> found;
+  found.reserve(run_keys.size());
+  SQLite::Statement select(impl_->db, R"(
+    SELECT run_id, status, split, attempts, coalesce(failure_reason, '') FROM runs WHERE run_key = ?)");
+  for (const std::string& key : run_keys) {
+    select.bind(1, key);
+    if (select.executeStep()) {
+      StoredRun run;
+      run.run_id = select.getColumn(0).getInt64();
+      run.status = select.getColumn(1).getString();
+      run.split = select.getColumn(2).getString();
+      run.attempts = select.getColumn(3).getInt();
+      run.failure_reason = select.getColumn(4).getString();
+      found.emplace(key, std::move(run));
+    }
+    select.reset();
+  }
+  return found;
+  });
+}
+
+std::int64_t Store::AddRun(std::int64_t experiment_id, const PlannedRun& run, const std::string& run_key,
+                           const RunProvenance& provenance) {
+  return WithStoreErrors(path_, [&] {
+  const RunParams& p = run.params;
+  SQLite::Statement insert(impl_->db, R"(
+    INSERT INTO runs (run_key, experiment_id, architecture, workers, servers, ranks, batch_size, epochs,
+      hidden, learning_rate, overlap, bucket_bytes, max_iterations_per_epoch, dataset, seed, repetition,
+      network, network_bandwidth_bits_per_s, network_latency_s, canonical_params, split,
+      trainer_sha256, dataset_sha256, git_commit, git_dirty)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    ON CONFLICT (run_key) DO NOTHING)");
+  insert.bind(1, run_key);
+  insert.bind(2, experiment_id);
+  insert.bind(3, p.architecture);
+  insert.bind(4, p.workers);
+  insert.bind(5, p.architecture == "ps" ? p.servers : 0);
+  insert.bind(6, p.ranks());
+  insert.bind(7, p.batch_size);
+  insert.bind(8, p.epochs);
+  insert.bind(9, JoinInts(p.hidden));
+  insert.bind(10, p.learning_rate);
+  insert.bind(11, p.overlap ? 1 : 0);
+  insert.bind(12, p.bucket_bytes);
+  insert.bind(13, p.max_iterations_per_epoch);
+  insert.bind(14, p.dataset);
+  insert.bind(15, static_cast<std::int64_t>(p.seed));
+  insert.bind(16, p.repetition);
+  insert.bind(17, p.network.name);
+  insert.bind(18, p.network.bandwidth_bits_per_s);
+  insert.bind(19, p.network.latency_s);
+  insert.bind(20, CanonicalJson(p));
+  insert.bind(21, run.split);
+  insert.bind(22, provenance.trainer_sha256);
+  insert.bind(23, provenance.dataset_sha256);
+  BindOptional(insert, 24, provenance.git_commit);
+  if (provenance.git_dirty) {
+    insert.bind(25, *provenance.git_dirty ? 1 : 0);
+  } else {
+    insert.bind(25);
+  }
+  insert.exec();
+  SQLite::Statement select(impl_->db, "SELECT run_id FROM runs WHERE run_key = ?");
+  select.bind(1, run_key);
+  select.executeStep();
+  return select.getColumn(0).getInt64();
+  });
+}
+
+int Store::RecoverInterrupted(double now_unix_s) {
+  return WithStoreErrors(path_, [&] {
+  SQLite::Transaction transaction(impl_->db, SQLite::TransactionBehavior::IMMEDIATE);
+  SQLite::Statement attempts(impl_->db, R"(
+    UPDATE attempts SET status = 'interrupted', end_unix_s = ?,
+      reason = 'the orchestrator stopped during this attempt'
+    WHERE status = 'running')");
+  attempts.bind(1, now_unix_s);
+  attempts.exec();
+  SQLite::Statement runs(impl_->db, R"(
+    UPDATE runs SET status = 'interrupted', end_unix_s = ?,
+      failure_reason = 'the orchestrator stopped during this run'
+    WHERE status = 'running')");
+  runs.bind(1, now_unix_s);
+  const int count = runs.exec();
+  transaction.commit();
+  return count;
+  });
+}
+
+std::int64_t Store::BeginAttempt(std::int64_t run_id, double now_unix_s) {
+  return WithStoreErrors(path_, [&] {
+  SQLite::Transaction transaction(impl_->db, SQLite::TransactionBehavior::IMMEDIATE);
+  SQLite::Statement bump(impl_->db, R"(
+    UPDATE runs SET status = 'running', attempts = attempts + 1, start_unix_s = ?, end_unix_s = NULL
+    WHERE run_id = ? AND status <> 'complete' RETURNING attempts)");
+  bump.bind(1, now_unix_s);
+  bump.bind(2, run_id);
+  if (!bump.executeStep()) {
+    throw StoreError(path_ + ": run " + std::to_string(run_id) + " is complete or does not exist", -1);
+  }
+  const int number = bump.getColumn(0).getInt();
+  bump.reset();
+  SQLite::Statement drop(impl_->db, "DELETE FROM epochs WHERE run_id = ?");
+  drop.bind(1, run_id);
+  drop.exec();
+  SQLite::Statement insert(impl_->db, R"(
+    INSERT INTO attempts (run_id, number, status, start_unix_s) VALUES (?, ?, 'running', ?))");
+  insert.bind(1, run_id);
+  insert.bind(2, number);
+  insert.bind(3, now_unix_s);
+  insert.exec();
+  const std::int64_t attempt_id = impl_->db.getLastInsertRowid();
+  transaction.commit();
+  return attempt_id;
+  });
+}
+
+void Store::BeginBatch() {
+  WithStoreErrors(path_, [&] {
+    if (batch_open_) throw StoreError(path_ + ": a batch is already open", -1);
+    impl_->db.exec("BEGIN");
+    batch_open_ = true;
+  });
+}
+
+void Store::CommitBatch() {
+  WithStoreErrors(path_, [&] {
+    if (!batch_open_) return;
+    batch_open_ = false;
+    try {
+      impl_->db.exec("COMMIT");
+    } catch (const SQLite::Exception&) {
+      // SQLite may have rolled back already (e.g. on a full disk).
+      if (!sqlite3_get_autocommit(impl_->db.getHandle())) impl_->db.exec("ROLLBACK");
+      throw;
+    }
+  });
+}
+
+void Store::RecordRunStart(std::int64_t attempt_id, const RunStartRecord& r) {
+  return WithStoreErrors(path_, [&] {
+  SQLite::Statement update(impl_->db, R"(
+    UPDATE attempts SET mpi_library_version = ?, world_size = ?, parameters = ?, iterations_per_epoch = ?,
+      train_samples = ?, test_samples = ?, trainer_dataset_sha256 = ?, threads = ?
+    WHERE attempt_id = ?)");
+  update.bind(1, r.mpi_library_version);
+  update.bind(2, r.world_size);
+  update.bind(3, r.parameters);
+  update.bind(4, r.iterations_per_epoch);
+  update.bind(5, r.train_samples);
+  update.bind(6, r.test_samples);
+  update.bind(7, r.dataset_sha256);
+  update.bind(8, r.threads);
+  update.bind(9, attempt_id);
+  update.exec();
+  });
+}
+
+void Store::AddEpoch(std::int64_t run_id, std::int64_t attempt_id, const EpochRecord& r) {
+  return WithStoreErrors(path_, [&] {
+  std::optional<SQLite::Transaction> transaction;
+  if (!batch_open_) transaction.emplace(impl_->db);
+  SQLite::Statement& epoch = *impl_->insert_epoch;
+  epoch.reset();
+  epoch.bind(1, attempt_id);
+  epoch.bind(2, r.epoch);
+  epoch.bind(3, run_id);
+  epoch.bind(4, r.iterations);
+  epoch.bind(5, r.samples);
+  epoch.bind(6, r.wall_s);
+  epoch.bind(7, r.throughput_samples_per_s);
+  BindOptional(epoch, 8, r.loss);
+  BindOptional(epoch, 9, r.test_accuracy);
+  BindOptional(epoch, 10, r.eval_s);
+  BindOptional(epoch, 11, r.overlap_ratio);
+  int column = 12;
+  for (const PhaseStats* phase : {&r.forward, &r.backward, &r.exchange, &r.update, &r.exposed_comm, &r.comm}) {
+    epoch.bind(column++, phase->max_s);
+    epoch.bind(column++, phase->mean_s);
+    epoch.bind(column++, phase->min_s);
+  }
+  epoch.exec();
+  SQLite::Statement& rank = *impl_->insert_rank;
+  for (const RankPhaseRecord& k : r.ranks) {
+    rank.reset();
+    rank.bind(1, attempt_id);
+    rank.bind(2, r.epoch);
+    rank.bind(3, k.rank);
+    BindText(rank, 4, k.role);
+    rank.bind(5, k.forward_s);
+    rank.bind(6, k.backward_s);
+    rank.bind(7, k.exchange_s);
+    rank.bind(8, k.update_s);
+    rank.bind(9, k.exposed_comm_s);
+    rank.bind(10, k.comm_s);
+    rank.bind(11, k.wait_s);
+    rank.bind(12, k.bytes_sent);
+    rank.bind(13, k.bytes_received);
+    rank.bind(14, k.messages_sent);
+    rank.exec();
+  }
+  if (transaction) transaction->commit();
+  });
+}
+
+void Store::AddLinkProbe(const std::vector<LinkProbeRow>& rows) {
+  return WithStoreErrors(path_, [&] {
+  SQLite::Transaction transaction(impl_->db, SQLite::TransactionBehavior::IMMEDIATE);
+  SQLite::Statement insert(impl_->db, R"(
+    INSERT INTO link_probes (profile, bandwidth_bits_per_s, latency_s, message_bytes, repetitions,
+      median_one_way_s, alpha_s, bandwidth_bytes_per_s, time_unix_s, hosts)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?))");
+  for (const LinkProbeRow& r : rows) {
+    insert.bind(1, r.profile);
+    insert.bind(2, r.bandwidth_bits_per_s);
+    insert.bind(3, r.latency_s);
+    insert.bind(4, r.message_bytes);
+    insert.bind(5, r.repetitions);
+    insert.bind(6, r.median_one_way_s);
+    insert.bind(7, r.alpha_s);
+    insert.bind(8, r.bandwidth_bytes_per_s);
+    insert.bind(9, r.time_unix_s);
+    insert.bind(10, r.hosts);
+    insert.exec();
+    insert.reset();
+  }
+  transaction.commit();
+  });
+}
+
+void Store::RecordRunEnd(std::int64_t attempt_id, const RunEndRecord& r) {
+  return WithStoreErrors(path_, [&] {
+  SQLite::Statement update(impl_->db, R"(
+    UPDATE attempts SET trainer_status = ?, trainer_error = ?, parameter_checksum = ?, total_wall_s = ?,
+      peak_rss_bytes = ?
+    WHERE attempt_id = ?)");
+  update.bind(1, r.status);
+  BindTextOrNull(update, 2, r.error);
+  BindTextOrNull(update, 3, r.parameter_checksum);
+  BindOptional(update, 4, r.total_wall_s);
+  BindOptional(update, 5, r.peak_rss_bytes);
+  update.bind(6, attempt_id);
+  update.exec();
+  });
+}
+
+void Store::FinishAttempt(std::int64_t run_id, std::int64_t attempt_id, const AttemptOutcome& outcome,
+                          RunDisposition disposition, const std::vector<std::int64_t>& host_ids) {
+  return WithStoreErrors(path_, [&] {
+  const bool ok = outcome.status == "ok";
+  SQLite::Transaction transaction(impl_->db, SQLite::TransactionBehavior::IMMEDIATE);
+  SQLite::Statement attempt(impl_->db, R"(
+    UPDATE attempts SET status = ?, end_unix_s = ?, exit_code = ?, reason = ?, stderr_tail = ?,
+      command_line = ?, hosts = ?, host_failure = ?
+    WHERE attempt_id = ? AND run_id = ?)");
+  attempt.bind(1, outcome.status);
+  attempt.bind(2, outcome.end_unix_s);
+  BindOptional(attempt, 3, outcome.exit_code);
+  BindTextOrNull(attempt, 4, outcome.reason);
+  if (ok) {
+    attempt.bind(5);
+  } else {
+    attempt.bind(5, outcome.stderr_tail);
+  }
+  attempt.bind(6, outcome.command_line);
+  attempt.bind(7, JoinStrings(outcome.hosts));
+  attempt.bind(8, outcome.host_failure ? 1 : 0);
+  attempt.bind(9, attempt_id);
+  attempt.bind(10, run_id);
+  if (attempt.exec() != 1) {
+    throw StoreError(path_ + ": attempt " + std::to_string(attempt_id) + " of run " + std::to_string(run_id) +
+                         " does not exist",
+                     -1);
+  }
+  SQLite::Statement link(impl_->db, "INSERT OR IGNORE INTO attempt_hosts (attempt_id, host_id) VALUES (?, ?)");
+  for (std::int64_t host_id : host_ids) {
+    link.bind(1, attempt_id);
+    link.bind(2, host_id);
+    link.exec();
+    link.reset();
+  }
+  if (ok) {
+    SQLite::Statement check(impl_->db, R"(
+      SELECT 1 FROM attempts WHERE attempt_id = ? AND trainer_status = 'ok' AND parameter_checksum IS NOT NULL)");
+    check.bind(1, attempt_id);
+    if (!check.executeStep()) {
+      throw StoreError(path_ + ": attempt " + std::to_string(attempt_id) +
+                           " cannot complete its run: no run_end with status ok was stored",
+                       -1);
+    }
+  }
+  std::string status = "running";
+  if (ok) {
+    status = "complete";
+  } else if (disposition == RunDisposition::kFailed) {
+    status = "failed";
+  } else if (disposition == RunDisposition::kInterrupted) {
+    status = "interrupted";
+  }
+  SQLite::Statement run(impl_->db, R"(
+    UPDATE runs SET status = ?1,
+      complete_attempt_id = CASE WHEN ?1 = 'complete' THEN a.attempt_id END,
+      mpi_library_version = a.mpi_library_version, command_line = a.command_line,
+      start_unix_s = a.start_unix_s, end_unix_s = a.end_unix_s, exit_code = a.exit_code,
+      failure_reason = a.reason, stderr_tail = a.stderr_tail,
+      parameter_checksum = CASE WHEN ?1 = 'complete' THEN a.parameter_checksum END
+    FROM (SELECT * FROM attempts WHERE attempt_id = ?2) AS a
+    WHERE runs.run_id = ?3)");
+  run.bind(1, status);
+  run.bind(2, attempt_id);
+  run.bind(3, run_id);
+  run.exec();
+  transaction.commit();
+  });
+}
+
+std::optional<RunMeasures> Store::CompleteRunMeasures(std::int64_t run_id) const {
+  return WithStoreErrors(path_, [&]() -> std::optional<RunMeasures> {
+    SQLite::Statement select(impl_->db, R"(
+      SELECT count(*), avg(wall_s), avg(throughput_samples_per_s),
+             (SELECT test_accuracy FROM complete_epochs WHERE run_id = ?1 ORDER BY epoch DESC LIMIT 1)
+      FROM complete_epochs WHERE run_id = ?1)");
+    select.bind(1, run_id);
+    select.executeStep();
+    if (select.getColumn(0).getInt() == 0) return std::nullopt;
+    RunMeasures measures;
+    measures.epochs = select.getColumn(0).getInt();
+    measures.epoch_s_mean = select.getColumn(1).getDouble();
+    measures.throughput_mean = select.getColumn(2).getDouble();
+    if (!select.getColumn(3).isNull()) measures.final_test_accuracy = select.getColumn(3).getDouble();
+    return measures;
+  });
+}
+
+QueryResult Store::Query(const std::string& sql) const {
+  return WithStoreErrors(path_, [&] {
+  SQLite::Statement statement(impl_->db, sql);
+  QueryResult result;
+  const int count = statement.getColumnCount();
+  for (int i = 0; i < count; ++i) result.columns.emplace_back(statement.getColumnName(i));
+  while (statement.executeStep()) {
+    std::vector<Cell> row;
+    row.reserve(count);
+    for (int i = 0; i < count; ++i) {
+      const SQLite::Column column = statement.getColumn(i);
+      switch (column.getType()) {
+        case SQLITE_INTEGER:
+          row.emplace_back(column.getInt64());
+          break;
+        case SQLITE_FLOAT:
+          row.emplace_back(column.getDouble());
+          break;
+        case SQLITE_NULL:
+          row.emplace_back(nullptr);
+          break;
+        case SQLITE_BLOB:
+          row.emplace_back("<blob of " + std::to_string(column.getBytes()) + " bytes>");
+          break;
+        default:
+          row.emplace_back(column.getString());
+      }
+    }
+    result.rows.push_back(std::move(row));
+  }
+  return result;
+  });
+}
+
+std::vector<std::string> Store::TablesAndViews() const {
+  return WithStoreErrors(path_, [&] {
+  SQLite::Statement select(impl_->db, R"(
+    SELECT name FROM sqlite_schema WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%'
+    ORDER BY type = 'view', name)");
+  std::vector<std::string> names;
+  while (select.executeStep()) names.push_back(select.getColumn(0).getString());
+  return names;
+  });
+}
+
+}  // namespace dmlbench

@@ -1,0 +1,204 @@
+// Store: the results database (tables and views in schemas/database.md,
+// created by the numbered files of schemas/migrations/). The one module that
+// uses SQLite: every other module reads and writes through these typed calls
+// and sees only StoreError. Not thread-safe: one Store per thread; SQLite
+// (WAL, busy timeout) arbitrates between processes.
+#ifndef DMLBENCH_ORCHESTRATOR_STORE_STORE_H_
+#define DMLBENCH_ORCHESTRATOR_STORE_STORE_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <variant>
+#include <vector>
+
+#include "orchestrator/core/error.h"
+#include "orchestrator/core/run_spec.h"
+
+namespace dmlbench {
+
+// Any failure of the database. what() is "<db path>: <SQLite's message>";
+// extended_code() is SQLite's extended result code (-1 when the error is
+// not SQLite's own, e.g. a schema newer than this program).
+class StoreError : public Error {
+ public:
+  StoreError(const std::string& message, int extended_code)
+      : Error(message), extended_code_(extended_code) {}
+  int extended_code() const { return extended_code_; }
+
+ private:
+  int extended_code_;
+};
+
+// Provenance of a run that is known before it starts (DESIGN.md section 5).
+struct RunProvenance {
+  std::string trainer_sha256;
+  std::string dataset_sha256;
+  std::optional<std::string> git_commit;  // repository holding the matrix file
+  std::optional<bool> git_dirty;
+};
+
+struct StoredRun {
+  std::int64_t run_id = 0;
+  std::string status;  // pending | running | complete | failed | interrupted
+  std::string split;
+  int attempts = 0;
+  std::string failure_reason;
+};
+
+// The trainer's run_start event (schemas/trainer-events.md).
+struct RunStartRecord {
+  std::string mpi_library_version;
+  std::int64_t world_size = 0;
+  std::int64_t parameters = 0;
+  std::int64_t iterations_per_epoch = 0;
+  std::int64_t train_samples = 0;
+  std::int64_t test_samples = 0;
+  std::string dataset_sha256;
+  std::int64_t threads = 0;
+};
+
+struct PhaseStats {
+  double max_s = 0, mean_s = 0, min_s = 0;
+};
+
+struct RankPhaseRecord {
+  int rank = 0;
+  std::string role;  // worker | server
+  double forward_s = 0, backward_s = 0, exchange_s = 0, update_s = 0;
+  double exposed_comm_s = 0, comm_s = 0, wait_s = 0;
+  std::int64_t bytes_sent = 0, bytes_received = 0, messages_sent = 0;
+};
+
+// The trainer's epoch event.
+struct EpochRecord {
+  int epoch = 0;
+  std::int64_t iterations = 0;
+  std::int64_t samples = 0;
+  double wall_s = 0;
+  double throughput_samples_per_s = 0;
+  std::optional<double> loss;
+  std::optional<double> test_accuracy;  // absent when not evaluated
+  std::optional<double> eval_s;
+  std::optional<double> overlap_ratio;
+  PhaseStats forward, backward, exchange, update, exposed_comm, comm;
+  std::vector<RankPhaseRecord> ranks;
+};
+
+// The trainer's run_end event.
+struct RunEndRecord {
+  std::string status;  // ok | error
+  std::string error;
+  std::string parameter_checksum;
+  std::optional<double> total_wall_s;
+  std::optional<std::int64_t> peak_rss_bytes;
+};
+
+// How an attempt ended, as the run loop decided it.
+struct AttemptOutcome {
+  std::string status;  // ok | failed | timed_out | interrupted
+  std::optional<int> exit_code;
+  std::string reason;  // one line, empty when ok
+  std::string stderr_tail;
+  std::string command_line;
+  std::vector<std::string> hosts;
+  bool host_failure = false;
+  double end_unix_s = 0;
+};
+
+// The next status of the run when an attempt that is not ok ends.
+enum class RunDisposition { kRetry, kFailed, kInterrupted };
+
+// What the summary table shows of a complete run, over its epochs.
+struct RunMeasures {
+  int epochs = 0;
+  double epoch_s_mean = 0;
+  double throughput_mean = 0;  // samples per second
+  std::optional<double> final_test_accuracy;
+};
+
+// Result of a free-form query: column names and typed cells.
+using Cell = std::variant<std::nullptr_t, std::int64_t, double, std::string>;
+struct QueryResult {
+  std::vector<std::string> columns;
+  std::vector<std::vector<Cell>> rows;
+};
+
+class Store {
+ public:
+  enum class Mode { kReadWrite, kReadOnly };
+
+  // kReadWrite creates the file if needed and applies pending migrations;
+  // kReadOnly opens an existing database without writing to it. Both refuse
+  // a database whose schema is newer than this program.
+  explicit Store(const std::string& path, Mode mode = Mode::kReadWrite);
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  const std::string& path() const { return path_; }
+  int schema_version() const;
+  // Highest migration this program knows (schemas/migrations/NNN_*.sql).
+  static int KnownSchemaVersion();
+
+  // Returns the id of the experiment with this text, adding it if new.
+  std::int64_t AddExperiment(const Experiment& experiment, double now_unix_s);
+  // Returns the id of a host row with exactly these facts, adding it if new.
+  std::int64_t AddHost(const HostFacts& facts, double now_unix_s);
+
+  // Runs with these keys that exist in the database, by key.
+  std::unordered_map<std::string, StoredRun> FindRuns(const std::vector<std::string>& run_keys) const;
+  // Adds a pending run unless its key exists; returns its id either way.
+  std::int64_t AddRun(std::int64_t experiment_id, const PlannedRun& run, const std::string& run_key,
+                      const RunProvenance& provenance);
+
+  // Marks runs and attempts left `running` by an orchestrator that died as
+  // interrupted. Call only while holding the run lock. Returns how many runs.
+  int RecoverInterrupted(double now_unix_s);
+
+  // Starts attempt number attempts+1 of a run: the run becomes `running`
+  // and epochs stored by its earlier unsuccessful attempts are removed, so
+  // that a run never holds two partial copies. Returns the attempt id.
+  std::int64_t BeginAttempt(std::int64_t run_id, double now_unix_s);
+  // Group commit for bursts of events: between BeginBatch() and
+  // CommitBatch() the writes below share one transaction instead of one each.
+  // An open batch is rolled back if the Store is destroyed first.
+  void BeginBatch();
+  void CommitBatch();
+  bool batch_open() const { return batch_open_; }
+
+  void RecordRunStart(std::int64_t attempt_id, const RunStartRecord& record);
+  // The epoch row and its per-rank rows, in one transaction (or the batch).
+  void AddEpoch(std::int64_t run_id, std::int64_t attempt_id, const EpochRecord& record);
+  void RecordRunEnd(std::int64_t attempt_id, const RunEndRecord& record);
+  // One transaction: the attempt's outcome and the run's new status. With
+  // outcome.status "ok" the run becomes complete (the attempt must have a
+  // stored run_end with status ok, or StoreError is thrown); otherwise the
+  // run follows `disposition`. host_ids link the attempt to the hosts table.
+  void FinishAttempt(std::int64_t run_id, std::int64_t attempt_id, const AttemptOutcome& outcome,
+                     RunDisposition disposition, const std::vector<std::int64_t>& host_ids);
+
+  // The rows of one link probe, in one transaction.
+  void AddLinkProbe(const std::vector<LinkProbeRow>& rows);
+
+  // Means over the epochs of a complete run; nullopt for other runs.
+  std::optional<RunMeasures> CompleteRunMeasures(std::int64_t run_id) const;
+
+  // Free-form SQL (the `query` command); any statement the mode allows.
+  QueryResult Query(const std::string& sql) const;
+  // Names of every table and view, tables first, each group by name.
+  std::vector<std::string> TablesAndViews() const;
+
+ private:
+  struct Impl;
+  std::string path_;
+  std::unique_ptr<Impl> impl_;
+  bool batch_open_ = false;
+};
+
+}  // namespace dmlbench
+
+#endif  // DMLBENCH_ORCHESTRATOR_STORE_STORE_H_

@@ -1,0 +1,281 @@
+// The dmlbench program as users run it: --help everywhere, plan / run /
+// status / query / export on a real database, and the reliability cases of
+// a whole process: SIGKILL in the middle of a sweep then `run` again, and
+// Ctrl-C (SIGINT). Trainers are shell scripts so that runs take a known time.
+#include <gtest/gtest.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <sstream>
+#include <thread>
+
+#include "orchestrator/core/subprocess.h"
+#include "orchestrator/store/store.h"
+#include "tests/orchestrator/support/run_fixture.h"
+
+extern char** environ;
+
+namespace dmlbench {
+namespace {
+
+using testing::Echo;
+using testing::EpochLine;
+using testing::RunEndLine;
+using testing::RunStartLine;
+using testing::TempDir;
+using testing::WriteScript;
+
+// The build tree holds trainer/dmlbench-trainer and orchestrator/dmlbench.
+std::string DmlbenchProgram() {
+  return (std::filesystem::path(DMLBENCH_TRAINER).parent_path().parent_path() / "orchestrator" / "dmlbench")
+      .string();
+}
+
+CommandOutput Dmlbench(std::vector<std::string> args) {
+  args.insert(args.begin(), DmlbenchProgram());
+  return RunCommand(args, 120);
+}
+
+// Starts dmlbench in the background with stdout/stderr to files.
+pid_t StartDmlbench(const std::vector<std::string>& args, const std::string& out, const std::string& err) {
+  std::vector<std::string> argv = {DmlbenchProgram()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  std::vector<char*> raw;
+  for (std::string& a : argv) raw.push_back(a.data());
+  raw.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  pid_t pid = -1;
+  const int rc = posix_spawn(&pid, raw[0], &actions, nullptr, raw.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  return rc == 0 ? pid : -1;
+}
+
+std::int64_t Int(const Store& store, const std::string& sql) {
+  return std::get<std::int64_t>(store.Query(sql).rows.at(0).at(0));
+}
+
+// Polls the database (read-only, as another process writes it) until the
+// SQL's first cell is non-zero.
+bool WaitFor(const std::string& db, const std::string& sql, double timeout_s = 60) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (std::filesystem::exists(db)) {
+      try {
+        Store store(db, Store::Mode::kReadOnly);
+        if (Int(store, sql) != 0) return true;
+      } catch (const StoreError&) {
+        // Not created or not migrated yet.
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
+bool Running(pid_t pid) {
+  const std::string stat = testing::ReadFile("/proc/" + std::to_string(pid) + "/stat");
+  const size_t paren = stat.rfind(')');
+  return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] != 'Z';
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  std::string WriteMatrix(const std::string& matrix, int attempts = 2) {
+    testing::WriteFile(dir_ / "matrix.toml",
+                       "[experiment]\nname = \"cli-test\"\n[defaults]\ndataset = \"synthetic\"\n[matrix]\n" + matrix +
+                           "[execution]\ntimeout_s = 60\nattempts = " + std::to_string(attempts) + "\n");
+    return dir_ / "matrix.toml";
+  }
+
+  // A trainer taking about `seconds` per run, writing its pid next to the
+  // database so that tests can check it is gone.
+  std::string SlowTrainer(const std::string& seconds) {
+    return WriteScript(dir_ / "trainer", "echo $$ >> " + (dir_ / "pids") + "\n" + Echo(RunStartLine()) +
+                                             "sleep " + seconds + "\n" + Echo(EpochLine(1)) + Echo(RunEndLine()));
+  }
+
+  TempDir dir_;
+  std::string db_ = dir_ / "results.db";
+};
+
+TEST_F(CliTest, EverySubcommandHasHelp) {
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"--help"}, {"plan", "--help"}, {"run", "--help"}, {"status", "--help"}, {"query", "--help"},
+           {"export", "--help"}}) {
+    const CommandOutput output = Dmlbench(args);
+    EXPECT_EQ(output.exit_code, 0) << args[0];
+    EXPECT_NE(output.out.find("Usage:"), std::string::npos) << args[0];
+  }
+}
+
+TEST_F(CliTest, PlanRunStatusQueryAndExport) {
+  const std::string matrix = WriteMatrix("architecture = [\"ring\", \"mpi\"]\nworkers = [1]\n");
+  const std::string trainer = WriteScript(dir_ / "trainer", testing::GoodTrainerBody());
+
+  CommandOutput plan = Dmlbench({"--db", db_, "plan", matrix, "--trainer", trainer});
+  EXPECT_EQ(plan.exit_code, 0) << plan.err;
+  EXPECT_NE(plan.out.find("cli-test: 2 runs: 0 done, 2 pending, 0 failed, 0 interrupted\n"), std::string::npos)
+      << plan.out;
+  EXPECT_FALSE(std::filesystem::exists(db_)) << "plan wrote a database";
+
+  const CommandOutput run = Dmlbench({"run", matrix, "--db", db_, "--trainer", trainer});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("cli-test: 2 runs: 2 complete (2 just now), 0 failed, 0 interrupted, 0 pending\n"),
+            std::string::npos)
+      << run.out;
+  EXPECT_NE(run.err.find("[2/2] mpi w=1 b=100 rep=0: complete"), std::string::npos) << run.err;
+
+  plan = Dmlbench({"--db", db_, "plan", matrix, "--trainer", trainer});
+  EXPECT_NE(plan.out.find("cli-test: 2 runs: 2 done, 0 pending, 0 failed, 0 interrupted\n"), std::string::npos);
+
+  const CommandOutput status = Dmlbench({"--db", db_, "status"});
+  EXPECT_EQ(status.exit_code, 0);
+  EXPECT_EQ(status.out.rfind(db_ + ": schema version " + std::to_string(Store::KnownSchemaVersion()) + "\n", 0),
+            0u)
+      << status.out;
+  EXPECT_NE(status.out.find("cli-test       2         2       0            0                   0"),
+            std::string::npos)
+      << status.out;
+
+  const std::string sql = "SELECT architecture, workers, 0.5 AS x, NULL AS n FROM runs ORDER BY architecture";
+  EXPECT_EQ(Dmlbench({"--db", db_, "query", sql}).out,
+            "architecture  workers    x  n\n"
+            "------------  -------  ---  -\n"
+            "mpi                 1  0.5  \n"
+            "ring                1  0.5  \n"
+            "(2 rows)\n");
+  EXPECT_EQ(Dmlbench({"--db", db_, "query", "--csv", sql}).out, "architecture,workers,x,n\nmpi,1,0.5,\nring,1,0.5,\n");
+  EXPECT_EQ(Dmlbench({"--db", db_, "query", "--json", sql}).out,
+            "[\n  {\n    \"architecture\": \"mpi\",\n    \"workers\": 1,\n    \"x\": 0.5,\n    \"n\": null\n  },\n"
+            "  {\n    \"architecture\": \"ring\",\n    \"workers\": 1,\n    \"x\": 0.5,\n    \"n\": null\n  }\n]\n");
+
+  const CommandOutput exported = Dmlbench({"--db", db_, "export", dir_ / "csv"});
+  EXPECT_EQ(exported.exit_code, 0) << exported.err;
+  for (const char* name : {"runs", "attempts", "epochs", "rank_phases", "hosts", "experiments", "run_summary",
+                           "failures"}) {
+    EXPECT_TRUE(std::filesystem::exists(dir_ / "csv/" + std::string(name) + ".csv")) << name;
+  }
+  EXPECT_EQ(testing::ReadFile(dir_ / "csv/runs.csv").rfind("run_id,run_key,experiment_id,architecture,", 0), 0u);
+}
+
+TEST_F(CliTest, FailedRunMakesTheExitStatusNonZero) {
+  const std::string matrix = WriteMatrix("workers = [1]\n", 1);
+  const std::string trainer = WriteScript(dir_ / "trainer", "echo 'dmlbench-trainer: error: no' >&2\nexit 1\n");
+  const CommandOutput run = Dmlbench({"--db", db_, "run", matrix, "--trainer", trainer});
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.out.find("mpirun exited with status 1: dmlbench-trainer: error: no"), std::string::npos) << run.out;
+}
+
+// ---- error paths of main.cc follow ---------------------------------------
+
+TEST_F(CliTest, QueryCannotWrite) {
+  const std::string matrix = WriteMatrix("workers = [1]\n");
+  ASSERT_EQ(Dmlbench({"--db", db_, "run", matrix, "--trainer", WriteScript(dir_ / "t", testing::GoodTrainerBody())})
+                .exit_code,
+            0);
+  const CommandOutput query = Dmlbench({"--db", db_, "query", "DELETE FROM runs"});
+  EXPECT_EQ(query.exit_code, 1);
+  EXPECT_EQ(query.err, "dmlbench: error: " + db_ + ": attempt to write a readonly database\n");
+}
+
+TEST_F(CliTest, QueryOfAMissingDatabase) {
+  const CommandOutput query = Dmlbench({"--db", dir_ / "none.db", "query", "SELECT 1"});
+  EXPECT_EQ(query.exit_code, 1);
+  EXPECT_EQ(query.err,
+            "dmlbench: error: " + (dir_ / "none.db") + ": no such database (it is created by `dmlbench run MATRIX`)\n");
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "none.db"));
+}
+
+TEST_F(CliTest, PlanWithAMissingTrainer) {
+  const CommandOutput plan = Dmlbench({"plan", WriteMatrix("workers = [1]\n"), "--trainer", dir_ / "none"});
+  EXPECT_EQ(plan.exit_code, 1);
+  EXPECT_EQ(plan.err, "dmlbench: error: local: cannot read " + (dir_ / "none") + ": No such file or directory\n");
+}
+
+// ---- reliability of a whole process ----------------------------------------
+
+TEST_F(CliTest, SigkillMidSweepThenRunAgain) {
+  const std::string matrix = WriteMatrix("architecture = [\"ring\", \"mpi\", \"p2p\"]\nworkers = [1]\n");
+  const std::string trainer = SlowTrainer("1");
+  const pid_t pid = StartDmlbench({"--db", db_, "run", matrix, "--trainer", trainer}, dir_ / "out", dir_ / "err");
+  ASSERT_GT(pid, 0);
+  ASSERT_TRUE(WaitFor(db_, "SELECT count(*) FROM runs WHERE status = 'complete'"));
+  ASSERT_TRUE(WaitFor(db_, "SELECT count(*) FROM runs WHERE status = 'running'"));
+  ::kill(pid, SIGKILL);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+
+  const std::string snapshot_sql =
+      "SELECT group_concat(run_key || complete_attempt_id || parameter_checksum || end_unix_s, ';') "
+      "FROM (SELECT * FROM runs WHERE status = 'complete' ORDER BY run_id)";
+  std::string before;
+  std::int64_t complete_before = 0;
+  {
+    Store store(db_, Store::Mode::kReadOnly);
+    before = std::get<std::string>(store.Query(snapshot_sql).rows[0][0]);
+    complete_before = Int(store, "SELECT count(*) FROM runs WHERE status = 'complete'");
+  }
+  // mpirun got SIGTERM when the orchestrator died and stopped its ranks.
+  for (const std::string& line : {testing::ReadFile(dir_ / "pids")}) {
+    std::istringstream pids(line);
+    for (pid_t trainer_pid; pids >> trainer_pid;) {
+      for (int i = 0; i < 100 && Running(trainer_pid); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      EXPECT_FALSE(Running(trainer_pid)) << "trainer " << trainer_pid << " outlived the orchestrator";
+    }
+  }
+
+  const CommandOutput again = Dmlbench({"--db", db_, "run", matrix, "--trainer", trainer});
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.out.find("1 run was left running by an orchestrator that stopped; redone\n"), std::string::npos)
+      << again.out;
+  Store store(db_, Store::Mode::kReadOnly);
+  EXPECT_EQ(std::get<std::string>(store.Query("PRAGMA integrity_check").rows[0][0]), "ok");
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM runs WHERE status = 'complete'"), 3);
+  // Every run that was complete is unchanged.
+  const std::string after = std::get<std::string>(store.Query(snapshot_sql).rows[0][0]);
+  EXPECT_EQ(after.substr(0, before.size()), before);
+  EXPECT_GE(complete_before, 1);
+  // Nothing duplicated: one epoch per run, from its completing attempt only.
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM epochs"), 3);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM complete_epochs"), 3);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM runs"), 3);
+  // The interrupted run was redone.
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM attempts WHERE status = 'interrupted' "
+                       "AND reason = 'the orchestrator stopped during this attempt'"),
+            1);
+}
+
+TEST_F(CliTest, SigintInterruptsTheCurrentRun) {
+  const std::string matrix = WriteMatrix("architecture = [\"ring\", \"mpi\"]\nworkers = [1]\n");
+  const std::string trainer = SlowTrainer("60");
+  const pid_t pid = StartDmlbench({"--db", db_, "run", matrix, "--trainer", trainer}, dir_ / "out", dir_ / "err");
+  ASSERT_GT(pid, 0);
+  ASSERT_TRUE(WaitFor(db_, "SELECT count(*) FROM attempts WHERE world_size IS NOT NULL"));
+  const auto start = std::chrono::steady_clock::now();
+  ::kill(pid, SIGINT);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  EXPECT_NE(testing::ReadFile(dir_ / "err").find("dmlbench: interrupted; `dmlbench run " + matrix + "` resumes\n"),
+            std::string::npos);
+  EXPECT_NE(testing::ReadFile(dir_ / "out").find("0 complete (0 just now), 0 failed, 1 interrupted, 1 pending"),
+            std::string::npos);
+  Store store(db_, Store::Mode::kReadOnly);
+  EXPECT_EQ(std::get<std::string>(store.Query("PRAGMA integrity_check").rows[0][0]), "ok");
+  EXPECT_EQ(std::get<std::string>(store.Query("SELECT status FROM runs").rows[0][0]), "interrupted");
+  EXPECT_EQ(std::get<std::string>(store.Query("SELECT status FROM attempts").rows[0][0]), "interrupted");
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM runs"), 1);
+}
+
+}  // namespace
+}  // namespace dmlbench

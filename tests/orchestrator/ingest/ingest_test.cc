@@ -1,0 +1,202 @@
+// Ingest of trainer event lines (schemas/trainer-events.md) into a real
+// SQLite file: what a valid run stores, and every malformed event with its
+// whole message.
+#include "orchestrator/ingest/ingest.h"
+
+#include <gtest/gtest.h>
+
+#include "orchestrator/core/sha256.h"
+#include "tests/orchestrator/support/run_fixture.h"
+
+namespace dmlbench {
+namespace {
+
+using testing::EpochLine;
+using testing::RunEndLine;
+using testing::RunStartLine;
+
+std::int64_t Int(const Store& store, const std::string& sql) {
+  return std::get<std::int64_t>(store.Query(sql).rows.at(0).at(0));
+}
+
+class IngestTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    Experiment experiment;
+    experiment.name = "ingest";
+    experiment.source_path = "ingest.toml";
+    experiment.source_text = "x";
+    experiment.source_sha256 = Sha256Hex("x");
+    PlannedRun run;
+    run.params.workers = 2;
+    run.split = "validation";
+    RunProvenance provenance;
+    provenance.trainer_sha256 = std::string(64, 't');
+    provenance.dataset_sha256 = "d";
+    run_id_ = store_.AddRun(store_.AddExperiment(experiment, 1), run, std::string(64, 'k'), provenance);
+    attempt_id_ = store_.BeginAttempt(run_id_, 2);
+  }
+
+  // Feeds the lines and returns the first error.
+  std::string ErrorOf(const std::vector<std::string>& lines) {
+    Ingest ingest(store_, run_id_, attempt_id_);
+    for (const std::string& line : lines) ingest.Consume(line);
+    return ingest.error();
+  }
+
+  testing::TempDir dir_;
+  Store store_{dir_ / "results.db"};
+  std::int64_t run_id_ = 0;
+  std::int64_t attempt_id_ = 0;
+};
+
+TEST_F(IngestTest, ValidRunStoresEveryEventAsItArrives) {
+  Ingest ingest(store_, run_id_, attempt_id_);
+  ingest.Consume(RunStartLine(5, 2));
+  EXPECT_EQ(ingest.iterations_per_epoch(), 5);
+  EXPECT_EQ(ingest.mpi_library_version(), "Open MPI v4.1.4");
+  ingest.Consume(EpochLine(1, 2));
+  // Stored before the next line arrives.
+  EXPECT_EQ(Int(store_, "SELECT count(*) FROM epochs"), 1);
+  EXPECT_EQ(Int(store_, "SELECT count(*) FROM rank_phases"), 2);
+  ingest.Consume("");
+  ingest.Consume(EpochLine(2, 2) + "\r");
+  EXPECT_FALSE(ingest.run_end_ok());
+  ingest.Consume(RunEndLine("abc"));
+  EXPECT_TRUE(ingest.run_end_ok());
+  EXPECT_EQ(ingest.error(), "");
+  EXPECT_EQ(ingest.epochs_stored(), 2);
+  EXPECT_EQ(Int(store_, "SELECT count(*) FROM rank_phases WHERE bytes_sent = 1000 AND role = 'worker'"), 4);
+  EXPECT_EQ(Int(store_, "SELECT world_size FROM attempts"), 2);
+  EXPECT_EQ(std::get<std::string>(store_.Query("SELECT parameter_checksum FROM attempts").rows[0][0]), "abc");
+  EXPECT_EQ(std::get<double>(store_.Query("SELECT forward_max_s FROM epochs WHERE epoch = 2").rows[0][0]), 0.2);
+  EXPECT_EQ(std::get<double>(store_.Query("SELECT test_accuracy FROM epochs WHERE epoch = 1").rows[0][0]), 0.5);
+}
+
+TEST_F(IngestTest, UnknownEventKindsAndFieldsAreIgnored) {
+  Ingest ingest(store_, run_id_, attempt_id_);
+  ingest.Consume(RunStartLine());
+  ingest.Consume(R"({"event":"heartbeat","format_version":1,"new_field":[1,2]})");
+  ingest.Consume(EpochLine(1));
+  ingest.Consume(RunEndLine());
+  EXPECT_EQ(ingest.error(), "");
+  EXPECT_TRUE(ingest.run_end_ok());
+}
+
+TEST_F(IngestTest, NullTestAccuracyMeansNotEvaluated) {
+  std::string epoch = EpochLine(1);
+  epoch.replace(epoch.find("\"test_accuracy\":0.5"), 19, "\"test_accuracy\":null");
+  Ingest ingest(store_, run_id_, attempt_id_);
+  ingest.Consume(RunStartLine());
+  ingest.Consume(epoch);
+  EXPECT_EQ(ingest.error(), "");
+  EXPECT_EQ(Int(store_, "SELECT test_accuracy IS NULL FROM epochs"), 1);
+}
+
+TEST_F(IngestTest, TrainerErrorInRunEndIsKept) {
+  Ingest ingest(store_, run_id_, attempt_id_);
+  ingest.Consume(RunStartLine());
+  ingest.Consume(R"({"event":"run_end","format_version":1,"status":"error","error":"p2p: 3 workers need 3 shards"})");
+  EXPECT_EQ(ingest.error(), "");
+  EXPECT_FALSE(ingest.run_end_ok());
+  EXPECT_EQ(ingest.trainer_error(), "p2p: 3 workers need 3 shards");
+  EXPECT_EQ(std::get<std::string>(store_.Query("SELECT trainer_status FROM attempts").rows[0][0]), "error");
+}
+
+// ---- error paths of ingest.cc follow -------------------------------------
+
+TEST_F(IngestTest, LineThatIsNotJson) {
+  EXPECT_EQ(ErrorOf({"mpirun: something odd"}), "event line 1: not a JSON object: mpirun: something odd");
+}
+
+TEST_F(IngestTest, LongLineThatIsNotJsonIsShortened) {
+  EXPECT_EQ(ErrorOf({std::string(100, 'x')}), "event line 1: not a JSON object: " + std::string(60, 'x') + "...");
+}
+
+TEST_F(IngestTest, JsonThatIsNotAnObject) {
+  EXPECT_EQ(ErrorOf({"[1, 2]"}), "event line 1: expected a JSON object, got array");
+}
+
+TEST_F(IngestTest, MissingEventField) {
+  EXPECT_EQ(ErrorOf({R"({"format_version":1})"}), "event line 1: event: missing field 'event'");
+}
+
+TEST_F(IngestTest, NewerFormatVersion) {
+  EXPECT_EQ(ErrorOf({R"({"event":"run_start","format_version":2})"}),
+            "event line 1: run_start: format_version 2 is not supported (this program reads 1)");
+}
+
+TEST_F(IngestTest, FormatVersionOfTheWrongType) {
+  EXPECT_EQ(ErrorOf({R"({"event":"epoch","format_version":"1"})"}),
+            "event line 1: epoch: field 'format_version' must be an integer, got string");
+}
+
+TEST_F(IngestTest, EpochBeforeRunStart) {
+  EXPECT_EQ(ErrorOf({EpochLine(1)}), "event line 1: epoch: before run_start");
+}
+
+TEST_F(IngestTest, RepeatedRunStart) {
+  EXPECT_EQ(ErrorOf({RunStartLine(), RunStartLine()}), "event line 2: run_start: repeated");
+}
+
+TEST_F(IngestTest, EpochOutOfOrder) {
+  EXPECT_EQ(ErrorOf({RunStartLine(), EpochLine(2)}), "event line 2: epoch: expected epoch 1, got 2");
+}
+
+TEST_F(IngestTest, MissingNumberInEpoch) {
+  std::string epoch = EpochLine(1);
+  epoch.replace(epoch.find("\"wall_s\""), 8, "\"wall\"");
+  EXPECT_EQ(ErrorOf({RunStartLine(), epoch}), "event line 2: epoch: missing field 'wall_s'");
+}
+
+TEST_F(IngestTest, PhaseOfTheWrongType) {
+  std::string epoch = EpochLine(1);
+  const size_t comm = epoch.find("\"comm\":{");
+  epoch.replace(comm, epoch.find('}', comm) + 1 - comm, "\"comm\":[1]");
+  EXPECT_EQ(ErrorOf({RunStartLine(), epoch}), "event line 2: epoch: phases: field 'comm' must be an object, got array");
+}
+
+TEST_F(IngestTest, RankWithUnknownRole) {
+  std::string epoch = EpochLine(1);
+  epoch.replace(epoch.find("\"role\":\"worker\""), 15, "\"role\":\"leader\"");
+  EXPECT_EQ(ErrorOf({RunStartLine(), epoch}),
+            "event line 2: epoch: ranks[0]: field 'role' must be \"worker\" or \"server\", got \"leader\"");
+}
+
+TEST_F(IngestTest, RankThatIsNotAnObject) {
+  std::string epoch = EpochLine(1);
+  epoch.replace(epoch.find("\"ranks\":["), 9, "\"ranks\":[7,");
+  EXPECT_EQ(ErrorOf({RunStartLine(), epoch}), "event line 2: epoch: ranks[0]: must be an object, got number");
+}
+
+TEST_F(IngestTest, RunEndWithUnknownStatus) {
+  EXPECT_EQ(ErrorOf({RunStartLine(), R"({"event":"run_end","format_version":1,"status":"done"})"}),
+            "event line 2: run_end: field 'status' must be \"ok\" or \"error\", got \"done\"");
+}
+
+TEST_F(IngestTest, RunEndOkWithoutRunStart) {
+  EXPECT_EQ(ErrorOf({RunEndLine()}), "event line 1: run_end: status ok without run_start");
+}
+
+TEST_F(IngestTest, RunEndOkWithoutChecksum) {
+  EXPECT_EQ(ErrorOf({RunStartLine(), R"({"event":"run_end","format_version":1,"status":"ok"})"}),
+            "event line 2: run_end: missing field 'parameter_checksum'");
+}
+
+TEST_F(IngestTest, EventAfterRunEnd) {
+  EXPECT_EQ(ErrorOf({RunStartLine(), RunEndLine(), EpochLine(1)}), "event line 3: epoch: after run_end");
+}
+
+TEST_F(IngestTest, LinesAfterAnErrorAreIgnoredAndNothingCompletes) {
+  Ingest ingest(store_, run_id_, attempt_id_);
+  ingest.Consume(RunStartLine());
+  ingest.Consume("garbage");
+  ingest.Consume(EpochLine(1));
+  ingest.Consume(RunEndLine());
+  EXPECT_EQ(ingest.error(), "event line 2: not a JSON object: garbage");
+  EXPECT_FALSE(ingest.run_end_ok());
+  EXPECT_EQ(Int(store_, "SELECT count(*) FROM epochs"), 0);
+}
+
+}  // namespace
+}  // namespace dmlbench

@@ -1,0 +1,182 @@
+// The emulated cluster end to end, as root, with real parts only: namespaces,
+// tc, cgroups, one sshd per host, Open MPI over SSH, the trainer, the run
+// loop and an SQLite file. (1) a ring job of 3 ranks on 3 hosts through the
+// orchestrator, then down leaves nothing behind; (2) shaping is real: the
+// probe measures the configured rate within 10% at 100 Mbit/s and 1 Gbit/s;
+// (3) congestion is real: on 100 Mbit/s links the parameter server slows
+// down with more workers while a ring worker's traffic stays flat.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include <gtest/gtest.h>
+
+#include "orchestrator/launch/cluster/cluster.h"
+#include "orchestrator/launch/cluster/cluster_launcher.h"
+#include "orchestrator/launch/cluster/link_probe.h"
+#include "orchestrator/launch/cluster/links.h"
+#include "orchestrator/matrix/matrix.h"
+#include "orchestrator/run/runner.h"
+#include "orchestrator/store/store.h"
+
+namespace dmlbench {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr double kParameterBytes = 104938 * 4.0;  // W of 784-128-32-10, fp32
+
+std::string UniqueName(char tag) {
+  std::string name;
+  for (unsigned pid = static_cast<unsigned>(getpid()); pid > 0; pid /= 36) {
+    name.insert(name.begin(), "0123456789abcdefghijklmnopqrstuvwxyz"[pid % 36]);
+  }
+  return std::string(1, tag) + name.substr(0, 5);
+}
+
+double Number(const Cell& cell) {
+  if (const auto* i = std::get_if<std::int64_t>(&cell)) return static_cast<double>(*i);
+  return std::get<double>(cell);
+}
+
+class ClusterAcceptance : public ::testing::Test {
+ protected:
+  void Up(char tag, int hosts, const NetworkProfile& network, double cpu_cores) {
+    if (geteuid() != 0) GTEST_SKIP() << "needs root";
+    name_ = UniqueName(tag);
+    work_ = fs::temp_directory_path() / ("dmlb-acceptance-" + name_);
+    fs::remove_all(work_);
+    fs::create_directories(work_);
+    runner_ = MakeSystemCommandRunner();
+    ClusterOptions options;
+    options.name = name_;
+    options.state_dir = (work_ / "cluster").string();
+    options.hosts = hosts;
+    options.network = network;
+    options.cpu_cores = cpu_cores;
+    options.sshd = DMLBENCH_SSHD;
+    state_ = ClusterUp(options, *runner_);
+  }
+
+  void TearDown() override {
+    if (!runner_) return;
+    ClusterDown(name_, state_.state_dir, "/sys/fs/cgroup", *runner_);
+    fs::remove_all(work_);
+  }
+
+  // Runs an experiment through the run loop on the cluster's launcher.
+  SweepReport RunExperiment(const std::string& toml, Store& store) {
+    const std::string path = (work_ / "experiment.toml").string();
+    std::ofstream(path) << toml;
+    const Experiment experiment = LoadExperiment(path);
+    std::unique_ptr<Launcher> launcher = MakeClusterLauncher(state_.state_dir, DMLBENCH_TRAINER);
+    Runner runner(store, *launcher, RunnerOptions{});
+    const std::atomic<bool> cancel{false};
+    return runner.Run(experiment, cancel);
+  }
+
+  std::string name_;
+  fs::path work_;
+  std::unique_ptr<CommandRunner> runner_;
+  ClusterState state_;
+};
+
+TEST_F(ClusterAcceptance, RingOfThreeRanksOnThreeHostsThroughTheOrchestratorThenNothingIsLeft) {
+  Up('a', 3, {"", 100e6, 0}, 0.5);  // the run's profile "fast" differs: it is reshaped
+  Store store((work_ / "results.db").string());
+  const SweepReport report = RunExperiment(
+      "[experiment]\nname = \"cluster-ring\"\n"
+      "[matrix]\narchitecture = [\"ring\"]\nworkers = [3]\n"
+      "[defaults]\ndataset = \"synthetic\"\n"
+      "max_iterations_per_epoch = 5\nnetwork = \"fast\"\n"
+      "[networks.fast]\nbandwidth_mbit_per_s = 1000\n"
+      "[execution]\nprovider = \"cluster\"\ninventory = \"cluster/inventory.toml\"\ntimeout_s = 120\nattempts = 1\n",
+      store);
+  ASSERT_EQ(report.complete, 1) << (report.runs.empty() ? "" : report.runs[0].item.failure_reason);
+
+  const QueryResult runs = store.Query(
+      "SELECT r.status, r.network, a.hosts, e.iterations, a.world_size FROM runs r "
+      "JOIN attempts a ON a.attempt_id = r.complete_attempt_id JOIN epochs e ON e.attempt_id = a.attempt_id");
+  ASSERT_EQ(runs.rows.size(), 1u);
+  EXPECT_EQ(std::get<std::string>(runs.rows[0][0]), "complete");
+  EXPECT_EQ(std::get<std::string>(runs.rows[0][1]), "fast");
+  const std::string prefix = "dmlb-" + name_ + "-h";
+  EXPECT_EQ(std::get<std::string>(runs.rows[0][2]), prefix + "1," + prefix + "2," + prefix + "3");
+  EXPECT_EQ(std::get<std::int64_t>(runs.rows[0][3]), 5);
+  EXPECT_EQ(std::get<std::int64_t>(runs.rows[0][4]), 3);
+  const QueryResult hosts = store.Query("SELECT count(DISTINCT name), min(provider) FROM hosts");
+  EXPECT_EQ(std::get<std::int64_t>(hosts.rows[0][0]), 3);
+  EXPECT_EQ(std::get<std::string>(hosts.rows[0][1]), "cluster");
+  // The run's profile was applied before it ran.
+  EXPECT_EQ(LoadClusterState(state_.state_dir).network.name, "fast");
+
+  ClusterDown(name_, state_.state_dir, "/sys/fs/cgroup", *runner_);
+  EXPECT_EQ(ClusterLeftovers(name_, "/sys/fs/cgroup", *runner_), std::vector<std::string>{});
+  EXPECT_EQ(runner_->Run({"pgrep", "-f", state_.state_dir}).exit_code, 1) << "a process of the cluster survived";
+}
+
+TEST_F(ClusterAcceptance, ProbeMeasuresTheConfiguredRateWithinTenPercent) {
+  Up('s', 2, {"", 100e6, 0}, 0);
+  Store store((work_ / "results.db").string());
+  LinkProbeOptions options;
+  options.probe_binary = fs::path(DMLBENCH_TRAINER).parent_path() / "dmlbench-linkprobe";
+  options.mpirun = DMLBENCH_MPIRUN;
+  options.max_seconds_per_size = 0.25;
+  for (const double rate : {100e6, 1e9}) {
+    ReshapeCluster(state_, {"", rate, 0}, *runner_);
+    const LinkProbeResult result = ProbeLinks(state_, options);
+    store.AddLinkProbe(LinkProbeRows(result));
+    const double measured_bits = result.fit.bandwidth_bytes_per_s * 8;
+    EXPECT_NEAR(measured_bits / rate, 1.0, 0.10) << "configured " << rate << " bit/s, measured " << measured_bits;
+    EXPECT_GT(result.fit.alpha_s, 0);
+  }
+  const QueryResult stored = store.Query(
+      "SELECT profile, count(*), max(message_bytes) FROM link_probes GROUP BY profile ORDER BY profile");
+  ASSERT_EQ(stored.rows.size(), 2u);
+  EXPECT_EQ(std::get<std::string>(stored.rows[0][0]), "100mbit-0ms");
+  EXPECT_EQ(std::get<std::string>(stored.rows[1][0]), "1gbit-0ms");
+  EXPECT_EQ(std::get<std::int64_t>(stored.rows[0][1]), 23);  // 1 B .. 4 MiB
+  EXPECT_EQ(std::get<std::int64_t>(stored.rows[0][2]), 4 << 20);
+}
+
+TEST_F(ClusterAcceptance, ParameterServerCongestsWhileRingTrafficStaysFlat) {
+  Up('c', 5, {"", 100e6, 0}, 0.5);
+  Store store((work_ / "results.db").string());
+  const SweepReport report = RunExperiment(
+      "[experiment]\nname = \"cluster-congestion\"\n"
+      "[defaults]\ndataset = \"synthetic\"\nmax_iterations_per_epoch = 4\nnetwork = \"slow\"\n"
+      "[networks.slow]\nbandwidth_mbit_per_s = 100\n"
+      "[matrix]\narchitecture = [\"ps\"]\nservers = [1]\nworkers = [1, 4]\n"
+      "[[include]]\narchitecture = \"ring\"\nworkers = 2\n"
+      "[[include]]\narchitecture = \"ring\"\nworkers = 4\n"
+      "[execution]\nprovider = \"cluster\"\ninventory = \"cluster/inventory.toml\"\ntimeout_s = 120\nattempts = 1\n",
+      store);
+  ASSERT_EQ(report.complete, 4) << report.failed << " failed";
+
+  // Per architecture and worker count: epoch time per iteration and the
+  // bytes one worker sends per iteration, from the stored runs.
+  const QueryResult rows = store.Query(
+      "SELECT e.architecture, e.workers, e.wall_s / e.iterations, "
+      "       avg(p.bytes_sent * 1.0 / e.iterations) "
+      "FROM complete_epochs e JOIN rank_phases p ON p.attempt_id = e.attempt_id AND p.epoch = e.epoch "
+      "WHERE p.role = 'worker' AND e.network = 'slow' GROUP BY e.run_id ORDER BY e.architecture, e.workers");
+  ASSERT_EQ(rows.rows.size(), 4u);
+  std::map<std::string, std::pair<double, double>> by_point;  // "ps4" -> (s/iteration, worker bytes/iteration)
+  for (const auto& row : rows.rows) {
+    by_point[std::get<std::string>(row[0]) + std::to_string(std::get<std::int64_t>(row[1]))] = {Number(row[2]),
+                                                                                              Number(row[3])};
+  }
+  // The server's link carries w*W each way: 4 workers take far longer than 1.
+  EXPECT_GT(by_point["ps4"].first, 2.0 * by_point["ps1"].first)
+      << "ps: " << by_point["ps1"].first << " s/iteration with 1 worker, " << by_point["ps4"].first << " with 4";
+  // A ring worker sends 2(w-1)/w * W per iteration: W at w=2, 1.5 W at w=4.
+  EXPECT_NEAR(by_point["ring2"].second / kParameterBytes, 1.0, 0.05);
+  EXPECT_NEAR(by_point["ring4"].second / kParameterBytes, 1.5, 0.05);
+  // ... so its time per iteration grows far less than the server's.
+  EXPECT_LT(by_point["ring4"].first / by_point["ring2"].first, by_point["ps4"].first / by_point["ps1"].first);
+}
+
+}  // namespace
+}  // namespace dmlbench

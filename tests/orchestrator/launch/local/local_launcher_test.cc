@@ -1,0 +1,264 @@
+// LocalLauncher through the real mpirun, with small shell scripts in place
+// of the trainer (the program path is the seam): streaming, stderr tail,
+// exit codes, timeout, cancel, oversubscription, and the error paths.
+#include "orchestrator/launch/local/local_launcher.h"
+
+#include "orchestrator/core/subprocess.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <sstream>
+#include <thread>
+
+#include "orchestrator/core/sha256.h"
+#include "tests/orchestrator/support/run_fixture.h"
+
+namespace dmlbench {
+namespace {
+
+using testing::TempDir;
+using testing::WriteScript;
+
+double Seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// True while a process with this pid runs: exists and is not a zombie
+// waiting for its (re)parent to reap it.
+bool Alive(pid_t pid) {
+  const std::string stat = testing::ReadFile("/proc/" + std::to_string(pid) + "/stat");
+  const size_t paren = stat.rfind(')');
+  return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] != 'Z';
+}
+
+pid_t ReadPid(const std::string& path) {
+  for (int i = 0; i < 100; ++i) {
+    const std::string text = testing::ReadFile(path);
+    if (!text.empty() && text.back() == '\n') return static_cast<pid_t>(std::stol(text));
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return -1;
+}
+
+class LocalLauncherTest : public ::testing::Test {
+ protected:
+  LocalLauncher MakeLauncher(const std::string& trainer, std::ostream* warnings = nullptr) {
+    LocalLauncherOptions options;
+    options.mpirun = DMLBENCH_MPIRUN;
+    options.trainer = trainer;
+    options.warnings = warnings ? warnings : &warnings_;
+    return LocalLauncher(options);
+  }
+
+  LaunchSpec Spec(int ranks = 1, double timeout_s = 60) {
+    LaunchSpec spec;
+    spec.run_key = "k";
+    spec.ranks = ranks;
+    spec.trainer_args = {"--events", "-"};
+    spec.timeout_s = timeout_s;
+    return spec;
+  }
+
+  TempDir dir_;
+  std::ostringstream warnings_;
+  std::atomic<bool> no_cancel_{false};
+};
+
+TEST_F(LocalLauncherTest, StreamsStdoutLinesAsTheyArrive) {
+  const std::string trainer =
+      WriteScript(dir_ / "trainer", "echo first \"$@\"\nsleep 1\nprintf 'second\\nno newline at end'\n");
+  LocalLauncher launcher = MakeLauncher(trainer);
+  std::vector<std::pair<std::string, double>> lines;
+  const LaunchResult result = launcher.Launch(
+      Spec(), [&](std::string_view line) { lines.emplace_back(std::string(line), Seconds()); }, no_cancel_);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0].first, "first --events -");
+  EXPECT_EQ(lines[1].first, "second");
+  EXPECT_EQ(lines[2].first, "no newline at end");
+  // The first line was delivered while the job was still running.
+  EXPECT_GE(lines[1].second - lines[0].second, 0.5);
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_EQ(result.failure_reason, "");
+  EXPECT_FALSE(result.timed_out);
+  EXPECT_FALSE(result.interrupted);
+  EXPECT_EQ(result.hosts, std::vector<std::string>{"local"});
+  EXPECT_EQ(result.command_line, std::string(DMLBENCH_MPIRUN) + " -np 1 " + trainer + " --events -");
+}
+
+TEST_F(LocalLauncherTest, MpirunGetsTheLaunchEnvironment) {
+  const std::string trainer = WriteScript(dir_ / "trainer", "echo \"vmhole=$OMPI_MCA_rtc_hwloc_vmhole\"\n");
+  LocalLauncher launcher = MakeLauncher(trainer);
+  std::vector<std::string> lines;
+  launcher.Launch(Spec(), [&](std::string_view line) { lines.emplace_back(line); }, no_cancel_);
+  EXPECT_EQ(lines, std::vector<std::string>{"vmhole=none"});
+}
+
+TEST_F(LocalLauncherTest, DatasetDirectoryIsPassedToTheTrainer) {
+  const std::string trainer = WriteScript(dir_ / "trainer", "echo \"$@\"\n");
+  LocalLauncher launcher = MakeLauncher(trainer);
+  LaunchSpec spec = Spec();
+  spec.dataset_dir = dir_.path();
+  std::string line;
+  const LaunchResult result = launcher.Launch(spec, [&](std::string_view l) { line = l; }, no_cancel_);
+  EXPECT_EQ(line, "--events - --dataset " + dir_.path());
+}
+
+TEST_F(LocalLauncherTest, FailingTrainerKeepsTheTailOfStderr) {
+  const std::string trainer = WriteScript(
+      dir_ / "trainer", "head -c 20000 /dev/zero | tr '\\0' x >&2\necho ' dmlbench-trainer: error: boom' >&2\nexit 3\n");
+  LocalLauncher launcher = MakeLauncher(trainer);
+  const LaunchResult result = launcher.Launch(Spec(), [](std::string_view) {}, no_cancel_);
+  EXPECT_EQ(result.exit_code, 3);
+  EXPECT_EQ(result.failure_reason, "mpirun exited with status 3");
+  EXPECT_LE(result.stderr_tail.size(), 8192u);
+  EXPECT_GE(result.stderr_tail.size(), 4096u);
+  EXPECT_NE(result.stderr_tail.find("x dmlbench-trainer: error: boom\n"), std::string::npos);
+}
+
+TEST_F(LocalLauncherTest, TimeoutStopsTheWholeJob) {
+  const std::string trainer = WriteScript(dir_ / "trainer", "echo $$ > " + (dir_ / "pid") + "\nexec sleep 60\n");
+  LocalLauncher launcher = MakeLauncher(trainer);
+  const double start = Seconds();
+  const LaunchResult result = launcher.Launch(Spec(1, 3), [](std::string_view) {}, no_cancel_);
+  EXPECT_LT(Seconds() - start, 10);
+  EXPECT_TRUE(result.timed_out);
+  EXPECT_FALSE(result.interrupted);
+  EXPECT_EQ(result.failure_reason, "timed out after 3 s");
+  EXPECT_NE(result.exit_code, 0);
+  const pid_t rank = ReadPid(dir_ / "pid");
+  ASSERT_GT(rank, 0);
+  EXPECT_FALSE(Alive(rank)) << "the rank outlived its timeout";
+}
+
+TEST_F(LocalLauncherTest, CancelStopsTheJob) {
+  const std::string trainer = WriteScript(dir_ / "trainer", "echo $$ > " + (dir_ / "pid") + "\nexec sleep 60\n");
+  LocalLauncher launcher = MakeLauncher(trainer);
+  std::atomic<bool> cancel{false};
+  std::thread canceller([&] {
+    // Once the rank runs (mpirun may take a while to start on a busy machine).
+    for (int i = 0; i < 600 && testing::ReadFile(dir_ / "pid").empty(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    cancel = true;
+  });
+  const LaunchResult result = launcher.Launch(Spec(), [](std::string_view) {}, cancel);
+  canceller.join();
+  EXPECT_TRUE(result.interrupted);
+  EXPECT_FALSE(result.timed_out);
+  EXPECT_EQ(result.failure_reason, "interrupted");
+  const pid_t rank = ReadPid(dir_ / "pid");
+  ASSERT_GT(rank, 0);
+  EXPECT_FALSE(Alive(rank));
+}
+
+TEST_F(LocalLauncherTest, ExceptionFromTheLineCallbackStopsTheJob) {
+  const std::string trainer =
+      WriteScript(dir_ / "trainer", "echo $$ > " + (dir_ / "pid") + "\necho line\nexec sleep 60\n");
+  LocalLauncher launcher = MakeLauncher(trainer);
+  const double start = Seconds();
+  EXPECT_THROW(launcher.Launch(Spec(), [](std::string_view) { throw std::runtime_error("disk full"); }, no_cancel_),
+               std::runtime_error);
+  EXPECT_LT(Seconds() - start, 8);
+  const pid_t rank = ReadPid(dir_ / "pid");
+  ASSERT_GT(rank, 0);
+  // The group was killed; mpirun's rank may need a moment to follow.
+  for (int i = 0; i < 100 && Alive(rank); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_FALSE(Alive(rank));
+}
+
+TEST_F(LocalLauncherTest, MoreRanksThanCoresOversubscribeWithOneWarning) {
+  const int cores = static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN));
+  const std::string trainer =
+      WriteScript(dir_ / "trainer", "[ \"$OMPI_COMM_WORLD_RANK\" = 0 ] && echo \"$OMPI_COMM_WORLD_SIZE\"\nexit 0\n");
+  std::ostringstream warnings;
+  LocalLauncher launcher = MakeLauncher(trainer, &warnings);
+  std::string size;
+  LaunchResult result = launcher.Launch(Spec(cores + 1), [&](std::string_view l) { size = l; }, no_cancel_);
+  EXPECT_EQ(result.failure_reason, "");
+  EXPECT_EQ(size, std::to_string(cores + 1));
+  EXPECT_NE(result.command_line.find(" --oversubscribe "), std::string::npos);
+  const std::string expected = "dmlbench: warning: " + std::to_string(cores + 1) + " ranks on " +
+                               std::to_string(cores) + " cores: oversubscribing, timings include CPU contention\n";
+  EXPECT_EQ(warnings.str(), expected);
+  launcher.Launch(Spec(cores + 1), [](std::string_view) {}, no_cancel_);
+  EXPECT_EQ(warnings.str(), expected);
+  result = launcher.Launch(Spec(1), [](std::string_view) {}, no_cancel_);
+  EXPECT_EQ(result.command_line.find("--oversubscribe"), std::string::npos);
+}
+
+TEST_F(LocalLauncherTest, PrepareReportsThisMachine) {
+  LocalLauncher launcher = MakeLauncher(WriteScript(dir_ / "trainer", "exit 0\n"));
+  const std::vector<HostFacts> hosts = launcher.Prepare();
+  ASSERT_EQ(hosts.size(), 1u);
+  EXPECT_EQ(hosts[0].name, "local");
+  EXPECT_EQ(hosts[0].provider, "local");
+  EXPECT_EQ(hosts[0].cores, static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN)));
+  EXPECT_GT(hosts[0].memory_bytes, 0);
+  EXPECT_EQ(hosts[0].kernel.rfind("Linux ", 0), 0u);
+  EXPECT_EQ(hosts[0].mpi_version.rfind("mpirun (Open MPI) ", 0), 0u);
+}
+
+TEST_F(LocalLauncherTest, TrainerSha256IsTheFilesDigest) {
+  const std::string trainer = WriteScript(dir_ / "trainer", "exit 0\n");
+  EXPECT_EQ(MakeLauncher(trainer).TrainerSha256(), Sha256FileHex(trainer));
+}
+
+TEST_F(LocalLauncherTest, RunCommandCapturesOutputAndStatus) {
+  const CommandOutput ok = RunCommand({"sh", "-c", "echo out; echo err >&2"}, 10);
+  EXPECT_EQ(ok.exit_code, 0);
+  EXPECT_EQ(ok.out, "out\n");
+  EXPECT_EQ(ok.err, "err\n");
+  EXPECT_EQ(RunCommand({"sh", "-c", "exit 4"}, 10).exit_code, 4);
+  const double start = Seconds();
+  EXPECT_EQ(RunCommand({"sleep", "30"}, 0.2).exit_code, -1);
+  EXPECT_LT(Seconds() - start, 5);
+}
+
+// ---- error paths of local_launcher.cc follow -----------------------------
+
+TEST_F(LocalLauncherTest, MissingMpirunFailsTheLaunchWithAReason) {
+  LocalLauncherOptions options;
+  options.mpirun = dir_ / "no-mpirun";
+  options.trainer = WriteScript(dir_ / "trainer", "exit 0\n");
+  LocalLauncher launcher(options);
+  const LaunchResult result = launcher.Launch(Spec(), [](std::string_view) {}, no_cancel_);
+  EXPECT_EQ(result.exit_code, -1);
+  EXPECT_EQ(result.failure_reason, "cannot start " + (dir_ / "no-mpirun") + ": not found or not executable");
+}
+
+TEST_F(LocalLauncherTest, PrepareWithoutMpirunThrows) {
+  LocalLauncherOptions options;
+  options.mpirun = dir_ / "no-mpirun";
+  options.trainer = WriteScript(dir_ / "trainer", "exit 0\n");
+  try {
+    LocalLauncher(options).Prepare();
+    FAIL() << "prepared without mpirun";
+  } catch (const LaunchError& e) {
+    EXPECT_EQ(std::string(e.what()), "local: cannot run `" + (dir_ / "no-mpirun") + " --version`: " +
+                                         (dir_ / "no-mpirun") + ": not found or not executable");
+  }
+}
+
+TEST_F(LocalLauncherTest, PrepareWithoutTrainerThrows) {
+  try {
+    MakeLauncher(dir_ / "no-trainer").Prepare();
+    FAIL() << "prepared without a trainer";
+  } catch (const LaunchError& e) {
+    EXPECT_EQ(std::string(e.what()), "local: trainer " + (dir_ / "no-trainer") + " is not an executable file");
+  }
+}
+
+TEST_F(LocalLauncherTest, TrainerSha256OfAMissingTrainerThrows) {
+  try {
+    MakeLauncher(dir_ / "no-trainer").TrainerSha256();
+    FAIL() << "hashed a missing trainer";
+  } catch (const LaunchError& e) {
+    EXPECT_EQ(std::string(e.what()), "local: cannot read " + (dir_ / "no-trainer") + ": No such file or directory");
+  }
+}
+
+}  // namespace
+}  // namespace dmlbench

@@ -1,0 +1,313 @@
+// Tests of orchestrator/launch/ssh/provision: the logic against a fake RemoteShell,
+// then uploads against a real sshd (SshdFixture).
+#include "orchestrator/launch/ssh/provision.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include <gtest/gtest.h>
+
+#include "orchestrator/core/sha256.h"
+#include "tests/orchestrator/support/sshd_fixture.h"
+
+namespace dmlbench {
+namespace {
+
+using testing::SshdFixture;
+
+// Answers Exec() from a script (first command whose text contains a key
+// wins) and records what it was asked to do.
+class FakeShell final : public RemoteShell {
+ public:
+  FakeShell(std::string name, std::map<std::string, ExecResult> answers)
+      : name_(std::move(name)), answers_(std::move(answers)) {}
+  const std::string& host_name() const override { return name_; }
+  ExecResult Exec(const std::string& command, double) override {
+    commands.push_back(command);
+    for (const auto& [key, answer] : answers_) {
+      if (command.find(key) != std::string::npos) return answer;
+    }
+    return ExecResult{0, false, "", ""};
+  }
+  void Upload(const std::string& local_path, const std::string& remote_path) override {
+    uploads.emplace_back(local_path, remote_path);
+  }
+  void WriteFile(const std::string& remote_path, std::string_view) override {
+    uploads.emplace_back("", remote_path);
+  }
+  std::vector<std::string> commands;
+  std::vector<std::pair<std::string, std::string>> uploads;
+
+ private:
+  std::string name_;
+  std::map<std::string, ExecResult> answers_;
+};
+
+const std::string kTrainerHash(64, 'a');
+const std::string kDataHash(64, 'b');
+
+ProvisionPlan FakePlan() {
+  return ProvisionPlan{"~/w", {{"/local/trainer", "dmlbench-trainer", kTrainerHash},
+                               {"/local/data/x.gz", "dataset/x.gz", kDataHash}}};
+}
+
+std::string ProbeOutput(const std::string& pwd, const std::string& mpi, const std::string& hashes) {
+  return "@@pwd\n" + pwd + "\n@@sha256\n" + hashes +
+         "@@facts\nmodel name\t: Test CPU @ 2.0GHz\n8\nMemTotal:       16000 kB\nLinux 6.1.0 x86_64\n" +
+         "@@mpirun\n" + mpi;
+}
+
+InventoryHost Host(const std::string& name) {
+  InventoryHost host;
+  host.name = name;
+  host.address = name + ".example";
+  host.tags = {{"provider", "ec2"}, {"region", "us-east-1"}};
+  return host;
+}
+
+TEST(ProvisionTest, UploadsOnlyWhatDiffersThenRenamesAndRecordsFacts) {
+  FakeShell shell("a", {{"@@pwd", {0, false,
+                                   ProbeOutput("/home/u/w", "mpirun (Open MPI) 4.1.4\n",
+                                               kTrainerHash + "  dmlbench-trainer\n" +
+                                                   std::string(64, 'c') + "  dataset/x.gz\n"),
+                                   ""}}});
+  const HostProvision result = ProvisionHost(shell, Host("a"), FakePlan());
+  EXPECT_EQ(result.work_dir, "/home/u/w");
+  EXPECT_EQ(result.uploaded, 1);
+  ASSERT_EQ(shell.uploads.size(), 1u);
+  EXPECT_EQ(shell.uploads[0].first, "/local/data/x.gz");
+  EXPECT_EQ(shell.uploads[0].second, "/home/u/w/dataset/x.gz.tmp-a");
+  ASSERT_EQ(shell.commands.size(), 2u);
+  EXPECT_EQ(shell.commands[0],
+            "mkdir -p \"$HOME\"/w \"$HOME\"/w/dataset && cd \"$HOME\"/w && { echo @@pwd; pwd; "
+            "v=.mpirun-version.$$; { if command -v mpirun >/dev/null 2>&1; then mpirun --version "
+            "2>&1 | head -n 1; fi; } >\"$v\" & echo @@sha256; sha256sum -- dmlbench-trainer "
+            "dataset/x.gz 2>/dev/null; echo @@facts; grep -m1 '^model name' /proc/cpuinfo; nproc; "
+            "grep -m1 '^MemTotal' /proc/meminfo; uname -srm; wait; echo @@mpirun; cat \"$v\"; rm -f "
+            "\"$v\"; } </dev/null");
+  EXPECT_EQ(shell.commands[1], "mv -f -- /home/u/w/dataset/x.gz.tmp-a /home/u/w/dataset/x.gz");
+  const HostFacts& facts = result.facts;
+  EXPECT_EQ(facts.name, "a");
+  EXPECT_EQ(facts.address, "a.example");
+  EXPECT_EQ(facts.cpu_model, "Test CPU @ 2.0GHz");
+  EXPECT_EQ(facts.cores, 8);
+  EXPECT_EQ(facts.memory_bytes, 16000 * 1024);
+  EXPECT_EQ(facts.kernel, "Linux 6.1.0 x86_64");
+  EXPECT_EQ(facts.mpi_version, "mpirun (Open MPI) 4.1.4");
+  EXPECT_EQ(facts.provider, "ec2");
+  EXPECT_EQ(facts.tags_json, R"({"provider":"ec2","region":"us-east-1"})");
+}
+
+TEST(ProvisionTest, NothingIsUploadedWhenEveryHashMatches) {
+  FakeShell shell("a", {{"@@pwd", {0, false,
+                                   ProbeOutput("/w", "mpirun (Open MPI) 4.1.4\n",
+                                               kTrainerHash + "  dmlbench-trainer\n" + kDataHash +
+                                                   "  dataset/x.gz\n"),
+                                   ""}}});
+  const HostProvision result = ProvisionHost(shell, Host("a"), FakePlan());
+  EXPECT_EQ(result.uploaded, 0);
+  EXPECT_TRUE(shell.uploads.empty());
+  EXPECT_EQ(shell.commands.size(), 1u);
+}
+
+TEST(ProvisionTest, PeerCheckUsesMpirunsSshSettings) {
+  EXPECT_EQ(PeerCheckCommand({Host("b")},
+                             {"--mca", "plm_rsh_args", "-p 2222 -i /k y", "--mca", "btl", "tcp,self"}, 3),
+            "if out=$(ssh -p 2222 -i /k y -o BatchMode=yes -o ConnectTimeout=3 b.example true 2>&1 "
+            "</dev/null); then echo ok; else echo \"fail $(printf %s \"$out\" | tail -n 1)\"; fi; ");
+}
+
+// Error paths of provision.cc follow.
+
+TEST(ProvisionTest, MissingMpirunIsReported) {
+  FakeShell shell("a", {{"@@pwd", {0, false, ProbeOutput("/w", "", ""), ""}}});
+  try {
+    ProvisionHost(shell, Host("a"), FakePlan());
+    FAIL() << "provisioned without mpirun";
+  } catch (const ProvisionError& error) {
+    EXPECT_STREQ(error.what(),
+                 "host 'a': mpirun not found on the remote PATH; install Open MPI (the same "
+                 "version on every host)");
+  }
+}
+
+TEST(ProvisionTest, WorkDirThatCannotBeCreatedIsReported) {
+  FakeShell shell("a", {{"@@pwd", {1, false, "",
+                                   "mkdir: cannot create directory '/w': Permission denied\n"}}});
+  try {
+    ProvisionHost(shell, Host("a"), FakePlan());
+    FAIL() << "provisioned without a work dir";
+  } catch (const ProvisionError& error) {
+    EXPECT_STREQ(error.what(), "host 'a': cannot prepare work dir ~/w: mkdir: cannot create "
+                               "directory '/w': Permission denied");
+  }
+}
+
+TEST(ProvisionTest, FailedRenameIsReported) {
+  FakeShell shell("a", {{"@@pwd", {0, false, ProbeOutput("/w", "mpirun (Open MPI) 4.1.4\n", ""), ""}},
+                        {"mv -f", {1, false, "", "mv: cannot move: No space left on device\n"}}});
+  try {
+    ProvisionHost(shell, Host("a"), FakePlan());
+    FAIL() << "provisioned although the rename failed";
+  } catch (const ProvisionError& error) {
+    EXPECT_STREQ(error.what(), "host 'a': cannot move uploaded files into place: mv: cannot move: "
+                               "No space left on device");
+  }
+}
+
+// Two fake hosts with the given mpirun versions and work dirs; `peer` is
+// what the peer check prints on host a.
+std::string ProvisionTwo(const std::string& mpi_b, const std::string& pwd_b, const std::string& peer) {
+  Inventory inventory;
+  inventory.hosts = {Host("a"), Host("b")};
+  inventory.mpi_args = {"--mca", "plm_rsh_args", "-p 2222"};
+  try {
+    ProvisionHosts(inventory, FakePlan(), [&](const InventoryHost& host) {
+      const bool is_a = host.name == "a";
+      return std::unique_ptr<RemoteShell>(new FakeShell(
+          host.name,
+          {{"@@pwd", {0, false,
+                      ProbeOutput(is_a ? "/w" : pwd_b, is_a ? "mpirun (Open MPI) 4.1.4\n" : mpi_b, ""),
+                      ""}},
+           {"BatchMode", {0, false, is_a ? peer : "ok\n", ""}}}));
+    });
+  } catch (const std::exception& error) {
+    return error.what();
+  }
+  return "provisioned";
+}
+
+TEST(ProvisionTest, SameVersionsAndPathsProvision) {
+  EXPECT_EQ(ProvisionTwo("mpirun (Open MPI) 4.1.4\n", "/w", "ok\n"), "provisioned");
+}
+
+TEST(ProvisionTest, DifferentOpenMpiVersionsAreRefused) {
+  EXPECT_EQ(ProvisionTwo("mpirun (Open MPI) 4.1.5\n", "/w", "ok\n"),
+            "Open MPI differs between hosts: 'a' has 'mpirun (Open MPI) 4.1.4', 'b' has 'mpirun "
+            "(Open MPI) 4.1.5'; every host needs the same version");
+}
+
+TEST(ProvisionTest, DifferentWorkDirsAreRefused) {
+  EXPECT_EQ(ProvisionTwo("mpirun (Open MPI) 4.1.4\n", "/home/other/w", "ok\n"),
+            "work_dir resolves to /w on 'a' but to /home/other/w on 'b'; mpirun needs one path on "
+            "every host: set an absolute work_dir");
+}
+
+TEST(ProvisionTest, HostsThatCannotReachEachOtherAreNamed) {
+  EXPECT_EQ(ProvisionTwo("mpirun (Open MPI) 4.1.4\n", "/w",
+                         "fail ssh: connect to host b.example port 2222: Connection refused\n"),
+            "host 'a' cannot reach host 'b' over ssh as mpirun will (ssh -p 2222 b.example): ssh: "
+            "connect to host b.example port 2222: Connection refused; the hosts of an MPI job must "
+            "reach each other over ssh");
+}
+
+TEST(ProvisionTest, AConnectionFailureIsRethrownAsIs) {
+  Inventory inventory;
+  inventory.hosts = {Host("a")};
+  try {
+    ProvisionHosts(inventory, FakePlan(), [](const InventoryHost& host) -> std::unique_ptr<RemoteShell> {
+      throw SshError(host.name, "host 'a' (a.example:22): connect failed: Connection refused", 2);
+    });
+    FAIL() << "provisioned an unreachable host";
+  } catch (const SshError& error) {
+    EXPECT_STREQ(error.what(), "host 'a' (a.example:22): connect failed: Connection refused");
+    EXPECT_EQ(error.host(), "a");
+  }
+}
+
+// Against a real sshd.
+
+Inventory RealInventory(const SshdFixture& sshd, const std::string& work_dir) {
+  Inventory inventory = ParseInventory(sshd.InventoryToml(), sshd.dir() + "/hosts.toml");
+  inventory.work_dir = work_dir;
+  return inventory;
+}
+
+std::vector<HostProvision> ProvisionReal(const Inventory& inventory, const ProvisionPlan& plan) {
+  return ProvisionHosts(inventory, plan, [&](const InventoryHost& host) {
+    return std::unique_ptr<RemoteShell>(new SshSession(MakeTarget(inventory, host)));
+  });
+}
+
+TEST(ProvisionRealTest, UploadsTheTrainerAndDatasetThenSkipsThemWhenUnchanged) {
+  SshdFixture sshd({"127.0.0.2"});
+  const Inventory inventory = RealInventory(sshd, sshd.dir() + "/remote-work");
+  const ProvisionPlan plan = MakeProvisionPlan(inventory.work_dir, DMLBENCH_TRAINER, DMLBENCH_DATASET_DIR);
+  ASSERT_EQ(plan.files.size(), 5u);
+  std::vector<HostProvision> first = ProvisionReal(inventory, plan);
+  EXPECT_EQ(first[0].uploaded, 5);
+  EXPECT_EQ(first[0].work_dir, sshd.dir() + "/remote-work");
+  for (const ProvisionFile& file : plan.files) {
+    EXPECT_EQ(Sha256FileHex(sshd.dir() + "/remote-work/" + file.remote_name), file.sha256) << file.remote_name;
+  }
+  EXPECT_EQ(first[0].facts.mpi_version.rfind("mpirun (Open MPI) ", 0), 0u);
+  EXPECT_GT(first[0].facts.cores, 0);
+  EXPECT_GT(first[0].facts.memory_bytes, 0);
+  EXPECT_FALSE(first[0].facts.kernel.empty());
+
+  std::vector<HostProvision> second = ProvisionReal(inventory, plan);
+  EXPECT_EQ(second[0].uploaded, 0);
+
+  // A changed remote file is replaced, and only that one.
+  std::ofstream(sshd.dir() + "/remote-work/dataset/t10k-labels-idx1-ubyte.gz") << "stale";
+  std::vector<HostProvision> third = ProvisionReal(inventory, plan);
+  EXPECT_EQ(third[0].uploaded, 1);
+  EXPECT_EQ(Sha256FileHex(sshd.dir() + "/remote-work/dataset/t10k-labels-idx1-ubyte.gz"), plan.files[2].sha256);
+}
+
+TEST(ProvisionRealTest, HostileWorkDirIsUsedLiterallyAndNothingIsExecuted) {
+  SshdFixture sshd;
+  const std::string marker = sshd.dir() + "/pwned";
+  const std::string work_dir = sshd.dir() + "/remote-work dir; $(touch " + marker + ") `touch " + marker +
+                               "` 'it''s' \"q\" && touch " + marker;
+  const Inventory inventory = RealInventory(sshd, work_dir);
+  const std::string trainer = sshd.dir() + "/trainer $(touch pwned) 'x'";
+  std::ofstream(trainer) << "#!/bin/sh\n";
+  const ProvisionPlan plan = MakeProvisionPlan(work_dir, trainer, "");
+  const std::vector<HostProvision> result = ProvisionReal(inventory, plan);
+  EXPECT_EQ(result[0].work_dir, work_dir);
+  EXPECT_TRUE(std::filesystem::exists(work_dir + "/dmlbench-trainer"));
+  EXPECT_FALSE(std::filesystem::exists(marker));
+  EXPECT_FALSE(std::filesystem::exists(work_dir + "/pwned"));
+}
+
+TEST(ProvisionRealTest, BothFixtureHostsReachEachOther) {
+  SshdFixture sshd;
+  const Inventory inventory = RealInventory(sshd, sshd.dir() + "/remote-work");
+  const std::string trainer = sshd.dir() + "/trainer";
+  std::ofstream(trainer) << "#!/bin/sh\n";
+  const std::vector<HostProvision> result =
+      ProvisionReal(inventory, MakeProvisionPlan(inventory.work_dir, trainer, ""));
+  ASSERT_EQ(result.size(), 2u);
+  EXPECT_EQ(result[1].facts.name, "b");
+}
+
+TEST(ProvisionRealTest, APeerThatIsDownIsNamed) {
+  SshdFixture sshd({"127.0.0.2", "127.0.0.3"});
+  Inventory inventory = RealInventory(sshd, sshd.dir() + "/remote-work");
+  // Host c: an address nobody listens on, checked by a before c's own failure.
+  InventoryHost c = inventory.hosts[1];
+  c.name = "c";
+  c.address = "127.0.0.4";
+  inventory.hosts = {inventory.hosts[0], c};
+  const std::string trainer = sshd.dir() + "/trainer";
+  std::ofstream(trainer) << "#!/bin/sh\n";
+  try {
+    ProvisionReal(inventory, MakeProvisionPlan(inventory.work_dir, trainer, ""));
+    FAIL() << "provisioned with a host down";
+  } catch (const ProvisionError& error) {
+    const std::string port = std::to_string(sshd.port());
+    EXPECT_EQ(std::string(error.what()),
+              "host 'a' cannot reach host 'c' over ssh as mpirun will (ssh -p " + port + " -i " +
+                  sshd.user_key() + " -o UserKnownHostsFile=" + sshd.known_hosts() +
+                  " -o StrictHostKeyChecking=yes -o BatchMode=yes 127.0.0.4): ssh: connect to "
+                  "host 127.0.0.4 port " + port +
+                  ": Connection refused; the hosts of an MPI job must reach each other over ssh");
+  }
+}
+
+}  // namespace
+}  // namespace dmlbench
