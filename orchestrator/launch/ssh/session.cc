@@ -11,6 +11,8 @@
 #include <sstream>
 #include <vector>
 
+#include "orchestrator/core/subprocess.h"
+
 namespace dmlbench {
 namespace {
 
@@ -93,29 +95,6 @@ std::string KnownFingerprint(const std::string& known_hosts, const std::string& 
   }
   return any;
 }
-
-// Splits bytes into lines, passing each complete line on.
-class LineSplitter {
- public:
-  explicit LineSplitter(const std::function<void(std::string_view)>& sink) : sink_(sink) {}
-  void Add(const char* data, size_t size) {
-    pending_.append(data, size);
-    size_t start = 0;
-    for (size_t newline; (newline = pending_.find('\n', start)) != std::string::npos;) {
-      if (sink_) sink_(std::string_view(pending_).substr(start, newline - start));
-      start = newline + 1;
-    }
-    pending_.erase(0, start);
-  }
-  void Flush() {
-    if (!pending_.empty() && sink_) sink_(pending_);
-    pending_.clear();
-  }
-
- private:
-  const std::function<void(std::string_view)>& sink_;
-  std::string pending_;
-};
 
 }  // namespace
 
@@ -294,8 +273,8 @@ StreamResult SshSession::ExecStreaming(const std::string& command, const StreamO
     result.error = label_ + ": cannot start a command: " + ssh_get_error(session_);
     return result;
   }
-  LineSplitter out(options.on_stdout_line);
-  LineSplitter err(options.on_stderr_line);
+  LineSplitter out;
+  LineSplitter err;
   const Clock::time_point start = Clock::now();
   std::optional<Clock::time_point> drain_until;  // set once a stop command ran
   char buffer[kChunkBytes];
@@ -319,7 +298,9 @@ StreamResult SshSession::ExecStreaming(const std::string& command, const StreamO
     for (int is_stderr = 0; is_stderr <= 1 && !failed; ++is_stderr) {
       int n;
       while ((n = ssh_channel_read_nonblocking(channel.get(), buffer, sizeof buffer, is_stderr)) > 0) {
-        (is_stderr ? err : out).Add(buffer, static_cast<size_t>(n));
+        (is_stderr ? err : out)
+            .Add(std::string_view(buffer, static_cast<size_t>(n)),
+                 is_stderr ? options.on_stderr_line : options.on_stdout_line);
       }
       failed = n == SSH_ERROR;
     }
@@ -333,8 +314,8 @@ StreamResult SshSession::ExecStreaming(const std::string& command, const StreamO
       break;
     }
   }
-  out.Flush();
-  err.Flush();
+  out.Finish(options.on_stdout_line);
+  err.Finish(options.on_stderr_line);
   if (!result.connection_lost && ssh_channel_is_eof(channel.get()) != 0) {
     const int status = ssh_channel_get_exit_status(channel.get());
     if (status >= 0) result.exit_status = status;

@@ -206,17 +206,6 @@ TEST_F(LocalLauncherTest, TrainerSha256IsTheFilesDigest) {
   EXPECT_EQ(MakeLauncher(trainer).TrainerSha256(), Sha256FileHex(trainer));
 }
 
-TEST_F(LocalLauncherTest, RunCommandCapturesOutputAndStatus) {
-  const CommandOutput ok = RunCommand({"sh", "-c", "echo out; echo err >&2"}, 10);
-  EXPECT_EQ(ok.exit_code, 0);
-  EXPECT_EQ(ok.out, "out\n");
-  EXPECT_EQ(ok.err, "err\n");
-  EXPECT_EQ(RunCommand({"sh", "-c", "exit 4"}, 10).exit_code, 4);
-  const double start = Seconds();
-  EXPECT_EQ(RunCommand({"sleep", "30"}, 0.2).exit_code, -1);
-  EXPECT_LT(Seconds() - start, 5);
-}
-
 // ---- error paths of local_launcher.cc follow -----------------------------
 
 TEST_F(LocalLauncherTest, MissingMpirunFailsTheLaunchWithAReason) {
