@@ -8,19 +8,19 @@
 namespace dmlbench {
 
 std::unique_ptr<Launcher> MakeLauncher(const ExecutionOptions& execution, const LauncherPaths& paths) {
-  if (execution.provider == "local") {
-    LocalLauncherOptions options;
-    options.trainer = paths.trainer;
-    options.mpirun = paths.mpirun;
-    return std::make_unique<LocalLauncher>(options);
+  switch (execution.provider) {
+    case Provider::kLocal: {
+      LocalLauncherOptions options;
+      options.trainer = paths.trainer;
+      options.mpirun = paths.mpirun;
+      return std::make_unique<LocalLauncher>(options);
+    }
+    case Provider::kSsh:
+      return MakeSshLauncher(execution.inventory, paths.trainer, paths.dataset_dir);
+    case Provider::kCluster:
+      return MakeClusterLauncher(kClusterStateDir, paths.trainer, paths.dataset_dir);
   }
-  if (execution.provider == "ssh") {
-    return MakeSshLauncher(execution.inventory, paths.trainer, paths.dataset_dir);
-  }
-  if (execution.provider == "cluster") {
-    return MakeClusterLauncher(kClusterStateDir, paths.trainer, paths.dataset_dir);
-  }
-  throw LaunchError("provider '" + execution.provider + "' is not available in this build");
+  throw LaunchError("provider '" + std::string(Text(execution.provider)) + "' is not available in this build");
 }
 
 }  // namespace dmlbench

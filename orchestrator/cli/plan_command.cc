@@ -21,26 +21,26 @@ void PlanCommand(const GlobalOptions& global, const ExperimentInputs& inputs) {
   Store store(exists ? global.db : ":memory:", exists ? Store::Mode::kReadOnly : Store::Mode::kReadWrite);
   const std::vector<PlanItem> plan = Plan(experiment, store, trainer_sha, paths.dataset_dir);
   std::vector<std::vector<std::string>> rows;
-  std::map<std::string, int> counts;
+  std::map<RunState, int> counts;
   int index = 0;
   for (const PlanItem& item : plan) {
     const RunParams& p = item.run.params;
     ++counts[item.state];
-    rows.push_back({std::to_string(++index), item.run_key.substr(0, 12), p.architecture,
-                    std::to_string(p.architecture == "ps" ? p.servers : 0), std::to_string(p.workers),
+    rows.push_back({std::to_string(++index), item.run_key.substr(0, 12), std::string(Text(p.architecture)),
+                    std::to_string(p.architecture == Architecture::kPs ? p.servers : 0), std::to_string(p.workers),
                     std::to_string(p.batch_size), p.overlap ? "on" : "off",
                     p.network.name.empty() ? "-" : p.network.name, std::to_string(p.repetition), item.run.split,
-                    item.state, item.attempts ? std::to_string(item.attempts) : "",
+                    std::string(Text(item.state)), item.attempts ? std::to_string(item.attempts) : "",
                     Shorten(item.failure_reason, 60)});
   }
   PrintTable(std::cout,
              {"#", "run_key", "architecture", "servers", "workers", "batch", "overlap", "network", "rep", "split",
               "state", "attempts", "last failure"},
              rows, {true, false, false, true, true, true, false, false, true, false, false, true, false});
-  std::cout << experiment.name << ": " << Runs(plan.size()) << ": " << counts["done"] << " done, "
-            << counts["pending"] << " pending, " << counts["failed"] << " failed, " << counts["interrupted"]
-            << " interrupted";
-  if (counts["running"]) std::cout << ", " << counts["running"] << " running";
+  std::cout << experiment.name << ": " << Runs(plan.size()) << ": " << counts[RunState::kComplete]
+            << " complete, " << counts[RunState::kPending] << " pending, " << counts[RunState::kFailed]
+            << " failed, " << counts[RunState::kInterrupted] << " interrupted";
+  if (counts[RunState::kRunning]) std::cout << ", " << counts[RunState::kRunning] << " running";
   std::cout << "\n";
 }
 

@@ -45,15 +45,16 @@ void PrintSummary(std::ostream& out, const std::string& name, const SweepReport&
         accuracy = buffer;
       }
     }
-    const std::string state = run.item.state == "done" ? (run.ran_now ? "complete" : "complete (earlier)")
-                                                       : run.item.state;
+    const std::string state = run.item.state == RunState::kComplete
+                                  ? (run.ran_now ? "complete" : "complete (earlier)")
+                                  : std::string(Text(run.item.state));
     rows.push_back({Describe(run.item.run.params), run.item.run.split, state, std::to_string(run.item.attempts),
                     epoch_s, throughput, accuracy, Shorten(run.item.failure_reason, 70)});
   }
   PrintTable(out, {"run", "split", "status", "attempts", "epoch_s", "samples/s", "test_acc", "reason"}, rows,
              {false, false, false, true, true, true, true, false});
   int now = 0;
-  for (const RunReport& run : report.runs) now += run.ran_now && run.item.state == "done";
+  for (const RunReport& run : report.runs) now += run.ran_now && run.item.state == RunState::kComplete;
   out << name << ": " << Runs(report.runs.size()) << ": " << report.complete << " complete (" << now
       << " just now), " << report.failed << " failed, " << report.interrupted << " interrupted, "
       << report.pending << " pending\n";

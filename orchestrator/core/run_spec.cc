@@ -7,8 +7,8 @@
 namespace dmlbench {
 
 std::string Describe(const RunParams& params) {
-  std::string text = params.architecture;
-  if (params.architecture == "ps") text += " k=" + std::to_string(params.servers);
+  std::string text(Text(params.architecture));
+  if (params.architecture == Architecture::kPs) text += " k=" + std::to_string(params.servers);
   text += " w=" + std::to_string(params.workers) + " b=" + std::to_string(params.batch_size);
   if (params.overlap) text += " overlap";
   if (!params.network.name.empty()) text += " net=" + params.network.name;
@@ -23,7 +23,7 @@ std::string CanonicalJson(const RunParams& params) {
   // seed already differs per repetition, and renaming a profile does not
   // change what is measured.
   nlohmann::json json = {
-      {"architecture", params.architecture},
+      {"architecture", Text(params.architecture)},
       {"workers", params.workers},
       {"servers", params.servers},
       {"batch_size", params.batch_size},

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "orchestrator/core/enums.h"
+
 namespace dmlbench {
 
 // Link shaping requested by a run; only the emulated cluster can apply it.
@@ -35,7 +37,7 @@ struct HostFacts {
 // One fully resolved run: every parameter that can change what the trainer
 // measures. Two runs with equal RunParams are the same experiment point.
 struct RunParams {
-  std::string architecture = "ring";     // ring | mpi | ps | p2p
+  Architecture architecture = Architecture::kRing;
   int workers = 1;                       // w
   int servers = 0;                       // k, ps only (1, 2 or 4 in the study)
   int batch_size = 100;                  // local batch b per worker
@@ -50,11 +52,11 @@ struct RunParams {
   int repetition = 0;                         // 0-based
   NetworkProfile network;
 
-  int ranks() const { return workers + (architecture == "ps" ? servers : 0); }
+  int ranks() const { return workers + (architecture == Architecture::kPs ? servers : 0); }
 };
 
 struct ExecutionOptions {
-  std::string provider = "local";        // local | ssh | cluster
+  Provider provider = Provider::kLocal;
   std::string inventory;                 // ssh: inventory file (relative to the matrix file)
   double timeout_s = 900;                // per run
   int attempts = 2;                      // tries per run before it is failed

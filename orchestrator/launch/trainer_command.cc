@@ -18,8 +18,8 @@ std::vector<std::string> TrainerArgs(const RunParams& p) {
   std::string hidden;
   for (size_t i = 0; i < p.hidden.size(); ++i) hidden += (i ? "," : "") + std::to_string(p.hidden[i]);
   std::vector<std::string> args = {
-      "--architecture", p.architecture,
-      "--servers", std::to_string(p.architecture == "ps" ? p.servers : 0),
+      "--architecture", std::string(Text(p.architecture)),
+      "--servers", std::to_string(p.architecture == Architecture::kPs ? p.servers : 0),
       "--epochs", std::to_string(p.epochs),
       "--batch-size", std::to_string(p.batch_size),
       "--hidden", hidden,

@@ -47,9 +47,7 @@ constexpr std::array<std::string_view, 12> kParamNames = {
     "network", "architecture", "servers", "workers", "batch_size", "learning_rate",
     "hidden", "epochs", "max_iterations_per_epoch", "overlap", "bucket_bytes", "dataset"};
 
-constexpr std::array<std::string_view, 4> kArchitectures = {"ring", "mpi", "ps", "p2p"};
 constexpr std::array<std::string_view, 2> kDatasets = {"fashion-mnist", "synthetic"};
-constexpr std::array<std::string_view, 3> kProviders = {"local", "ssh", "cluster"};
 
 constexpr std::array<std::string_view, 9> kTopLevelKeys = {
     "experiment", "defaults", "matrix", "zip", "include",
@@ -103,8 +101,8 @@ std::optional<Param> FindParam(std::string_view name) {
   return std::nullopt;
 }
 
-template <std::size_t N>
-bool Contains(const std::array<std::string_view, N>& names, std::string_view name) {
+template <typename Names>
+bool Contains(const Names& names, std::string_view name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
@@ -152,8 +150,8 @@ std::string JoinNames(const Names& names) {
   return joined;
 }
 
-template <std::size_t N>
-std::string QuotedChoices(const std::array<std::string_view, N>& names) {
+template <typename Names>
+std::string QuotedChoices(const Names& names) {
   std::string joined;
   for (std::string_view name : names) {
     if (!joined.empty()) joined += ", ";
@@ -355,9 +353,8 @@ class ExperimentReader {
     return string->get();
   }
 
-  template <std::size_t N>
-  std::string ReadChoice(const toml::node& node, std::string_view name,
-                         const std::array<std::string_view, N>& choices) const {
+  template <typename Names>
+  std::string ReadChoice(const toml::node& node, std::string_view name, const Names& choices) const {
     std::string value = ReadString(node, name);
     if (!Contains(choices, value)) {
       Fail(node, std::string(name) + " must be one of " + QuotedChoices(choices) + ", got " +
@@ -386,14 +383,14 @@ class ExperimentReader {
                          (defined.empty() ? std::string("none defined") : JoinNames(defined)) +
                          "), got " + Quoted(profile));
         }
-        if (provider_ != "cluster") {
+        if (provider_ != Provider::kCluster) {
           Fail(node, "network profiles need provider \"cluster\" (only the emulated cluster "
-                     "shapes links), got provider " + Quoted(provider_));
+                     "shapes links), got provider " + Quoted(Text(provider_)));
         }
         return profile;
       }
       case Param::kArchitecture:
-        return ReadChoice(node, name, kArchitectures);
+        return ReadChoice(node, name, AllTexts<Architecture>());
       case Param::kServers:
         return ReadInteger(node, name, 1, kMaxServers);
       case Param::kWorkers:
@@ -525,19 +522,19 @@ class ExperimentReader {
     }
     CheckKeys(*table, kExecutionKeys, "[execution]");
     if (const toml::node* node = table->get("provider")) {
-      execution.provider = ReadChoice(*node, "provider", kProviders);
+      execution.provider = *FromText<Provider>(ReadChoice(*node, "provider", AllTexts<Provider>()));
     }
     provider_ = execution.provider;
     const toml::node* inventory = table->get("inventory");
     if (inventory != nullptr) {
-      if (execution.provider == "local") {
+      if (execution.provider == Provider::kLocal) {
         Fail(*inventory, "inventory is used only by the ssh and cluster providers, got provider "
                          "\"local\"");
       }
       std::string file = ReadString(*inventory, "inventory");
       if (file.empty()) Fail(*inventory, "inventory must be a file name, got \"\"");
       execution.inventory = ResolvePath(file);
-    } else if (execution.provider == "ssh") {
+    } else if (execution.provider == Provider::kSsh) {
       Fail(table->source(), "provider \"ssh\" needs an inventory file, got none");
     }
     if (const toml::node* node = table->get("repetitions")) {
@@ -703,7 +700,7 @@ class ExperimentReader {
   void Apply(RunParams& params, Param param, const Value& value) const {
     switch (param) {
       case Param::kNetwork: params.network = profiles_.at(std::get<std::string>(value)); break;
-      case Param::kArchitecture: params.architecture = std::get<std::string>(value); break;
+      case Param::kArchitecture: params.architecture = *FromText<Architecture>(std::get<std::string>(value)); break;
       case Param::kServers: params.servers = static_cast<int>(std::get<std::int64_t>(value)); break;
       case Param::kWorkers: params.workers = static_cast<int>(std::get<std::int64_t>(value)); break;
       case Param::kBatchSize:
@@ -724,7 +721,7 @@ class ExperimentReader {
   static Value Get(const RunParams& params, Param param) {
     switch (param) {
       case Param::kNetwork: return params.network.name;
-      case Param::kArchitecture: return params.architecture;
+      case Param::kArchitecture: return std::string(Text(params.architecture));
       case Param::kServers: return std::int64_t{params.servers};
       case Param::kWorkers: return std::int64_t{params.workers};
       case Param::kBatchSize: return std::int64_t{params.batch_size};
@@ -748,7 +745,7 @@ class ExperimentReader {
   // Servers belong to ps alone: other architectures get 0, ps without a
   // servers value gets 1.
   static void ResolveServers(RunParams& params) {
-    if (params.architecture != "ps") {
+    if (params.architecture != Architecture::kPs) {
       params.servers = 0;
     } else if (params.servers == 0) {
       params.servers = 1;
@@ -791,9 +788,9 @@ class ExperimentReader {
       RunParams params = defaults_;
       for (const auto& [param, value] : assignment) Apply(params, param, value);
       for (const auto& [param, value] : assignment) {
-        if (param == Param::kServers && params.architecture != "ps") {
+        if (param == Param::kServers && params.architecture != Architecture::kPs) {
           Fail(*table->get("servers"), "servers applies only to architecture \"ps\", got "
-                                       "architecture " + Quoted(params.architecture));
+                                       "architecture " + Quoted(Text(params.architecture)));
         }
       }
       ResolveServers(params);
@@ -835,7 +832,7 @@ class ExperimentReader {
   std::string path_;
   const toml::table& root_;
   std::map<std::string, NetworkProfile> profiles_;
-  std::string provider_ = "local";
+  Provider provider_ = Provider::kLocal;
   int repetitions_ = 1;
   std::uint64_t base_seed_ = 1;
   RunParams defaults_;

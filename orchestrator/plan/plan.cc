@@ -52,11 +52,11 @@ std::vector<PlanItem> Plan(const Experiment& experiment, const Store& store, con
   for (PlanItem& item : items) {
     auto it = stored.find(item.run_key);
     if (it == stored.end()) {
-      item.state = "pending";
+      item.state = RunState::kPending;
       continue;
     }
     const StoredRun& run = it->second;
-    item.state = run.status == "complete" ? "done" : run.status;
+    item.state = run.status;
     item.attempts = run.attempts;
     item.failure_reason = run.failure_reason;
     // The split was decided when the run was first planned and never changes.

@@ -25,7 +25,7 @@ struct PlanItem {
   PlannedRun run;
   std::string run_key;
   std::string dataset_sha256;
-  std::string state;  // done | pending | failed | interrupted | running
+  RunState state = RunState::kPending;
   int attempts = 0;   // stored so far
   std::string failure_reason;
 };

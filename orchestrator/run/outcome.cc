@@ -27,23 +27,23 @@ AttemptOutcome DecideOutcome(const LaunchResult& launch, const Ingest& ingest, d
   outcome.end_unix_s = end_unix_s;
   const std::string detail = TrainerDetail(ingest, launch.stderr_tail);
   if (launch.interrupted) {
-    outcome.status = "interrupted";
+    outcome.status = AttemptState::kInterrupted;
     outcome.reason = "interrupted";
   } else if (launch.timed_out) {
-    outcome.status = "timed_out";
+    outcome.status = AttemptState::kTimedOut;
     outcome.reason = launch.failure_reason;
   } else if (!ingest.error().empty()) {
-    outcome.status = "failed";
+    outcome.status = AttemptState::kFailed;
     outcome.reason = "malformed trainer output: " + ingest.error();
   } else if (!launch.failure_reason.empty()) {
-    outcome.status = "failed";
+    outcome.status = AttemptState::kFailed;
     outcome.reason = launch.failure_reason + (detail.empty() ? "" : ": " + detail);
   } else if (!ingest.run_end_ok()) {
-    outcome.status = "failed";
+    outcome.status = AttemptState::kFailed;
     outcome.reason = detail.empty() ? "the trainer exited without a run_end event with status ok"
                                     : "the trainer reported an error: " + detail;
   } else {
-    outcome.status = "ok";
+    outcome.status = AttemptState::kOk;
   }
   return outcome;
 }

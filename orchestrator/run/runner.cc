@@ -30,11 +30,11 @@ class Runner::Sweep {
     std::vector<PlanItem> plan = Plan(experiment_, store_, provenance_.trainer_sha256, options_.dataset_dir);
 
     int done = 0;
-    for (const PlanItem& item : plan) done += item.state == "done";
+    for (const PlanItem& item : plan) done += item.state == RunState::kComplete;
     ProgressLine progress(options_.progress, options_.progress_redraws, static_cast<int>(plan.size()), done);
     int remaining = static_cast<int>(plan.size()) - done;
     for (PlanItem& item : plan) {
-      const bool skip = item.state == "done" || report_.cancelled || cancel_.load();
+      const bool skip = item.state == RunState::kComplete || report_.cancelled || cancel_.load();
       report_.cancelled = report_.cancelled || cancel_.load();
       RunReport run_report{item, false, std::nullopt};
       if (!skip) {
@@ -67,28 +67,28 @@ class Runner::Sweep {
       progress.StartRun(Describe(params), attempt, params.epochs);
       const AttemptOutcome outcome = Attempt(run_id, spec, progress);
       RunDisposition disposition = RunDisposition::kRetry;
-      if (outcome.status == "interrupted") {
+      if (outcome.status == AttemptState::kInterrupted) {
         disposition = RunDisposition::kInterrupted;
       } else if (attempt == attempts) {
         disposition = RunDisposition::kFailed;
       }
       store_.FinishAttempt(run_id, current_attempt_id_, outcome, disposition, HostIds(outcome.hosts));
       item.attempts += 1;
-      if (outcome.status == "ok") {
-        item.state = "done";
+      if (outcome.status == AttemptState::kOk) {
+        item.state = RunState::kComplete;
         item.failure_reason.clear();
         progress.FinishRun(true, "complete");
         return;
       }
       item.failure_reason = outcome.reason;
       if (disposition == RunDisposition::kInterrupted) {
-        item.state = "interrupted";
+        item.state = RunState::kInterrupted;
         report_.cancelled = true;
         progress.FinishRun(false, "interrupted");
         return;
       }
       if (disposition == RunDisposition::kFailed) {
-        item.state = "failed";
+        item.state = RunState::kFailed;
         progress.FinishRun(false, "failed: " + outcome.reason);
       }
     }
@@ -132,15 +132,15 @@ class Runner::Sweep {
   // Counts the runs by state and reads the measures of the complete ones.
   void Tally() {
     for (RunReport& run : report_.runs) {
-      if (run.item.state == "done") {
+      if (run.item.state == RunState::kComplete) {
         ++report_.complete;
         const auto stored = store_.FindRuns({run.item.run_key});
         if (auto it = stored.find(run.item.run_key); it != stored.end()) {
           run.measures = store_.CompleteRunMeasures(it->second.run_id);
         }
-      } else if (run.item.state == "failed") {
+      } else if (run.item.state == RunState::kFailed) {
         ++report_.failed;
-      } else if (run.item.state == "interrupted") {
+      } else if (run.item.state == RunState::kInterrupted) {
         ++report_.interrupted;
       } else {
         ++report_.pending;

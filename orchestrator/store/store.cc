@@ -241,7 +241,7 @@ std::unordered_map<std::string, StoredRun> Store::FindRuns(const std::vector<std
     if (select.executeStep()) {
       StoredRun run;
       run.run_id = select.getColumn(0).getInt64();
-      run.status = select.getColumn(1).getString();
+      run.status = FromText<RunState>(select.getColumn(1).getString()).value_or(RunState::kPending);
       run.split = select.getColumn(2).getString();
       run.attempts = select.getColumn(3).getInt();
       run.failure_reason = select.getColumn(4).getString();
@@ -266,9 +266,9 @@ std::int64_t Store::AddRun(std::int64_t experiment_id, const PlannedRun& run, co
     ON CONFLICT (run_key) DO NOTHING)");
   insert.bind(1, run_key);
   insert.bind(2, experiment_id);
-  insert.bind(3, p.architecture);
+  insert.bind(3, std::string(Text(p.architecture)));
   insert.bind(4, p.workers);
-  insert.bind(5, p.architecture == "ps" ? p.servers : 0);
+  insert.bind(5, p.architecture == Architecture::kPs ? p.servers : 0);
   insert.bind(6, p.ranks());
   insert.bind(7, p.batch_size);
   insert.bind(8, p.epochs);
@@ -481,13 +481,13 @@ void Store::RecordRunEnd(std::int64_t attempt_id, const RunEndRecord& r) {
 void Store::FinishAttempt(std::int64_t run_id, std::int64_t attempt_id, const AttemptOutcome& outcome,
                           RunDisposition disposition, const std::vector<std::int64_t>& host_ids) {
   return WithStoreErrors(path_, [&] {
-  const bool ok = outcome.status == "ok";
+  const bool ok = outcome.status == AttemptState::kOk;
   SQLite::Transaction transaction(impl_->db, SQLite::TransactionBehavior::IMMEDIATE);
   SQLite::Statement attempt(impl_->db, R"(
     UPDATE attempts SET status = ?, end_unix_s = ?, exit_code = ?, reason = ?, stderr_tail = ?,
       command_line = ?, hosts = ?, host_failure = ?
     WHERE attempt_id = ? AND run_id = ?)");
-  attempt.bind(1, outcome.status);
+  attempt.bind(1, std::string(Text(outcome.status)));
   attempt.bind(2, outcome.end_unix_s);
   BindOptional(attempt, 3, outcome.exit_code);
   BindTextOrNull(attempt, 4, outcome.reason);

@@ -43,7 +43,7 @@ struct RunProvenance {
 
 struct StoredRun {
   std::int64_t run_id = 0;
-  std::string status;  // pending | running | complete | failed | interrupted
+  RunState status = RunState::kPending;
   std::string split;
   int attempts = 0;
   std::string failure_reason;
@@ -99,7 +99,7 @@ struct RunEndRecord {
 
 // How an attempt ended, as the run loop decided it.
 struct AttemptOutcome {
-  std::string status;  // ok | failed | timed_out | interrupted
+  AttemptState status = AttemptState::kRunning;  // how it ended: ok | failed | timed_out | interrupted
   std::optional<int> exit_code;
   std::string reason;  // one line, empty when ok
   std::string stderr_tail;

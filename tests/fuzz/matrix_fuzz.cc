@@ -21,7 +21,7 @@ const std::string kDatasetSha256(64, 'b');
 
 bool ValidRun(const dmlbench::PlannedRun& run) {
   const dmlbench::RunParams& p = run.params;
-  bool ps = p.architecture == "ps";
+  bool ps = p.architecture == dmlbench::Architecture::kPs;
   return (run.split == "calibration" || run.split == "validation") && p.workers >= 1 &&
          p.workers <= 64 && (ps ? p.servers >= 1 && p.servers <= 64 : p.servers == 0) &&
          p.batch_size >= 1 && p.epochs >= 1 && !p.hidden.empty() && p.learning_rate > 0 &&

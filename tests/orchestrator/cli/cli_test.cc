@@ -122,7 +122,7 @@ TEST_F(CliTest, PlanRunStatusQueryAndExport) {
 
   CommandOutput plan = Dmlbench({"--db", db_, "plan", matrix, "--trainer", trainer});
   EXPECT_EQ(plan.exit_code, 0) << plan.err;
-  EXPECT_NE(plan.out.find("cli-test: 2 runs: 0 done, 2 pending, 0 failed, 0 interrupted\n"), std::string::npos)
+  EXPECT_NE(plan.out.find("cli-test: 2 runs: 0 complete, 2 pending, 0 failed, 0 interrupted\n"), std::string::npos)
       << plan.out;
   EXPECT_FALSE(std::filesystem::exists(db_)) << "plan wrote a database";
 
@@ -134,7 +134,7 @@ TEST_F(CliTest, PlanRunStatusQueryAndExport) {
   EXPECT_NE(run.err.find("[2/2] mpi w=1 b=100 rep=0: complete"), std::string::npos) << run.err;
 
   plan = Dmlbench({"--db", db_, "plan", matrix, "--trainer", trainer});
-  EXPECT_NE(plan.out.find("cli-test: 2 runs: 2 done, 0 pending, 0 failed, 0 interrupted\n"), std::string::npos);
+  EXPECT_NE(plan.out.find("cli-test: 2 runs: 2 complete, 0 pending, 0 failed, 0 interrupted\n"), std::string::npos);
 
   const CommandOutput status = Dmlbench({"--db", db_, "status"});
   EXPECT_EQ(status.exit_code, 0);

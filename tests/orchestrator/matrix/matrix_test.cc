@@ -72,7 +72,7 @@ TEST(MatrixExpansionTest, DefaultsApplyToEveryRun) {
       "workers = [1, 2]\n");
   ASSERT_EQ(experiment.runs.size(), 2u);
   for (const PlannedRun& run : experiment.runs) {
-    EXPECT_EQ(run.params.architecture, "mpi");
+    EXPECT_EQ(run.params.architecture, Architecture::kMpi);
     EXPECT_EQ(run.params.batch_size, 50);
     EXPECT_EQ(run.params.epochs, 3);
     EXPECT_EQ(run.params.hidden, (std::vector<int>{64, 16, 8}));
@@ -309,7 +309,7 @@ TEST(MatrixSplitTest, SplitAppliesToIncludesAndRepetitions) {
 TEST(MatrixExecutionTest, DefaultsWhenAbsent) {
   Experiment experiment = Parse("[matrix]\nworkers = [1]\n");
   ExecutionOptions defaults;
-  EXPECT_EQ(experiment.execution.provider, "local");
+  EXPECT_EQ(experiment.execution.provider, Provider::kLocal);
   EXPECT_EQ(experiment.execution.inventory, "");
   EXPECT_EQ(experiment.execution.timeout_s, defaults.timeout_s);
   EXPECT_EQ(experiment.execution.attempts, defaults.attempts);
@@ -326,7 +326,7 @@ TEST(MatrixExecutionTest, PathsAreRelativeToTheMatrixFile) {
       "dataset_dir = \"/data/mnist\"\n"
       "timeout_s = 60\n"
       "attempts = 3\n");
-  EXPECT_EQ(experiment.execution.provider, "ssh");
+  EXPECT_EQ(experiment.execution.provider, Provider::kSsh);
   EXPECT_EQ(experiment.execution.inventory, "hosts/ec2.toml");
   EXPECT_EQ(experiment.execution.dataset_dir, "/data/mnist");
   EXPECT_EQ(experiment.execution.timeout_s, 60);
@@ -336,7 +336,7 @@ TEST(MatrixExecutionTest, PathsAreRelativeToTheMatrixFile) {
 TEST(MatrixExecutionTest, ClusterInventoryIsOptional) {
   Experiment experiment =
       Parse("[matrix]\nworkers = [1]\n[execution]\nprovider = \"cluster\"\n");
-  EXPECT_EQ(experiment.execution.provider, "cluster");
+  EXPECT_EQ(experiment.execution.provider, Provider::kCluster);
   EXPECT_EQ(experiment.execution.inventory, "");
 }
 
@@ -361,14 +361,14 @@ std::string Shipped(const std::string& name) {
 TEST(ShippedExperimentTest, QuickstartIsEveryArchitectureAtOneTwoFourWorkers) {
   Experiment experiment = LoadExperiment(Shipped("quickstart.toml"));
   EXPECT_EQ(experiment.name, "quickstart");
-  EXPECT_EQ(experiment.execution.provider, "local");
+  EXPECT_EQ(experiment.execution.provider, Provider::kLocal);
   std::set<std::string> points;
   for (const PlannedRun& run : experiment.runs) {
-    points.insert(run.params.architecture + std::to_string(run.params.workers));
+    points.insert(std::string(Text(run.params.architecture)) + std::to_string(run.params.workers));
     EXPECT_EQ(run.params.batch_size, 100);
     EXPECT_EQ(run.params.max_iterations_per_epoch, 100);
     EXPECT_EQ(run.params.dataset, "fashion-mnist");
-    EXPECT_EQ(run.params.servers, run.params.architecture == "ps" ? 1 : 0);
+    EXPECT_EQ(run.params.servers, run.params.architecture == Architecture::kPs ? 1 : 0);
     EXPECT_EQ(run.split, run.params.workers == 1 ? "calibration" : "validation");
   }
   EXPECT_EQ(experiment.runs.size(), 12u);
@@ -378,7 +378,7 @@ TEST(ShippedExperimentTest, QuickstartIsEveryArchitectureAtOneTwoFourWorkers) {
 
 TEST(ShippedExperimentTest, PaperReproductionIsTheStudy) {
   Experiment experiment = LoadExperiment(Shipped("paper-reproduction.toml"));
-  EXPECT_EQ(experiment.execution.provider, "cluster");
+  EXPECT_EQ(experiment.execution.provider, Provider::kCluster);
   // Per network: ps 3x7, p2p 7, ring 7x3 batches, mpi 7 = 56; 2 networks, 3 repetitions.
   EXPECT_EQ(experiment.runs.size(), 336u);
   std::set<std::string> keys;
@@ -386,7 +386,7 @@ TEST(ShippedExperimentTest, PaperReproductionIsTheStudy) {
   for (const PlannedRun& run : experiment.runs) {
     keys.insert(RunKey(run.params, "trainer", "data"));
     calibration += run.split == "calibration";
-    if (run.params.architecture != "ring") {
+    if (run.params.architecture != Architecture::kRing) {
       EXPECT_EQ(run.params.batch_size, 100);
     }
     EXPECT_DOUBLE_EQ(run.params.learning_rate, run.params.batch_size * 0.0005);
@@ -399,7 +399,7 @@ TEST(ShippedExperimentTest, SettlingIsRingAtBatch50And200) {
   Experiment experiment = LoadExperiment(Shipped("settling.toml"));
   std::set<int> batches;
   for (const PlannedRun& run : experiment.runs) {
-    EXPECT_EQ(run.params.architecture, "ring");
+    EXPECT_EQ(run.params.architecture, Architecture::kRing);
     EXPECT_EQ(run.params.network.name, "1gbit");
     batches.insert(run.params.batch_size);
   }
@@ -440,7 +440,7 @@ TEST(RunKeyTest, KeyIsStableAcrossVersions) {
 TEST(RunKeyTest, EveryIdentityFieldChangesTheKey) {
   const RunParams base;
   std::vector<RunParams> changed(13, base);
-  changed[0].architecture = "mpi";
+  changed[0].architecture = Architecture::kMpi;
   changed[1].workers = 2;
   changed[2].servers = 1;
   changed[3].batch_size = 50;
@@ -472,7 +472,7 @@ TEST(RunKeyTest, RepetitionAndProfileNameAreNotIdentity) {
 
 TEST(RunKeyTest, DescribeNamesThePoint) {
   RunParams params;
-  params.architecture = "ps";
+  params.architecture = Architecture::kPs;
   params.servers = 2;
   params.workers = 4;
   params.overlap = true;

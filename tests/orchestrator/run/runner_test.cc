@@ -131,10 +131,10 @@ TEST_F(RunnerTest, CrashingTrainerIsRetriedThenFailedAndTheSweepGoesOn) {
   const SweepReport report = Sweep(store, trainer, experiment);
   EXPECT_EQ(report.complete, 1);
   EXPECT_EQ(report.failed, 1);
-  EXPECT_EQ(report.runs[0].item.state, "failed");
+  EXPECT_EQ(report.runs[0].item.state, RunState::kFailed);
   EXPECT_EQ(report.runs[0].item.attempts, 2);
   EXPECT_EQ(report.runs[0].item.failure_reason, "mpirun exited with status 2: dmlbench-trainer: error: boom");
-  EXPECT_EQ(report.runs[1].item.state, "done");
+  EXPECT_EQ(report.runs[1].item.state, RunState::kComplete);
   EXPECT_EQ(Int(store, "SELECT count(*) FROM attempts a JOIN runs r USING (run_id) "
                        "WHERE r.architecture = 'p2p' AND a.status = 'failed' AND a.exit_code = 2"),
             2);
@@ -144,8 +144,8 @@ TEST_F(RunnerTest, CrashingTrainerIsRetriedThenFailedAndTheSweepGoesOn) {
             std::string::npos);
 
   const std::vector<PlanItem> plan = Plan(experiment, store, Sha256FileHex(trainer), "");
-  EXPECT_EQ(plan[0].state, "failed");
-  EXPECT_EQ(plan[1].state, "done");
+  EXPECT_EQ(plan[0].state, RunState::kFailed);
+  EXPECT_EQ(plan[1].state, RunState::kComplete);
 }
 
 TEST_F(RunnerTest, HangingTrainerTimesOutAndTheSweepGoesOn) {
@@ -155,9 +155,9 @@ TEST_F(RunnerTest, HangingTrainerTimesOutAndTheSweepGoesOn) {
   const Experiment experiment = Load(MatrixText("architecture = [\"mpi\", \"ring\"]\nworkers = [1]\n", 1, 1));
   Store store(db_);
   const SweepReport report = Sweep(store, trainer, experiment);
-  EXPECT_EQ(report.runs[0].item.state, "failed");
+  EXPECT_EQ(report.runs[0].item.state, RunState::kFailed);
   EXPECT_EQ(report.runs[0].item.failure_reason, "timed out after 1 s");
-  EXPECT_EQ(report.runs[1].item.state, "done");
+  EXPECT_EQ(report.runs[1].item.state, RunState::kComplete);
   EXPECT_EQ(Text(store, "SELECT status FROM attempts WHERE number = 1 AND run_id = "
                         "(SELECT run_id FROM runs WHERE architecture = 'mpi')"),
             "timed_out");
@@ -213,7 +213,7 @@ TEST_F(RunnerTest, CancelInterruptsTheCurrentRunAndTheNextSweepRedoesIt) {
   EXPECT_TRUE(report.cancelled);
   EXPECT_EQ(report.interrupted, 1);
   EXPECT_EQ(report.pending, 1);
-  EXPECT_EQ(report.runs[0].item.state, "interrupted");
+  EXPECT_EQ(report.runs[0].item.state, RunState::kInterrupted);
   EXPECT_EQ(Text(store, "SELECT status FROM runs"), "interrupted");
   EXPECT_EQ(Text(store, "SELECT status FROM attempts"), "interrupted");
   EXPECT_EQ(Text(store, "PRAGMA integrity_check"), "ok");

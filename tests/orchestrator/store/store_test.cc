@@ -25,7 +25,7 @@ Experiment MakeExperiment(const std::string& text = "name = 'x'") {
   return experiment;
 }
 
-PlannedRun MakeRun(const std::string& architecture = "ring", int workers = 2) {
+PlannedRun MakeRun(Architecture architecture = Architecture::kRing, int workers = 2) {
   PlannedRun run;
   run.params.architecture = architecture;
   run.params.workers = workers;
@@ -72,7 +72,7 @@ RunEndRecord OkEnd() {
 
 AttemptOutcome Outcome(const std::string& status, const std::string& reason = "") {
   AttemptOutcome outcome;
-  outcome.status = status;
+  outcome.status = *FromText<AttemptState>(status);
   outcome.exit_code = status == "ok" ? 0 : 1;
   outcome.reason = reason;
   outcome.stderr_tail = "tail of stderr";
@@ -141,11 +141,11 @@ TEST_F(StoreTest, RunLifeCycleFromPendingToComplete) {
   const std::string key(64, 'k');
   const std::int64_t run = store.AddRun(experiment, MakeRun(), key, MakeProvenance());
   EXPECT_EQ(store.AddRun(experiment, MakeRun(), key, MakeProvenance()), run);
-  EXPECT_EQ(store.FindRuns({key}).at(key).status, "pending");
+  EXPECT_EQ(store.FindRuns({key}).at(key).status, RunState::kPending);
   EXPECT_TRUE(store.FindRuns({std::string(64, 'z')}).empty());
 
   const std::int64_t attempt = store.BeginAttempt(run, 10);
-  EXPECT_EQ(store.FindRuns({key}).at(key).status, "running");
+  EXPECT_EQ(store.FindRuns({key}).at(key).status, RunState::kRunning);
   RunStartRecord start;
   start.mpi_library_version = "Open MPI v4.1.4";
   start.world_size = 2;
@@ -156,7 +156,7 @@ TEST_F(StoreTest, RunLifeCycleFromPendingToComplete) {
   store.FinishAttempt(run, attempt, Outcome("ok"), RunDisposition::kFailed, {});
 
   const StoredRun stored = store.FindRuns({key}).at(key);
-  EXPECT_EQ(stored.status, "complete");
+  EXPECT_EQ(stored.status, RunState::kComplete);
   EXPECT_EQ(stored.attempts, 1);
   EXPECT_EQ(Text(store, "SELECT parameter_checksum FROM runs"), "feed");
   EXPECT_EQ(Text(store, "SELECT mpi_library_version FROM runs"), "Open MPI v4.1.4");
@@ -178,7 +178,7 @@ TEST_F(StoreTest, NewAttemptDropsThePartialEpochsOfTheLastOne) {
   const std::int64_t first = store.BeginAttempt(run, 10);
   store.AddEpoch(run, first, MakeEpoch(1));
   store.FinishAttempt(run, first, Outcome("failed", "mpirun exited with status 1"), RunDisposition::kRetry, {});
-  EXPECT_EQ(store.FindRuns({std::string(64, 'k')}).begin()->second.status, "running");
+  EXPECT_EQ(store.FindRuns({std::string(64, 'k')}).begin()->second.status, RunState::kRunning);
   const std::int64_t second = store.BeginAttempt(run, 11);
   EXPECT_EQ(Int(store, "SELECT count(*) FROM epochs"), 0);
   store.AddEpoch(run, second, MakeEpoch(1));
@@ -192,7 +192,7 @@ TEST_F(StoreTest, NewAttemptDropsThePartialEpochsOfTheLastOne) {
 
 TEST_F(StoreTest, FailedRunAppearsInFailuresWithItsReason) {
   Store store(db_);
-  const std::int64_t run = store.AddRun(store.AddExperiment(MakeExperiment(), 1), MakeRun("p2p"),
+  const std::int64_t run = store.AddRun(store.AddExperiment(MakeExperiment(), 1), MakeRun(Architecture::kP2p),
                                         std::string(64, 'k'), MakeProvenance());
   const std::int64_t attempt = store.BeginAttempt(run, 10);
   store.FinishAttempt(run, attempt, Outcome("timed_out", "timed out after 5 s"), RunDisposition::kFailed, {});
@@ -315,8 +315,9 @@ TEST_F(StoreTest, ReadOnlyOfAMissingFileNamesIt) {
 TEST_F(StoreTest, UnknownArchitectureViolatesItsCheckConstraint) {
   Store store(db_);
   try {
-    store.AddRun(store.AddExperiment(MakeExperiment(), 1), MakeRun("allgather"), std::string(64, 'k'),
-                 MakeProvenance());
+    // Architecture is an enum in the program, so only SQL can name another.
+    store.AddRun(store.AddExperiment(MakeExperiment(), 1), MakeRun(), std::string(64, 'k'), MakeProvenance());
+    store.Query("UPDATE runs SET architecture = 'allgather'");
     FAIL() << "stored an unknown architecture";
   } catch (const StoreError& e) {
     EXPECT_EQ(std::string(e.what()),
