@@ -47,7 +47,8 @@ std::unique_ptr<Store> OpenExistingReadOnly(const std::string& db);
 
 // Runs `parse` (a call of app.parse), which runs the chosen command's
 // callback, and returns the exit status: the one place that prints
-// "dmlbench: error: <message>" (on `err`).
+// "dmlbench: error: <message>" (on `err`), followed for an error in a file by
+// the source line and a caret under the column.
 int ParseAndRun(CLI::App& app, const std::function<void()>& parse, std::ostream& err);
 
 void AddPlanCommand(CLI::App& app, const GlobalOptions& global);

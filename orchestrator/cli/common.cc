@@ -3,6 +3,7 @@
 
 #include "orchestrator/cli/commands.h"
 #include "orchestrator/core/programs.h"
+#include "orchestrator/core/toml_reader.h"
 
 namespace dmlbench {
 
@@ -40,6 +41,7 @@ int ParseAndRun(CLI::App& app, const std::function<void()>& parse, std::ostream&
     return app.exit(e);
   } catch (const std::exception& e) {
     err << "dmlbench: error: " << e.what() << "\n";
+    if (const auto* located = dynamic_cast<const LocatedError*>(&e)) err << located->excerpt();
     return 1;
   }
   return 0;

@@ -10,16 +10,18 @@
 #include <string>
 #include <vector>
 
-#include "orchestrator/core/error.h"
 #include "orchestrator/core/run_spec.h"
+#include "orchestrator/core/toml_reader.h"
 
 namespace dmlbench {
 
 // Thrown for any invalid experiment file. what() is the whole message:
 // "experiments/sweep.toml:12:5: workers must be between 1 and 64, got 0".
-class MatrixError : public Error {
+// excerpt() holds the source line and a caret under the column.
+class MatrixError : public LocatedError {
  public:
-  using Error::Error;
+  explicit MatrixError(const std::string& message, std::string excerpt = "")
+      : LocatedError(message, std::move(excerpt)) {}
 };
 
 // Reads, validates and expands. Throws MatrixError.

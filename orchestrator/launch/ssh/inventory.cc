@@ -11,69 +11,79 @@
 
 #include <toml++/toml.h>
 
+#include "orchestrator/core/toml_reader.h"
+
 namespace dmlbench {
 namespace {
 
 constexpr int kFormatVersion = 1;
 
-class Reader {
+const std::vector<std::string_view> kTopLevelKeys = {
+    "format_version", "known_hosts", "host_key_policy", "connect_timeout_s", "ssh_config",
+    "work_dir",       "mpi_args",    "max_concurrent_runs", "host",          "emulated_cluster"};
+const std::vector<std::string_view> kHostKeys = {"name", "address", "port", "user", "identity_file", "slots",
+                                                 "tags"};
+const std::vector<std::string_view> kHostKeyPolicies = {"strict", "accept-new"};
+
+class Reader : public TomlReader {
  public:
-  explicit Reader(const std::string& path) : path_(path) {
-    base_dir_ = std::filesystem::path(path).parent_path().string();
+  Reader(std::string path, std::string text) : TomlReader(std::move(path), std::move(text)) {
+    base_dir_ = std::filesystem::path(this->path()).parent_path().string();
   }
 
-  [[noreturn]] void Fail(const toml::source_region& where, const std::string& message) const {
-    std::ostringstream out;
-    out << path_ << ':' << where.begin.line << ':' << where.begin.column << ": " << message;
-    throw InventoryError(out.str());
+  Inventory Read() const {
+    const toml::table root = Parse();
+    for (const auto& [key, node] : root) RefusePassword(key);
+    CheckKeys(root, kTopLevelKeys, "the top level");
+    Inventory inventory;
+    inventory.source_path = path();
+    inventory.known_hosts = ExpandLocalPath("~/.ssh/known_hosts", base_dir_);
+    inventory.ssh_config = ExpandLocalPath("~/.ssh/config", base_dir_);
+    ReadFormatVersion(root);
+    if (const toml::node* node = root.get("known_hosts")) {
+      inventory.known_hosts = ExpandLocalPath(ReadName(*node, "known_hosts"), base_dir_);
+    }
+    if (const toml::node* node = root.get("host_key_policy")) {
+      inventory.host_key_policy = ReadChoice(*node, "host_key_policy", kHostKeyPolicies) == "strict"
+                                      ? HostKeyPolicy::kStrict
+                                      : HostKeyPolicy::kAcceptNew;
+    }
+    if (const toml::node* node = root.get("connect_timeout_s")) {
+      inventory.connect_timeout_s = ReadNumber(*node, "connect_timeout_s", 0, /*inclusive=*/false);
+    }
+    if (const toml::node* node = root.get("ssh_config")) {
+      inventory.ssh_config = ExpandLocalPath(ReadString(*node, "ssh_config"), base_dir_);
+    }
+    if (const toml::node* node = root.get("work_dir")) inventory.work_dir = ReadName(*node, "work_dir");
+    if (const toml::node* node = root.get("mpi_args")) inventory.mpi_args = ReadStrings(*node, "mpi_args");
+    if (const toml::node* node = root.get("max_concurrent_runs")) {
+      inventory.max_concurrent_runs = static_cast<int>(ReadInteger(*node, "max_concurrent_runs", 1, 1024));
+    }
+    std::map<std::string, toml::source_region> seen;
+    for (const toml::table* host : TableArray(root, "host")) inventory.hosts.push_back(Host(*host, seen));
+    if (const toml::table* cluster = OptionalTable(root, "emulated_cluster")) {
+      std::ostringstream out;
+      out << toml::toml_formatter(*cluster);
+      inventory.emulated_cluster_toml = out.str();
+    }
+    if (inventory.hosts.empty()) Fail(root.source(), "no [[host]] entries");
+    return inventory;
   }
 
-  static std::string TypeName(const toml::node& node) {
-    switch (node.type()) {
-      case toml::node_type::string: return "a string";
-      case toml::node_type::integer: return "an integer";
-      case toml::node_type::floating_point: return "a float";
-      case toml::node_type::boolean: return "a boolean";
-      case toml::node_type::array: return "an array";
-      case toml::node_type::table: return "a table";
-      default: return "a date/time";
-    }
+ protected:
+  [[noreturn]] void Throw(const std::string& message, const std::string& excerpt) const override {
+    throw InventoryError(message, excerpt);
   }
 
-  std::string String(const toml::node& node, std::string_view key) const {
-    if (const auto* value = node.as_string()) return value->get();
-    Fail(node.source(), "'" + std::string(key) + "' must be a string, got " + TypeName(node));
-  }
-
-  std::int64_t Integer(const toml::node& node, std::string_view key, std::int64_t min,
-                       std::int64_t max) const {
-    const auto* value = node.as_integer();
-    if (value == nullptr) {
-      Fail(node.source(), "'" + std::string(key) + "' must be an integer, got " + TypeName(node));
+ private:
+  void ReadFormatVersion(const toml::table& root) const {
+    const toml::node* node = root.get("format_version");
+    if (node == nullptr) Fail(root.source(), "format_version is missing (expected 1)");
+    const auto* value = node->as_integer();
+    if (value == nullptr || value->get() != kFormatVersion) {
+      Fail(*node, "format_version must be 1, got " +
+                      (value != nullptr ? std::to_string(value->get()) : Found(*node)));
     }
-    if (value->get() < min || value->get() > max) {
-      Fail(node.source(), "'" + std::string(key) + "' must be between " + std::to_string(min) +
-                              " and " + std::to_string(max) + ", got " +
-                              std::to_string(value->get()));
-    }
-    return value->get();
-  }
-
-  double PositiveNumber(const toml::node& node, std::string_view key) const {
-    double number = 0;
-    if (const auto* integer = node.as_integer()) {
-      number = static_cast<double>(integer->get());
-    } else if (const auto* floating = node.as_floating_point()) {
-      number = floating->get();
-    } else {
-      Fail(node.source(), "'" + std::string(key) + "' must be a number, got " + TypeName(node));
-    }
-    if (!(number > 0)) {
-      std::ostringstream shown;
-      shown << number;
-      Fail(node.source(), "'" + std::string(key) + "' must be greater than 0, got " + shown.str());
-    }
-    return number;
   }
 
   // A password is never read, whatever table it is in.
@@ -84,42 +94,27 @@ class Reader {
   }
 
   InventoryHost Host(const toml::table& table, std::map<std::string, toml::source_region>& seen) const {
+    for (const auto& [key, node] : table) RefusePassword(key);
+    CheckKeys(table, kHostKeys, "[[host]]");
     InventoryHost host;
-    bool has_name = false;
-    bool has_address = false;
-    for (const auto& [key, node] : table) {
-      RefusePassword(key);
-      const std::string_view name = key.str();
-      if (name == "name") {
-        host.name = String(node, name);
-        if (host.name.empty()) Fail(node.source(), "'name' must not be empty");
-        has_name = true;
-      } else if (name == "address") {
-        host.address = String(node, name);
-        if (host.address.empty()) Fail(node.source(), "'address' must not be empty");
-        has_address = true;
-      } else if (name == "port") {
-        host.port = static_cast<int>(Integer(node, name, 1, 65535));
-      } else if (name == "user") {
-        host.user = String(node, name);
-      } else if (name == "identity_file") {
-        host.identity_file = ExpandLocalPath(String(node, name), base_dir_);
-      } else if (name == "slots") {
-        host.slots = static_cast<int>(Integer(node, name, 1, 1024));
-      } else if (name == "tags") {
-        const auto* tags = node.as_table();
-        if (tags == nullptr) Fail(node.source(), "'tags' must be a table, got " + TypeName(node));
-        for (const auto& [tag_key, tag_value] : *tags) {
-          RefusePassword(tag_key);
-          host.tags[std::string(tag_key.str())] =
-              String(tag_value, "tags." + std::string(tag_key.str()));
-        }
-      } else {
-        Fail(key.source(), "unknown key '" + std::string(name) + "' in [[host]]");
+    const toml::node* name = table.get("name");
+    if (name == nullptr) Fail(table.source(), "[[host]] needs a 'name'");
+    host.name = ReadName(*name, "name");
+    const toml::node* address = table.get("address");
+    if (address == nullptr) Fail(table.source(), "host '" + host.name + "' needs an 'address'");
+    host.address = ReadName(*address, "address");
+    if (const toml::node* node = table.get("port")) host.port = static_cast<int>(ReadInteger(*node, "port", 1, 65535));
+    if (const toml::node* node = table.get("user")) host.user = ReadString(*node, "user");
+    if (const toml::node* node = table.get("identity_file")) {
+      host.identity_file = ExpandLocalPath(ReadString(*node, "identity_file"), base_dir_);
+    }
+    if (const toml::node* node = table.get("slots")) host.slots = static_cast<int>(ReadInteger(*node, "slots", 1, 1024));
+    if (const toml::table* tags = OptionalTable(table, "tags")) {
+      for (const auto& [tag_key, tag_value] : *tags) {
+        RefusePassword(tag_key);
+        host.tags[std::string(tag_key.str())] = ReadString(tag_value, "tags." + std::string(tag_key.str()));
       }
     }
-    if (!has_name) Fail(table.source(), "[[host]] needs a 'name'");
-    if (!has_address) Fail(table.source(), "host '" + host.name + "' needs an 'address'");
     const auto [first, inserted] = seen.emplace(host.name, table.source());
     if (!inserted) {
       Fail(table.source(), "duplicate host name '" + host.name + "' (first at line " +
@@ -128,83 +123,6 @@ class Reader {
     return host;
   }
 
-  Inventory Read(const std::string& text) const {
-    toml::table root;
-    try {
-      root = toml::parse(text, path_);
-    } catch (const toml::parse_error& error) {
-      Fail(error.source(), std::string(error.description()));
-    }
-    Inventory inventory;
-    inventory.source_path = path_;
-    inventory.known_hosts = ExpandLocalPath("~/.ssh/known_hosts", base_dir_);
-    inventory.ssh_config = ExpandLocalPath("~/.ssh/config", base_dir_);
-    bool has_version = false;
-    std::map<std::string, toml::source_region> seen;
-    for (const auto& [key, node] : root) {
-      RefusePassword(key);
-      const std::string_view name = key.str();
-      if (name == "format_version") {
-        const auto* value = node.as_integer();
-        if (value == nullptr || value->get() != kFormatVersion) {
-          std::ostringstream got;
-          if (value != nullptr) {
-            got << value->get();
-          } else {
-            got << TypeName(node);
-          }
-          Fail(node.source(), "format_version must be 1, got " + got.str());
-        }
-        has_version = true;
-      } else if (name == "known_hosts") {
-        inventory.known_hosts = ExpandLocalPath(String(node, name), base_dir_);
-        if (inventory.known_hosts.empty()) Fail(node.source(), "'known_hosts' must not be empty");
-      } else if (name == "host_key_policy") {
-        const std::string policy = String(node, name);
-        if (policy == "strict") {
-          inventory.host_key_policy = HostKeyPolicy::kStrict;
-        } else if (policy == "accept-new") {
-          inventory.host_key_policy = HostKeyPolicy::kAcceptNew;
-        } else {
-          Fail(node.source(), "host_key_policy must be \"strict\" or \"accept-new\", got \"" +
-                                  policy + "\"");
-        }
-      } else if (name == "connect_timeout_s") {
-        inventory.connect_timeout_s = PositiveNumber(node, name);
-      } else if (name == "ssh_config") {
-        inventory.ssh_config = ExpandLocalPath(String(node, name), base_dir_);
-      } else if (name == "work_dir") {
-        inventory.work_dir = String(node, name);
-        if (inventory.work_dir.empty()) Fail(node.source(), "'work_dir' must not be empty");
-      } else if (name == "mpi_args") {
-        const auto* args = node.as_array();
-        if (args == nullptr) Fail(node.source(), "'mpi_args' must be an array of strings, got " + TypeName(node));
-        for (const auto& arg : *args) inventory.mpi_args.push_back(String(arg, "mpi_args"));
-      } else if (name == "max_concurrent_runs") {
-        inventory.max_concurrent_runs = static_cast<int>(Integer(node, name, 1, 1024));
-      } else if (name == "host") {
-        const auto* hosts = node.as_array();
-        if (hosts == nullptr || !hosts->is_array_of_tables()) {
-          Fail(node.source(), "'host' must be an array of tables ([[host]])");
-        }
-        for (const auto& host : *hosts) inventory.hosts.push_back(Host(*host.as_table(), seen));
-      } else if (name == "emulated_cluster") {
-        const auto* table = node.as_table();
-        if (table == nullptr) Fail(node.source(), "'emulated_cluster' must be a table, got " + TypeName(node));
-        std::ostringstream out;
-        out << toml::toml_formatter(*table);
-        inventory.emulated_cluster_toml = out.str();
-      } else {
-        Fail(key.source(), "unknown key '" + std::string(name) + "'");
-      }
-    }
-    if (!has_version) Fail(root.source(), "format_version is missing (expected 1)");
-    if (inventory.hosts.empty()) Fail(root.source(), "no [[host]] entries");
-    return inventory;
-  }
-
- private:
-  std::string path_;
   std::string base_dir_;
 };
 
@@ -225,7 +143,7 @@ std::string ExpandLocalPath(const std::string& path, const std::string& base_dir
 }
 
 Inventory ParseInventory(const std::string& text, const std::string& path) {
-  return Reader(path).Read(text);
+  return Reader(path, text).Read();
 }
 
 Inventory LoadInventory(const std::string& path) {

@@ -10,15 +10,16 @@
 #include <string>
 #include <vector>
 
-#include "orchestrator/core/error.h"
+#include "orchestrator/core/toml_reader.h"
 
 namespace dmlbench {
 
 // Any invalid inventory. what() is the whole message, located:
 // "hosts.toml:7:1: 'password' is not supported: use identity_file or the ssh-agent".
-class InventoryError : public Error {
+class InventoryError : public LocatedError {
  public:
-  using Error::Error;
+  explicit InventoryError(const std::string& message, std::string excerpt = "")
+      : LocatedError(message, std::move(excerpt)) {}
 };
 
 enum class HostKeyPolicy {

@@ -200,6 +200,15 @@ TEST_F(CliTest, PlanWithAMissingTrainer) {
   EXPECT_EQ(plan.err, "dmlbench: error: local: cannot read " + (dir_ / "none") + ": No such file or directory\n");
 }
 
+TEST_F(CliTest, MatrixErrorShowsTheSourceLineAndACaret) {
+  const CommandOutput plan = Dmlbench({"plan", WriteMatrix("workers = [1, 0]\n")});
+  EXPECT_EQ(plan.exit_code, 1);
+  EXPECT_EQ(plan.err, "dmlbench: error: " + (dir_ / "matrix.toml") +
+                          ":6:15: workers must be between 1 and 64, got 0\n"
+                          "workers = [1, 0]\n"
+                          "              ^\n");
+}
+
 // ---- reliability of a whole process ----------------------------------------
 
 TEST_F(CliTest, SigkillMidSweepThenRunAgain) {

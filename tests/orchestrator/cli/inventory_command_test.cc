@@ -71,7 +71,9 @@ TEST(SshCliTest, CheckReportsABadInventory) {
   const Outcome outcome = RunCli({"inventory", "check", path});
   EXPECT_EQ(outcome.status, 1);
   EXPECT_EQ(outcome.err, "dmlbench: error: " + path +
-                             ":2:1: 'password' is not supported: use identity_file or the ssh-agent\n");
+                             ":2:1: 'password' is not supported: use identity_file or the ssh-agent\n"
+                             "password = \"x\"\n"
+                             "^\n");
 }
 
 TEST(SshCliTest, CheckReportsAnUnreachableHost) {

@@ -1,0 +1,117 @@
+#include "orchestrator/matrix/expand.h"
+
+#include <algorithm>
+#include <limits>
+#include <set>
+#include <tuple>
+
+namespace dmlbench {
+namespace {
+
+// Orders points by the parameters that identify a run (CanonicalJson's, but
+// the seed, which is the same for all points before repetitions).
+struct SamePoint {
+  bool operator()(const RunParams& a, const RunParams& b) const {
+    auto identity = [](const RunParams& p) {
+      return std::tie(p.architecture, p.workers, p.servers, p.batch_size, p.epochs, p.hidden, p.learning_rate,
+                      p.overlap, p.bucket_bytes, p.max_iterations_per_epoch, p.dataset,
+                      p.network.bandwidth_bits_per_s, p.network.latency_s);
+    };
+    return identity(a) < identity(b);
+  }
+};
+
+bool InSplit(const SplitRule& split, const RunParams& params) {
+  return std::all_of(split.allowed.begin(), split.allowed.end(), [&](const auto& entry) {
+    const Value actual = Get(params, entry.first);
+    return std::find(entry.second.begin(), entry.second.end(), actual) != entry.second.end();
+  });
+}
+
+// The points of the cartesian product minus the excluded ones, without
+// duplicates: points that differ only in values a parameter does not use
+// (servers of a non-ps architecture) are one point.
+std::vector<RunParams> ProductPoints(const MatrixSpec& spec, std::set<RunParams, SamePoint>& seen) {
+  std::vector<RunParams> points;
+  std::vector<std::size_t> index(spec.dimensions.size(), 0);
+  for (bool done = false; !done;) {
+    RunParams params = spec.defaults;
+    for (std::size_t d = 0; d < spec.dimensions.size(); ++d) {
+      const Dimension& dimension = spec.dimensions[d];
+      for (std::size_t j = 0; j < dimension.params.size(); ++j) {
+        Apply(spec.profiles, params, dimension.params[j], dimension.points[index[d]][j]);
+      }
+    }
+    ResolveServers(params);
+    const bool excluded = std::any_of(spec.excludes.begin(), spec.excludes.end(),
+                                      [&](const auto& exclude) { return Matches(params, exclude.first); });
+    if (!excluded && seen.insert(params).second) points.push_back(params);
+    // Advance the odometer: the last dimension varies fastest.
+    done = true;
+    for (std::size_t d = spec.dimensions.size(); d-- > 0;) {
+      if (++index[d] < spec.dimensions[d].points.size()) {
+        done = false;
+        break;
+      }
+      index[d] = 0;
+    }
+  }
+  return points;
+}
+
+}  // namespace
+
+std::string TooManyRuns(std::int64_t runs) {
+  return "the matrix must expand to at most " + std::to_string(kMaxRuns) + " runs (points x repetitions), got " +
+         (runs == std::numeric_limits<std::int64_t>::max() ? "more than " : "") + std::to_string(runs);
+}
+
+std::vector<PlannedRun> Expand(const MatrixSpec& spec, const TomlReader& reader) {
+  std::set<RunParams, SamePoint> seen;
+  std::vector<RunParams> points = ProductPoints(spec, seen);
+  if (points.empty() && spec.includes.empty()) {
+    reader.Fail(spec.excludes.front().second,
+                "expected at least one run, got none: [[exclude]] removes every point of the matrix");
+  }
+  for (const auto& [assignment, table] : spec.includes) {
+    RunParams params = spec.defaults;
+    for (const auto& [param, value] : assignment) Apply(spec.profiles, params, param, value);
+    for (const auto& [param, value] : assignment) {
+      if (param == Param::kServers && params.architecture != Architecture::kPs) {
+        reader.Fail(*table->get("servers"), "servers applies only to architecture \"ps\", got architecture " +
+                                                Quoted(Text(params.architecture)));
+      }
+    }
+    ResolveServers(params);
+    if (!seen.insert(params).second) {
+      reader.Fail(table->source(), "[[include]] must add a new run, got one already in the matrix: " +
+                                       Describe(params));
+    }
+    points.push_back(params);
+  }
+  const std::int64_t total = static_cast<std::int64_t>(points.size()) * spec.repetitions;
+  if (total > kMaxRuns) reader.Fail(spec.includes.back().second->source(), TooManyRuns(total));
+
+  std::vector<PlannedRun> runs;
+  runs.reserve(static_cast<std::size_t>(total));
+  std::size_t calibration_runs = 0;
+  for (int repetition = 0; repetition < spec.repetitions; ++repetition) {
+    for (const RunParams& point : points) {
+      PlannedRun run;
+      run.params = point;
+      run.params.repetition = repetition;
+      run.params.seed = spec.base_seed + static_cast<std::uint64_t>(repetition);
+      const bool calibration = spec.split.has_value() && InSplit(*spec.split, run.params);
+      run.split = calibration ? "calibration" : "validation";
+      calibration_runs += calibration;
+      runs.push_back(std::move(run));
+    }
+  }
+  if (spec.split.has_value() && calibration_runs == 0) {
+    reader.Fail(spec.split->where,
+                "calibration must match at least one run, got none of " + std::to_string(runs.size()));
+  }
+  return runs;
+}
+
+}  // namespace dmlbench
