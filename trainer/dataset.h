@@ -11,8 +11,6 @@
 #include <string>
 #include <vector>
 
-struct evp_md_ctx_st;  // OpenSSL's EVP_MD_CTX
-
 namespace dmlbench {
 
 // The one exception type of this module; what() is one line naming the file
@@ -69,23 +67,6 @@ std::span<const std::uint32_t> WorkerShard(std::span<const std::uint32_t> permut
 // floats in [0, 1] (indices.size() x features), labels alongside.
 void GatherBatch(const Split& split, int features, std::span<const std::uint32_t> indices,
                  float* pixels, std::uint8_t* labels);
-
-// Incremental SHA-256 (OpenSSL); used for the dataset and parameter checksums.
-class Sha256 {
- public:
-  Sha256();
-  ~Sha256();
-  Sha256(const Sha256&) = delete;
-  Sha256& operator=(const Sha256&) = delete;
-
-  void Update(std::span<const std::uint8_t> bytes);
-  std::string HexDigest();   // finishes the hash; call once
-
- private:
-  evp_md_ctx_st* context_;   // owned
-};
-
-std::string Sha256Hex(std::span<const std::uint8_t> bytes);
 
 }  // namespace dmlbench
 

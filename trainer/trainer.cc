@@ -16,6 +16,7 @@
 #include "trainer/exchange.h"
 #include "trainer/mlp.h"
 #include "trainer/poll.h"
+#include "trainer/sha256.h"
 #include "trainer/timeline.h"
 
 namespace dmlbench {

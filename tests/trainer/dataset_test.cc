@@ -143,12 +143,6 @@ TEST_F(DatasetDir, GatherBatchScalesPixelsToUnitRange) {
   EXPECT_EQ(labels[0], 4);
 }
 
-TEST(Dataset, Sha256OfKnownInput) {
-  const std::string abc = "abc";
-  EXPECT_EQ(Sha256Hex({reinterpret_cast<const std::uint8_t*>(abc.data()), abc.size()}),
-            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-}
-
 // Error paths of dataset.cc follow, messages compared whole.
 
 TEST(DatasetErrors, MissingDirectory) {
