@@ -179,7 +179,8 @@ TEST_F(TrainerCli, EventsFileCannotBeOpened) {
 TEST_F(TrainerCli, EventsFollowTheSchema) {
   const fs::path events_path = dir_ / "events.jsonl";
   Outcome outcome = Run(2, "--synthetic 200 --epochs 2 --batch-size 10 --hidden 16,8 "
-                           "--max-iterations-per-epoch 3 --quiet --events " + events_path.string());
+                           "--learning-rate 0.1 --max-iterations-per-epoch 3 --quiet --events " +
+                           events_path.string());
   ASSERT_EQ(outcome.exit_code, 0) << outcome.err;
   EXPECT_EQ(outcome.err, "");
   std::vector<json> events = Events(Slurp(events_path));
@@ -286,6 +287,15 @@ TEST_F(TrainerCli, SameSeedSameChecksumAndEventsOnStdout) {
   EXPECT_NE(first.err.find("ring, 2 workers, local batch 5, 784-8-10"), std::string::npos)
       << first.err;
   EXPECT_NE(first.err.find(a[2].at("parameter_checksum").get<std::string>()), std::string::npos);
+}
+
+TEST_F(TrainerCli, DefaultLearningRateIsTheExperimentMatrixDefault) {
+  Outcome outcome = Run(1, "--synthetic 20 --batch-size 10 --hidden 4 --no-evaluate --quiet "
+                           "--events -");
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.err;
+  std::vector<json> events = Events(outcome.out);
+  ASSERT_EQ(events.size(), 3u);
+  EXPECT_DOUBLE_EQ(events[0].at("config").at("learning_rate").get<double>(), 0.05f);
 }
 
 TEST_F(TrainerCli, OverlapBucketsAndTimeline) {
