@@ -103,13 +103,7 @@ Split MakeSyntheticSplit(std::int64_t count, const std::vector<std::uint8_t>& pr
 }
 
 Dataset Load(const std::string& directory) {
-  if (!std::filesystem::is_directory(directory))
-    throw DatasetError(directory + ": dataset directory does not exist");
-  const std::string train_images = FindFile(directory, "train-images-idx3-ubyte");
-  const std::string train_labels = FindFile(directory, "train-labels-idx1-ubyte");
-  const std::string test_images = FindFile(directory, "t10k-images-idx3-ubyte");
-  const std::string test_labels = FindFile(directory, "t10k-labels-idx1-ubyte");
-
+  const auto [train_images, train_labels, test_images, test_labels] = FindDatasetFiles(directory);
   Sha256 hash;
   IdxArray train_x = ReadInto(train_images, hash);
   IdxArray train_y = ReadInto(train_labels, hash);
@@ -140,10 +134,29 @@ Dataset Load(const std::string& directory) {
 
 }  // namespace
 
+DatasetFiles FindDatasetFiles(const std::string& directory) {
+  if (!std::filesystem::is_directory(directory))
+    throw DatasetError(directory + ": dataset directory does not exist");
+  return {FindFile(directory, "train-images-idx3-ubyte"),
+          FindFile(directory, "train-labels-idx1-ubyte"),
+          FindFile(directory, "t10k-images-idx3-ubyte"),
+          FindFile(directory, "t10k-labels-idx1-ubyte")};
+}
+
 Dataset LoadDataset(const std::string& directory) {
   try {
     return Load(directory);
   } catch (const Sha256Error& error) {   // OpenSSL failed: no fault of the files
+    throw DatasetError(error.what());
+  }
+}
+
+std::string DatasetSha256(const std::string& directory) {
+  const DatasetFiles files = FindDatasetFiles(directory);
+  try {
+    return Sha256FilesHex(
+        {files.train_images, files.train_labels, files.test_images, files.test_labels});
+  } catch (const Sha256Error& error) {
     throw DatasetError(error.what());
   }
 }

@@ -36,12 +36,29 @@ struct Dataset {
   std::string source;   // the directory, or "synthetic"
 };
 
-// Loads train-images-idx3-ubyte, train-labels-idx1-ubyte, t10k-images-idx3-ubyte
-// and t10k-labels-idx1-ubyte from `directory`, each raw or with ".gz" (the
-// compressed name is tried first). Validates that images are 3-D, labels 1-D,
-// counts agree, labels are below kClasses and test images have the training
-// images' size. Throws DatasetError.
+// The four IDX files of an MNIST-format directory, in the order the dataset
+// checksum reads them.
+struct DatasetFiles {
+  std::string train_images;   // train-images-idx3-ubyte[.gz]
+  std::string train_labels;   // train-labels-idx1-ubyte[.gz]
+  std::string test_images;    // t10k-images-idx3-ubyte[.gz]
+  std::string test_labels;    // t10k-labels-idx1-ubyte[.gz]
+};
+
+// Finds the four files in `directory`: "<name>.gz" if that is a regular file,
+// else "<name>". Looks at names only, reads nothing. Throws DatasetError
+// naming the directory and the file missing.
+DatasetFiles FindDatasetFiles(const std::string& directory);
+
+// Loads the files FindDatasetFiles finds. Validates that images are 3-D,
+// labels 1-D, counts agree, labels are below kClasses and test images have
+// the training images' size. Throws DatasetError.
 Dataset LoadDataset(const std::string& directory);
+
+// What LoadDataset(directory).sha256 would be, without parsing or holding the
+// files: sha256 over the four files as stored, read in chunks. Throws
+// DatasetError (a file missing or unreadable).
+std::string DatasetSha256(const std::string& directory);
 
 // `train_samples` 28x28 images of kClasses learnable classes (a noisy fixed
 // prototype per class) and max(1, train_samples / 6) test images, generated
