@@ -1,7 +1,8 @@
 // dmlbench-trainer: one MPI rank of the distributed trainer. Parses the
 // command line, loads the data, trains (trainer.h) and writes the events
 // stream (schemas/trainer-events.md). Bad input gives one line on stderr from
-// rank 0 and exit status 1 on every rank, without aborting MPI.
+// rank 0 and exit status 1 on every rank, without aborting MPI. Alone, with
+// --dataset-sha256 DIR, it prints a dataset's checksum without starting MPI.
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
@@ -13,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "trainer/dataset.h"
 #include "trainer/events.h"
@@ -31,6 +33,7 @@ namespace dmlbench {
 namespace {
 
 constexpr const char* kProgram = "dmlbench-trainer";
+constexpr std::string_view kDatasetSha256Option = "--dataset-sha256";
 using Clock = std::chrono::steady_clock;
 
 // What the command line asks for.
@@ -42,10 +45,55 @@ struct CommandLine {
   bool quiet = false;                       // no progress lines
 };
 
-// Rank 0 alone prints the message; every rank returns exit status 1.
-int Fail(int rank, const std::string& message) {
-  if (rank == 0) std::cerr << kProgram << ": error: " << message << std::endl;
+// Prints the message as the program's error; returns exit status 1.
+int Fail(const std::string& message) {
+  std::cerr << kProgram << ": error: " << message << std::endl;
   return 1;
+}
+
+// In an MPI job: rank 0 alone prints the message; every rank returns 1.
+int Fail(int rank, const std::string& message) {
+  if (rank == 0) Fail(message);
+  return 1;
+}
+
+// Whether the command line asks for the dataset checksum mode: decided before
+// MPI is initialised, because that mode must run where no MPI job is started.
+bool AsksForDatasetSha256(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == kDatasetSha256Option ||
+        (arg.starts_with(kDatasetSha256Option) && arg[kDatasetSha256Option.size()] == '='))
+      return true;
+  }
+  return false;
+}
+
+// `--dataset-sha256 DIR` and nothing else: prints DatasetSha256(DIR), the
+// run_start.dataset_sha256 of a run with `--dataset DIR`, as one line on
+// standard output. Never touches MPI.
+int PrintDatasetSha256(int argc, char** argv) {
+  CLI::App app("Prints the dataset checksum a run with --dataset DIR reports; needs no MPI.",
+               kProgram);
+  std::string directory;
+  app.add_option(std::string(kDatasetSha256Option), directory,
+                 "Directory with the MNIST-format IDX files")
+      ->required();
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();
+    return 0;
+  } catch (const CLI::ParseError& error) {
+    return Fail(error.what());
+  }
+  try {
+    std::cout << DatasetSha256(directory) << std::endl;
+  } catch (const std::exception& e) {   // DatasetError, or the file system's own
+    return Fail(e.what());
+  }
+  if (!std::cout) return Fail("cannot write to standard output");
+  return 0;
 }
 
 // Declares the options of `app`; parsing writes them into `line`.
@@ -135,6 +183,9 @@ int Run(int argc, char** argv, Clock::time_point started) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 
   CLI::App app("One rank of the distributed MLP trainer; run it under mpirun.", kProgram);
+  app.footer("Alone, without mpirun: " + std::string(kProgram) + " " +
+             std::string(kDatasetSha256Option) +
+             " DIR prints the dataset checksum a run with --dataset DIR reports.");
   CommandLine line;
   AddOptions(app, line);
   try {
@@ -179,6 +230,7 @@ int Run(int argc, char** argv, Clock::time_point started) {
 
 int main(int argc, char** argv) {
   const auto started = std::chrono::steady_clock::now();
+  if (dmlbench::AsksForDatasetSha256(argc, argv)) return dmlbench::PrintDatasetSha256(argc, argv);
   int provided = 0;
   dmlbench::SetTransportDefaults();
   MPI_Init_thread(&argc, &argv, dmlbench::RequiredMpiThreadLevel(), &provided);
