@@ -24,7 +24,7 @@ namespace {
 constexpr const char* kAbc = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
 
 // A directory of its own under the system temp dir, removed at the end.
-class Sha256FileTest : public ::testing::Test {
+class Sha256File : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = std::filesystem::temp_directory_path() /
@@ -43,7 +43,7 @@ class Sha256FileTest : public ::testing::Test {
   std::filesystem::path dir_;
 };
 
-TEST(Sha256Test, KnownVectors) {
+TEST(Sha256, KnownVectors) {
   // FIPS 180-2 examples.
   EXPECT_EQ(Sha256Hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
   EXPECT_EQ(Sha256Hex("abc"), kAbc);
@@ -51,17 +51,17 @@ TEST(Sha256Test, KnownVectors) {
             "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
 }
 
-TEST(Sha256Test, BytesAfterNulCount) {
+TEST(Sha256, BytesAfterNulCount) {
   EXPECT_NE(Sha256Hex(std::string("a\0b", 3)), Sha256Hex("a"));
 }
 
-TEST(Sha256Test, ByteSpanDigestEqualsStringDigest) {
+TEST(Sha256, ByteSpanDigestEqualsStringDigest) {
   const std::vector<std::uint8_t> abc = {'a', 'b', 'c'};
   EXPECT_EQ(Sha256Hex(std::span<const std::uint8_t>(abc)), kAbc);
   EXPECT_EQ(Sha256Hex(std::span<const std::uint8_t>()), Sha256Hex(""));
 }
 
-TEST(Sha256Test, StreamingEqualsOneShot) {
+TEST(Sha256, StreamingEqualsOneShot) {
   Sha256 hash;
   hash.Update("a");
   hash.Update(std::string_view());
@@ -70,12 +70,12 @@ TEST(Sha256Test, StreamingEqualsOneShot) {
   EXPECT_EQ(hash.HexDigest(), kAbc);
 }
 
-TEST_F(Sha256FileTest, FileDigestEqualsStringDigest) {
+TEST_F(Sha256File, FileDigestEqualsStringDigest) {
   EXPECT_EQ(Sha256FileHex(Write("abc", "abc")), kAbc);
   EXPECT_EQ(Sha256FileHex(Write("empty", "")), Sha256Hex(""));
 }
 
-TEST_F(Sha256FileTest, FileLongerThanOneChunk) {
+TEST_F(Sha256File, FileLongerThanOneChunk) {
   // 1 MiB chunks: cover an exact multiple and a remainder.
   std::string exact(1 << 21, 'x');
   std::string ragged = exact + "tail";
@@ -83,7 +83,7 @@ TEST_F(Sha256FileTest, FileLongerThanOneChunk) {
   EXPECT_EQ(Sha256FileHex(Write("ragged", ragged)), Sha256Hex(ragged));
 }
 
-TEST_F(Sha256FileTest, FilesDigestIsTheDigestOfTheirBytesInOrder) {
+TEST_F(Sha256File, FilesDigestIsTheDigestOfTheirBytesInOrder) {
   const std::string big(3 << 19, 'y');  // 1.5 chunks: a file boundary inside a chunk
   const std::string a = Write("a", big);
   const std::string b = Write("b", "second");
@@ -94,7 +94,7 @@ TEST_F(Sha256FileTest, FilesDigestIsTheDigestOfTheirBytesInOrder) {
 
 // Error paths of sha256.cc follow.
 
-TEST_F(Sha256FileTest, MissingFileAmongSeveralIsNamed) {
+TEST_F(Sha256File, MissingFileAmongSeveralIsNamed) {
   const std::string a = Write("a", "first");
   const std::string path = (dir_ / "missing").string();
   try {
@@ -105,7 +105,7 @@ TEST_F(Sha256FileTest, MissingFileAmongSeveralIsNamed) {
   }
 }
 
-TEST_F(Sha256FileTest, MissingFile) {
+TEST_F(Sha256File, MissingFile) {
   std::string path = (dir_ / "missing").string();
   try {
     Sha256FileHex(path);
@@ -115,7 +115,7 @@ TEST_F(Sha256FileTest, MissingFile) {
   }
 }
 
-TEST_F(Sha256FileTest, DirectoryIsNotAFile) {
+TEST_F(Sha256File, DirectoryIsNotAFile) {
   try {
     Sha256FileHex(dir_.string());
     FAIL() << "no error";
