@@ -21,7 +21,8 @@ using File = std::unique_ptr<std::FILE, FileCloser>;
 // OpenSSL's own description of its most recent error on this thread.
 Sha256Error OpenSslFailure(const char* call) {
   char reason[256] = "unknown error";
-  if (unsigned long code = ERR_get_error(); code != 0) ERR_error_string_n(code, reason, sizeof reason);
+  if (unsigned long code = ERR_get_error(); code != 0)
+    ERR_error_string_n(code, reason, sizeof reason);
   return Sha256Error(std::string("sha256: ") + call + " failed: " + reason);
 }
 
@@ -68,7 +69,8 @@ void Sha256::Update(std::string_view bytes) {
 std::string Sha256::HexDigest() {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int length = 0;
-  if (EVP_DigestFinal_ex(context_, digest, &length) != 1) throw OpenSslFailure("EVP_DigestFinal_ex");
+  if (EVP_DigestFinal_ex(context_, digest, &length) != 1)
+    throw OpenSslFailure("EVP_DigestFinal_ex");
   static constexpr char kDigits[] = "0123456789abcdef";
   std::string hex(2 * std::size_t{length}, '0');
   for (unsigned int i = 0; i < length; ++i) {

@@ -194,8 +194,8 @@ TEST_F(DatasetDir, MissingFile) {
 TEST_F(DatasetDir, FirstMissingFileIsNamed) {
   fs::remove(dir_ / "train-labels-idx1-ubyte");
   fs::remove(dir_ / "t10k-images-idx3-ubyte");
-  EXPECT_EQ(ChecksumError(), dir_.string() +
-                               ": neither train-labels-idx1-ubyte.gz nor train-labels-idx1-ubyte found");
+  EXPECT_EQ(ChecksumError(),
+            dir_.string() + ": neither train-labels-idx1-ubyte.gz nor train-labels-idx1-ubyte found");
 }
 
 TEST(DatasetErrors, Sha256OfMissingDirectory) {

@@ -388,8 +388,9 @@ TEST_F(TrainerCli, DatasetSha256NamesTheMissingFile) {
   Outcome outcome = RunAlone("--dataset-sha256 " + dir_.string());
   EXPECT_EQ(outcome.exit_code, 1);
   EXPECT_EQ(outcome.out, "");
-  EXPECT_EQ(outcome.err, "dmlbench-trainer: error: " + dir_.string() +
-                             ": neither t10k-labels-idx1-ubyte.gz nor t10k-labels-idx1-ubyte found\n");
+  EXPECT_EQ(outcome.err,
+            "dmlbench-trainer: error: " + dir_.string() +
+                ": neither t10k-labels-idx1-ubyte.gz nor t10k-labels-idx1-ubyte found\n");
 }
 
 TEST_F(TrainerCli, DatasetSha256WithoutDirectory) {
