@@ -1,7 +1,7 @@
 // Dataset: the training and test sets in memory (pixels as bytes, labels),
-// loaded from an MNIST-format directory or generated synthetically, and the
-// data-parallel schedule over them (per-epoch permutation, worker shards).
-// Does not know the model. Immutable after loading: safe to share for reading.
+// loaded from an MNIST-format directory (whose files and checksum it defines)
+// or generated synthetically, and the data-parallel schedule over them. Does
+// not know the model. Immutable after loading: safe to share for reading.
 #ifndef DMLBENCH_TRAINER_DATASET_H_
 #define DMLBENCH_TRAINER_DATASET_H_
 
