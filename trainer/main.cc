@@ -36,15 +36,6 @@ constexpr const char* kProgram = "dmlbench-trainer";
 constexpr std::string_view kDatasetSha256Option = "--dataset-sha256";
 using Clock = std::chrono::steady_clock;
 
-// What the command line asks for.
-struct CommandLine {
-  TrainerOptions options;
-  std::string dataset_dir;                  // --dataset; "" with --synthetic
-  std::optional<std::int64_t> synthetic;    // --synthetic: generated training samples
-  std::string events_path;                  // "" = no events, "-" = standard output
-  bool quiet = false;                       // no progress lines
-};
-
 // Prints the message as the program's error; returns exit status 1.
 int Fail(const std::string& message) {
   std::cerr << kProgram << ": error: " << message << std::endl;
@@ -57,44 +48,14 @@ int Fail(int rank, const std::string& message) {
   return 1;
 }
 
-// Whether the command line asks for the dataset checksum mode: decided before
-// MPI is initialised, because that mode must run where no MPI job is started.
-bool AsksForDatasetSha256(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    if (arg == kDatasetSha256Option ||
-        (arg.starts_with(kDatasetSha256Option) && arg[kDatasetSha256Option.size()] == '='))
-      return true;
-  }
-  return false;
-}
-
-// `--dataset-sha256 DIR` and nothing else: prints DatasetSha256(DIR), the
-// run_start.dataset_sha256 of a run with `--dataset DIR`, as one line on
-// standard output. Never touches MPI.
-int PrintDatasetSha256(int argc, char** argv) {
-  CLI::App app("Prints the dataset checksum a run with --dataset DIR reports; needs no MPI.",
-               kProgram);
-  std::string directory;
-  app.add_option(std::string(kDatasetSha256Option), directory,
-                 "Directory with the MNIST-format IDX files")
-      ->required();
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp&) {
-    std::cout << app.help();
-    return 0;
-  } catch (const CLI::ParseError& error) {
-    return Fail(error.what());
-  }
-  try {
-    std::cout << DatasetSha256(directory) << std::endl;
-  } catch (const std::exception& e) {   // DatasetError, or the file system's own
-    return Fail(e.what());
-  }
-  if (!std::cout) return Fail("cannot write to standard output");
-  return 0;
-}
+// What the command line asks for.
+struct CommandLine {
+  TrainerOptions options;
+  std::string dataset_dir;                  // --dataset; "" with --synthetic
+  std::optional<std::int64_t> synthetic;    // --synthetic: generated training samples
+  std::string events_path;                  // "" = no events, "-" = standard output
+  bool quiet = false;                       // no progress lines
+};
 
 // Declares the options of `app`; parsing writes them into `line`.
 void AddOptions(CLI::App& app, CommandLine& line) {
@@ -222,6 +183,45 @@ int Run(int argc, char** argv, Clock::time_point started) {
   }
   Finish({"ok", "", rank == 0 ? std::optional(result.parameter_checksum) : std::nullopt}, started,
          events.get(), outputs.progress);
+  return 0;
+}
+
+// Whether the command line asks for the dataset checksum mode: decided before
+// MPI is initialised, because that mode must run where no MPI job is started.
+bool AsksForDatasetSha256(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == kDatasetSha256Option ||
+        (arg.starts_with(kDatasetSha256Option) && arg[kDatasetSha256Option.size()] == '='))
+      return true;
+  }
+  return false;
+}
+
+// `--dataset-sha256 DIR` and nothing else: prints DatasetSha256(DIR), the
+// run_start.dataset_sha256 of a run with `--dataset DIR`, as one line on
+// standard output. Never touches MPI.
+int PrintDatasetSha256(int argc, char** argv) {
+  CLI::App app("Prints the dataset checksum a run with --dataset DIR reports; needs no MPI.",
+               kProgram);
+  std::string directory;
+  app.add_option(std::string(kDatasetSha256Option), directory,
+                 "Directory with the MNIST-format IDX files")
+      ->required();
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();
+    return 0;
+  } catch (const CLI::ParseError& error) {
+    return Fail(error.what());
+  }
+  try {
+    std::cout << DatasetSha256(directory) << std::endl;
+  } catch (const std::exception& e) {   // DatasetError, or the file system's own
+    return Fail(e.what());
+  }
+  if (!std::cout) return Fail("cannot write to standard output");
   return 0;
 }
 
