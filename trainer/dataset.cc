@@ -1,13 +1,12 @@
 #include "trainer/dataset.h"
 
-#include <openssl/evp.h>
-
 #include <algorithm>
 #include <filesystem>
 #include <limits>
 #include <random>
 
 #include "trainer/idx_reader.h"
+#include "trainer/sha256.h"
 
 namespace dmlbench {
 namespace {
@@ -42,6 +41,7 @@ std::string FindFile(const std::filesystem::path& directory, const std::string& 
   throw DatasetError(directory.string() + ": neither " + base + ".gz nor " + base + " found");
 }
 
+// Reads and parses one IDX file and adds its bytes, as stored, to `hash`.
 IdxArray ReadInto(const std::string& path, Sha256& hash) {
   std::vector<std::uint8_t> bytes;
   IdxArray array;
@@ -102,16 +102,8 @@ Split MakeSyntheticSplit(std::int64_t count, const std::vector<std::uint8_t>& pr
   return split;
 }
 
-}  // namespace
-
-Dataset LoadDataset(const std::string& directory) {
-  if (!std::filesystem::is_directory(directory))
-    throw DatasetError(directory + ": dataset directory does not exist");
-  const std::string train_images = FindFile(directory, "train-images-idx3-ubyte");
-  const std::string train_labels = FindFile(directory, "train-labels-idx1-ubyte");
-  const std::string test_images = FindFile(directory, "t10k-images-idx3-ubyte");
-  const std::string test_labels = FindFile(directory, "t10k-labels-idx1-ubyte");
-
+Dataset Load(const std::string& directory) {
+  const auto [train_images, train_labels, test_images, test_labels] = FindDatasetFiles(directory);
   Sha256 hash;
   IdxArray train_x = ReadInto(train_images, hash);
   IdxArray train_y = ReadInto(train_labels, hash);
@@ -138,6 +130,35 @@ Dataset LoadDataset(const std::string& directory) {
     throw DatasetError(IdxPosition(train_images, 8, train_gzip) +
                        ": images have no pixels");
   return dataset;
+}
+
+}  // namespace
+
+DatasetFiles FindDatasetFiles(const std::string& directory) {
+  if (!std::filesystem::is_directory(directory))
+    throw DatasetError(directory + ": dataset directory does not exist");
+  return {FindFile(directory, "train-images-idx3-ubyte"),
+          FindFile(directory, "train-labels-idx1-ubyte"),
+          FindFile(directory, "t10k-images-idx3-ubyte"),
+          FindFile(directory, "t10k-labels-idx1-ubyte")};
+}
+
+Dataset LoadDataset(const std::string& directory) {
+  try {
+    return Load(directory);
+  } catch (const Sha256Error& error) {   // OpenSSL failed: no fault of the files
+    throw DatasetError(error.what());
+  }
+}
+
+std::string DatasetSha256(const std::string& directory) {
+  const DatasetFiles files = FindDatasetFiles(directory);
+  try {
+    return Sha256FilesHex(
+        {files.train_images, files.train_labels, files.test_images, files.test_labels});
+  } catch (const Sha256Error& error) {
+    throw DatasetError(error.what());
+  }
 }
 
 Dataset MakeSyntheticDataset(std::int64_t train_samples, std::uint64_t seed) {
@@ -186,38 +207,6 @@ void GatherBatch(const Split& split, int features, std::span<const std::uint32_t
     for (int p = 0; p < features; ++p) target[p] = source[p] * kScale;
     labels[row] = split.labels[indices[row]];
   }
-}
-
-Sha256::Sha256() : context_(EVP_MD_CTX_new()) {
-  if (!context_ || EVP_DigestInit_ex(context_, EVP_sha256(), nullptr) != 1) {
-    EVP_MD_CTX_free(context_);
-    throw DatasetError("OpenSSL: cannot initialise SHA-256");
-  }
-}
-
-Sha256::~Sha256() { EVP_MD_CTX_free(context_); }
-
-void Sha256::Update(std::span<const std::uint8_t> bytes) {
-  EVP_DigestUpdate(context_, bytes.data(), bytes.size());
-}
-
-std::string Sha256::HexDigest() {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  EVP_DigestFinal_ex(context_, digest, &length);
-  static const char kDigits[] = "0123456789abcdef";
-  std::string hex;
-  for (unsigned int i = 0; i < length; ++i) {
-    hex += kDigits[digest[i] >> 4];
-    hex += kDigits[digest[i] & 15];
-  }
-  return hex;
-}
-
-std::string Sha256Hex(std::span<const std::uint8_t> bytes) {
-  Sha256 hash;
-  hash.Update(bytes);
-  return hash.HexDigest();
 }
 
 }  // namespace dmlbench

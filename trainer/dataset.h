@@ -1,7 +1,7 @@
 // Dataset: the training and test sets in memory (pixels as bytes, labels),
-// loaded from an MNIST-format directory or generated synthetically, and the
-// data-parallel schedule over them (per-epoch permutation, worker shards).
-// Does not know the model. Immutable after loading: safe to share for reading.
+// loaded from an MNIST-format directory (whose files and checksum it defines)
+// or generated synthetically, and the data-parallel schedule over them. Does
+// not know the model. Immutable after loading: safe to share for reading.
 #ifndef DMLBENCH_TRAINER_DATASET_H_
 #define DMLBENCH_TRAINER_DATASET_H_
 
@@ -10,8 +10,6 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-struct evp_md_ctx_st;  // OpenSSL's EVP_MD_CTX
 
 namespace dmlbench {
 
@@ -38,12 +36,29 @@ struct Dataset {
   std::string source;   // the directory, or "synthetic"
 };
 
-// Loads train-images-idx3-ubyte, train-labels-idx1-ubyte, t10k-images-idx3-ubyte
-// and t10k-labels-idx1-ubyte from `directory`, each raw or with ".gz" (the
-// compressed name is tried first). Validates that images are 3-D, labels 1-D,
-// counts agree, labels are below kClasses and test images have the training
-// images' size. Throws DatasetError.
+// The four IDX files of an MNIST-format directory, in the order the dataset
+// checksum reads them.
+struct DatasetFiles {
+  std::string train_images;   // train-images-idx3-ubyte[.gz]
+  std::string train_labels;   // train-labels-idx1-ubyte[.gz]
+  std::string test_images;    // t10k-images-idx3-ubyte[.gz]
+  std::string test_labels;    // t10k-labels-idx1-ubyte[.gz]
+};
+
+// Finds the four files in `directory`: "<name>.gz" if that is a regular file,
+// else "<name>". Looks at names only, reads nothing. Throws DatasetError
+// naming the directory and the file missing.
+DatasetFiles FindDatasetFiles(const std::string& directory);
+
+// Loads the files FindDatasetFiles finds. Validates that images are 3-D,
+// labels 1-D, counts agree, labels are below kClasses and test images have
+// the training images' size. Throws DatasetError.
 Dataset LoadDataset(const std::string& directory);
+
+// What LoadDataset(directory).sha256 would be, without parsing or holding the
+// files: sha256 over the four files as stored, read in chunks. Throws
+// DatasetError (a file missing or unreadable).
+std::string DatasetSha256(const std::string& directory);
 
 // `train_samples` 28x28 images of kClasses learnable classes (a noisy fixed
 // prototype per class) and max(1, train_samples / 6) test images, generated
@@ -69,23 +84,6 @@ std::span<const std::uint32_t> WorkerShard(std::span<const std::uint32_t> permut
 // floats in [0, 1] (indices.size() x features), labels alongside.
 void GatherBatch(const Split& split, int features, std::span<const std::uint32_t> indices,
                  float* pixels, std::uint8_t* labels);
-
-// Incremental SHA-256 (OpenSSL); used for the dataset and parameter checksums.
-class Sha256 {
- public:
-  Sha256();
-  ~Sha256();
-  Sha256(const Sha256&) = delete;
-  Sha256& operator=(const Sha256&) = delete;
-
-  void Update(std::span<const std::uint8_t> bytes);
-  std::string HexDigest();   // finishes the hash; call once
-
- private:
-  evp_md_ctx_st* context_;   // owned
-};
-
-std::string Sha256Hex(std::span<const std::uint8_t> bytes);
 
 }  // namespace dmlbench
 

@@ -31,7 +31,7 @@ struct ExchangeOptions {
   int servers = 0;                // ps: k server ranks, the LAST k ranks of MPI_COMM_WORLD
   bool overlap = false;           // start a layer's exchange as soon as its backward is done
   std::size_t bucket_bytes = 0;   // overlap: fuse finished layers until this many bytes
-  float learning_rate = 0.1f;     // SGD step, params -= learning_rate * mean gradient
+  float learning_rate = 0.05f;    // SGD step, params -= learning_rate * mean gradient
   std::vector<Slice> layers;      // every layer's slice, first layer first; they tile the buffer
 };
 

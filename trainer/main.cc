@@ -1,7 +1,8 @@
 // dmlbench-trainer: one MPI rank of the distributed trainer. Parses the
 // command line, loads the data, trains (trainer.h) and writes the events
 // stream (schemas/trainer-events.md). Bad input gives one line on stderr from
-// rank 0 and exit status 1 on every rank, without aborting MPI.
+// rank 0 and exit status 1 on every rank, without aborting MPI. Alone, with
+// --dataset-sha256 DIR, it prints a dataset's checksum without starting MPI.
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
@@ -13,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "trainer/dataset.h"
 #include "trainer/events.h"
@@ -31,32 +33,41 @@ namespace dmlbench {
 namespace {
 
 constexpr const char* kProgram = "dmlbench-trainer";
+constexpr std::string_view kDatasetSha256Option = "--dataset-sha256";
+using Clock = std::chrono::steady_clock;
 
-int Fail(int rank, const std::string& message) {
-  if (rank == 0) std::cerr << kProgram << ": error: " << message << std::endl;
+// Prints the message as the program's error; returns exit status 1.
+int Fail(const std::string& message) {
+  std::cerr << kProgram << ": error: " << message << std::endl;
   return 1;
 }
 
-int Run(int argc, char** argv, std::chrono::steady_clock::time_point started) {
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+// In an MPI job: rank 0 alone prints the message; every rank returns 1.
+int Fail(int rank, const std::string& message) {
+  if (rank == 0) Fail(message);
+  return 1;
+}
 
+// What the command line asks for.
+struct CommandLine {
   TrainerOptions options;
-  std::string dataset_dir;
-  std::int64_t synthetic = 0;
-  std::string events_path;
-  bool no_evaluate = false;
-  bool quiet = false;
+  std::string dataset_dir;                  // --dataset; "" with --synthetic
+  std::optional<std::int64_t> synthetic;    // --synthetic: generated training samples
+  std::string events_path;                  // "" = no events, "-" = standard output
+  bool quiet = false;                       // no progress lines
+};
 
-  CLI::App app("One rank of the distributed MLP trainer; run it under mpirun.", kProgram);
+// Declares the options of `app`; parsing writes them into `line`.
+void AddOptions(CLI::App& app, CommandLine& line) {
+  TrainerOptions& options = line.options;
   app.add_option("--architecture", options.architecture,
                  "Gradient exchange: ring, mpi, ps or p2p")->capture_default_str();
   app.add_option("--servers", options.servers, "ps: number of server ranks (the last ranks)")
       ->capture_default_str();
   auto* dataset_option =
-      app.add_option("--dataset", dataset_dir, "Directory with the MNIST-format IDX files");
+      app.add_option("--dataset", line.dataset_dir, "Directory with the MNIST-format IDX files");
   auto* synthetic_option = app.add_option(
-      "--synthetic", synthetic, "Use N generated training samples instead of --dataset");
+      "--synthetic", line.synthetic, "Use N generated training samples instead of --dataset");
   dataset_option->excludes(synthetic_option);
   app.add_option("--epochs", options.epochs)->capture_default_str();
   app.add_option("--batch-size", options.batch_size, "Local batch per worker")
@@ -72,11 +83,72 @@ int Run(int argc, char** argv, std::chrono::steady_clock::time_point started) {
   app.add_flag("--overlap", options.overlap, "Exchange layers while the backward pass runs");
   app.add_option("--bucket-bytes", options.bucket_bytes, "Overlap: fuse layers up to this size")
       ->capture_default_str();
-  app.add_option("--events", events_path, "JSON Lines events file, - for standard output");
+  app.add_option("--events", line.events_path, "JSON Lines events file, - for standard output");
   app.add_option("--timeline", options.timeline_path, "Chrome trace file of every rank");
-  app.add_flag("--no-evaluate", no_evaluate, "Skip the test-set evaluation after each epoch");
-  app.add_flag("--quiet", quiet, "No progress lines on standard error");
+  app.add_flag_callback("--no-evaluate", [&options] { options.evaluate = false; },
+                        "Skip the test-set evaluation after each epoch");
+  app.add_flag("--quiet", line.quiet, "No progress lines on standard error");
+}
 
+// The problem with `line` in one line ("" if none). Depends on the command
+// line only, so every rank reaches the same verdict without communicating.
+std::string CheckCommandLine(const CommandLine& line) {
+  if (line.dataset_dir.empty() && !line.synthetic)
+    return "give the training data: --dataset DIR or --synthetic N";
+  if (line.synthetic && *line.synthetic < 1)
+    return "--synthetic must be at least 1 sample, got " + std::to_string(*line.synthetic);
+  return ValidateOptions(line.options);
+}
+
+// This rank's copy of the training data into `dataset`; the reason it could
+// not be loaded, or "".
+std::string LoadData(const CommandLine& line, std::optional<Dataset>* dataset) {
+  try {
+    *dataset = line.synthetic ? MakeSyntheticDataset(*line.synthetic, line.options.seed)
+                              : LoadDataset(line.dataset_dir);
+  } catch (const DatasetError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// Opens the events file at `path` ("" = none) into `events`; the reason it
+// could not be opened, or "".
+std::string OpenEvents(const std::string& path, std::unique_ptr<EventWriter>* events) {
+  if (path.empty()) return "";
+  try {
+    *events = std::make_unique<EventWriter>(path);
+  } catch (const EventsError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// Collective: completes `end` with the run's wall time since `started` and the
+// peak memory over ranks, writes it to `events` (null = none) and, after a
+// successful run, the one-line summary to `summary` (null = none).
+void Finish(RunEndEvent end, Clock::time_point started, EventWriter* events,
+            std::ostream* summary) {
+  end.peak_rss_bytes = PeakRssBytesOverRanks();
+  end.total_wall_s = std::chrono::duration<double>(Clock::now() - started).count();
+  if (events) events->Write(ToJson(end));
+  if (summary && end.status == "ok")
+    *summary << "  done in " << std::fixed << std::setprecision(1) << end.total_wall_s
+             << " s; parameter checksum " << end.parameter_checksum.value_or("") << "; peak RSS "
+             << std::setprecision(1) << double(end.peak_rss_bytes) / 1e6 << " MB (largest rank)"
+             << std::endl;
+}
+
+int Run(int argc, char** argv, Clock::time_point started) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+
+  CLI::App app("One rank of the distributed MLP trainer; run it under mpirun.", kProgram);
+  app.footer("Alone, without mpirun: " + std::string(kProgram) + " " +
+             std::string(kDatasetSha256Option) +
+             " DIR prints the dataset checksum a run with --dataset DIR reports.");
+  CommandLine line;
+  AddOptions(app, line);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -85,67 +157,71 @@ int Run(int argc, char** argv, std::chrono::steady_clock::time_point started) {
   } catch (const CLI::ParseError& error) {
     return Fail(rank, error.what());
   }
-  options.evaluate = !no_evaluate;
-
-  // Checks that depend on the command line only: every rank agrees alone.
-  if (dataset_dir.empty() && synthetic_option->count() == 0)
-    return Fail(rank, "give the training data: --dataset DIR or --synthetic N");
-  if (synthetic_option->count() && synthetic < 1)
-    return Fail(rank, "--synthetic must be at least 1 sample, got " + std::to_string(synthetic));
-  if (std::string problem = ValidateOptions(options); !problem.empty()) return Fail(rank, problem);
+  if (std::string problem = CheckCommandLine(line); !problem.empty()) return Fail(rank, problem);
 
   // Each rank reads its own copy of the data: one bad copy stops the job.
   std::optional<Dataset> dataset;
-  std::string error;
-  try {
-    dataset = dataset_dir.empty() ? MakeSyntheticDataset(synthetic, options.seed)
-                                  : LoadDataset(dataset_dir);
-  } catch (const DatasetError& e) {
-    error = e.what();
-  }
-  if (std::string first = FirstError(error); !first.empty()) return Fail(rank, first);
-
+  if (std::string first = FirstError(LoadData(line, &dataset)); !first.empty())
+    return Fail(rank, first);
   std::unique_ptr<EventWriter> events;
-  error.clear();
-  if (rank == 0 && !events_path.empty()) {
-    try {
-      events = std::make_unique<EventWriter>(events_path);
-    } catch (const EventsError& e) {
-      error = e.what();
-    }
+  if (std::string first = FirstError(rank == 0 ? OpenEvents(line.events_path, &events) : "");
+      !first.empty())
+    return Fail(rank, first);
+
+  TrainerOutputs outputs;
+  if (rank == 0) {
+    outputs.events = events.get();
+    if (!line.quiet) outputs.progress = &std::cerr;
   }
-  if (std::string first = FirstError(error); !first.empty()) return Fail(rank, first);
-
-  auto finish = [&](const std::string& status, const std::string& message,
-                    std::optional<std::string> checksum) {
-    const std::int64_t peak_rss = PeakRssBytesOverRanks();
-    const double total_s =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    if (events) {
-      RunEndEvent end{status, message, checksum, total_s, peak_rss};
-      events->Write(ToJson(end));
-    }
-    if (rank == 0 && !quiet && status == "ok")
-      std::cerr << "  done in " << std::fixed << std::setprecision(1) << total_s
-                << " s; parameter checksum " << checksum.value_or("") << "; peak RSS "
-                << std::setprecision(1) << double(peak_rss) / 1e6 << " MB (largest rank)"
-                << std::endl;
-  };
-
   TrainResult result;
   try {
-    TrainerOutputs outputs;
-    if (rank == 0) {
-      outputs.events = events.get();
-      if (!quiet) outputs.progress = &std::cerr;
-    }
-    result = Train(options, *dataset, outputs);
+    result = Train(line.options, *dataset, outputs);
   } catch (const std::invalid_argument& e) {
     // Thrown identically on every rank before training starts.
-    finish("error", e.what(), std::nullopt);
+    Finish({"error", e.what(), std::nullopt}, started, events.get(), nullptr);
     return Fail(rank, e.what());
   }
-  finish("ok", "", rank == 0 ? std::optional(result.parameter_checksum) : std::nullopt);
+  Finish({"ok", "", rank == 0 ? std::optional(result.parameter_checksum) : std::nullopt}, started,
+         events.get(), outputs.progress);
+  return 0;
+}
+
+// Whether the command line asks for the dataset checksum mode: decided before
+// MPI is initialised, because that mode must run where no MPI job is started.
+bool AsksForDatasetSha256(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == kDatasetSha256Option ||
+        (arg.starts_with(kDatasetSha256Option) && arg[kDatasetSha256Option.size()] == '='))
+      return true;
+  }
+  return false;
+}
+
+// `--dataset-sha256 DIR` and nothing else: prints DatasetSha256(DIR), the
+// run_start.dataset_sha256 of a run with `--dataset DIR`, as one line on
+// standard output. Never touches MPI.
+int PrintDatasetSha256(int argc, char** argv) {
+  CLI::App app("Prints the dataset checksum a run with --dataset DIR reports; needs no MPI.",
+               kProgram);
+  std::string directory;
+  app.add_option(std::string(kDatasetSha256Option), directory,
+                 "Directory with the MNIST-format IDX files")
+      ->required();
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();
+    return 0;
+  } catch (const CLI::ParseError& error) {
+    return Fail(error.what());
+  }
+  try {
+    std::cout << DatasetSha256(directory) << std::endl;
+  } catch (const std::exception& e) {   // DatasetError, or the file system's own
+    return Fail(e.what());
+  }
+  if (!std::cout) return Fail("cannot write to standard output");
   return 0;
 }
 
@@ -154,6 +230,7 @@ int Run(int argc, char** argv, std::chrono::steady_clock::time_point started) {
 
 int main(int argc, char** argv) {
   const auto started = std::chrono::steady_clock::now();
+  if (dmlbench::AsksForDatasetSha256(argc, argv)) return dmlbench::PrintDatasetSha256(argc, argv);
   int provided = 0;
   dmlbench::SetTransportDefaults();
   MPI_Init_thread(&argc, &argv, dmlbench::RequiredMpiThreadLevel(), &provided);

@@ -10,12 +10,15 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <numeric>
+#include <span>
 #include <stdexcept>
 
 #include "trainer/exchange.h"
 #include "trainer/mlp.h"
 #include "trainer/poll.h"
+#include "trainer/sha256.h"
 #include "trainer/timeline.h"
 
 namespace dmlbench {
@@ -95,6 +98,355 @@ std::string ShapeText(const std::vector<int>& sizes) {
   return text;
 }
 
+// Widths of the model's layers: the input features, the hidden layers, the classes.
+std::vector<int> LayerSizes(int features, const std::vector<int>& hidden) {
+  std::vector<int> sizes = {features};
+  sizes.insert(sizes.end(), hidden.begin(), hidden.end());
+  sizes.push_back(kClasses);
+  return sizes;
+}
+
+ExchangeOptions ExchangeOptionsFor(const TrainerOptions& options, const Mlp& mlp) {
+  ExchangeOptions exchange_options;
+  exchange_options.architecture = options.architecture;
+  exchange_options.servers = options.servers;
+  exchange_options.overlap = options.overlap;
+  exchange_options.bucket_bytes = options.bucket_bytes;
+  exchange_options.learning_rate = options.learning_rate;
+  for (const MlpLayer& layer : mlp.layers())
+    exchange_options.layers.push_back({layer.offset, layer.count});
+  return exchange_options;
+}
+
+// run_start's description of the layers: "fc1", "fc2", ... and their slices.
+std::vector<LayerInfo> LayerInfos(const Mlp& mlp) {
+  std::vector<LayerInfo> info;
+  for (std::size_t l = 0; l < mlp.layers().size(); ++l) {
+    const MlpLayer& layer = mlp.layers()[l];
+    info.push_back({"fc" + std::to_string(l + 1), layer.inputs, layer.outputs, layer.offset,
+                    layer.count});
+  }
+  return info;
+}
+
+// Hosts and roles of every rank, for run_start and the timeline's labels.
+struct RankFacts {
+  std::vector<std::string> hosts;    // gethostname, index = rank
+  std::vector<std::string> roles;    // "worker" | "server", index = rank
+  std::vector<std::string> labels;   // "rank 0 worker (host)", index = rank
+};
+
+// Collective: every rank's host and role, on rank 0 (empty on the others).
+RankFacts GatherRankFacts(bool worker, int rank, int world) {
+  std::vector<char> host(kHostBytes + 1, '\0');
+  gethostname(host.data(), kHostBytes - 1);
+  host[kHostBytes] = worker ? 'w' : 's';
+  std::vector<char> all_hosts(rank == 0 ? host.size() * world : 0);
+  MPI_Request request;
+  MPI_Igather(host.data(), int(host.size()), MPI_CHAR, all_hosts.data(), int(host.size()), MPI_CHAR,
+              0, MPI_COMM_WORLD, &request);
+  Wait(&request);
+  RankFacts facts;
+  for (int r = 0; rank == 0 && r < world; ++r) {
+    const char* record = &all_hosts[std::size_t(r) * host.size()];
+    facts.hosts.emplace_back(record);
+    facts.roles.emplace_back(record[kHostBytes] == 'w' ? "worker" : "server");
+    facts.labels.push_back("rank " + std::to_string(r) + " " + facts.roles.back() + " (" +
+                           facts.hosts.back() + ")");
+  }
+  return facts;
+}
+
+// Adds one iteration's (worker) or one Serve call's (server) accounting.
+void AddStats(const ExchangeStats& stats, EpochRecord& record) {
+  record[kExchange] += stats.exchange_s;
+  record[kUpdate] += stats.update_s;
+  record[kExposedComm] += stats.exposed_comm_s;
+  record[kComm] += stats.comm_s;
+  record[kWaitS] += stats.wait_s;
+  record[kBytesSent] += double(stats.bytes_sent);
+  record[kBytesReceived] += double(stats.bytes_received);
+  record[kMessagesSent] += double(stats.messages_sent);
+}
+
+RankEpochStats ToRankStats(int rank, const std::string& role, const EpochRecord& record) {
+  RankEpochStats stats;
+  stats.rank = rank;
+  stats.role = role;
+  stats.forward_s = record[kForward];
+  stats.backward_s = record[kBackward];
+  stats.exchange_s = record[kExchange];
+  stats.update_s = record[kUpdate];
+  stats.exposed_comm_s = record[kExposedComm];
+  stats.comm_s = record[kComm];
+  stats.wait_s = record[kWaitS];
+  stats.bytes_sent = std::uint64_t(record[kBytesSent]);
+  stats.bytes_received = std::uint64_t(record[kBytesReceived]);
+  stats.messages_sent = std::uint64_t(record[kMessagesSent]);
+  return stats;
+}
+
+// One line per epoch under PrintHeader's column titles; phases are the
+// slowest worker's.
+void PrintEpochLine(const EpochEvent& event, std::ostream& out) {
+  auto worst = [&](double RankEpochStats::*field) {
+    double value = 0;
+    for (const RankEpochStats& s : event.ranks)
+      if (s.role == "worker") value = std::max(value, s.*field);
+    return Format("%9.3f", value);
+  };
+  const std::int64_t throughput = std::llround(double(event.samples) / event.wall_s);
+  out << "  " << Format("%5.0f", event.epoch) << Format("%9.3f", event.wall_s)
+      << std::string(std::max<std::size_t>(1, 12 - WithCommas(throughput).size()), ' ')
+      << WithCommas(throughput) << Format("%9.4f", event.loss)
+      << (event.test_accuracy ? Format("%10.4f", *event.test_accuracy) : std::string("         -"))
+      << " " << worst(&RankEpochStats::forward_s) << " " << worst(&RankEpochStats::backward_s)
+      << " " << worst(&RankEpochStats::exchange_s) << " " << worst(&RankEpochStats::update_s)
+      << std::endl;
+}
+
+// One rank's run: the model, the scheme, and the buffers every epoch reuses.
+// Train() is the run; the private members are its steps, in the order they
+// happen. Borrows the options and the dataset for its lifetime.
+class TrainingRun {
+ public:
+  // Builds the model and the scheme; throws std::invalid_argument as Train()
+  // documents.
+  TrainingRun(const TrainerOptions& options, const Dataset& dataset);
+
+  TrainResult Train(const TrainerOutputs& outputs);
+
+ private:
+  RunStartEvent RunStart(const RankFacts& facts) const;
+  void PrintHeader(std::ostream& out) const;
+  EpochRecord RunEpoch(int epoch);
+  void TrainIterations(std::span<const std::uint32_t> permutation, EpochRecord& record);
+  void Evaluate(EpochRecord& record);
+  EpochEvent Aggregate(int epoch, std::span<const double> gathered,
+                       const std::vector<std::string>& roles) const;
+
+  const TrainerOptions& options_;
+  const Dataset& dataset_;
+  int rank_ = 0;
+  int world_ = 1;
+  const std::vector<int> sizes_;         // layer widths, see LayerSizes
+  Mlp mlp_;
+  Timeline timeline_;
+  std::unique_ptr<Exchange> exchange_;   // borrows mlp_'s buffers and timeline_
+  bool worker_ = true;
+  int workers_ = 1;
+  int worker_index_ = 0;
+  std::int64_t iterations_ = 0;          // per epoch, the same on every rank
+  // One batch of training or evaluation samples, reused throughout.
+  std::vector<float> batch_pixels_;
+  std::vector<std::uint8_t> batch_labels_;
+  std::vector<std::uint32_t> test_indices_;   // 0..m-1: the test set in its order
+};
+
+TrainingRun::TrainingRun(const TrainerOptions& options, const Dataset& dataset)
+    : options_(options),
+      dataset_(dataset),
+      sizes_(LayerSizes(dataset.features, options.hidden)),
+      mlp_(sizes_, std::max(options.batch_size, kEvalChunk)),
+      timeline_(!options.timeline_path.empty()) {
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &world_);
+  mlp_.Initialize(options.seed);
+  exchange_ = MakeExchange(ExchangeOptionsFor(options, mlp_), mlp_.parameters(), mlp_.gradients(),
+                           &timeline_);
+  worker_ = exchange_->role() == Role::kWorker;
+  workers_ = exchange_->workers();
+  worker_index_ = exchange_->worker_index();
+
+  const std::int64_t n = dataset.train.count;
+  const int b = options.batch_size;
+  iterations_ = IterationsPerEpoch(n, b, workers_, options.max_iterations_per_epoch);
+  if (iterations_ == 0)
+    throw std::invalid_argument(
+        "the training set has " + std::to_string(n) + " samples, fewer than one global batch of " +
+        std::to_string(std::int64_t{b} * workers_) + " (batch size " + std::to_string(b) + " x " +
+        std::to_string(workers_) + (workers_ == 1 ? " worker)" : " workers)"));
+
+  batch_pixels_.resize(std::size_t(mlp_.max_batch()) * dataset.features);
+  batch_labels_.resize(std::size_t(mlp_.max_batch()));
+  test_indices_.resize(std::size_t(dataset.test.count));
+  std::iota(test_indices_.begin(), test_indices_.end(), 0u);
+}
+
+TrainResult TrainingRun::Train(const TrainerOutputs& outputs) {
+  const RankFacts facts = GatherRankFacts(worker_, rank_, world_);
+  if (outputs.events) outputs.events->Write(ToJson(RunStart(facts)));
+  if (outputs.progress) PrintHeader(*outputs.progress);
+
+  std::vector<double> gathered(rank_ == 0 ? std::size_t(kFieldCount) * world_ : 0);
+  TrainResult result;
+  Barrier();   // the ranks' timelines start together
+  timeline_.SetOrigin();
+  for (int epoch = 1; epoch <= options_.epochs; ++epoch) {
+    EpochRecord record = RunEpoch(epoch);
+    if (options_.evaluate && worker_) Evaluate(record);
+
+    // Rank 0 collects every rank's record and reports the epoch.
+    MPI_Request request;
+    MPI_Igather(record.data(), kFieldCount, MPI_DOUBLE, gathered.data(), kFieldCount, MPI_DOUBLE, 0,
+                MPI_COMM_WORLD, &request);
+    Wait(&request);
+    if (rank_ != 0) continue;
+    EpochEvent event = Aggregate(epoch, gathered, facts.roles);
+    if (outputs.events) outputs.events->Write(ToJson(event));
+    if (outputs.progress) PrintEpochLine(event, *outputs.progress);
+    result.epochs.push_back(std::move(event));
+  }
+
+  if (timeline_.enabled()) timeline_.Write(options_.timeline_path, rank_, facts.labels);
+  if (worker_) {
+    result.parameters.assign(mlp_.parameters().begin(), mlp_.parameters().end());
+    result.parameter_checksum = Sha256Hex(
+        {reinterpret_cast<const std::uint8_t*>(result.parameters.data()),
+         result.parameters.size() * sizeof(float)});
+  }
+  return result;
+}
+
+// Rank 0's run_start: the resolved configuration and the facts of the run.
+RunStartEvent TrainingRun::RunStart(const RankFacts& facts) const {
+  RunStartEvent start;
+  start.time_unix_s =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  start.config = {options_.architecture, options_.servers, options_.batch_size, options_.epochs,
+                  options_.hidden, options_.learning_rate, options_.seed,
+                  options_.max_iterations_per_epoch, options_.overlap, options_.bucket_bytes,
+                  dataset_.source, options_.evaluate};
+  start.parameters = mlp_.parameters().size();
+  start.layers = LayerInfos(mlp_);
+  start.world_size = world_;
+  start.workers = workers_;
+  start.servers = world_ - workers_;
+  start.iterations_per_epoch = iterations_;
+  start.train_samples = dataset_.train.count;
+  start.test_samples = dataset_.test.count;
+  start.dataset_sha256 = dataset_.sha256;
+  start.mpi_library_version = MpiLibraryVersion();
+  start.hosts = facts.hosts;
+  start.roles = facts.roles;
+  start.threads = openblas_get_num_threads();
+  return start;
+}
+
+// Rank 0's progress header: the scheme, the model, the data, the columns.
+void TrainingRun::PrintHeader(std::ostream& out) const {
+  const std::size_t parameters = mlp_.parameters().size();
+  out << "dmlbench-trainer: " << options_.architecture << (options_.overlap ? " (overlap)" : "")
+      << ", " << workers_ << (workers_ == 1 ? " worker" : " workers");
+  if (world_ > workers_) out << " + " << world_ - workers_ << " servers";
+  out << ", local batch " << options_.batch_size << ", " << ShapeText(sizes_) << " (W = "
+      << WithCommas(std::int64_t(parameters)) << ", " << Format("%.2f", parameters * 4 / 1e6)
+      << " MB)\n"
+      << "  data " << dataset_.source << ": " << WithCommas(dataset_.train.count) << " train, "
+      << WithCommas(dataset_.test.count) << " test; " << iterations_ << " iterations/epoch, lr "
+      << options_.learning_rate << ", seed " << options_.seed << "\n"
+      << "  epoch   time_s   samples/s     loss  test_acc   forward  backward  exchange    update"
+         "  (s, max over workers)\n";
+}
+
+// Epoch `epoch` on this rank, timed from a barrier that starts it on every
+// rank at once: a worker trains, a server serves the workers.
+EpochRecord TrainingRun::RunEpoch(int epoch) {
+  EpochRecord record{};
+  const std::vector<std::uint32_t> permutation =
+      EpochPermutation(dataset_.train.count, options_.seed, epoch);
+  Barrier();
+  const Clock::time_point start = Clock::now();
+  if (worker_) {
+    TrainIterations(permutation, record);
+  } else {
+    exchange_->Serve(iterations_);
+    AddStats(exchange_->LastStats(), record);
+  }
+  record[kWall] = Seconds(start, Clock::now());
+  return record;
+}
+
+// A worker's iterations over its shards of `permutation`: forward, then
+// backward with the scheme's per-layer calls, then the scheme's finish,
+// which leaves the updated model in place. Sums loss, times and traffic.
+void TrainingRun::TrainIterations(std::span<const std::uint32_t> permutation,
+                                  EpochRecord& record) {
+  const int b = options_.batch_size;
+  for (std::int64_t i = 0; i < iterations_; ++i) {
+    const Clock::time_point t0 = Clock::now();
+    {
+      ScopedSpan span(&timeline_, "forward", "compute");
+      GatherBatch(dataset_.train, dataset_.features,
+                  WorkerShard(permutation, i, b, workers_, worker_index_), batch_pixels_.data(),
+                  batch_labels_.data());
+      record[kLossSum] += mlp_.Forward(batch_pixels_.data(), batch_labels_.data(), b);
+    }
+    const Clock::time_point t1 = Clock::now();
+    exchange_->BeginIteration();
+    // Time spent inside the scheme's calls counts as exchange, not backward.
+    double in_exchange = Seconds(t1, Clock::now());
+    {
+      ScopedSpan span(&timeline_, "backward", "compute");
+      mlp_.Backward([&](int layer) {
+        const Clock::time_point called = Clock::now();
+        exchange_->LayerGradientReady(layer);
+        in_exchange += Seconds(called, Clock::now());
+      });
+    }
+    const Clock::time_point t2 = Clock::now();
+    exchange_->FinishIteration();
+    record[kForward] += Seconds(t0, t1);
+    record[kBackward] += Seconds(t1, t2) - in_exchange;
+    AddStats(exchange_->LastStats(), record);
+  }
+}
+
+// A worker classifies its 1/w share of the test set with the current model.
+void TrainingRun::Evaluate(EpochRecord& record) {
+  ScopedSpan span(&timeline_, "evaluate", "compute");
+  const Clock::time_point start = Clock::now();
+  const std::int64_t m = dataset_.test.count;
+  const std::int64_t begin = m * worker_index_ / workers_, end = m * (worker_index_ + 1) / workers_;
+  std::int64_t correct = 0;
+  for (std::int64_t row = begin; row < end; row += mlp_.max_batch()) {
+    const int rows = int(std::min<std::int64_t>(mlp_.max_batch(), end - row));
+    GatherBatch(dataset_.test, dataset_.features,
+                std::span<const std::uint32_t>(test_indices_).subspan(std::size_t(row), rows),
+                batch_pixels_.data(), batch_labels_.data());
+    correct += mlp_.CountCorrect(batch_pixels_.data(), batch_labels_.data(), rows);
+  }
+  record[kCorrect] = double(correct);
+  record[kEval] = Seconds(start, Clock::now());
+}
+
+// Rank 0: the epoch event from every rank's record (`gathered`, rank r's at
+// r * kFieldCount), as schemas/trainer-events.md defines its fields.
+EpochEvent TrainingRun::Aggregate(int epoch, std::span<const double> gathered,
+                                  const std::vector<std::string>& roles) const {
+  EpochEvent event;
+  event.epoch = epoch;
+  event.iterations = iterations_;
+  event.samples = iterations_ * options_.batch_size * workers_;
+  double loss_sum = 0, correct = 0, overlap_sum = 0;
+  for (int r = 0; r < world_; ++r) {
+    EpochRecord record;
+    std::copy_n(gathered.begin() + std::ptrdiff_t(r) * kFieldCount, kFieldCount, record.begin());
+    const RankEpochStats stats = ToRankStats(r, roles[r], record);
+    event.ranks.push_back(stats);
+    event.wall_s = std::max(event.wall_s, record[kWall]);
+    event.eval_s = std::max(event.eval_s, record[kEval]);
+    loss_sum += record[kLossSum];
+    correct += record[kCorrect];
+    if (stats.role == "worker" && options_.overlap && stats.comm_s > 0)
+      overlap_sum += std::max(0.0, stats.comm_s - stats.exposed_comm_s) / stats.comm_s;
+  }
+  event.loss = loss_sum / double(event.samples);
+  if (options_.evaluate) event.test_accuracy = correct / double(dataset_.test.count);
+  event.overlap_ratio = overlap_sum / workers_;
+  return event;
+}
+
 }  // namespace
 
 std::string ValidateOptions(const TrainerOptions& options) {
@@ -157,250 +509,8 @@ std::int64_t PeakRssBytesOverRanks() {
 
 TrainResult Train(const TrainerOptions& options, const Dataset& dataset,
                   const TrainerOutputs& outputs) {
-  int rank = 0, world = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &world);
-  const int b = options.batch_size;
-
-  std::vector<int> sizes = {dataset.features};
-  sizes.insert(sizes.end(), options.hidden.begin(), options.hidden.end());
-  sizes.push_back(kClasses);
-  Mlp mlp(sizes, std::max(b, kEvalChunk));
-  mlp.Initialize(options.seed);
-
-  ExchangeOptions exchange_options;
-  exchange_options.architecture = options.architecture;
-  exchange_options.servers = options.servers;
-  exchange_options.overlap = options.overlap;
-  exchange_options.bucket_bytes = options.bucket_bytes;
-  exchange_options.learning_rate = options.learning_rate;
-  for (const MlpLayer& layer : mlp.layers()) exchange_options.layers.push_back({layer.offset, layer.count});
-  Timeline timeline(!options.timeline_path.empty());
-  std::unique_ptr<Exchange> exchange =
-      MakeExchange(exchange_options, mlp.parameters(), mlp.gradients(), &timeline);
-  const bool worker = exchange->role() == Role::kWorker;
-  const int workers = exchange->workers();
-  const int worker_index = exchange->worker_index();
-
-  const std::int64_t n = dataset.train.count;
-  const std::int64_t iterations =
-      IterationsPerEpoch(n, b, workers, options.max_iterations_per_epoch);
-  if (iterations == 0)
-    throw std::invalid_argument(
-        "the training set has " + std::to_string(n) + " samples, fewer than one global batch of " +
-        std::to_string(std::int64_t{b} * workers) + " (batch size " + std::to_string(b) + " x " +
-        std::to_string(workers) + (workers == 1 ? " worker)" : " workers)"));
-
-  // Hosts and roles of every rank, for run_start and the timeline's labels.
-  std::vector<char> host(kHostBytes + 1, '\0');
-  gethostname(host.data(), kHostBytes - 1);
-  host[kHostBytes] = worker ? 'w' : 's';
-  std::vector<char> all_hosts(rank == 0 ? host.size() * world : 0);
-  MPI_Request request;
-  MPI_Igather(host.data(), int(host.size()), MPI_CHAR, all_hosts.data(), int(host.size()), MPI_CHAR,
-              0, MPI_COMM_WORLD, &request);
-  Wait(&request);
-  std::vector<std::string> hosts, roles, labels;
-  for (int r = 0; rank == 0 && r < world; ++r) {
-    const char* record = &all_hosts[std::size_t(r) * host.size()];
-    hosts.emplace_back(record);
-    roles.emplace_back(record[kHostBytes] == 'w' ? "worker" : "server");
-    labels.push_back("rank " + std::to_string(r) + " " + roles.back() + " (" + hosts.back() + ")");
-  }
-
-  const std::vector<LayerInfo> layer_info = [&] {
-    std::vector<LayerInfo> info;
-    for (std::size_t l = 0; l < mlp.layers().size(); ++l) {
-      const MlpLayer& layer = mlp.layers()[l];
-      info.push_back({"fc" + std::to_string(l + 1), layer.inputs, layer.outputs, layer.offset,
-                      layer.count});
-    }
-    return info;
-  }();
-  if (outputs.events) {
-    RunStartEvent start;
-    start.time_unix_s = std::chrono::duration<double>(
-                            std::chrono::system_clock::now().time_since_epoch()).count();
-    start.config = {options.architecture, options.servers, b, options.epochs, options.hidden,
-                    options.learning_rate, options.seed, options.max_iterations_per_epoch,
-                    options.overlap, options.bucket_bytes, dataset.source, options.evaluate};
-    start.parameters = mlp.parameters().size();
-    start.layers = layer_info;
-    start.world_size = world;
-    start.workers = workers;
-    start.servers = world - workers;
-    start.iterations_per_epoch = iterations;
-    start.train_samples = n;
-    start.test_samples = dataset.test.count;
-    start.dataset_sha256 = dataset.sha256;
-    start.mpi_library_version = MpiLibraryVersion();
-    start.hosts = hosts;
-    start.roles = roles;
-    start.threads = openblas_get_num_threads();
-    outputs.events->Write(ToJson(start));
-  }
-  if (outputs.progress) {
-    std::ostream& out = *outputs.progress;
-    out << "dmlbench-trainer: " << options.architecture << (options.overlap ? " (overlap)" : "")
-        << ", " << workers << (workers == 1 ? " worker" : " workers");
-    if (world > workers) out << " + " << world - workers << " servers";
-    out << ", local batch " << b << ", " << ShapeText(sizes) << " (W = "
-        << WithCommas(std::int64_t(mlp.parameters().size())) << ", "
-        << Format("%.2f", mlp.parameters().size() * 4 / 1e6) << " MB)\n"
-        << "  data " << dataset.source << ": " << WithCommas(n) << " train, "
-        << WithCommas(dataset.test.count) << " test; " << iterations << " iterations/epoch, lr "
-        << options.learning_rate << ", seed " << options.seed << "\n"
-        << "  epoch   time_s   samples/s     loss  test_acc   forward  backward  exchange    update"
-           "  (s, max over workers)\n";
-  }
-
-  std::vector<float> batch_pixels(std::size_t(mlp.max_batch()) * dataset.features);
-  std::vector<std::uint8_t> batch_labels(std::size_t(mlp.max_batch()));
-  std::vector<std::uint32_t> test_indices(std::size_t(dataset.test.count));
-  std::iota(test_indices.begin(), test_indices.end(), 0u);
-  std::vector<double> gathered(rank == 0 ? std::size_t(kFieldCount) * world : 0);
-
-  TrainResult result;
-  Barrier();
-  timeline.SetOrigin();
-  for (int epoch = 1; epoch <= options.epochs; ++epoch) {
-    EpochRecord record{};
-    const std::vector<std::uint32_t> permutation = EpochPermutation(n, options.seed, epoch);
-    Barrier();
-    const Clock::time_point epoch_start = Clock::now();
-    if (worker) {
-      for (std::int64_t i = 0; i < iterations; ++i) {
-        const Clock::time_point t0 = Clock::now();
-        {
-          ScopedSpan span(&timeline, "forward", "compute");
-          GatherBatch(dataset.train, dataset.features,
-                      WorkerShard(permutation, i, b, workers, worker_index), batch_pixels.data(),
-                      batch_labels.data());
-          record[kLossSum] += mlp.Forward(batch_pixels.data(), batch_labels.data(), b);
-        }
-        const Clock::time_point t1 = Clock::now();
-        exchange->BeginIteration();
-        double in_exchange = Seconds(t1, Clock::now());
-        {
-          ScopedSpan span(&timeline, "backward", "compute");
-          mlp.Backward([&](int layer) {
-            const Clock::time_point called = Clock::now();
-            exchange->LayerGradientReady(layer);
-            in_exchange += Seconds(called, Clock::now());
-          });
-        }
-        const Clock::time_point t2 = Clock::now();
-        exchange->FinishIteration();
-        const ExchangeStats stats = exchange->LastStats();
-        record[kForward] += Seconds(t0, t1);
-        record[kBackward] += Seconds(t1, t2) - in_exchange;
-        record[kExchange] += stats.exchange_s;
-        record[kUpdate] += stats.update_s;
-        record[kExposedComm] += stats.exposed_comm_s;
-        record[kComm] += stats.comm_s;
-        record[kWaitS] += stats.wait_s;
-        record[kBytesSent] += double(stats.bytes_sent);
-        record[kBytesReceived] += double(stats.bytes_received);
-        record[kMessagesSent] += double(stats.messages_sent);
-      }
-    } else {
-      exchange->Serve(iterations);
-      const ExchangeStats stats = exchange->LastStats();
-      record[kExchange] = stats.exchange_s;
-      record[kUpdate] = stats.update_s;
-      record[kExposedComm] = stats.exposed_comm_s;
-      record[kComm] = stats.comm_s;
-      record[kWaitS] = stats.wait_s;
-      record[kBytesSent] = double(stats.bytes_sent);
-      record[kBytesReceived] = double(stats.bytes_received);
-      record[kMessagesSent] = double(stats.messages_sent);
-    }
-    record[kWall] = Seconds(epoch_start, Clock::now());
-
-    // Evaluation: each worker classifies its share of the test set.
-    if (options.evaluate && worker) {
-      ScopedSpan span(&timeline, "evaluate", "compute");
-      const Clock::time_point eval_start = Clock::now();
-      const std::int64_t m = dataset.test.count;
-      const std::int64_t begin = m * worker_index / workers, end = m * (worker_index + 1) / workers;
-      std::int64_t correct = 0;
-      for (std::int64_t row = begin; row < end; row += mlp.max_batch()) {
-        const int rows = int(std::min<std::int64_t>(mlp.max_batch(), end - row));
-        GatherBatch(dataset.test, dataset.features,
-                    std::span<const std::uint32_t>(test_indices).subspan(std::size_t(row), rows),
-                    batch_pixels.data(), batch_labels.data());
-        correct += mlp.CountCorrect(batch_pixels.data(), batch_labels.data(), rows);
-      }
-      record[kCorrect] = double(correct);
-      record[kEval] = Seconds(eval_start, Clock::now());
-    }
-
-    MPI_Igather(record.data(), kFieldCount, MPI_DOUBLE, gathered.data(), kFieldCount, MPI_DOUBLE, 0,
-                MPI_COMM_WORLD, &request);
-    Wait(&request);
-    if (rank != 0) continue;
-
-    EpochEvent event;
-    event.epoch = epoch;
-    event.iterations = iterations;
-    event.samples = iterations * b * workers;
-    double loss_sum = 0, correct = 0, overlap_sum = 0;
-    for (int r = 0; r < world; ++r) {
-      const double* f = &gathered[std::size_t(r) * kFieldCount];
-      RankEpochStats stats;
-      stats.rank = r;
-      stats.role = roles[r];
-      stats.forward_s = f[kForward];
-      stats.backward_s = f[kBackward];
-      stats.exchange_s = f[kExchange];
-      stats.update_s = f[kUpdate];
-      stats.exposed_comm_s = f[kExposedComm];
-      stats.comm_s = f[kComm];
-      stats.wait_s = f[kWaitS];
-      stats.bytes_sent = std::uint64_t(f[kBytesSent]);
-      stats.bytes_received = std::uint64_t(f[kBytesReceived]);
-      stats.messages_sent = std::uint64_t(f[kMessagesSent]);
-      event.ranks.push_back(stats);
-      event.wall_s = std::max(event.wall_s, f[kWall]);
-      event.eval_s = std::max(event.eval_s, f[kEval]);
-      loss_sum += f[kLossSum];
-      correct += f[kCorrect];
-      if (stats.role == "worker" && options.overlap && stats.comm_s > 0)
-        overlap_sum += std::max(0.0, stats.comm_s - stats.exposed_comm_s) / stats.comm_s;
-    }
-    event.loss = loss_sum / double(event.samples);
-    if (options.evaluate) event.test_accuracy = correct / double(dataset.test.count);
-    event.overlap_ratio = overlap_sum / workers;
-    if (outputs.events) outputs.events->Write(ToJson(event));
-    if (outputs.progress) {
-      auto worst = [&](double RankEpochStats::*field) {
-        double value = 0;
-        for (const RankEpochStats& s : event.ranks)
-          if (s.role == "worker") value = std::max(value, s.*field);
-        return Format("%9.3f", value);
-      };
-      const std::int64_t throughput = std::llround(double(event.samples) / event.wall_s);
-      *outputs.progress << "  " << Format("%5.0f", epoch) << Format("%9.3f", event.wall_s)
-                        << std::string(std::max<std::size_t>(1, 12 - WithCommas(throughput).size()), ' ')
-                        << WithCommas(throughput) << Format("%9.4f", event.loss)
-                        << (event.test_accuracy ? Format("%10.4f", *event.test_accuracy)
-                                                : std::string("         -"))
-                        << " " << worst(&RankEpochStats::forward_s) << " "
-                        << worst(&RankEpochStats::backward_s) << " "
-                        << worst(&RankEpochStats::exchange_s) << " "
-                        << worst(&RankEpochStats::update_s) << std::endl;
-    }
-    result.epochs.push_back(std::move(event));
-  }
-
-  if (timeline.enabled()) timeline.Write(options.timeline_path, rank, labels);
-  if (worker) {
-    result.parameters.assign(mlp.parameters().begin(), mlp.parameters().end());
-    result.parameter_checksum = Sha256Hex(
-        {reinterpret_cast<const std::uint8_t*>(result.parameters.data()),
-         result.parameters.size() * sizeof(float)});
-  }
-  return result;
+  TrainingRun run(options, dataset);
+  return run.Train(outputs);
 }
 
 }  // namespace dmlbench

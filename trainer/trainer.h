@@ -22,7 +22,7 @@ struct TrainerOptions {
   int batch_size = 100;                        // local batch b per worker, samples
   int epochs = 1;
   std::vector<int> hidden = {128, 32};         // hidden layer widths
-  float learning_rate = 0.1f;
+  float learning_rate = 0.05f;                 // SGD step; the experiment matrix's default too
   std::uint64_t seed = 1;                      // initial model and every epoch's shuffle
   std::int64_t max_iterations_per_epoch = 0;   // 0 = no cap
   bool overlap = false;                        // exchange layers while backward runs

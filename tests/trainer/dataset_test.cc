@@ -55,6 +55,15 @@ class DatasetDir : public ::testing::Test {
     return "no error";
   }
 
+  std::string ChecksumError() const {
+    try {
+      DatasetSha256(dir_.string());
+    } catch (const DatasetError& error) {
+      return error.what();
+    }
+    return "no error";
+  }
+
   fs::path dir_;
 };
 
@@ -77,6 +86,27 @@ TEST(Dataset, LoadsFashionMnist) {
   EXPECT_EQ(dataset.train.pixels.size(), 60000u * 784);
   // sha256 of the four .gz files of Debian's dataset-fashion-mnist, concatenated.
   EXPECT_EQ(dataset.sha256, "362ba1f5424f406d0db9c78b0e83db011b09c121c5c5f94ee5c077628f9adb5c");
+  EXPECT_EQ(DatasetSha256(DMLBENCH_DATASET_DIR), dataset.sha256);
+}
+
+TEST_F(DatasetDir, Sha256WithoutLoadingIsTheLoadedChecksum) {
+  EXPECT_EQ(DatasetSha256(dir_.string()), LoadDataset(dir_.string()).sha256);
+}
+
+TEST_F(DatasetDir, FindsRawFilesInChecksumOrder) {
+  const DatasetFiles files = FindDatasetFiles(dir_.string());
+  EXPECT_EQ(files.train_images, Path("train-images-idx3-ubyte"));
+  EXPECT_EQ(files.train_labels, Path("train-labels-idx1-ubyte"));
+  EXPECT_EQ(files.test_images, Path("t10k-images-idx3-ubyte"));
+  EXPECT_EQ(files.test_labels, Path("t10k-labels-idx1-ubyte"));
+}
+
+TEST_F(DatasetDir, CompressedNameIsPreferred) {
+  Write("t10k-labels-idx1-ubyte.gz", Bytes{0x1f, 0x8b});  // never read by the search
+  fs::create_directory(dir_ / "train-images-idx3-ubyte.gz");  // not a regular file
+  const DatasetFiles files = FindDatasetFiles(dir_.string());
+  EXPECT_EQ(files.test_labels, Path("t10k-labels-idx1-ubyte.gz"));
+  EXPECT_EQ(files.train_images, Path("train-images-idx3-ubyte"));
 }
 
 TEST(Dataset, SyntheticIsDeterministicAndLabelled) {
@@ -143,12 +173,6 @@ TEST_F(DatasetDir, GatherBatchScalesPixelsToUnitRange) {
   EXPECT_EQ(labels[0], 4);
 }
 
-TEST(Dataset, Sha256OfKnownInput) {
-  const std::string abc = "abc";
-  EXPECT_EQ(Sha256Hex({reinterpret_cast<const std::uint8_t*>(abc.data()), abc.size()}),
-            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-}
-
 // Error paths of dataset.cc follow, messages compared whole.
 
 TEST(DatasetErrors, MissingDirectory) {
@@ -164,6 +188,23 @@ TEST_F(DatasetDir, MissingFile) {
   fs::remove(dir_ / "t10k-labels-idx1-ubyte");
   EXPECT_EQ(LoadError(), dir_.string() +
                              ": neither t10k-labels-idx1-ubyte.gz nor t10k-labels-idx1-ubyte found");
+  EXPECT_EQ(ChecksumError(), LoadError());
+}
+
+TEST_F(DatasetDir, FirstMissingFileIsNamed) {
+  fs::remove(dir_ / "train-labels-idx1-ubyte");
+  fs::remove(dir_ / "t10k-images-idx3-ubyte");
+  EXPECT_EQ(ChecksumError(),
+            dir_.string() + ": neither train-labels-idx1-ubyte.gz nor train-labels-idx1-ubyte found");
+}
+
+TEST(DatasetErrors, Sha256OfMissingDirectory) {
+  try {
+    DatasetSha256("no/such/dir");
+    FAIL() << "no error";
+  } catch (const DatasetError& error) {
+    EXPECT_STREQ(error.what(), "no/such/dir: dataset directory does not exist");
+  }
 }
 
 TEST_F(DatasetDir, CorruptFileNamesFileAndOffset) {

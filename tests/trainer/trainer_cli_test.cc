@@ -2,7 +2,8 @@
 // line from rank 0 and a non-zero exit; a good run writes the events
 // schemas/trainer-events.md documents. mpirun -q adds nothing of its own to
 // stderr; odls_base_sigkill_timeout 0 spares the 2 s mpirun otherwise waits
-// before ending a job whose ranks all exit 1 on their own.
+// before ending a job whose ranks all exit 1 on their own. The checksum mode
+// (--dataset-sha256) runs the binary alone.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -47,18 +48,28 @@ class TrainerCli : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  Outcome Run(int ranks, const std::string& args) {
+  // Runs `command` through the shell with its stdout and stderr captured.
+  Outcome Execute(const std::string& command) {
     const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
-    const std::string command = std::string(DMLBENCH_MPIRUN) +
-                                " -q --oversubscribe --mca btl self,tcp --mca odls_base_sigkill_timeout 0 -np " +
-                                std::to_string(ranks) + " " + DMLBENCH_TRAINER + " " + args +
-                                " >" + out.string() + " 2>" + err.string();
-    const int status = std::system(command.c_str());
+    const int status =
+        std::system((command + " >" + out.string() + " 2>" + err.string()).c_str());
     Outcome outcome;
     outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     outcome.out = Slurp(out);
     outcome.err = Slurp(err);
     return outcome;
+  }
+
+  Outcome Run(int ranks, const std::string& args) {
+    return Execute(std::string(DMLBENCH_MPIRUN) +
+                   " -q --oversubscribe --mca btl self,tcp --mca odls_base_sigkill_timeout 0 -np " +
+                   std::to_string(ranks) + " " + DMLBENCH_TRAINER + " " + args);
+  }
+
+  // The binary alone, without mpirun; `environment` ("NAME=value ") is set
+  // for it only.
+  Outcome RunAlone(const std::string& args, const std::string& environment = "") {
+    return Execute(environment + DMLBENCH_TRAINER + " " + args);
   }
 
   // Runs a command that must fail; returns its stderr.
@@ -179,7 +190,8 @@ TEST_F(TrainerCli, EventsFileCannotBeOpened) {
 TEST_F(TrainerCli, EventsFollowTheSchema) {
   const fs::path events_path = dir_ / "events.jsonl";
   Outcome outcome = Run(2, "--synthetic 200 --epochs 2 --batch-size 10 --hidden 16,8 "
-                           "--max-iterations-per-epoch 3 --quiet --events " + events_path.string());
+                           "--learning-rate 0.1 --max-iterations-per-epoch 3 --quiet --events " +
+                           events_path.string());
   ASSERT_EQ(outcome.exit_code, 0) << outcome.err;
   EXPECT_EQ(outcome.err, "");
   std::vector<json> events = Events(Slurp(events_path));
@@ -288,6 +300,15 @@ TEST_F(TrainerCli, SameSeedSameChecksumAndEventsOnStdout) {
   EXPECT_NE(first.err.find(a[2].at("parameter_checksum").get<std::string>()), std::string::npos);
 }
 
+TEST_F(TrainerCli, DefaultLearningRateIsTheExperimentMatrixDefault) {
+  Outcome outcome = Run(1, "--synthetic 20 --batch-size 10 --hidden 4 --no-evaluate --quiet "
+                           "--events -");
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.err;
+  std::vector<json> events = Events(outcome.out);
+  ASSERT_EQ(events.size(), 3u);
+  EXPECT_DOUBLE_EQ(events[0].at("config").at("learning_rate").get<double>(), 0.05f);
+}
+
 TEST_F(TrainerCli, OverlapBucketsAndTimeline) {
   const fs::path timeline_path = dir_ / "timeline.json";
   Outcome outcome = Run(2, "--architecture mpi --overlap --bucket-bytes 1024 --synthetic 60 "
@@ -330,6 +351,69 @@ TEST_F(TrainerCli, ErrorAfterEventsOpenedWritesRunEnd) {
             "the training set has 3 samples, fewer than one global batch of 4 (batch size 1 x 4 "
             "workers)");
   EXPECT_FALSE(events[0].contains("parameter_checksum"));
+}
+
+// --dataset-sha256 DIR: the checksum a run reports, without MPI.
+
+TEST_F(TrainerCli, DatasetSha256IsTheChecksumRunStartReports) {
+  const std::string dataset = DMLBENCH_DATASET_DIR;
+  Outcome printed = RunAlone("--dataset-sha256 " + dataset);
+  ASSERT_EQ(printed.exit_code, 0) << printed.err;
+  EXPECT_EQ(printed.err, "");
+  Outcome run = Run(1, "--dataset " + dataset + " --hidden 8 --max-iterations-per-epoch 1 "
+                       "--no-evaluate --quiet --events -");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  std::vector<json> events = Events(run.out);
+  ASSERT_EQ(events.size(), 3u);
+  EXPECT_EQ(printed.out, events[0].at("dataset_sha256").get<std::string>() + "\n");
+}
+
+TEST_F(TrainerCli, DatasetSha256NeedsNoMpi) {
+  // An unknown point-to-point layer makes MPI_Init fail, as the training
+  // mode shows; the checksum mode does not notice.
+  const std::string broken_mpi = "OMPI_MCA_pml=no_such_pml ";
+  EXPECT_NE(RunAlone("--synthetic 10 --quiet", broken_mpi).exit_code, 0);
+  Outcome printed = RunAlone("--dataset-sha256=" + std::string(DMLBENCH_DATASET_DIR), broken_mpi);
+  EXPECT_EQ(printed.exit_code, 0) << printed.err;
+  EXPECT_EQ(printed.err, "");
+  EXPECT_EQ(printed.out, RunAlone("--dataset-sha256 " + std::string(DMLBENCH_DATASET_DIR)).out);
+}
+
+// Error paths of the checksum mode follow: the whole of stderr is compared.
+
+TEST_F(TrainerCli, DatasetSha256NamesTheMissingFile) {
+  WriteIdx("train-images-idx3-ubyte", {3, 2, 2}, std::vector<std::uint8_t>(12, 7));
+  WriteIdx("train-labels-idx1-ubyte", {3}, {1, 2, 3});
+  WriteIdx("t10k-images-idx3-ubyte", {1, 2, 2}, {1, 2, 3, 4});
+  Outcome outcome = RunAlone("--dataset-sha256 " + dir_.string());
+  EXPECT_EQ(outcome.exit_code, 1);
+  EXPECT_EQ(outcome.out, "");
+  EXPECT_EQ(outcome.err,
+            "dmlbench-trainer: error: " + dir_.string() +
+                ": neither t10k-labels-idx1-ubyte.gz nor t10k-labels-idx1-ubyte found\n");
+}
+
+TEST_F(TrainerCli, DatasetSha256WithoutDirectory) {
+  Outcome outcome = RunAlone("--dataset-sha256");
+  EXPECT_EQ(outcome.exit_code, 1);
+  EXPECT_EQ(outcome.out, "");
+  EXPECT_EQ(outcome.err, "dmlbench-trainer: error: --dataset-sha256: 1 required TEXT missing\n");
+}
+
+TEST_F(TrainerCli, DatasetSha256TakesNoTrainingOptions) {
+  Outcome outcome = RunAlone("--dataset-sha256 " + dir_.string() + " --epochs 3");
+  EXPECT_EQ(outcome.exit_code, 1);
+  EXPECT_EQ(outcome.out, "");
+  EXPECT_EQ(outcome.err,
+            "dmlbench-trainer: error: The following arguments were not expected: 3 --epochs\n");
+}
+
+TEST_F(TrainerCli, DatasetSha256ToFullStandardOutput) {
+  // Every write to /dev/full fails (ENOSPC).
+  Outcome outcome = Execute(std::string("(") + DMLBENCH_TRAINER + " --dataset-sha256 " +
+                            DMLBENCH_DATASET_DIR + " >/dev/full)");
+  EXPECT_EQ(outcome.exit_code, 1);
+  EXPECT_EQ(outcome.err, "dmlbench-trainer: error: cannot write to standard output\n");
 }
 
 }  // namespace
