@@ -1,4 +1,5 @@
-# dmlbench_stage(NAME <name> DIR <dir> [DEPENDS <stage>...] [LIBS <target>...] [SOURCES <file>...])
+# dmlbench_stage(NAME <name> DIR <dir> [DEPENDS <stage>...] [LIBS <target>...]
+#                [PUBLIC_LIBS <target>...] [SOURCES <file>...])
 #
 # One stage of the orchestrator's pipeline as a static library
 # dmlbench_<name> built from orchestrator/<dir>/*.cc (main.cc excepted).
@@ -6,9 +7,10 @@
 # only its own headers (orchestrator/<dir>/*.h, as symbolic links), and a
 # stage sees only its own root and those of the stages it DEPENDS on
 # (PRIVATE). So `#include "orchestrator/<higher stage>/x.h"` from a lower
-# stage fails to compile: "No such file or directory".
+# stage fails to compile: "No such file or directory". PUBLIC_LIBS are
+# re-exported to every stage above (core's hashing module).
 function(dmlbench_stage)
-  cmake_parse_arguments(S "" "NAME;DIR" "DEPENDS;LIBS;SOURCES" ${ARGN})
+  cmake_parse_arguments(S "" "NAME;DIR" "DEPENDS;LIBS;PUBLIC_LIBS;SOURCES" ${ARGN})
   set(source_dir ${PROJECT_SOURCE_DIR}/orchestrator/${S_DIR})
   file(GLOB sources CONFIGURE_DEPENDS ${source_dir}/*.cc)
   list(FILTER sources EXCLUDE REGEX "/main\\.cc$")
@@ -27,6 +29,9 @@ function(dmlbench_stage)
   endforeach()
   if(S_LIBS)
     target_link_libraries(dmlbench_${S_NAME} PRIVATE ${S_LIBS})
+  endif()
+  if(S_PUBLIC_LIBS)
+    target_link_libraries(dmlbench_${S_NAME} PUBLIC ${S_PUBLIC_LIBS})
   endif()
   set_property(GLOBAL APPEND PROPERTY DMLBENCH_STAGES dmlbench_${S_NAME})
 endfunction()

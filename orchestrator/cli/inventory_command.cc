@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "orchestrator/cli/commands.h"
-#include "orchestrator/core/sha256.h"
+#include "trainer/sha256.h"
 #include "orchestrator/launch/ssh/ec2_import.h"
 #include "orchestrator/launch/ssh/inventory.h"
 #include "orchestrator/launch/ssh/provision.h"

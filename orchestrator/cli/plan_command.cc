@@ -19,7 +19,7 @@ void PlanCommand(const GlobalOptions& global, const ExperimentInputs& inputs) {
   const std::string trainer_sha = MakeLauncher(experiment.execution, paths)->TrainerSha256();
   const bool exists = std::filesystem::exists(global.db);
   Store store(exists ? global.db : ":memory:", exists ? Store::Mode::kReadOnly : Store::Mode::kReadWrite);
-  const std::vector<PlanItem> plan = Plan(experiment, store, trainer_sha, paths.dataset_dir);
+  const std::vector<PlanItem> plan = Plan(experiment, store, {inputs.trainer, trainer_sha, paths.dataset_dir});
   std::vector<std::vector<std::string>> rows;
   std::map<RunState, int> counts;
   int index = 0;

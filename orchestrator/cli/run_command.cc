@@ -73,6 +73,7 @@ void RunCommand(const GlobalOptions& global, const ExperimentInputs& inputs) {
   paths.dataset_dir = DatasetDir(inputs, experiment);
   std::unique_ptr<Launcher> launcher = MakeLauncher(experiment.execution, paths);
   RunnerOptions options;
+  options.trainer = inputs.trainer;
   options.dataset_dir = paths.dataset_dir;
   options.progress = &std::cerr;
   options.progress_redraws = ::isatty(STDERR_FILENO) != 0;

@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "orchestrator/core/sha256.h"
+#include "trainer/sha256.h"
 
 namespace dmlbench {
 

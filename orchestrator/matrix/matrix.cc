@@ -9,7 +9,7 @@
 #include <map>
 #include <memory>
 
-#include "orchestrator/core/sha256.h"
+#include "trainer/sha256.h"
 #include "orchestrator/core/toml_reader.h"
 #include "orchestrator/matrix/expand.h"
 #include "orchestrator/matrix/params.h"

@@ -1,41 +1,46 @@
 #include "orchestrator/plan/plan.h"
 
-#include <filesystem>
 #include <map>
+#include <string_view>
+#include <utility>
 
-#include "orchestrator/core/sha256.h"
+#include "orchestrator/core/subprocess.h"
 #include "orchestrator/launch/trainer_command.h"
 #include "orchestrator/matrix/matrix.h"
 
 namespace dmlbench {
+namespace {
 
-std::string DatasetChecksum(const RunParams& params, const std::string& dataset_dir) {
+constexpr double kChecksumTimeoutS = 300;
+constexpr char kTrainerErrorPrefix[] = "dmlbench-trainer: error: ";
+
+}  // namespace
+
+std::string DatasetChecksum(const RunParams& params, const std::string& dataset_dir, const std::string& trainer) {
   if (params.dataset == "synthetic") {
     return "synthetic:" + std::to_string(params.seed) + ":" + std::to_string(kSyntheticTrainSamples);
   }
-  // Hashed once per directory: a sweep reads one, and 30 MB per run would
+  // Computed once per directory: a sweep reads one, and 30 MB per run would
   // dominate `plan`.
-  static std::map<std::string, std::string> cache;
-  if (auto it = cache.find(dataset_dir); it != cache.end()) return it->second;
-  std::vector<std::string> files;
-  for (const char* base : {"train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte",
-                           "t10k-labels-idx1-ubyte"}) {
-    std::string file = dataset_dir + "/" + base + ".gz";
-    if (!std::filesystem::is_regular_file(file)) file = dataset_dir + "/" + base;
-    if (!std::filesystem::is_regular_file(file)) {
-      throw PlanError(dataset_dir + ": neither " + base + ".gz nor " + base + " found");
+  static std::map<std::pair<std::string, std::string>, std::string> cache;
+  const auto key = std::make_pair(trainer, dataset_dir);
+  if (auto it = cache.find(key); it != cache.end()) return it->second;
+  const CommandOutput output = RunCommand({trainer, "--dataset-sha256", dataset_dir}, kChecksumTimeoutS);
+  std::string checksum = output.out.substr(0, output.out.find('\n'));
+  if (output.exit_code != 0 || checksum.size() != 64) {
+    std::string message = output.err.substr(0, output.err.find('\n'));
+    if (message.rfind(kTrainerErrorPrefix, 0) == 0) {
+      message.erase(0, std::string_view(kTrainerErrorPrefix).size());
+    } else {
+      message = "cannot compute the checksum of dataset " + dataset_dir + " with " + trainer + ": " +
+                (message.empty() ? "exit status " + std::to_string(output.exit_code) : message);
     }
-    files.push_back(file);
+    throw PlanError(message);
   }
-  try {
-    return cache[dataset_dir] = Sha256FilesHex(files);
-  } catch (const Sha256Error& e) {
-    throw PlanError(e.what());
-  }
+  return cache[key] = std::move(checksum);
 }
 
-std::vector<PlanItem> Plan(const Experiment& experiment, const Store& store, const std::string& trainer_sha256,
-                           const std::string& dataset_dir) {
+std::vector<PlanItem> Plan(const Experiment& experiment, const Store& store, const PlanInputs& inputs) {
   std::vector<PlanItem> items;
   items.reserve(experiment.runs.size());
   std::vector<std::string> keys;
@@ -43,8 +48,8 @@ std::vector<PlanItem> Plan(const Experiment& experiment, const Store& store, con
   for (const PlannedRun& run : experiment.runs) {
     PlanItem item;
     item.run = run;
-    item.dataset_sha256 = DatasetChecksum(run.params, dataset_dir);
-    item.run_key = RunKey(run.params, trainer_sha256, item.dataset_sha256);
+    item.dataset_sha256 = DatasetChecksum(run.params, inputs.dataset_dir, inputs.trainer);
+    item.run_key = RunKey(run.params, inputs.trainer_sha256, item.dataset_sha256);
     keys.push_back(item.run_key);
     items.push_back(std::move(item));
   }

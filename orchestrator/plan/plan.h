@@ -1,8 +1,8 @@
 // Plan: an experiment's runs minus the database — each run with its key and
 // its state there (pending, complete, failed, interrupted, running). Reads
 // the store, never writes it, and touches no host, so it works on a copied
-// database and without a live cluster. Pure apart from reading the dataset
-// files once per directory; not thread-safe (that cache).
+// database and without a live cluster. Runs the local trainer once per
+// dataset directory for its checksum; not thread-safe (that cache).
 #ifndef DMLBENCH_ORCHESTRATOR_PLAN_PLAN_H_
 #define DMLBENCH_ORCHESTRATOR_PLAN_PLAN_H_
 
@@ -30,16 +30,22 @@ struct PlanItem {
   std::string failure_reason;
 };
 
-// The runs of `experiment` with their keys and database state. dataset_dir
-// holds the IDX files of `fashion-mnist` runs. Throws PlanError when the
-// dataset cannot be read.
-std::vector<PlanItem> Plan(const Experiment& experiment, const Store& store, const std::string& trainer_sha256,
-                           const std::string& dataset_dir);
+// What a run key depends on besides the run's parameters.
+struct PlanInputs {
+  std::string trainer;         // the local dmlbench-trainer (it computes dataset checksums)
+  std::string trainer_sha256;  // of the binary the runs execute
+  std::string dataset_dir;     // IDX files of `fashion-mnist` runs
+};
 
-// The dataset checksum of a run as the trainer reports it in run_start:
-// sha256 over the four IDX files as stored (".gz" preferred) or
-// "synthetic:<seed>:<n>". Throws PlanError.
-std::string DatasetChecksum(const RunParams& params, const std::string& dataset_dir);
+// The runs of `experiment` with their keys and database state. Throws
+// PlanError when the dataset cannot be read.
+std::vector<PlanItem> Plan(const Experiment& experiment, const Store& store, const PlanInputs& inputs);
+
+// The dataset checksum of a run exactly as the trainer reports it in
+// run_start: `trainer --dataset-sha256 DIR` (the trainer alone knows which
+// files make a dataset), or "synthetic:<seed>:<n>". Computed once per
+// directory. Throws PlanError with the trainer's message.
+std::string DatasetChecksum(const RunParams& params, const std::string& dataset_dir, const std::string& trainer);
 
 }  // namespace dmlbench
 

@@ -27,7 +27,8 @@ class Runner::Sweep {
     report_.recovered = store_.RecoverInterrupted(UnixNow());
     provenance_.trainer_sha256 = launcher_.TrainerSha256();
     AddGitState(experiment_.source_path, &provenance_);
-    std::vector<PlanItem> plan = Plan(experiment_, store_, provenance_.trainer_sha256, options_.dataset_dir);
+    std::vector<PlanItem> plan =
+        Plan(experiment_, store_, {options_.trainer, provenance_.trainer_sha256, options_.dataset_dir});
 
     int done = 0;
     for (const PlanItem& item : plan) done += item.state == RunState::kComplete;

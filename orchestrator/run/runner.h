@@ -31,6 +31,7 @@ class RunnerError : public Error {
 };
 
 struct RunnerOptions {
+  std::string trainer;                // the local dmlbench-trainer (dataset checksums)
   std::string dataset_dir;            // IDX files for `fashion-mnist` runs
   std::ostream* progress = nullptr;   // live progress; nullptr = silent
   bool progress_redraws = false;      // one line redrawn with \r (a terminal), else a line per event

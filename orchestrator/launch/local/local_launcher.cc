@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "orchestrator/core/clock.h"
-#include "orchestrator/core/sha256.h"
+#include "trainer/sha256.h"
 #include "orchestrator/core/shell_quote.h"
 #include "orchestrator/core/subprocess.h"
 

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "orchestrator/core/sha256.h"
+#include "trainer/sha256.h"
 #include "orchestrator/core/shell_quote.h"
 
 namespace dmlbench {

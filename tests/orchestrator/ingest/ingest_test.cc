@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "orchestrator/core/sha256.h"
+#include "trainer/sha256.h"
 #include "tests/orchestrator/support/run_fixture.h"
 
 namespace dmlbench {

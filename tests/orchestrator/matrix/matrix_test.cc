@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "orchestrator/core/sha256.h"
+#include "trainer/sha256.h"
 
 namespace dmlbench {
 namespace {

@@ -19,7 +19,7 @@
 #include "orchestrator/core/subprocess.h"
 #include "orchestrator/launch/local/local_launcher.h"
 #include "orchestrator/matrix/matrix.h"
-#include "orchestrator/core/sha256.h"
+#include "trainer/sha256.h"
 #include "tests/orchestrator/support/run_fixture.h"
 
 namespace dmlbench {
@@ -143,7 +143,7 @@ TEST_F(RunnerTest, CrashingTrainerIsRetriedThenFailedAndTheSweepGoesOn) {
   EXPECT_NE(Text(store, "SELECT stderr_tail FROM failures").find("dmlbench-trainer: error: boom"),
             std::string::npos);
 
-  const std::vector<PlanItem> plan = Plan(experiment, store, Sha256FileHex(trainer), "");
+  const std::vector<PlanItem> plan = Plan(experiment, store, {trainer, Sha256FileHex(trainer), ""});
   EXPECT_EQ(plan[0].state, RunState::kFailed);
   EXPECT_EQ(plan[1].state, RunState::kComplete);
 }
@@ -229,7 +229,7 @@ TEST_F(RunnerTest, RunLeftRunningByADeadOrchestratorIsRedone) {
   const Experiment experiment = Load(MatrixText("workers = [1]\n"));
   Store store(db_);
   // What a killed orchestrator leaves: a running attempt with one epoch.
-  const std::vector<PlanItem> plan = Plan(experiment, store, Sha256FileHex(trainer), "");
+  const std::vector<PlanItem> plan = Plan(experiment, store, {trainer, Sha256FileHex(trainer), ""});
   RunProvenance provenance{Sha256FileHex(trainer), plan[0].dataset_sha256, std::nullopt, std::nullopt};
   const std::int64_t run = store.AddRun(store.AddExperiment(experiment, 1), plan[0].run, plan[0].run_key, provenance);
   EpochRecord epoch;
@@ -287,7 +287,8 @@ TEST_F(RunnerTest, UnreadableDatasetStopsThePlan) {
   experiment.runs[0].params.dataset = "fashion-mnist";
   Store store(db_);
   try {
-    Plan(experiment, store, std::string(64, 't'), dir_ / "no-dataset");
+    std::filesystem::create_directories(dir_ / "no-dataset");
+    Plan(experiment, store, {DMLBENCH_TRAINER, std::string(64, 't'), dir_ / "no-dataset"});
     FAIL() << "planned without a dataset";
   } catch (const PlanError& e) {
     EXPECT_EQ(std::string(e.what()),

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
-#include "orchestrator/core/sha256.h"
+#include "trainer/sha256.h"
 
 #include "tests/orchestrator/support/run_fixture.h"
 

@@ -13,7 +13,7 @@
 #include <sstream>
 #include <thread>
 
-#include "orchestrator/core/sha256.h"
+#include "trainer/sha256.h"
 #include "tests/orchestrator/support/run_fixture.h"
 
 namespace dmlbench {

@@ -10,7 +10,7 @@
 
 #include <gtest/gtest.h>
 
-#include "orchestrator/core/sha256.h"
+#include "trainer/sha256.h"
 #include "tests/orchestrator/support/sshd_fixture.h"
 
 namespace dmlbench {
