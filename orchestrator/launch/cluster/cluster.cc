@@ -141,8 +141,13 @@ std::string InventoryText(const ClusterState& state) {
                                   state.known_hosts_path() +
                                   " -o StrictHostKeyChecking=yes -o BatchMode=yes -o LogLevel=ERROR";
   // Every namespace has the same hostname and shares memory with the others,
-  // so only TCP over the cluster's links may carry MPI traffic.
+  // so only TCP over the cluster's links may carry MPI traffic. Each host
+  // also sees all of this machine's cores: Open MPI binds a run of two ranks
+  // by core, so each host's daemon pinned its rank to core 0 and both ranks
+  // shared one core (the link probe measured 1 ms for a 10 us link). The
+  // scheduler shares the cores instead, and the hosts' cgroups cap them.
   toml::array mpi_args{"--allow-run-as-root",
+                       "--bind-to", "none",
                        "--mca", "pml", "ob1",
                        "--mca", "btl", "tcp,self",
                        "--mca", "btl_tcp_if_include", state.subnet,

@@ -51,7 +51,8 @@ ProbePoint ParseProbeLine(std::string_view line);
 
 // Fit of t = alpha + m/B (Hockney): B from the slope over the large
 // messages (within a factor 64 of the largest: smaller ones ride tbf's burst
-// bucket), alpha the median of t - m/B over messages up to 1 KiB.
+// bucket), alpha the median of t - m/B over messages up to 1 KiB whose m/B
+// is at most half their time t (the others rode the bucket too).
 // Throws ClusterError "cannot fit alpha and B: ..." for fewer than two
 // sizes or a slope that is not positive.
 LinkFit FitLink(const std::vector<ProbePoint>& points);
