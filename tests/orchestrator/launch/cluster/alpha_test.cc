@@ -26,9 +26,9 @@
 
 #include <gtest/gtest.h>
 
-#include "orchestrator/cluster/cluster.h"
-#include "orchestrator/cluster/link_probe.h"
-#include "orchestrator/cluster/links.h"
+#include "orchestrator/launch/cluster/cluster.h"
+#include "orchestrator/launch/cluster/link_probe.h"
+#include "orchestrator/launch/cluster/links.h"
 
 namespace dmlbench {
 namespace {
