@@ -268,11 +268,9 @@ TEST_F(CliTest, SigintInterruptsTheCurrentRun) {
   const pid_t pid = StartDmlbench({"--db", db_, "run", matrix, "--trainer", trainer}, dir_ / "out", dir_ / "err");
   ASSERT_GT(pid, 0);
   ASSERT_TRUE(WaitFor(db_, "SELECT count(*) FROM attempts WHERE world_size IS NOT NULL"));
-  const auto start = std::chrono::steady_clock::now();
   ::kill(pid, SIGINT);
   int status = 0;
   ::waitpid(pid, &status, 0);
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 130);
   EXPECT_NE(testing::ReadFile(dir_ / "err").find("dmlbench: interrupted; `dmlbench run " + matrix + "` resumes\n"),

@@ -1,8 +1,7 @@
-// The run loop on a real SQLite file through the real mpirun: complete
-// sweeps and resume, retries, crashes, hangs, cancellation, recovery of a
-// run left running, the run lock, a full disk and a read-only database.
-// Trainers that must crash or hang are shell scripts; one test runs the real
-// trainer end to end.
+// The run loop on a real SQLite file with a FakeLauncher (no processes):
+// complete sweeps and resume, retries, crashes, malformed output,
+// cancellation, recovery of a run left running, the run lock, a full disk
+// and a read-only database. Processes end to end: runner_mpirun_test.cc.
 #include "orchestrator/run/runner.h"
 
 #include <gtest/gtest.h>
@@ -11,26 +10,26 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <cstdio>
 #include <filesystem>
 #include <sstream>
 #include <thread>
 
-#include "orchestrator/core/subprocess.h"
-#include "orchestrator/launch/local/local_launcher.h"
 #include "orchestrator/matrix/matrix.h"
-#include "trainer/sha256.h"
+#include "tests/orchestrator/support/fake_launcher.h"
 #include "tests/orchestrator/support/run_fixture.h"
 
 namespace dmlbench {
 namespace {
 
-using testing::Echo;
 using testing::EpochLine;
+using testing::FailingJob;
+using testing::FakeJob;
+using testing::FakeLauncher;
+using testing::GoodJob;
 using testing::RunEndLine;
 using testing::RunStartLine;
 using testing::TempDir;
-using testing::WriteScript;
+using testing::TrainerArg;
 
 std::int64_t Int(const Store& store, const std::string& sql) {
   return std::get<std::int64_t>(store.Query(sql).rows.at(0).at(0));
@@ -38,16 +37,6 @@ std::int64_t Int(const Store& store, const std::string& sql) {
 
 std::string Text(const Store& store, const std::string& sql) {
   return std::get<std::string>(store.Query(sql).rows.at(0).at(0));
-}
-
-// Waits (through its own read-only connection) until a trainer's run_start
-// is stored, i.e. the job is running.
-void WaitForRunStart(const std::string& db) {
-  Store reader(db, Store::Mode::kReadOnly);
-  for (int i = 0; i < 1200; ++i) {
-    if (Int(reader, "SELECT count(*) FROM attempts WHERE world_size IS NOT NULL") > 0) return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
 }
 
 std::string MatrixText(const std::string& matrix, double timeout_s = 60, int attempts = 2,
@@ -68,38 +57,33 @@ class RunnerTest : public ::testing::Test {
     return LoadExperiment(dir_ / "matrix.toml");
   }
 
-  LocalLauncher MakeLauncher(const std::string& trainer) {
-    LocalLauncherOptions options;
-    options.mpirun = DMLBENCH_MPIRUN;
-    options.trainer = trainer;
-    options.warnings = &warnings_;
-    return LocalLauncher(options);
-  }
-
-  SweepReport Sweep(Store& store, const std::string& trainer, const Experiment& experiment,
+  SweepReport Sweep(Store& store, Launcher& launcher, const Experiment& experiment,
                     const std::atomic<bool>& cancel) {
-    LocalLauncher launcher = MakeLauncher(trainer);
     RunnerOptions options;
     options.progress = &progress_;
     return Runner(store, launcher, options).Run(experiment, cancel);
   }
 
-  SweepReport Sweep(Store& store, const std::string& trainer, const Experiment& experiment) {
-    return Sweep(store, trainer, experiment, no_cancel_);
+  SweepReport Sweep(Store& store, Launcher& launcher, const Experiment& experiment) {
+    return Sweep(store, launcher, experiment, no_cancel_);
+  }
+
+  // The plan of `experiment` as the fake's runs are keyed.
+  std::vector<PlanItem> PlanOf(const Experiment& experiment, const Store& store, const Launcher& launcher) {
+    return Plan(experiment, store, {"", launcher.TrainerSha256(), ""});
   }
 
   TempDir dir_;
   std::string db_ = dir_ / "results.db";
-  std::ostringstream warnings_;
   std::ostringstream progress_;
   std::atomic<bool> no_cancel_{false};
 };
 
 TEST_F(RunnerTest, SweepRunsEverythingAndResumeSkipsCompleteRuns) {
-  const std::string trainer = WriteScript(dir_ / "trainer", testing::GoodTrainerBody(2));
+  FakeLauncher launcher([](const LaunchSpec&, int) { return GoodJob(2); });
   const Experiment experiment = Load(MatrixText("architecture = [\"ring\", \"mpi\"]\nworkers = [1]\n"));
   Store store(db_);
-  SweepReport report = Sweep(store, trainer, experiment);
+  SweepReport report = Sweep(store, launcher, experiment);
   EXPECT_EQ(report.complete, 2);
   EXPECT_EQ(report.failed, 0);
   EXPECT_FALSE(report.cancelled);
@@ -113,22 +97,41 @@ TEST_F(RunnerTest, SweepRunsEverythingAndResumeSkipsCompleteRuns) {
   EXPECT_EQ(Int(store, "SELECT count(*) FROM attempt_hosts"), 2);
   EXPECT_NE(progress_.str().find("[2/2] mpi w=1 b=100 rep=0: complete"), std::string::npos) << progress_.str();
 
-  report = Sweep(store, trainer, experiment);
+  report = Sweep(store, launcher, experiment);
   EXPECT_EQ(report.complete, 2);
   EXPECT_FALSE(report.runs[0].ran_now);
+  EXPECT_EQ(launcher.specs().size(), 2u);
   EXPECT_EQ(Int(store, "SELECT count(*) FROM attempts"), 2);
   EXPECT_EQ(Int(store, "SELECT count(*) FROM epochs"), 4);
   EXPECT_EQ(Int(store, "SELECT count(*) FROM experiments"), 1);
 }
 
+TEST_F(RunnerTest, EachRunIsLaunchedWithItsTrainerArgumentsAndTimeout) {
+  FakeLauncher launcher([](const LaunchSpec&, int) { return GoodJob(); });
+  const Experiment experiment = Load(MatrixText("architecture = [\"ps\"]\nworkers = [1]\nservers = [2]\n", 42));
+  Store store(db_);
+  Sweep(store, launcher, experiment);
+  ASSERT_EQ(launcher.specs().size(), 1u);
+  const LaunchSpec& spec = launcher.specs()[0];
+  EXPECT_EQ(spec.ranks, 3);
+  EXPECT_EQ(spec.timeout_s, 42);
+  EXPECT_EQ(TrainerArg(spec, "--architecture"), "ps");
+  EXPECT_EQ(TrainerArg(spec, "--servers"), "2");
+  EXPECT_EQ(TrainerArg(spec, "--synthetic"), "10000");
+  EXPECT_EQ(spec.dataset_dir, "");
+  EXPECT_EQ(spec.run_key.size(), 64u);
+}
+
 TEST_F(RunnerTest, CrashingTrainerIsRetriedThenFailedAndTheSweepGoesOn) {
-  const std::string trainer = WriteScript(dir_ / "trainer",
-                                          "case \" $* \" in *\" --architecture p2p \"*)\n" + Echo(RunStartLine()) +
-                                              "  echo 'dmlbench-trainer: error: boom' >&2\n  exit 2;;\nesac\n" +
-                                              testing::GoodTrainerBody());
+  FakeLauncher launcher([](const LaunchSpec& spec, int) {
+    if (TrainerArg(spec, "--architecture") == "p2p") {
+      return FailingJob(2, {RunStartLine()}, "dmlbench-trainer: error: boom\n");
+    }
+    return GoodJob();
+  });
   const Experiment experiment = Load(MatrixText("architecture = [\"p2p\", \"ring\"]\nworkers = [1]\n"));
   Store store(db_);
-  const SweepReport report = Sweep(store, trainer, experiment);
+  const SweepReport report = Sweep(store, launcher, experiment);
   EXPECT_EQ(report.complete, 1);
   EXPECT_EQ(report.failed, 1);
   EXPECT_EQ(report.runs[0].item.state, RunState::kFailed);
@@ -143,34 +146,18 @@ TEST_F(RunnerTest, CrashingTrainerIsRetriedThenFailedAndTheSweepGoesOn) {
   EXPECT_NE(Text(store, "SELECT stderr_tail FROM failures").find("dmlbench-trainer: error: boom"),
             std::string::npos);
 
-  const std::vector<PlanItem> plan = Plan(experiment, store, {trainer, Sha256FileHex(trainer), ""});
+  const std::vector<PlanItem> plan = PlanOf(experiment, store, launcher);
   EXPECT_EQ(plan[0].state, RunState::kFailed);
   EXPECT_EQ(plan[1].state, RunState::kComplete);
 }
 
-TEST_F(RunnerTest, HangingTrainerTimesOutAndTheSweepGoesOn) {
-  const std::string trainer = WriteScript(dir_ / "trainer",
-                                          "case \" $* \" in *\" --architecture mpi \"*)\n" + Echo(RunStartLine()) +
-                                              "  exec sleep 60;;\nesac\n" + testing::GoodTrainerBody());
-  const Experiment experiment = Load(MatrixText("architecture = [\"mpi\", \"ring\"]\nworkers = [1]\n", 1, 1));
-  Store store(db_);
-  const SweepReport report = Sweep(store, trainer, experiment);
-  EXPECT_EQ(report.runs[0].item.state, RunState::kFailed);
-  EXPECT_EQ(report.runs[0].item.failure_reason, "timed out after 1 s");
-  EXPECT_EQ(report.runs[1].item.state, RunState::kComplete);
-  EXPECT_EQ(Text(store, "SELECT status FROM attempts WHERE number = 1 AND run_id = "
-                        "(SELECT run_id FROM runs WHERE architecture = 'mpi')"),
-            "timed_out");
-}
-
 TEST_F(RunnerTest, PartialDataOfAFailedAttemptIsNeverDuplicated) {
-  const std::string marker = dir_ / "crashed-once";
-  const std::string trainer = WriteScript(
-      dir_ / "trainer", "if [ ! -e " + marker + " ]; then\n  touch " + marker + "\n" + Echo(RunStartLine()) +
-                            Echo(EpochLine(1)) + "  exit 1\nfi\n" + testing::GoodTrainerBody(2));
+  FakeLauncher launcher([](const LaunchSpec&, int launch) {
+    return launch == 1 ? FailingJob(1, {RunStartLine(), EpochLine(1)}) : GoodJob(2);
+  });
   const Experiment experiment = Load(MatrixText("workers = [1]\n"));
   Store store(db_);
-  const SweepReport report = Sweep(store, trainer, experiment);
+  const SweepReport report = Sweep(store, launcher, experiment);
   EXPECT_EQ(report.complete, 1);
   EXPECT_EQ(report.runs[0].item.attempts, 2);
   EXPECT_EQ(Int(store, "SELECT count(*) FROM epochs"), 2);
@@ -181,35 +168,58 @@ TEST_F(RunnerTest, PartialDataOfAFailedAttemptIsNeverDuplicated) {
 }
 
 TEST_F(RunnerTest, MalformedTrainerOutputFailsTheRun) {
-  const std::string trainer = WriteScript(dir_ / "trainer", "echo garbage\n" + testing::GoodTrainerBody());
+  FakeLauncher launcher([](const LaunchSpec&, int) {
+    FakeJob job = GoodJob();
+    job.lines.insert(job.lines.begin(), "garbage");
+    return job;
+  });
   Store store(db_);
-  const SweepReport report = Sweep(store, trainer, Load(MatrixText("workers = [1]\n", 60, 1)));
+  const SweepReport report = Sweep(store, launcher, Load(MatrixText("workers = [1]\n", 60, 1)));
   EXPECT_EQ(report.runs[0].item.failure_reason, "malformed trainer output: event line 1: not a JSON object: garbage");
   EXPECT_EQ(Int(store, "SELECT count(*) FROM runs WHERE status = 'complete'"), 0);
 }
 
 TEST_F(RunnerTest, TrainerThatExitsWithoutRunEndFailsTheRun) {
-  const std::string trainer = WriteScript(dir_ / "trainer", Echo(RunStartLine()) + Echo(EpochLine(1)));
+  FakeLauncher launcher([](const LaunchSpec&, int) {
+    FakeJob job;
+    job.lines = {RunStartLine(), EpochLine(1)};
+    job.result.exit_code = 0;
+    return job;
+  });
   Store store(db_);
-  const SweepReport report = Sweep(store, trainer, Load(MatrixText("workers = [1]\n", 60, 1)));
+  const SweepReport report = Sweep(store, launcher, Load(MatrixText("workers = [1]\n", 60, 1)));
   EXPECT_EQ(report.runs[0].item.failure_reason, "the trainer exited without a run_end event with status ok");
   EXPECT_EQ(Int(store, "SELECT count(*) FROM complete_epochs"), 0);
 }
 
+TEST_F(RunnerTest, HostFailureIsRetriedAndRecordedOnTheAttempt) {
+  FakeLauncher launcher([](const LaunchSpec&, int launch) {
+    if (launch > 1) return GoodJob();
+    FakeJob lost = FailingJob(255);
+    lost.result.host_failure = true;
+    lost.result.failure_reason = "host 'b' was lost";
+    return lost;
+  });
+  Store store(db_);
+  const SweepReport report = Sweep(store, launcher, Load(MatrixText("workers = [1]\n")));
+  EXPECT_EQ(report.complete, 1);
+  EXPECT_EQ(Text(store, "SELECT reason FROM attempts WHERE number = 1"), "host 'b' was lost");
+  EXPECT_EQ(Int(store, "SELECT host_failure FROM attempts WHERE number = 1"), 1);
+}
+
 TEST_F(RunnerTest, CancelInterruptsTheCurrentRunAndTheNextSweepRedoesIt) {
-  const std::string marker = dir_ / "slow-once";
-  const std::string trainer =
-      WriteScript(dir_ / "trainer", "if [ ! -e " + marker + " ]; then\n  touch " + marker + "\n" +
-                                        Echo(RunStartLine()) + "  exec sleep 60\nfi\n" + testing::GoodTrainerBody());
+  std::atomic<bool> cancel{false};
+  FakeLauncher launcher([&](const LaunchSpec&, int launch) {
+    if (launch > 1) return GoodJob();
+    FakeJob slow;
+    slow.lines = {RunStartLine()};
+    slow.runs_until_cancelled = true;
+    cancel = true;  // Ctrl-C while the first job runs
+    return slow;
+  });
   const Experiment experiment = Load(MatrixText("architecture = [\"ring\", \"mpi\"]\nworkers = [1]\n"));
   Store store(db_);
-  std::atomic<bool> cancel{false};
-  std::thread canceller([&] {
-    WaitForRunStart(db_);
-    cancel = true;
-  });
-  SweepReport report = Sweep(store, trainer, experiment, cancel);
-  canceller.join();
+  SweepReport report = Sweep(store, launcher, experiment, cancel);
   EXPECT_TRUE(report.cancelled);
   EXPECT_EQ(report.interrupted, 1);
   EXPECT_EQ(report.pending, 1);
@@ -218,25 +228,25 @@ TEST_F(RunnerTest, CancelInterruptsTheCurrentRunAndTheNextSweepRedoesIt) {
   EXPECT_EQ(Text(store, "SELECT status FROM attempts"), "interrupted");
   EXPECT_EQ(Text(store, "PRAGMA integrity_check"), "ok");
 
-  report = Sweep(store, trainer, experiment);
+  report = Sweep(store, launcher, experiment);
   EXPECT_EQ(report.complete, 2);
   EXPECT_EQ(Int(store, "SELECT attempts FROM runs WHERE architecture = 'ring'"), 2);
   EXPECT_EQ(Int(store, "SELECT count(*) FROM epochs"), 2);
 }
 
 TEST_F(RunnerTest, RunLeftRunningByADeadOrchestratorIsRedone) {
-  const std::string trainer = WriteScript(dir_ / "trainer", testing::GoodTrainerBody());
+  FakeLauncher launcher([](const LaunchSpec&, int) { return GoodJob(); });
   const Experiment experiment = Load(MatrixText("workers = [1]\n"));
   Store store(db_);
   // What a killed orchestrator leaves: a running attempt with one epoch.
-  const std::vector<PlanItem> plan = Plan(experiment, store, {trainer, Sha256FileHex(trainer), ""});
-  RunProvenance provenance{Sha256FileHex(trainer), plan[0].dataset_sha256, std::nullopt, std::nullopt};
+  const std::vector<PlanItem> plan = PlanOf(experiment, store, launcher);
+  RunProvenance provenance{launcher.TrainerSha256(), plan[0].dataset_sha256, std::nullopt, std::nullopt};
   const std::int64_t run = store.AddRun(store.AddExperiment(experiment, 1), plan[0].run, plan[0].run_key, provenance);
   EpochRecord epoch;
   epoch.epoch = 1;
   store.AddEpoch(run, store.BeginAttempt(run, 1), epoch);
 
-  const SweepReport report = Sweep(store, trainer, experiment);
+  const SweepReport report = Sweep(store, launcher, experiment);
   EXPECT_EQ(report.recovered, 1);
   EXPECT_EQ(report.complete, 1);
   EXPECT_EQ(Int(store, "SELECT count(*) FROM epochs"), 1);
@@ -244,42 +254,32 @@ TEST_F(RunnerTest, RunLeftRunningByADeadOrchestratorIsRedone) {
             "interrupted,ok");
 }
 
-TEST_F(RunnerTest, RealTrainerThroughRealMpirun) {
-  const Experiment experiment =
-      Load(MatrixText("architecture = [\"ring\"]\nworkers = [1, 2]\n", 120, 1, "epochs = 2\nbatch_size = 10\n"));
-  Store store(db_);
-  const SweepReport report = Sweep(store, DMLBENCH_TRAINER, experiment);
-  ASSERT_EQ(report.complete, 2) << report.runs[0].item.failure_reason << report.runs[1].item.failure_reason;
-  EXPECT_EQ(Int(store, "SELECT count(*) FROM epochs"), 4);
-  EXPECT_EQ(Int(store, "SELECT count(*) FROM rank_phases"), 2 * 1 + 2 * 2);
-  EXPECT_EQ(Int(store, "SELECT count(*) FROM runs WHERE length(parameter_checksum) = 64"), 2);
-  EXPECT_EQ(Int(store, "SELECT count(*) FROM runs WHERE mpi_library_version LIKE 'Open MPI%'"), 2);
-  EXPECT_EQ(Int(store, "SELECT count(*) FROM runs WHERE command_line LIKE '%--synthetic 10000%'"), 2);
-  EXPECT_EQ(Int(store, "SELECT count(*) FROM attempts WHERE trainer_dataset_sha256 = "
-                       "(SELECT dataset_sha256 FROM runs WHERE runs.run_id = attempts.run_id)"),
-            2);
-  EXPECT_EQ(Int(store, "SELECT count(*) FROM run_summary"), 2);
-}
-
-// ---- error paths of runner.cc follow -------------------------------------
+// ---- error paths of the run stage follow ----------------------------------
 
 TEST_F(RunnerTest, SecondSweepOnTheSameDatabaseIsRefused) {
-  const std::string trainer = WriteScript(dir_ / "trainer", Echo(RunStartLine()) + "exec sleep 60\n");
+  std::atomic<bool> cancel{false};
+  std::atomic<bool> first_running{false};
+  FakeLauncher first_launcher([&](const LaunchSpec&, int) {
+    FakeJob job;
+    job.runs_until_cancelled = true;
+    first_running = true;
+    return job;
+  });
   const Experiment experiment = Load(MatrixText("workers = [1]\n"));
   Store first_store(db_);
-  std::atomic<bool> cancel{false};
-  std::thread first([&] { Sweep(first_store, trainer, experiment, cancel); });
-  WaitForRunStart(db_);
+  std::thread first([&] { Sweep(first_store, first_launcher, experiment, cancel); });
+  while (!first_running) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   Store second_store(db_);
+  FakeLauncher second_launcher([](const LaunchSpec&, int) { return GoodJob(); });
   try {
-    LocalLauncher launcher = MakeLauncher(trainer);
-    Runner(second_store, launcher, RunnerOptions{}).Run(experiment, no_cancel_);
+    Runner(second_store, second_launcher, RunnerOptions{}).Run(experiment, no_cancel_);
     ADD_FAILURE() << "two sweeps ran on one database";
   } catch (const RunnerError& e) {
     EXPECT_EQ(std::string(e.what()), db_ + ": another `dmlbench run` is using this database");
   }
   cancel = true;
   first.join();
+  EXPECT_TRUE(second_launcher.specs().empty());
 }
 
 TEST_F(RunnerTest, UnreadableDatasetStopsThePlan) {
@@ -322,14 +322,19 @@ TEST_F(RunnerTest, FullDiskIsAClearErrorAndNoRunCompletes) {
   if (!disk.mounted()) GTEST_SKIP() << "mounting a tmpfs needs root";
   const std::string db = disk.path() + "/results.db";
   // Epoch events large enough to fill what is left of the disk quickly.
-  std::string body = Echo(RunStartLine(5, 64));
-  for (int e = 1; e <= 400; ++e) body += Echo(EpochLine(e, 64));
-  const std::string trainer = WriteScript(dir_ / "trainer", body + Echo(RunEndLine()));
+  FakeLauncher launcher([](const LaunchSpec&, int) {
+    FakeJob job;
+    job.lines.push_back(RunStartLine(5, 64));
+    for (int e = 1; e <= 400; ++e) job.lines.push_back(EpochLine(e, 64));
+    job.lines.push_back(RunEndLine());
+    job.result.exit_code = 0;
+    return job;
+  });
   const Experiment experiment = Load(MatrixText("workers = [1]\n", 60, 1, "epochs = 400\n"));
   {
     Store store(db);
     try {
-      Sweep(store, trainer, experiment);
+      Sweep(store, launcher, experiment);
       FAIL() << "a full disk went unnoticed";
     } catch (const StoreError& e) {
       EXPECT_EQ(std::string(e.what()), db + ": database or disk is full");

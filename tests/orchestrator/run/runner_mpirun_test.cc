@@ -1,0 +1,114 @@
+// The run loop end to end through the real mpirun on a real SQLite file:
+// the real trainer, and a hanging trainer (a shell script) stopped by its
+// timeout. The run loop's own logic is tested without processes in
+// runner_test.cc.
+#include "orchestrator/run/runner.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+
+#include "orchestrator/core/subprocess.h"
+#include "orchestrator/launch/local/local_launcher.h"
+#include "orchestrator/matrix/matrix.h"
+#include "tests/orchestrator/support/run_fixture.h"
+
+namespace dmlbench {
+namespace {
+
+using testing::Echo;
+using testing::RunStartLine;
+using testing::TempDir;
+using testing::WriteScript;
+
+std::int64_t Int(const Store& store, const std::string& sql) {
+  return std::get<std::int64_t>(store.Query(sql).rows.at(0).at(0));
+}
+
+std::string Text(const Store& store, const std::string& sql) {
+  return std::get<std::string>(store.Query(sql).rows.at(0).at(0));
+}
+
+std::string MatrixText(const std::string& matrix, double timeout_s = 60, int attempts = 2,
+                       const std::string& defaults = "") {
+  std::ostringstream text;
+  text << "[experiment]\nname = \"runner-test\"\n[defaults]\ndataset = \"synthetic\"\n"
+       << "max_iterations_per_epoch = 3\n"
+       << defaults << "[matrix]\n"
+       << matrix << "[execution]\ntimeout_s = " << timeout_s << "\nattempts = " << attempts
+       << "\n[split]\ncalibration = { workers = [1] }\n";
+  return text.str();
+}
+
+class RunnerMpirunTest : public ::testing::Test {
+ protected:
+  Experiment Load(const std::string& text) {
+    testing::WriteFile(dir_ / "matrix.toml", text);
+    return LoadExperiment(dir_ / "matrix.toml");
+  }
+
+  LocalLauncher MakeLauncher(const std::string& trainer) {
+    LocalLauncherOptions options;
+    options.mpirun = DMLBENCH_MPIRUN;
+    options.trainer = trainer;
+    options.warnings = &warnings_;
+    return LocalLauncher(options);
+  }
+
+  SweepReport Sweep(Store& store, const std::string& trainer, const Experiment& experiment,
+                    const std::atomic<bool>& cancel) {
+    LocalLauncher launcher = MakeLauncher(trainer);
+    RunnerOptions options;
+    options.progress = &progress_;
+    return Runner(store, launcher, options).Run(experiment, cancel);
+  }
+
+  SweepReport Sweep(Store& store, const std::string& trainer, const Experiment& experiment) {
+    return Sweep(store, trainer, experiment, no_cancel_);
+  }
+
+  TempDir dir_;
+  std::string db_ = dir_ / "results.db";
+  std::ostringstream warnings_;
+  std::ostringstream progress_;
+  std::atomic<bool> no_cancel_{false};
+};
+
+TEST_F(RunnerMpirunTest, HangingTrainerTimesOutAndTheSweepGoesOn) {
+  const std::string trainer = WriteScript(dir_ / "trainer",
+                                          "case \" $* \" in *\" --architecture mpi \"*)\n" + Echo(RunStartLine()) +
+                                              "  exec sleep 60;;\nesac\n" + testing::GoodTrainerBody());
+  const Experiment experiment = Load(MatrixText("architecture = [\"mpi\", \"ring\"]\nworkers = [1]\n", 1, 1));
+  Store store(db_);
+  const SweepReport report = Sweep(store, trainer, experiment);
+  EXPECT_EQ(report.runs[0].item.state, RunState::kFailed);
+  EXPECT_EQ(report.runs[0].item.failure_reason, "timed out after 1 s");
+  EXPECT_EQ(report.runs[1].item.state, RunState::kComplete);
+  EXPECT_EQ(Text(store, "SELECT status FROM attempts WHERE number = 1 AND run_id = "
+                        "(SELECT run_id FROM runs WHERE architecture = 'mpi')"),
+            "timed_out");
+}
+
+TEST_F(RunnerMpirunTest, RealTrainerThroughRealMpirun) {
+  const Experiment experiment =
+      Load(MatrixText("architecture = [\"ring\"]\nworkers = [1, 2]\n", 120, 1, "epochs = 2\nbatch_size = 10\n"));
+  Store store(db_);
+  const SweepReport report = Sweep(store, DMLBENCH_TRAINER, experiment);
+  ASSERT_EQ(report.complete, 2) << report.runs[0].item.failure_reason << report.runs[1].item.failure_reason;
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM epochs"), 4);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM rank_phases"), 2 * 1 + 2 * 2);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM runs WHERE length(parameter_checksum) = 64"), 2);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM runs WHERE mpi_library_version LIKE 'Open MPI%'"), 2);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM runs WHERE command_line LIKE '%--synthetic 10000%'"), 2);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM attempts WHERE trainer_dataset_sha256 = "
+                       "(SELECT dataset_sha256 FROM runs WHERE runs.run_id = attempts.run_id)"),
+            2);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM run_summary"), 2);
+}
+
+}  // namespace
+}  // namespace dmlbench

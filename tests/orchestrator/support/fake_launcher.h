@@ -1,0 +1,98 @@
+// FakeLauncher: a Launcher without processes, for unit tests of the run
+// loop. Each Launch() asks the test's script what the job does — the event
+// lines it prints and how it ends — and plays it back; a job may instead wait
+// until it is cancelled. Records every spec it was given. Header-only; one
+// sweep at a time (Launch() from one thread).
+#ifndef DMLBENCH_TESTS_ORCHESTRATOR_SUPPORT_FAKE_LAUNCHER_H_
+#define DMLBENCH_TESTS_ORCHESTRATOR_SUPPORT_FAKE_LAUNCHER_H_
+
+#include <chrono>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "orchestrator/launch/launcher.h"
+#include "tests/orchestrator/support/run_fixture.h"
+
+namespace dmlbench::testing {
+
+// What one fake job does.
+struct FakeJob {
+  std::vector<std::string> lines;  // stdout lines, in order
+  LaunchResult result;             // how it ends (hosts and command line are filled in)
+  bool runs_until_cancelled = false;
+};
+
+// A job that prints a valid run of `epochs` epochs and exits 0.
+inline FakeJob GoodJob(int epochs = 1) {
+  FakeJob job;
+  job.lines.push_back(RunStartLine());
+  for (int e = 1; e <= epochs; ++e) job.lines.push_back(EpochLine(e));
+  job.lines.push_back(RunEndLine());
+  job.result.exit_code = 0;
+  return job;
+}
+
+// A job whose mpirun exits with `status` after printing `lines`, with
+// `stderr_tail` as its stderr.
+inline FakeJob FailingJob(int status, std::vector<std::string> lines = {}, std::string stderr_tail = "") {
+  FakeJob job;
+  job.lines = std::move(lines);
+  job.result.exit_code = status;
+  job.result.failure_reason = "mpirun exited with status " + std::to_string(status);
+  job.result.stderr_tail = std::move(stderr_tail);
+  return job;
+}
+
+// The value of `--name` in a spec's trainer arguments ("" if absent).
+inline std::string TrainerArg(const LaunchSpec& spec, const std::string& name) {
+  for (size_t i = 0; i + 1 < spec.trainer_args.size(); ++i) {
+    if (spec.trainer_args[i] == name) return spec.trainer_args[i + 1];
+  }
+  return "";
+}
+
+class FakeLauncher : public Launcher {
+ public:
+  using Script = std::function<FakeJob(const LaunchSpec& spec, int launch_number)>;
+
+  explicit FakeLauncher(Script script) : script_(std::move(script)) {}
+
+  std::vector<HostFacts> Prepare() override {
+    HostFacts facts;
+    facts.name = "fake";
+    facts.provider = "local";
+    facts.tags_json = "{}";
+    return {facts};
+  }
+
+  std::string TrainerSha256() const override { return std::string(64, 'f'); }
+
+  LaunchResult Launch(const LaunchSpec& spec, const std::function<void(std::string_view line)>& on_line,
+                      const std::atomic<bool>& cancel) override {
+    specs_.push_back(spec);
+    FakeJob job = script_(spec, static_cast<int>(specs_.size()));
+    for (const std::string& line : job.lines) on_line(line);
+    LaunchResult result = job.result;
+    if (job.runs_until_cancelled) {
+      while (!cancel.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      result.interrupted = true;
+      result.exit_code = 128 + 15;
+      result.failure_reason = "interrupted";
+    }
+    result.hosts = {"fake"};
+    result.command_line = "fake-mpirun";
+    return result;
+  }
+
+  const std::vector<LaunchSpec>& specs() const { return specs_; }
+
+ private:
+  Script script_;
+  std::vector<LaunchSpec> specs_;
+};
+
+}  // namespace dmlbench::testing
+
+#endif  // DMLBENCH_TESTS_ORCHESTRATOR_SUPPORT_FAKE_LAUNCHER_H_
