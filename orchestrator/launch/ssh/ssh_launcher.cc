@@ -10,6 +10,7 @@
 #include "orchestrator/launch/ssh/inventory.h"
 #include "orchestrator/launch/ssh/provision.h"
 #include "orchestrator/core/shell_quote.h"
+#include "orchestrator/core/subprocess.h"
 #include "orchestrator/launch/ssh/session.h"
 
 namespace dmlbench {
@@ -102,6 +103,21 @@ class SshLauncher final : public Launcher {
   }
   std::string RemoteCommand(const LaunchSpec& spec, const std::string& hostfile,
                             std::string* failure) const;
+  // The steps of Launch().
+  std::string WorkDir();
+  std::string HostfileText(const std::vector<size_t>& hosts) const;
+  // A session to the head host with the hostfile written; nullptr (the host
+  // marked down, `result` saying why) when it cannot be reached.
+  std::unique_ptr<SshSession> OpenHead(size_t head, const std::string& hostfile, const std::string& hostfile_text,
+                                       LaunchResult* result);
+  // Runs the job, streaming its stdout lines; keeps the stderr tail.
+  StreamResult StreamJob(SshSession& session, const LaunchSpec& spec,
+                         const std::function<void(std::string_view line)>& on_line,
+                         const std::atomic<bool>& cancel, LaunchResult* result);
+  // The failure reason of a job that did not end with 0.
+  void DescribeEnd(const LaunchSpec& spec, const StreamResult& streamed, const std::vector<size_t>& hosts,
+                   LaunchResult* result);
+  void FindLostHosts(const std::vector<size_t>& hosts, LaunchResult* result);
 
   const Inventory inventory_;
   const std::string dataset_dir_;
@@ -194,11 +210,7 @@ LaunchResult SshLauncher::Launch(const LaunchSpec& spec,
                                  const std::function<void(std::string_view line)>& on_line,
                                  const std::atomic<bool>& cancel) {
   LaunchResult result;
-  std::string work_dir;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    work_dir = remote_work_dir_;
-  }
+  const std::string work_dir = WorkDir();
   if (work_dir.empty()) {
     result.failure_reason = "the SSH hosts were not prepared (Prepare() was not called or failed)";
     return result;
@@ -211,62 +223,18 @@ LaunchResult SshLauncher::Launch(const LaunchSpec& spec,
     return result;
   }
   Allocation allocation(*this, std::move(chosen));
-  std::string hostfile_text;
-  for (size_t i : allocation.hosts()) {
-    const InventoryHost& host = inventory_.hosts[i];
-    result.hosts.push_back(host.name);
-    hostfile_text += host.address + " slots=" + std::to_string(host.slots) + "\n";
-  }
-  const size_t head_index = allocation.hosts().front();
-  const InventoryHost& head = inventory_.hosts[head_index];
+  for (size_t i : allocation.hosts()) result.hosts.push_back(inventory_.hosts[i].name);
+  const size_t head = allocation.hosts().front();
   const std::string hostfile = work_dir + "/.hostfile-" + spec.run_key;
   result.command_line = RemoteCommand(spec, hostfile, &result.failure_reason);
   if (result.command_line.empty()) return result;
 
-  std::unique_ptr<SshSession> session;
-  try {
-    session = std::make_unique<SshSession>(MakeTarget(inventory_, head));
-    session->WriteFile(hostfile, hostfile_text);
-  } catch (const SshError& error) {
-    MarkDown(head_index);
-    result.host_failure = true;
-    result.failure_reason = error.what();
-    return result;
-  }
-
-  std::string pgid;
-  std::string stderr_tail;
-  StreamOptions options;
-  options.timeout_s = spec.timeout_s;
-  options.cancel = &cancel;
-  options.on_stdout_line = on_line;
-  options.on_stderr_line = [&](std::string_view line) {
-    if (pgid.empty() && line.substr(0, kPgidMarker.size()) == kPgidMarker) {
-      pgid = line.substr(kPgidMarker.size());
-      return;
-    }
-    (stderr_tail += line) += '\n';
-    if (stderr_tail.size() > 2 * kStderrTailBytes) {
-      stderr_tail.erase(0, stderr_tail.size() - kStderrTailBytes);
-    }
-  };
-  options.stop_command = [&]() -> std::string {
-    if (pgid.empty()) return "";
-    const std::string group = ShellQuote("-" + pgid);
-    return "kill -TERM -- " + group + " 2>/dev/null; sleep 1; kill -KILL -- " + group +
-           " 2>/dev/null; true";
-  };
-  const StreamResult streamed = session->ExecStreaming(result.command_line, options);
-  if (stderr_tail.size() > kStderrTailBytes) {
-    stderr_tail.erase(0, stderr_tail.size() - kStderrTailBytes);
-  }
-  result.stderr_tail = stderr_tail;
-  result.exit_code = streamed.exit_status.value_or(-1);
-  result.timed_out = streamed.timed_out;
-  result.interrupted = streamed.cancelled;
-
+  // mpirun runs on the first host, which reaches the others itself.
+  std::unique_ptr<SshSession> session = OpenHead(head, hostfile, HostfileText(allocation.hosts()), &result);
+  if (!session) return result;
+  const StreamResult streamed = StreamJob(*session, spec, on_line, cancel, &result);
   if (streamed.connection_lost) {
-    MarkDown(head_index);
+    MarkDown(head);
     result.host_failure = true;
     result.failure_reason = streamed.error;
     return result;
@@ -276,31 +244,97 @@ LaunchResult SshLauncher::Launch(const LaunchSpec& spec,
   } catch (const SshError&) {
     // The run's outcome stands; a leftover hostfile is harmless.
   }
+  DescribeEnd(spec, streamed, allocation.hosts(), &result);
+  return result;
+}
+
+std::string SshLauncher::WorkDir() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return remote_work_dir_;
+}
+
+std::string SshLauncher::HostfileText(const std::vector<size_t>& hosts) const {
+  std::string text;
+  for (size_t i : hosts) {
+    text += inventory_.hosts[i].address + " slots=" + std::to_string(inventory_.hosts[i].slots) + "\n";
+  }
+  return text;
+}
+
+std::unique_ptr<SshSession> SshLauncher::OpenHead(size_t head, const std::string& hostfile,
+                                                  const std::string& hostfile_text, LaunchResult* result) {
+  try {
+    auto session = std::make_unique<SshSession>(MakeTarget(inventory_, inventory_.hosts[head]));
+    session->WriteFile(hostfile, hostfile_text);
+    return session;
+  } catch (const SshError& error) {
+    MarkDown(head);
+    result->host_failure = true;
+    result->failure_reason = error.what();
+    return nullptr;
+  }
+}
+
+StreamResult SshLauncher::StreamJob(SshSession& session, const LaunchSpec& spec,
+                                    const std::function<void(std::string_view line)>& on_line,
+                                    const std::atomic<bool>& cancel, LaunchResult* result) {
+  std::string pgid;
+  TailBuffer stderr_tail(kStderrTailBytes);
+  StreamOptions options;
+  options.timeout_s = spec.timeout_s;
+  options.cancel = &cancel;
+  options.on_stdout_line = on_line;
+  options.on_stderr_line = [&](std::string_view line) {
+    // The first stderr line is the process group of mpirun (RemoteCommand).
+    if (pgid.empty() && line.substr(0, kPgidMarker.size()) == kPgidMarker) {
+      pgid = line.substr(kPgidMarker.size());
+      return;
+    }
+    stderr_tail.Add(line);
+    stderr_tail.Add("\n");
+  };
+  options.stop_command = [&]() -> std::string {
+    if (pgid.empty()) return "";
+    const std::string group = ShellQuote("-" + pgid);
+    return "kill -TERM -- " + group + " 2>/dev/null; sleep 1; kill -KILL -- " + group + " 2>/dev/null; true";
+  };
+  const StreamResult streamed = session.ExecStreaming(result->command_line, options);
+  result->stderr_tail = stderr_tail.str();
+  result->exit_code = streamed.exit_status.value_or(-1);
+  result->timed_out = streamed.timed_out;
+  result->interrupted = streamed.cancelled;
+  return streamed;
+}
+
+void SshLauncher::DescribeEnd(const LaunchSpec& spec, const StreamResult& streamed,
+                              const std::vector<size_t>& hosts, LaunchResult* result) {
   if (streamed.timed_out) {
     std::ostringstream reason_text;
     reason_text << "timed out after " << spec.timeout_s << " s; the remote process group was killed";
-    result.failure_reason = reason_text.str();
+    result->failure_reason = reason_text.str();
   } else if (streamed.cancelled) {
-    result.failure_reason = "interrupted; the remote process group was killed";
-  } else if (result.exit_code != 0) {
-    const std::string last = SummaryLine(stderr_tail);
-    result.failure_reason = streamed.exit_status
-                                ? "mpirun exited with status " + std::to_string(result.exit_code)
-                                : std::string("mpirun ended without an exit status");
-    if (!last.empty()) result.failure_reason += ": " + last;
-    // A host lost under mpirun shows up as a failing job: find it.
-    for (size_t i : allocation.hosts()) {
-      if (i == head_index) continue;
-      try {
-        SshSession probe(MakeTarget(inventory_, inventory_.hosts[i]));
-      } catch (const SshError& error) {
-        MarkDown(i);
-        result.host_failure = true;
-        result.failure_reason += "; " + std::string(error.what());
-      }
+    result->failure_reason = "interrupted; the remote process group was killed";
+  } else if (result->exit_code != 0) {
+    const std::string last = SummaryLine(result->stderr_tail);
+    result->failure_reason = streamed.exit_status ? "mpirun exited with status " + std::to_string(result->exit_code)
+                                                  : std::string("mpirun ended without an exit status");
+    if (!last.empty()) result->failure_reason += ": " + last;
+    FindLostHosts(hosts, result);
+  }
+}
+
+void SshLauncher::FindLostHosts(const std::vector<size_t>& hosts, LaunchResult* result) {
+  // A host lost under mpirun shows up as a failing job: connect to each of
+  // the others (the head answered) to find it.
+  for (size_t n = 1; n < hosts.size(); ++n) {
+    try {
+      SshSession probe(MakeTarget(inventory_, inventory_.hosts[hosts[n]]));
+    } catch (const SshError& error) {
+      MarkDown(hosts[n]);
+      result->host_failure = true;
+      result->failure_reason += "; " + std::string(error.what());
     }
   }
-  return result;
 }
 
 }  // namespace
