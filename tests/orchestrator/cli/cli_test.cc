@@ -17,11 +17,15 @@
 #include "orchestrator/core/subprocess.h"
 #include "orchestrator/store/store.h"
 #include "tests/orchestrator/support/run_fixture.h"
+#include "tests/orchestrator/support/store_queries.h"
 
 extern char** environ;
 
 namespace dmlbench {
 namespace {
+
+using testing::Int;
+using testing::Text;
 
 using testing::Echo;
 using testing::EpochLine;
@@ -56,10 +60,6 @@ pid_t StartDmlbench(const std::vector<std::string>& args, const std::string& out
   const int rc = posix_spawn(&pid, raw[0], &actions, nullptr, raw.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   return rc == 0 ? pid : -1;
-}
-
-std::int64_t Int(const Store& store, const std::string& sql) {
-  return std::get<std::int64_t>(store.Query(sql).rows.at(0).at(0));
 }
 
 // Polls the database (read-only, as another process writes it) until the

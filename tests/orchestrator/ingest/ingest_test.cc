@@ -7,17 +7,17 @@
 
 #include "trainer/sha256.h"
 #include "tests/orchestrator/support/run_fixture.h"
+#include "tests/orchestrator/support/store_queries.h"
 
 namespace dmlbench {
 namespace {
 
+using testing::Int;
+using testing::Text;
+
 using testing::EpochLine;
 using testing::RunEndLine;
 using testing::RunStartLine;
-
-std::int64_t Int(const Store& store, const std::string& sql) {
-  return std::get<std::int64_t>(store.Query(sql).rows.at(0).at(0));
-}
 
 class IngestTest : public ::testing::Test {
  protected:

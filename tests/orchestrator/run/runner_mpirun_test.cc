@@ -15,34 +15,21 @@
 #include "orchestrator/core/subprocess.h"
 #include "orchestrator/launch/local/local_launcher.h"
 #include "orchestrator/matrix/matrix.h"
+#include "tests/orchestrator/run/runner_fixture.h"
 #include "tests/orchestrator/support/run_fixture.h"
+#include "tests/orchestrator/support/store_queries.h"
 
 namespace dmlbench {
 namespace {
+
+using testing::Int;
+using testing::Text;
+using testing::MatrixText;
 
 using testing::Echo;
 using testing::RunStartLine;
 using testing::TempDir;
 using testing::WriteScript;
-
-std::int64_t Int(const Store& store, const std::string& sql) {
-  return std::get<std::int64_t>(store.Query(sql).rows.at(0).at(0));
-}
-
-std::string Text(const Store& store, const std::string& sql) {
-  return std::get<std::string>(store.Query(sql).rows.at(0).at(0));
-}
-
-std::string MatrixText(const std::string& matrix, double timeout_s = 60, int attempts = 2,
-                       const std::string& defaults = "") {
-  std::ostringstream text;
-  text << "[experiment]\nname = \"runner-test\"\n[defaults]\ndataset = \"synthetic\"\n"
-       << "max_iterations_per_epoch = 3\n"
-       << defaults << "[matrix]\n"
-       << matrix << "[execution]\ntimeout_s = " << timeout_s << "\nattempts = " << attempts
-       << "\n[split]\ncalibration = { workers = [1] }\n";
-  return text.str();
-}
 
 class RunnerMpirunTest : public ::testing::Test {
  protected:

@@ -16,10 +16,16 @@
 
 #include "orchestrator/matrix/matrix.h"
 #include "tests/orchestrator/support/fake_launcher.h"
+#include "tests/orchestrator/run/runner_fixture.h"
 #include "tests/orchestrator/support/run_fixture.h"
+#include "tests/orchestrator/support/store_queries.h"
 
 namespace dmlbench {
 namespace {
+
+using testing::Int;
+using testing::Text;
+using testing::MatrixText;
 
 using testing::EpochLine;
 using testing::FailingJob;
@@ -30,25 +36,6 @@ using testing::RunEndLine;
 using testing::RunStartLine;
 using testing::TempDir;
 using testing::TrainerArg;
-
-std::int64_t Int(const Store& store, const std::string& sql) {
-  return std::get<std::int64_t>(store.Query(sql).rows.at(0).at(0));
-}
-
-std::string Text(const Store& store, const std::string& sql) {
-  return std::get<std::string>(store.Query(sql).rows.at(0).at(0));
-}
-
-std::string MatrixText(const std::string& matrix, double timeout_s = 60, int attempts = 2,
-                       const std::string& defaults = "") {
-  std::ostringstream text;
-  text << "[experiment]\nname = \"runner-test\"\n[defaults]\ndataset = \"synthetic\"\n"
-       << "max_iterations_per_epoch = 3\n"
-       << defaults << "[matrix]\n"
-       << matrix << "[execution]\ntimeout_s = " << timeout_s << "\nattempts = " << attempts
-       << "\n[split]\ncalibration = { workers = [1] }\n";
-  return text.str();
-}
 
 class RunnerTest : public ::testing::Test {
  protected:

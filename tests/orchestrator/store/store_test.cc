@@ -9,9 +9,13 @@
 #include "trainer/sha256.h"
 
 #include "tests/orchestrator/support/run_fixture.h"
+#include "tests/orchestrator/support/store_queries.h"
 
 namespace dmlbench {
 namespace {
+
+using testing::Int;
+using testing::Text;
 
 using testing::TempDir;
 
@@ -80,14 +84,6 @@ AttemptOutcome Outcome(const std::string& status, const std::string& reason = ""
   outcome.hosts = {"local"};
   outcome.end_unix_s = 20;
   return outcome;
-}
-
-std::int64_t Int(const Store& store, const std::string& sql) {
-  return std::get<std::int64_t>(store.Query(sql).rows.at(0).at(0));
-}
-
-std::string Text(const Store& store, const std::string& sql) {
-  return std::get<std::string>(store.Query(sql).rows.at(0).at(0));
 }
 
 class StoreTest : public ::testing::Test {
