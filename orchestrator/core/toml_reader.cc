@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <sstream>
 
@@ -141,6 +142,7 @@ void TomlReader::Fail(const toml::source_region& where, const std::string& messa
   const int column = static_cast<int>(where.begin.column);
   Throw(path_ + ":" + std::to_string(line) + ":" + std::to_string(column) + ": " + message,
         SourceExcerpt(text_, line, column));
+  std::abort();  // Throw() never returns; this keeps the promise of [[noreturn]] if one did
 }
 
 void TomlReader::CheckKeys(const toml::table& table, const std::vector<std::string_view>& known,
