@@ -58,6 +58,8 @@ void AddQueryCommand(CLI::App& app, const GlobalOptions& global);
 void AddExportCommand(CLI::App& app, const GlobalOptions& global);
 // `inventory check|import-ec2`.
 void AddInventoryCommands(CLI::App& app);
+// `model fit|predict|validate`.
+void AddModelCommands(CLI::App& app, const GlobalOptions& global);
 // `cluster up|status|down|probe`.
 void AddClusterCommands(CLI::App& app, const GlobalOptions& global);
 

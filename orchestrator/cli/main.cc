@@ -21,6 +21,7 @@ int Main(int argc, char** argv) {
   AddStatusCommand(app, global);
   AddQueryCommand(app, global);
   AddExportCommand(app, global);
+  AddModelCommands(app, global);
   AddInventoryCommands(app);
   AddClusterCommands(app, global);
   return ParseAndRun(app, [&] { app.parse(argc, argv); }, std::cerr);

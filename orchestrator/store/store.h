@@ -120,6 +120,47 @@ struct RunMeasures {
   std::optional<double> final_test_accuracy;
 };
 
+// A fitted performance model as stored (schemas/migrations/003_model.sql):
+// model_fits with its parameters, the calibration runs it used (with their
+// residuals) and the probes it used.
+struct ModelParameterRow {
+  std::string name;
+  double value = 0;
+  std::optional<double> ci_low, ci_high;  // 95%; empty when not fitted
+  std::string unit;
+  std::string source;                     // fitted | probe | run_start | fixed
+  std::string scope;                      // "" or what the value applies to (a profile, an architecture)
+};
+struct ModelFitRunRow {
+  std::int64_t run_id = 0;
+  double measured_iteration_s = 0;
+  double fitted_iteration_s = 0;
+};
+struct ModelFitRecord {
+  std::int64_t fit_id = 0;                // set by the store
+  std::string model;
+  int model_version = 1;
+  double created_unix_s = 0;
+  std::string code_commit;
+  std::string scope;                      // experiments fitted on, "" = all
+  int points = 0;
+  std::optional<double> residual_rms_s;
+  std::vector<ModelParameterRow> parameters;
+  std::vector<ModelFitRunRow> runs;
+  std::vector<std::int64_t> probe_ids;
+};
+// A prediction for one run (the predictions table).
+struct PredictionRow {
+  std::int64_t fit_id = 0;
+  std::int64_t run_id = 0;
+  std::string split;
+  std::int64_t iterations_per_epoch = 0;
+  double predicted_iteration_s = 0, predicted_epoch_s = 0;
+  double compute_s = 0, update_s = 0, comm_s = 0, hidden_comm_s = 0;
+  double measured_epoch_s = 0;
+  double relative_error = 0;
+};
+
 // Result of a free-form query: column names and typed cells.
 using Cell = std::variant<std::nullptr_t, std::int64_t, double, std::string>;
 struct QueryResult {
@@ -183,6 +224,15 @@ class Store {
 
   // The rows of one link probe, in one transaction.
   void AddLinkProbe(const std::vector<LinkProbeRow>& rows);
+
+  // A fit with everything it used, in one transaction; returns its id. The
+  // database refuses (StoreError) a fit that used a validation run.
+  std::int64_t AddModelFit(const ModelFitRecord& fit);
+  // Predictions, in one transaction; a row for the same fit and run replaces
+  // the old one. The database refuses a row whose split is not its run's.
+  void AddPredictions(const std::vector<PredictionRow>& rows);
+  // The most recent fit of `model` (every child row but runs), if any.
+  std::optional<ModelFitRecord> LatestModelFit(const std::string& model) const;
 
   // Means over the epochs of a complete run; nullopt for other runs.
   std::optional<RunMeasures> CompleteRunMeasures(std::int64_t run_id) const;

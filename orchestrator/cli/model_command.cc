@@ -1,0 +1,261 @@
+// `dmlbench model fit|predict|validate`: the performance models of
+// orchestrator/model fitted on the calibration runs of the database, asked
+// for any configuration, and judged on the validation runs. `fit` and
+// `validate` write their results into the database; `predict` only reads.
+// All three work on a database copied from another machine.
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+#include "orchestrator/cli/commands.h"
+#include "orchestrator/cli/table.h"
+#include "orchestrator/core/build_info.h"
+#include "orchestrator/launch/cluster/links.h"
+#include "orchestrator/model/models.h"
+#include "orchestrator/model/observations.h"
+#include "orchestrator/model/validation.h"
+
+namespace dmlbench {
+namespace {
+
+struct ModelOptions {
+  std::vector<std::string> models;       // "" = every model
+  std::vector<std::string> experiments;  // scope; empty = all
+  std::vector<std::string> settings;     // predict: KEY=VALUE
+};
+
+std::string Number(double value, const char* format = "%.4g") {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, format, value);
+  return buffer;
+}
+
+std::string Percent(double fraction) { return Number(100 * fraction, "%.1f%%"); }
+
+std::vector<const PerformanceModel*> Chosen(const ModelOptions& o) {
+  std::vector<const PerformanceModel*> chosen;
+  if (o.models.empty()) {
+    for (const auto& model : Models()) chosen.push_back(model.get());
+  } else {
+    for (const std::string& name : o.models) chosen.push_back(&ModelNamed(name));
+  }
+  return chosen;
+}
+
+std::string Scope(const ModelOptions& o) {
+  std::string scope;
+  for (const std::string& e : o.experiments) scope += (scope.empty() ? "" : ",") + e;
+  return scope;
+}
+
+ModelFitRecord LatestFit(const Store& store, const PerformanceModel& model) {
+  std::optional<ModelFitRecord> fit = store.LatestModelFit(std::string(model.name()));
+  if (!fit) throw ModelError("no fit of " + std::string(model.name()) + " in " + store.path() + ": run `dmlbench model fit` first");
+  return *fit;
+}
+
+void PrintParameters(const ModelFitRecord& fit) {
+  std::vector<std::vector<std::string>> rows;
+  for (const ModelParameterRow& p : fit.parameters) {
+    const std::string ci = p.ci_low && p.ci_high ? "[" + Number(*p.ci_low) + ", " + Number(*p.ci_high) + "]" : "";
+    rows.push_back({p.name, p.scope, Number(p.value), ci, p.unit, p.source});
+  }
+  PrintTable(std::cout, {"parameter", "scope", "value", "95% CI", "unit", "source"}, rows,
+             {false, false, true, false, false, false});
+}
+
+void FitCommand(const GlobalOptions& global, const ModelOptions& o) {
+  Store store(global.db);
+  ModelData data = LoadModelData(store, o.experiments);
+  // Calibration runs only: what a fit may see.
+  std::erase_if(data.runs, [](const RunObservation& run) { return run.split != "calibration"; });
+  for (const PerformanceModel* model : Chosen(o)) {
+    ModelFitRecord fit = model->Fit(data);
+    fit.code_commit = BuildCommit();
+    fit.scope = Scope(o);
+    fit.fit_id = store.AddModelFit(fit);
+    double worst = 0;
+    for (const ModelFitRunRow& r : fit.runs) {
+      worst = std::max(worst, std::fabs(r.fitted_iteration_s - r.measured_iteration_s) / r.measured_iteration_s);
+    }
+    std::cout << model->name() << ": fit " << fit.fit_id << " on " << fit.runs.size() << " calibration runs ("
+              << fit.points << " points) and " << fit.probe_ids.size() << " probe rows; residual rms "
+              << Number(1e3 * fit.residual_rms_s.value_or(0), "%.3f") << " ms per iteration, largest "
+              << Percent(worst) << "\n";
+    PrintParameters(fit);
+    std::cout << "\n";
+  }
+}
+
+void PrintSummaries(const std::string& model, const ValidationResult& result) {
+  std::map<std::string, std::map<std::string, const ErrorSummary*>> by_architecture;
+  for (const ErrorSummary& s : result.summaries) by_architecture[s.architecture][s.split] = &s;
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& [architecture, splits] : by_architecture) {
+    std::vector<std::string> row = {model, architecture};
+    for (const char* split : {"validation", "calibration"}) {
+      const auto it = splits.find(split);
+      if (it == splits.end()) {
+        row.insert(row.end(), {"0", "", "", ""});
+        continue;
+      }
+      const ErrorSummary& s = *it->second;
+      row.insert(row.end(), {std::to_string(s.points), Percent(s.median_abs), Percent(s.p95_abs), Percent(s.max_abs)});
+    }
+    rows.push_back(row);
+  }
+  PrintTable(std::cout,
+             {"model", "architecture", "val points", "val median", "val p95", "val max", "cal points", "cal median",
+              "cal p95", "cal max"},
+             rows, {false, false, true, true, true, true, true, true, true, true});
+}
+
+void ValidateCommand(const GlobalOptions& global, const ModelOptions& o) {
+  Store store(global.db);
+  const ModelData data = LoadModelData(store, o.experiments);
+  std::cout << "absolute relative error of epoch time per configuration (median of its repetitions); "
+               "validation runs were never seen by the fit, calibration errors are shown for comparison\n";
+  std::vector<std::string> flagged;
+  for (const PerformanceModel* model : Chosen(o)) {
+    const ModelFitRecord fit = LatestFit(store, *model);
+    const ValidationResult result = Validate(*model, fit, data);
+    store.AddPredictions(result.predictions);
+    PrintSummaries(std::string(model->name()), result);
+    for (const std::string& skipped : result.skipped) {
+      std::cout << "  " << model->name() << " cannot predict " << skipped << "\n";
+    }
+    if (flagged.empty()) {
+      for (const PointError& point : result.points) {
+        if (!point.wide_interval) continue;
+        flagged.push_back(point.split + " " + point.label + ": median " + Number(point.measured.median) + " s, " +
+                          Number(100 * point.measured.coverage, "%.1f") + "% interval [" +
+                          Number(point.measured.low) + ", " + Number(point.measured.high) + "] over " +
+                          std::to_string(point.measured.n) + " runs");
+      }
+    }
+  }
+  if (!flagged.empty()) {
+    std::cout << "\n" << flagged.size() << " points are measured too noisily to judge a 5% model (interval beyond "
+              << Percent(kWideIntervalLimit) << " of the median):\n";
+    for (const std::string& line : flagged) std::cout << "  " << line << "\n";
+  }
+}
+
+// KEY=VALUE settings of `model predict` onto a configuration.
+ModelConfig ParseSettings(const std::vector<std::string>& settings) {
+  ModelConfig config;
+  for (const std::string& setting : settings) {
+    const std::size_t equals = setting.find('=');
+    if (equals == std::string::npos) throw ModelError("expected KEY=VALUE, got \"" + setting + "\"");
+    const std::string key = setting.substr(0, equals), value = setting.substr(equals + 1);
+    auto integer = [&](int min) {
+      std::size_t used = 0;
+      int parsed = 0;
+      try {
+        parsed = std::stoi(value, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used != value.size() || parsed < min) {
+        throw ModelError(key + " must be an integer of at least " + std::to_string(min) + ", got \"" + value + "\"");
+      }
+      return parsed;
+    };
+    if (key == "architecture") {
+      const auto architecture = FromText<Architecture>(value);
+      if (!architecture) throw ModelError("architecture must be ring, mpi, ps or p2p, got \"" + value + "\"");
+      config.architecture = *architecture;
+    } else if (key == "workers") {
+      config.workers = integer(1);
+    } else if (key == "servers") {
+      config.servers = integer(1);
+    } else if (key == "batch_size" || key == "batch") {
+      config.batch_size = integer(1);
+    } else if (key == "overlap") {
+      if (value != "true" && value != "false" && value != "on" && value != "off") {
+        throw ModelError("overlap must be true or false, got \"" + value + "\"");
+      }
+      config.overlap = value == "true" || value == "on";
+    } else if (key == "bucket_bytes") {
+      config.bucket_bytes = integer(1);
+    } else if (key == "max_iterations_per_epoch") {
+      config.max_iterations_per_epoch = integer(0);
+    } else if (key == "train_samples") {
+      config.train_samples = integer(1);
+    } else if (key == "hidden") {
+      config.hidden.clear();
+      std::istringstream widths(value);
+      for (std::string width; std::getline(widths, width, ',');) {
+        config.hidden.push_back(std::stoi(width));
+      }
+    } else if (key == "bandwidth") {
+      config.bandwidth_bits_per_s = value == "unshaped" ? 0 : ParseBandwidth(value);
+    } else if (key == "latency") {
+      config.latency_s = ParseLatency(value);
+    } else if (key == "cpu") {
+      config.cpu_cores = std::stod(value);
+    } else {
+      throw ModelError("unknown setting \"" + key + "\", expected architecture, workers, servers, batch_size, "
+                       "overlap, bucket_bytes, hidden, bandwidth, latency, cpu, max_iterations_per_epoch, "
+                       "train_samples");
+    }
+  }
+  if (config.architecture == Architecture::kPs && config.servers == 0) config.servers = 1;
+  if (config.architecture != Architecture::kPs) config.servers = 0;
+  return config;
+}
+
+void PredictCommand(const GlobalOptions& global, const ModelOptions& o) {
+  const std::unique_ptr<Store> store = OpenExistingReadOnly(global.db);
+  const ModelConfig config = ParseSettings(o.settings);
+  std::cout << ConfigLabel(config) << " " << ProfileScope(config.bandwidth_bits_per_s, config.latency_s)
+            << ", " << IterationsPerEpoch(config) << " iterations per epoch\n";
+  std::vector<std::vector<std::string>> rows;
+  for (const PerformanceModel* model : Chosen(o)) {
+    const ModelFitRecord fit = LatestFit(*store, *model);
+    try {
+      const Prediction p = model->Predict(fit, config);
+      rows.push_back({std::string(model->name()), std::to_string(fit.fit_id), Number(1e3 * p.iteration_s),
+                      Number(p.epoch_s), Number(p.throughput_samples_per_s, "%.0f"), Number(1e3 * p.compute_s),
+                      Number(1e3 * p.update_s), Number(1e3 * p.comm_s), Number(1e3 * p.hidden_comm_s), ""});
+    } catch (const ModelError& e) {
+      rows.push_back({std::string(model->name()), std::to_string(fit.fit_id), "", "", "", "", "", "", "", e.what()});
+    }
+  }
+  PrintTable(std::cout,
+             {"model", "fit", "iteration_ms", "epoch_s", "samples/s", "compute_ms", "update_ms", "comm_ms",
+              "hidden_ms", "note"},
+             rows, {false, true, true, true, true, true, true, true, true, false});
+}
+
+}  // namespace
+
+void AddModelCommands(CLI::App& app, const GlobalOptions& global) {
+  auto o = std::make_shared<ModelOptions>();
+  CLI::App* model = app.add_subcommand("model", "performance models: fit on calibration runs, predict, validate");
+  model->require_subcommand(1);
+  auto add_choice = [&](CLI::App* command) {
+    command->add_option("--model", o->models, "paper2019, corrected, corrected+overlap or linear (repeatable; "
+                                              "default: all)");
+  };
+  CLI::App* fit = model->add_subcommand("fit", "fit the models on the calibration runs and store the fits");
+  add_choice(fit);
+  fit->add_option("--experiment", o->experiments, "only the runs of this experiment (repeatable)");
+  fit->callback([&global, o] { FitCommand(global, *o); });
+  CLI::App* predict = model->add_subcommand(
+      "predict", "predict any configuration from the stored fits, e.g. architecture=ring workers=16 bandwidth=10gbit");
+  add_choice(predict);
+  predict->add_option("SETTING", o->settings, "KEY=VALUE: architecture, workers, servers, batch_size, overlap, "
+                                              "bucket_bytes, hidden, bandwidth, latency, cpu, max_iterations_per_epoch, "
+                                              "train_samples");
+  predict->callback([&global, o] { PredictCommand(global, *o); });
+  CLI::App* validate = model->add_subcommand(
+      "validate", "predict every run with the latest fits, store the predictions, and report the errors on "
+                  "validation runs (calibration beside them)");
+  add_choice(validate);
+  validate->add_option("--experiment", o->experiments, "only the runs of this experiment (repeatable)");
+  validate->callback([&global, o] { ValidateCommand(global, *o); });
+}
+
+}  // namespace dmlbench

@@ -1,0 +1,79 @@
+#include "orchestrator/model/least_squares.h"
+
+#include <Eigen/Dense>
+
+#include <cmath>
+
+#include "orchestrator/model/statistics.h"
+
+namespace dmlbench {
+
+LeastSquaresFit FitLeastSquares(const std::vector<std::string>& names, const std::vector<std::vector<double>>& rows,
+                                const std::vector<double>& y, const std::vector<double>& weights) {
+  const Eigen::Index n = static_cast<Eigen::Index>(rows.size());
+  const Eigen::Index p = static_cast<Eigen::Index>(names.size());
+  if (n < p) {
+    throw FitError("cannot fit " + std::to_string(p) + " coefficients to " + std::to_string(n) + " observations");
+  }
+  Eigen::MatrixXd x(n, p);
+  Eigen::VectorXd target(n);
+  Eigen::VectorXd root_weight = Eigen::VectorXd::Ones(n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    if (!weights.empty()) root_weight(i) = std::sqrt(weights[static_cast<std::size_t>(i)]);
+    for (Eigen::Index j = 0; j < p; ++j) x(i, j) = rows[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)];
+    target(i) = y[static_cast<std::size_t>(i)];
+  }
+  const Eigen::MatrixXd weighted_x = root_weight.asDiagonal() * x;
+  const Eigen::VectorXd weighted_y = root_weight.asDiagonal() * target;
+  // Columns on very different scales (seconds per byte beside seconds): the
+  // pivoted QR's rank decision is made on columns scaled to unit norm.
+  Eigen::VectorXd scale(p);
+  for (Eigen::Index j = 0; j < p; ++j) {
+    const double norm = weighted_x.col(j).norm();
+    if (norm == 0) throw FitError("coefficient " + names[static_cast<std::size_t>(j)] + " has no data: its column is zero");
+    scale(j) = norm;
+  }
+  const Eigen::MatrixXd scaled = weighted_x * scale.cwiseInverse().asDiagonal();
+  Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(scaled);
+  qr.setThreshold(1e-10);
+  if (qr.rank() < p) {
+    std::string which;
+    const auto& permutation = qr.colsPermutation().indices();
+    for (Eigen::Index j = qr.rank(); j < p; ++j) {
+      which += (which.empty() ? "" : ", ") + names[static_cast<std::size_t>(permutation(j))];
+    }
+    throw FitError("the calibration data cannot tell these coefficients from the others: " + which);
+  }
+  const Eigen::VectorXd scaled_b = qr.solve(weighted_y);
+  const Eigen::VectorXd b = scale.cwiseInverse().asDiagonal() * scaled_b;
+
+  LeastSquaresFit fit;
+  const Eigen::VectorXd residual = target - x * b;
+  const Eigen::VectorXd weighted_residual = weighted_y - weighted_x * b;
+  fit.degrees_of_freedom = static_cast<int>(n - p);
+  fit.residuals.assign(residual.data(), residual.data() + n);
+  fit.residual_rms = std::sqrt(residual.squaredNorm() / static_cast<double>(n));
+  // Var(b) = s^2 (X'WX)^-1, through R of the scaled QR: (X'WX)^-1 = S^-1 P R^-1 R^-T P' S^-1.
+  Eigen::VectorXd standard_error = Eigen::VectorXd::Zero(p);
+  if (fit.degrees_of_freedom > 0) {
+    const double s2 = weighted_residual.squaredNorm() / fit.degrees_of_freedom;
+    const Eigen::MatrixXd r = qr.matrixR().topLeftCorner(p, p).triangularView<Eigen::Upper>();
+    const Eigen::MatrixXd r_inverse = r.triangularView<Eigen::Upper>().solve(Eigen::MatrixXd::Identity(p, p));
+    const Eigen::MatrixXd unpermuted = qr.colsPermutation() * (r_inverse * r_inverse.transpose()) *
+                                       qr.colsPermutation().transpose();
+    for (Eigen::Index j = 0; j < p; ++j) standard_error(j) = std::sqrt(s2 * unpermuted(j, j)) / scale(j);
+  }
+  const double t = fit.degrees_of_freedom > 0 ? StudentTQuantile(0.975, fit.degrees_of_freedom) : 0;
+  for (Eigen::Index j = 0; j < p; ++j) {
+    Coefficient c;
+    c.name = names[static_cast<std::size_t>(j)];
+    c.value = b(j);
+    c.standard_error = standard_error(j);
+    c.ci_low = b(j) - t * standard_error(j);
+    c.ci_high = b(j) + t * standard_error(j);
+    fit.coefficients.push_back(c);
+  }
+  return fit;
+}
+
+}  // namespace dmlbench

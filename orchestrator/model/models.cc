@@ -1,0 +1,426 @@
+#include "orchestrator/model/models.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "orchestrator/core/clock.h"
+#include "orchestrator/model/least_squares.h"
+#include "orchestrator/model/statistics.h"
+
+namespace dmlbench {
+namespace {
+
+constexpr char kAlpha[] = "alpha_s";
+constexpr char kBandwidth[] = "bandwidth_bytes_per_s";
+constexpr char kLinkEfficiency[] = "link_efficiency";
+
+// ---- what every model shares ----------------------------------------------
+
+ModelFitRecord NewFit(const PerformanceModel& model) {
+  ModelFitRecord fit;
+  fit.model = std::string(model.name());
+  fit.model_version = model.version();
+  fit.created_unix_s = UnixNow();
+  return fit;
+}
+
+const ModelParameterRow* FindParameter(const ModelFitRecord& fit, std::string_view name, std::string_view scope) {
+  for (const ModelParameterRow& p : fit.parameters) {
+    if (p.name == name && p.scope == scope) return &p;
+  }
+  return nullptr;
+}
+
+double Parameter(const ModelFitRecord& fit, std::string_view name, std::string_view scope = "") {
+  const ModelParameterRow* p = FindParameter(fit, name, scope);
+  if (p == nullptr) {
+    throw ModelError("fit " + std::to_string(fit.fit_id) + " of " + fit.model + " has no parameter " +
+                     std::string(name) + (scope.empty() ? "" : " for " + std::string(scope)));
+  }
+  return p->value;
+}
+
+ModelParameterRow Fitted(const Coefficient& c, std::string unit, std::string scope = "") {
+  return ModelParameterRow{c.name, c.value, c.ci_low, c.ci_high, std::move(unit), "fitted", std::move(scope)};
+}
+
+// Every probed link, as parameters of the fit (probe values, no CI), and the
+// shaped links' measured/configured ratio for profiles never probed.
+void AddLinks(const ModelData& data, ModelFitRecord& fit) {
+  std::vector<double> efficiencies;
+  for (const LinkObservation& link : data.links) {
+    const std::string scope = ProfileScope(link.bandwidth_bits_per_s, link.latency_s);
+    fit.parameters.push_back({kAlpha, link.alpha_s, std::nullopt, std::nullopt, "s", "probe", scope});
+    fit.parameters.push_back({kBandwidth, link.bytes_per_s, std::nullopt, std::nullopt, "bytes/s", "probe", scope});
+    fit.probe_ids.insert(fit.probe_ids.end(), link.probe_ids.begin(), link.probe_ids.end());
+    if (link.bandwidth_bits_per_s > 0) efficiencies.push_back(link.bytes_per_s * 8 / link.bandwidth_bits_per_s);
+  }
+  if (!efficiencies.empty()) {
+    fit.parameters.push_back(
+        {kLinkEfficiency, Median(efficiencies), std::nullopt, std::nullopt, "1", "probe", ""});
+  }
+}
+
+// Calibration runs whose link was probed; the others cannot be used.
+std::vector<const RunObservation*> UsableRuns(const ModelData& data) {
+  std::vector<const RunObservation*> runs;
+  for (const RunObservation& run : data.runs) {
+    if (run.split != "calibration") {
+      throw ModelError("run " + run.run_key.substr(0, 12) + " is a " + run.split +
+                       " run: a model is fitted on calibration runs only");
+    }
+    if (FindLink(data.links, run.config)) runs.push_back(&run);
+  }
+  if (runs.empty()) {
+    throw ModelError("no calibration run with a probed link: fit needs complete calibration runs and "
+                     "`dmlbench cluster probe` (or `inventory probe`) of their network profiles");
+  }
+  return runs;
+}
+
+// The configuration of a run with its measured model size.
+double GradientBytes(const ModelConfig& config) { return 4.0 * static_cast<double>(ParameterCount(config)); }
+
+Prediction Finish(const ModelConfig& config, double iteration_s, Prediction p) {
+  p.iterations = IterationsPerEpoch(config);
+  if (p.iterations < 1) throw ModelError(ConfigLabel(config) + ": less than one iteration per epoch");
+  p.iteration_s = iteration_s;
+  p.epoch_s = iteration_s * static_cast<double>(p.iterations);
+  p.throughput_samples_per_s = static_cast<double>(p.iterations) * config.batch_size * config.workers / p.epoch_s;
+  return p;
+}
+
+// ---- paper2019 -------------------------------------------------------------
+
+// The paper's communication time of one epoch, counted once (its Eqs. 8-10,
+// 16-17, 20), with B the probed link rate, bytes/s:
+//   ps   availableB = (B / w) k; pull W / availableB + push (W / w) / availableB
+//   p2p  availableB = B / (2 (w - 1)); (W / w) / availableB
+//   ring 2 (w - 1) (W / w) / B     (mpi: the same; it is not in the paper)
+double PaperCommunicationS(const ModelConfig& config, double gradient_bytes, double bytes_per_s) {
+  const double w = config.workers, W = gradient_bytes;
+  switch (config.architecture) {
+    case Architecture::kPs: {
+      const double available = bytes_per_s / w * config.servers;
+      return W / available + (W / w) / available;
+    }
+    case Architecture::kP2p:
+      if (config.workers == 1) return 0;
+      return (W / w) / (bytes_per_s / (2 * (w - 1)));
+    case Architecture::kRing:
+    case Architecture::kMpi:
+      return 2 * (w - 1) * (W / w) / bytes_per_s;
+  }
+  return 0;
+}
+
+std::string ArchitectureScope(const ModelConfig& config) {
+  std::string scope(Text(config.architecture));
+  if (config.architecture == Architecture::kPs) scope += " k=" + std::to_string(config.servers);
+  return scope;
+}
+
+class Paper2019 : public PerformanceModel {
+ public:
+  std::string_view name() const override { return "paper2019"; }
+  int version() const override { return 1; }
+
+  // T_processing per architecture: least squares of (epoch - comm) on the
+  // iterations per epoch, over the calibration runs of that architecture.
+  ModelFitRecord Fit(const ModelData& data) const override {
+    ModelFitRecord fit = NewFit(*this);
+    AddLinks(data, fit);
+    std::map<std::string, std::vector<const RunObservation*>> groups;
+    for (const RunObservation* run : UsableRuns(data)) groups[ArchitectureScope(run->config)].push_back(run);
+    double squares = 0;
+    for (const auto& [scope, runs] : groups) {
+      std::vector<std::vector<double>> rows;
+      std::vector<double> y, comm;
+      for (const RunObservation* run : runs) {
+        const double b = LinkFor(fit, run->config).bytes_per_s;
+        comm.push_back(PaperCommunicationS(run->config, 4.0 * run->parameters, b));
+        rows.push_back({static_cast<double>(run->iterations_per_epoch)});
+        y.push_back(run->epoch_s - comm.back());
+      }
+      const LeastSquaresFit processing = FitLeastSquares({"processing_s"}, rows, y);
+      fit.parameters.push_back(Fitted(processing.coefficients[0], "s/iteration", scope));
+      for (std::size_t i = 0; i < runs.size(); ++i) {
+        const double iterations = static_cast<double>(runs[i]->iterations_per_epoch);
+        const double fitted = (processing.coefficients[0].value * iterations + comm[i]) / iterations;
+        fit.runs.push_back({runs[i]->run_id, runs[i]->iteration_s, fitted});
+        squares += (fitted - runs[i]->iteration_s) * (fitted - runs[i]->iteration_s);
+      }
+      fit.points += static_cast<int>(runs.size());
+    }
+    fit.residual_rms_s = std::sqrt(squares / static_cast<double>(fit.runs.size()));
+    return fit;
+  }
+
+  Prediction Predict(const ModelFitRecord& fit, const ModelConfig& config) const override {
+    const std::string scope = ArchitectureScope(config);
+    if (FindParameter(fit, "processing_s", scope) == nullptr) {
+      throw ModelError("paper2019 has no processing time for " + scope + ": no calibration run of it");
+    }
+    const double processing = Parameter(fit, "processing_s", scope);
+    const double comm_epoch = PaperCommunicationS(config, GradientBytes(config), LinkFor(fit, config).bytes_per_s);
+    const double iterations = static_cast<double>(IterationsPerEpoch(config));
+    Prediction p;
+    p.compute_s = processing;
+    p.comm_s = comm_epoch / iterations;
+    return Finish(config, processing + p.comm_s, p);
+  }
+};
+
+// ---- corrected and corrected+overlap ------------------------------------------
+
+// The fitted coefficients of the corrected model, seconds:
+//   iteration_overhead_s   per iteration, whatever the batch (synchronisation, bookkeeping)
+//   compute_per_sample_s   forward + backward per sample of the local batch
+//   update_per_byte_s      SGD on one byte of parameters (worker or server)
+//   reduce_per_byte_s      summing one byte of gradients
+//   per_message_s          software cost of one message posted or handled (MPI, polling)
+// besides the probed alpha and B. Fitted on all architectures at once,
+// weighting each run by 1/t^2 so that relative errors count alike.
+const std::vector<std::string> kCorrectedNames = {"iteration_overhead_s", "compute_per_sample_s",
+                                                  "update_per_byte_s", "reduce_per_byte_s", "per_message_s"};
+const std::vector<std::string> kCorrectedUnits = {"s", "s/sample", "s/byte", "s/byte", "s/message"};
+
+struct CorrectedTerms {
+  double compute_s = 0;
+  double update_s = 0;
+  double comm_s = 0;
+  double hidden_comm_s = 0;
+};
+
+CorrectedTerms Corrected(const ModelFitRecord& fit, const ModelConfig& config, double gradient_bytes,
+                         bool with_overlap) {
+  const LinkParameters link = LinkFor(fit, config);
+  const IterationTraffic t = Traffic(config, gradient_bytes);
+  const double overhead = Parameter(fit, "iteration_overhead_s"), per_sample = Parameter(fit, "compute_per_sample_s");
+  const double per_update = Parameter(fit, "update_per_byte_s"), per_reduce = Parameter(fit, "reduce_per_byte_s");
+  const double per_message = Parameter(fit, "per_message_s");
+  CorrectedTerms terms;
+  terms.compute_s = overhead + per_sample * config.batch_size;
+  terms.update_s = per_update * t.worker_update_bytes;
+  // Per exchange (each bucket): latencies and messages are paid whole,
+  // bytes in proportion.
+  const double fixed = t.latency_steps * link.alpha_s + t.messages * per_message;
+  const double proportional =
+      t.link_bytes / link.bytes_per_s + per_reduce * t.reduce_bytes + per_update * t.server_update_bytes;
+  if (!with_overlap || !config.overlap) {
+    terms.comm_s = fixed + proportional;
+    return terms;
+  }
+  // Buckets go out as their layers' gradients are ready, one after another:
+  // exchange j starts at max(ready_j, end of j-1). What ends after backward
+  // is exposed; the rest was hidden.
+  const double forward_share = Parameter(fit, "forward_share");
+  const double backward_s = (1 - forward_share) * terms.compute_s;
+  double end = 0, total = 0;
+  for (const Bucket& bucket : Buckets(config)) {
+    const double comm = fixed + proportional * bucket.bytes / gradient_bytes;
+    end = std::max(end, bucket.ready_fraction * backward_s) + comm;
+    total += comm;
+  }
+  terms.comm_s = std::max(0.0, end - backward_s);
+  terms.hidden_comm_s = total - terms.comm_s;
+  return terms;
+}
+
+class CorrectedModel : public PerformanceModel {
+ public:
+  explicit CorrectedModel(bool overlap) : overlap_(overlap) {}
+  std::string_view name() const override { return overlap_ ? "corrected+overlap" : "corrected"; }
+  int version() const override { return 1; }
+
+  ModelFitRecord Fit(const ModelData& data) const override {
+    ModelFitRecord fit = NewFit(*this);
+    AddLinks(data, fit);
+    std::vector<const RunObservation*> runs;
+    for (const RunObservation* run : UsableRuns(data)) {
+      // Overlap runs are predicted, not fitted: their bucket schedule is the model's.
+      if (!run->config.overlap) runs.push_back(run);
+    }
+    std::vector<std::vector<double>> rows;
+    std::vector<double> y, weights, shares;
+    std::set<std::string> points;
+    for (const RunObservation* run : runs) {
+      const double W = 4.0 * run->parameters;
+      const LinkParameters link = LinkFor(fit, run->config);
+      const IterationTraffic t = Traffic(run->config, W);
+      const double physics = t.latency_steps * link.alpha_s + t.link_bytes / link.bytes_per_s;
+      rows.push_back({1.0, static_cast<double>(run->config.batch_size), t.worker_update_bytes + t.server_update_bytes,
+                      t.reduce_bytes, t.messages});
+      y.push_back(run->iteration_s - physics);
+      weights.push_back(1 / (run->iteration_s * run->iteration_s));
+      if (run->forward_s + run->backward_s > 0) shares.push_back(run->forward_s / (run->forward_s + run->backward_s));
+      points.insert(ConfigLabel(run->config) + ProfileScope(run->config.bandwidth_bits_per_s, run->config.latency_s));
+    }
+    LeastSquaresFit solved;
+    try {
+      solved = FitLeastSquares(kCorrectedNames, rows, y, weights);
+    } catch (const FitError& e) {
+      throw ModelError(std::string(name()) + ": " + e.what());
+    }
+    for (std::size_t i = 0; i < solved.coefficients.size(); ++i) {
+      fit.parameters.push_back(Fitted(solved.coefficients[i], kCorrectedUnits[i]));
+    }
+    const MedianInterval share = MedianConfidenceInterval(shares.empty() ? std::vector<double>{0.5} : shares);
+    fit.parameters.push_back({"forward_share", share.median, share.low, share.high, "1", "fitted", ""});
+    double squares = 0;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      const double fitted = runs[i]->iteration_s - solved.residuals[i];
+      fit.runs.push_back({runs[i]->run_id, runs[i]->iteration_s, fitted});
+      squares += solved.residuals[i] * solved.residuals[i];
+    }
+    fit.points = static_cast<int>(points.size());
+    fit.residual_rms_s = std::sqrt(squares / static_cast<double>(runs.size()));
+    return fit;
+  }
+
+  Prediction Predict(const ModelFitRecord& fit, const ModelConfig& config) const override {
+    const CorrectedTerms terms = Corrected(fit, config, GradientBytes(config), overlap_);
+    Prediction p;
+    p.compute_s = terms.compute_s;
+    p.update_s = terms.update_s;
+    p.comm_s = terms.comm_s;
+    p.hidden_comm_s = terms.hidden_comm_s;
+    return Finish(config, terms.compute_s + terms.update_s + terms.comm_s, p);
+  }
+
+ private:
+  bool overlap_;
+};
+
+// ---- linear -----------------------------------------------------------------
+
+std::string LinearScope(const ModelConfig& config) {
+  return ArchitectureScope(config) + " b=" + std::to_string(config.batch_size) + " " +
+         ProfileScope(config.bandwidth_bits_per_s, config.latency_s);
+}
+
+class LinearModel : public PerformanceModel {
+ public:
+  std::string_view name() const override { return "linear"; }
+  int version() const override { return 1; }
+
+  // epoch_s = intercept + slope w, per architecture, batch and profile.
+  ModelFitRecord Fit(const ModelData& data) const override {
+    ModelFitRecord fit = NewFit(*this);
+    AddLinks(data, fit);
+    std::map<std::string, std::vector<const RunObservation*>> groups;
+    for (const RunObservation* run : UsableRuns(data)) {
+      if (!run->config.overlap) groups[LinearScope(run->config)].push_back(run);
+    }
+    double squares = 0;
+    for (const auto& [scope, runs] : groups) {
+      std::set<int> workers;
+      for (const RunObservation* run : runs) workers.insert(run->config.workers);
+      std::vector<std::vector<double>> rows;
+      std::vector<double> y;
+      for (const RunObservation* run : runs) {
+        rows.push_back(workers.size() > 1 ? std::vector<double>{1.0, double(run->config.workers)}
+                                          : std::vector<double>{1.0});
+        y.push_back(run->epoch_s);
+      }
+      const LeastSquaresFit line = FitLeastSquares(
+          workers.size() > 1 ? std::vector<std::string>{"intercept_s", "slope_s_per_worker"}
+                             : std::vector<std::string>{"intercept_s"},
+          rows, y);
+      fit.parameters.push_back(Fitted(line.coefficients[0], "s", scope));
+      if (line.coefficients.size() > 1) {
+        fit.parameters.push_back(Fitted(line.coefficients[1], "s/worker", scope));
+      } else {
+        fit.parameters.push_back({"slope_s_per_worker", 0, std::nullopt, std::nullopt, "s/worker", "fixed", scope});
+      }
+      for (std::size_t i = 0; i < runs.size(); ++i) {
+        const double iterations = static_cast<double>(runs[i]->iterations_per_epoch);
+        fit.runs.push_back({runs[i]->run_id, runs[i]->iteration_s, (y[i] - line.residuals[i]) / iterations});
+        squares += std::pow(line.residuals[i] / iterations, 2);
+      }
+      fit.points += static_cast<int>(workers.size());
+    }
+    fit.residual_rms_s = std::sqrt(squares / static_cast<double>(fit.runs.size()));
+    return fit;
+  }
+
+  // The group of the configuration, else the same architecture and profile
+  // at the nearest batch size (the baseline knows nothing of batches).
+  Prediction Predict(const ModelFitRecord& fit, const ModelConfig& config) const override {
+    std::string scope = LinearScope(config);
+    if (FindParameter(fit, "intercept_s", scope) == nullptr) {
+      int best = -1;
+      for (const ModelParameterRow& p : fit.parameters) {
+        if (p.name != "intercept_s") continue;
+        for (int batch : {config.batch_size}) {
+          ModelConfig other = config;
+          const std::size_t at = p.scope.find(" b=");
+          if (at == std::string::npos) continue;
+          other.batch_size = std::stoi(p.scope.substr(at + 3));
+          if (LinearScope(other) != p.scope) continue;
+          if (best < 0 || std::abs(other.batch_size - batch) < std::abs(best - batch)) {
+            best = other.batch_size;
+            scope = p.scope;
+          }
+        }
+      }
+      if (best < 0) throw ModelError("linear has no line for " + LinearScope(config) + ": no calibration run of it");
+    }
+    const double epoch = Parameter(fit, "intercept_s", scope) + Parameter(fit, "slope_s_per_worker", scope) * config.workers;
+    const double iterations = static_cast<double>(IterationsPerEpoch(config));
+    Prediction p;
+    p.compute_s = epoch / iterations;
+    return Finish(config, epoch / iterations, p);
+  }
+};
+
+}  // namespace
+
+std::string ProfileScope(double bandwidth_bits_per_s, double latency_s) {
+  std::ostringstream text;
+  text << bandwidth_bits_per_s << "bit/s " << latency_s << "s";
+  return text.str();
+}
+
+LinkParameters LinkFor(const ModelFitRecord& fit, const ModelConfig& config) {
+  const std::string scope = ProfileScope(config.bandwidth_bits_per_s, config.latency_s);
+  if (FindParameter(fit, kAlpha, scope) != nullptr) {
+    return LinkParameters{Parameter(fit, kAlpha, scope), Parameter(fit, kBandwidth, scope)};
+  }
+  std::vector<double> alphas;
+  for (const ModelParameterRow& p : fit.parameters) {
+    if (p.name == kAlpha) alphas.push_back(p.value);
+  }
+  if (config.bandwidth_bits_per_s <= 0 || alphas.empty() || FindParameter(fit, kLinkEfficiency, "") == nullptr) {
+    throw ModelError("no link probe for the profile " + scope + " and none to extrapolate from: run "
+                     "`dmlbench cluster probe --profile ...` before fitting");
+  }
+  return LinkParameters{Median(alphas) + config.latency_s,
+                        config.bandwidth_bits_per_s / 8 * Parameter(fit, kLinkEfficiency)};
+}
+
+const std::vector<std::unique_ptr<PerformanceModel>>& Models() {
+  static const std::vector<std::unique_ptr<PerformanceModel>> models = [] {
+    std::vector<std::unique_ptr<PerformanceModel>> all;
+    all.push_back(std::make_unique<Paper2019>());
+    all.push_back(std::make_unique<CorrectedModel>(false));
+    all.push_back(std::make_unique<CorrectedModel>(true));
+    all.push_back(std::make_unique<LinearModel>());
+    return all;
+  }();
+  return models;
+}
+
+const PerformanceModel& ModelNamed(std::string_view name) {
+  std::string known;
+  for (const auto& model : Models()) {
+    if (model->name() == name) return *model;
+    known += (known.empty() ? "" : ", ") + std::string(model->name());
+  }
+  throw ModelError("unknown model \"" + std::string(name) + "\", expected one of: " + known);
+}
+
+}  // namespace dmlbench

@@ -1,0 +1,85 @@
+// Models: the performance models fitted on calibration runs and judged on
+// validation runs (DESIGN.md section 1). Each predicts the iteration time,
+// epoch time and throughput of any configuration (architecture, w, k, b,
+// model size, network profile, CPU share, overlap), also ones never run:
+//   paper2019          the 2019 paper's equations as published: communication
+//                      counted once per epoch, PS push W/w, P2P bandwidth
+//                      B/(2(w-1)); its per-iteration processing time fitted per
+//                      architecture the paper's way (from total epoch times).
+//   corrected          per-iteration alpha-beta terms x iterations per epoch
+//                      (physics.h), with compute, update, reduce and
+//                      per-message costs fitted jointly on every architecture.
+//   corrected+overlap  the same parameters; with overlap the exchange of each
+//                      bucket runs behind the backward pass (Tfwd + max(...)).
+//   linear             epoch time linear in w per architecture, profile and
+//                      batch: the baseline a model must beat.
+// A fit is a ModelFitRecord (store.h): it is stored, and a prediction needs
+// nothing else, so a copied database predicts as well. Pure; thread-safe.
+#ifndef DMLBENCH_ORCHESTRATOR_MODEL_MODELS_H_
+#define DMLBENCH_ORCHESTRATOR_MODEL_MODELS_H_
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "orchestrator/core/error.h"
+#include "orchestrator/model/observations.h"
+#include "orchestrator/model/physics.h"
+#include "orchestrator/store/store.h"
+
+namespace dmlbench {
+
+// A model that cannot be fitted or cannot predict a configuration. what()
+// says which and why.
+class ModelError : public Error {
+ public:
+  using Error::Error;
+};
+
+struct Prediction {
+  std::int64_t iterations = 0;        // per epoch
+  double iteration_s = 0;
+  double epoch_s = 0;
+  double throughput_samples_per_s = 0;
+  // Per iteration: what each part costs on the critical path.
+  double compute_s = 0;               // forward + backward
+  double update_s = 0;
+  double comm_s = 0;                  // exchange not hidden behind backward
+  double hidden_comm_s = 0;           // exchange running behind backward (overlap)
+};
+
+class PerformanceModel {
+ public:
+  virtual ~PerformanceModel() = default;
+  virtual std::string_view name() const = 0;
+  virtual int version() const = 0;
+  // Fits on `data`, whose runs must all be calibration runs (the store
+  // refuses the fit otherwise). Throws ModelError.
+  virtual ModelFitRecord Fit(const ModelData& data) const = 0;
+  // Predicts `config` from a fit of this model. Throws ModelError.
+  virtual Prediction Predict(const ModelFitRecord& fit, const ModelConfig& config) const = 0;
+};
+
+// paper2019, corrected, corrected+overlap, linear, in that order.
+const std::vector<std::unique_ptr<PerformanceModel>>& Models();
+// Throws ModelError naming the known models.
+const PerformanceModel& ModelNamed(std::string_view name);
+
+// The link a fit knows for a configuration's profile: the probe of that
+// profile, else (a profile never probed) the configured rate times the
+// median ratio measured/configured of the shaped probes and the median
+// alpha. Throws ModelError when nothing applies (an unshaped profile
+// without its probe).
+struct LinkParameters {
+  double alpha_s = 0;
+  double bytes_per_s = 0;
+};
+LinkParameters LinkFor(const ModelFitRecord& fit, const ModelConfig& config);
+
+// The profile scope of a fit's link parameters, e.g. "1000000000bit/s 0s".
+std::string ProfileScope(double bandwidth_bits_per_s, double latency_s);
+
+}  // namespace dmlbench
+
+#endif  // DMLBENCH_ORCHESTRATOR_MODEL_MODELS_H_

@@ -1,0 +1,117 @@
+#include "orchestrator/model/physics.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace dmlbench {
+
+std::vector<int> LayerWidths(const ModelConfig& config) {
+  std::vector<int> widths = {kInputFeatures};
+  widths.insert(widths.end(), config.hidden.begin(), config.hidden.end());
+  widths.push_back(kClassCount);
+  return widths;
+}
+
+std::int64_t ParameterCount(const ModelConfig& config) {
+  const std::vector<int> widths = LayerWidths(config);
+  std::int64_t count = 0;
+  for (std::size_t l = 0; l + 1 < widths.size(); ++l) {
+    count += static_cast<std::int64_t>(widths[l]) * widths[l + 1] + widths[l + 1];
+  }
+  return count;
+}
+
+std::int64_t IterationsPerEpoch(const ModelConfig& config) {
+  const std::int64_t iterations = config.train_samples / (static_cast<std::int64_t>(config.batch_size) * config.workers);
+  return config.max_iterations_per_epoch > 0 ? std::min(iterations, config.max_iterations_per_epoch) : iterations;
+}
+
+IterationTraffic Traffic(const ModelConfig& config, double gradient_bytes) {
+  const double w = config.workers;
+  const double W = gradient_bytes;
+  IterationTraffic t;
+  switch (config.architecture) {
+    case Architecture::kPs: {
+      const double k = config.servers;
+      // Push then pull; each a message per server from each worker. The
+      // server handles w pushes and w pulls, the worker k of each.
+      t.latency_steps = 2;
+      t.messages = 2 * (k + w);
+      t.link_bytes = 2 * std::max(W, w * W / k);
+      t.reduce_bytes = (w - 1) * W / k;
+      t.server_update_bytes = W / k;
+      return t;
+    }
+    case Architecture::kP2p:
+      if (config.workers == 1) break;
+      // Scatter and gather: w-1 messages of W/w each way, posted together.
+      t.latency_steps = 2;
+      t.messages = 2 * (w - 1);
+      t.link_bytes = 2 * (w - 1) * W / w;
+      t.reduce_bytes = (w - 1) * W / w;
+      t.worker_update_bytes = W / w;
+      return t;
+    case Architecture::kMpi:
+      if (config.workers == 1) break;
+      if (config.workers < 4) {
+        // libnbc's binomial tree: ceil(log2 w) rounds up with the whole
+        // gradient, reduced at each, then the root sends it down.
+        const double rounds = std::ceil(std::log2(w));
+        t.latency_steps = 2 * rounds;
+        t.messages = 2 * rounds;
+        t.link_bytes = 2 * rounds * W;
+        t.reduce_bytes = rounds * W;
+        t.worker_update_bytes = W;
+        return t;
+      }
+      [[fallthrough]];
+    case Architecture::kRing:
+      if (config.workers == 1) break;
+      t.latency_steps = 2 * (w - 1);
+      t.messages = 2 * (w - 1);
+      t.link_bytes = 2 * (w - 1) * W / w;
+      t.reduce_bytes = (w - 1) * W / w;
+      t.worker_update_bytes = W;
+      return t;
+  }
+  t.worker_update_bytes = W;  // one worker: SGD on its own gradient
+  return t;
+}
+
+std::vector<Bucket> Buckets(const ModelConfig& config) {
+  const std::vector<int> widths = LayerWidths(config);
+  const std::size_t layers = widths.size() - 1;
+  std::vector<double> bytes(layers), flops(layers);
+  double total_flops = 0;
+  for (std::size_t l = 0; l < layers; ++l) {
+    bytes[l] = 4.0 * (static_cast<double>(widths[l]) * widths[l + 1] + widths[l + 1]);
+    flops[l] = static_cast<double>(widths[l]) * widths[l + 1];
+    total_flops += flops[l];
+  }
+  double all_bytes = 0;
+  for (double b : bytes) all_bytes += b;
+  if (!config.overlap) return {Bucket{all_bytes, 1.0}};
+  // Backward runs from the last layer to the first; layer l's gradient is
+  // ready once the layers from the last down to l are done.
+  std::vector<Bucket> buckets;
+  double pending = 0, done_flops = 0;
+  for (std::size_t l = layers; l-- > 0;) {
+    pending += bytes[l];
+    done_flops += flops[l];
+    if (pending >= static_cast<double>(config.bucket_bytes) || l == 0) {
+      buckets.push_back(Bucket{pending, done_flops / total_flops});
+      pending = 0;
+    }
+  }
+  return buckets;
+}
+
+std::string ConfigLabel(const ModelConfig& config) {
+  std::string label(Text(config.architecture));
+  if (config.architecture == Architecture::kPs) label += " k=" + std::to_string(config.servers);
+  label += " w=" + std::to_string(config.workers) + " b=" + std::to_string(config.batch_size);
+  if (config.overlap) label += " overlap";
+  return label;
+}
+
+}  // namespace dmlbench

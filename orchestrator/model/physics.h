@@ -1,0 +1,83 @@
+// Physics: what one training iteration of a configuration does, counted from
+// the protocols themselves (DESIGN.md section 1; trainer/ has one file per
+// scheme): the model's size, iterations per epoch, and per iteration on the
+// critical path — message latencies in sequence, messages handled, bytes
+// through the busiest link, gradient bytes reduced, parameters updated.
+// Every model (models.h) is built on these counts; nothing here is fitted.
+// Pure; thread-safe.
+#ifndef DMLBENCH_ORCHESTRATOR_MODEL_PHYSICS_H_
+#define DMLBENCH_ORCHESTRATOR_MODEL_PHYSICS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "orchestrator/core/enums.h"
+
+namespace dmlbench {
+
+// Fashion-MNIST (and MNIST): 28x28 inputs, 10 classes, 60,000 training images.
+inline constexpr int kInputFeatures = 784;
+inline constexpr int kClassCount = 10;
+inline constexpr std::int64_t kFashionMnistTrainSamples = 60000;
+
+// A configuration to predict: the run parameters that change its time.
+struct ModelConfig {
+  Architecture architecture = Architecture::kRing;
+  int workers = 1;                              // w
+  int servers = 0;                              // k (ps)
+  int batch_size = 100;                         // b, per worker
+  bool overlap = false;
+  std::int64_t bucket_bytes = 1 << 20;          // overlap: layers fused up to this size
+  std::vector<int> hidden = {128, 32};
+  std::int64_t train_samples = kFashionMnistTrainSamples;  // n
+  std::int64_t max_iterations_per_epoch = 0;    // 0 = whole epochs
+  double bandwidth_bits_per_s = 0;              // configured link rate; 0 = unshaped
+  double latency_s = 0;                         // configured extra one-way delay
+  double cpu_cores = 0;                         // CPU share of each host; 0 = uncapped
+};
+
+// Layer widths from input to output: 784, hidden..., 10.
+std::vector<int> LayerWidths(const ModelConfig& config);
+// Trainable parameters P (weights and biases); the gradient is W = 4 P bytes.
+std::int64_t ParameterCount(const ModelConfig& config);
+// I = floor(n / (b w)), capped by max_iterations_per_epoch.
+std::int64_t IterationsPerEpoch(const ModelConfig& config);
+
+// Per iteration, on the critical path of the slowest worker.
+struct IterationTraffic {
+  double latency_steps = 0;        // message latencies paid one after another (x alpha)
+  double messages = 0;             // messages posted or handled in sequence (x per-message software cost)
+  double link_bytes = 0;           // bytes through the busiest link, one direction after the other (/ B)
+  double reduce_bytes = 0;         // gradient bytes summed in sequence
+  double worker_update_bytes = 0;  // parameters updated by each worker (SGD), bytes
+  double server_update_bytes = 0;  // parameters updated by a server on the critical path, bytes
+};
+
+// The exchange of `gradient_bytes` in the configuration's scheme:
+//   ring     2(w-1) steps of W/w to the right neighbour (reduce-scatter, allgather);
+//   mpi      Open MPI 4.1's MPI_Iallreduce (libnbc): the same ring for w >= 4,
+//            a binomial tree for w < 4 (reduce up, broadcast down) moving the
+//            whole W 2 ceil(log2 w) times;
+//   p2p      scatter then gather, each w-1 messages of W/w per worker, concurrent;
+//   ps(k)    push W (k messages of W/k), pull W; a server's link carries w W/k
+//            each way, so the busiest link moves max(W, w W/k) per direction.
+// One worker (w = 1) exchanges nothing, except under ps.
+IterationTraffic Traffic(const ModelConfig& config, double gradient_bytes);
+
+// Backward time share and gradient bytes of each overlap bucket, in the
+// order the trainer exchanges them (last layer first; layers fused up to
+// bucket_bytes, as trainer/bucketed_exchange does). Without overlap: one
+// bucket holding everything, ready at the end of backward.
+struct Bucket {
+  double bytes = 0;
+  double ready_fraction = 0;  // of the backward pass done when the bucket is ready
+};
+std::vector<Bucket> Buckets(const ModelConfig& config);
+
+// "ring", "ps k=2", ... with "w=4 b=100" for labels.
+std::string ConfigLabel(const ModelConfig& config);
+
+}  // namespace dmlbench
+
+#endif  // DMLBENCH_ORCHESTRATOR_MODEL_PHYSICS_H_

@@ -1,0 +1,99 @@
+#include "orchestrator/model/validation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace dmlbench {
+namespace {
+
+std::string ArchitectureLabel(const ModelConfig& config) {
+  std::string label(Text(config.architecture));
+  if (config.architecture == Architecture::kPs) label += " k=" + std::to_string(config.servers);
+  return label;
+}
+
+// Configurations are told apart by every parameter a model reads.
+std::string PointLabel(const RunObservation& run) {
+  std::string hidden;
+  for (int width : run.config.hidden) hidden += (hidden.empty() ? "" : ",") + std::to_string(width);
+  std::string label = ConfigLabel(run.config) + " " + ProfileScope(run.config.bandwidth_bits_per_s, run.config.latency_s);
+  if (run.config.overlap) label += " bucket=" + std::to_string(run.config.bucket_bytes);
+  if (hidden != "128,32") label += " hidden=" + hidden;
+  if (run.config.max_iterations_per_epoch > 0) label += " cap=" + std::to_string(run.config.max_iterations_per_epoch);
+  return label;
+}
+
+}  // namespace
+
+ValidationResult Validate(const PerformanceModel& model, const ModelFitRecord& fit, const ModelData& data) {
+  ValidationResult result;
+  struct Point {
+    std::vector<const RunObservation*> runs;
+    std::vector<double> epochs;
+    double predicted = 0;
+  };
+  std::map<std::pair<std::string, std::string>, Point> points;  // (split, label)
+  std::vector<std::string> order;
+  for (const RunObservation& run : data.runs) {
+    Prediction prediction;
+    ModelConfig config = run.config;
+    try {
+      prediction = model.Predict(fit, config);
+    } catch (const ModelError& e) {
+      const std::string why = PointLabel(run) + ": " + e.what();
+      if (std::find(result.skipped.begin(), result.skipped.end(), why) == result.skipped.end()) {
+        result.skipped.push_back(why);
+      }
+      continue;
+    }
+    // The run's own iterations (the trainer's count) make its epoch.
+    const double iterations = static_cast<double>(run.iterations_per_epoch);
+    PredictionRow row;
+    row.fit_id = fit.fit_id;
+    row.run_id = run.run_id;
+    row.split = run.split;
+    row.iterations_per_epoch = run.iterations_per_epoch;
+    row.predicted_iteration_s = prediction.iteration_s;
+    row.predicted_epoch_s = prediction.iteration_s * iterations;
+    row.compute_s = prediction.compute_s;
+    row.update_s = prediction.update_s;
+    row.comm_s = prediction.comm_s;
+    row.hidden_comm_s = prediction.hidden_comm_s;
+    row.measured_epoch_s = run.epoch_s;
+    row.relative_error = (row.predicted_epoch_s - run.epoch_s) / run.epoch_s;
+    result.predictions.push_back(row);
+    Point& point = points[{run.split, PointLabel(run)}];
+    point.runs.push_back(&run);
+    point.epochs.push_back(run.epoch_s);
+    point.predicted = row.predicted_epoch_s;
+  }
+  std::map<std::pair<std::string, std::string>, std::vector<double>> errors;  // (architecture, split)
+  for (const auto& [key, point] : points) {
+    PointError error;
+    error.label = key.second;
+    error.split = key.first;
+    error.architecture = ArchitectureLabel(point.runs.front()->config);
+    error.measured = MedianConfidenceInterval(point.epochs);
+    error.cv = CoefficientOfVariation(point.epochs);
+    error.wide_interval = std::max(error.measured.median - error.measured.low, error.measured.high - error.measured.median) >
+                          kWideIntervalLimit * error.measured.median;
+    error.predicted_epoch_s = point.predicted;
+    error.relative_error = (point.predicted - error.measured.median) / error.measured.median;
+    errors[{error.architecture, error.split}].push_back(std::fabs(error.relative_error));
+    result.points.push_back(error);
+  }
+  for (const auto& [key, values] : errors) {
+    ErrorSummary summary;
+    summary.architecture = key.first;
+    summary.split = key.second;
+    summary.points = static_cast<int>(values.size());
+    summary.median_abs = Median(values);
+    summary.p95_abs = Quantile(values, 0.95);
+    summary.max_abs = *std::max_element(values.begin(), values.end());
+    result.summaries.push_back(summary);
+  }
+  return result;
+}
+
+}  // namespace dmlbench

@@ -1,0 +1,56 @@
+// Validation: a fitted model against measurement. Predicts every complete
+// run (validation and calibration alike, each labelled with its own split),
+// and summarises per architecture the absolute relative error of epoch time
+// at the level of configurations: the model's prediction against the median
+// of the configuration's repetitions, with the median's confidence
+// interval, so that a point measured too noisily to judge is flagged, not
+// hidden. Pure; thread-safe.
+#ifndef DMLBENCH_ORCHESTRATOR_MODEL_VALIDATION_H_
+#define DMLBENCH_ORCHESTRATOR_MODEL_VALIDATION_H_
+
+#include <string>
+#include <vector>
+
+#include "orchestrator/model/models.h"
+#include "orchestrator/model/observations.h"
+#include "orchestrator/model/statistics.h"
+#include "orchestrator/store/store.h"
+
+namespace dmlbench {
+
+// A point whose median's 95% interval reaches further than this from the
+// median (relative) is measured too noisily to judge a 5% model.
+inline constexpr double kWideIntervalLimit = 0.05;
+
+// One configuration: its runs' steady-state epoch times and one model's
+// prediction of it.
+struct PointError {
+  std::string label;                // "ring w=4 b=100 1000000000bit/s 0s"
+  std::string architecture;         // "ring", "ps k=2", ...
+  std::string split;
+  MedianInterval measured;          // over the runs (each run's median steady epoch)
+  std::optional<double> cv;
+  bool wide_interval = false;
+  double predicted_epoch_s = 0;
+  double relative_error = 0;        // (predicted - measured median) / measured median
+};
+
+struct ErrorSummary {
+  std::string architecture;
+  std::string split;
+  int points = 0;
+  double median_abs = 0, p95_abs = 0, max_abs = 0;
+};
+
+struct ValidationResult {
+  std::vector<PredictionRow> predictions;  // one per run the model could predict
+  std::vector<PointError> points;
+  std::vector<ErrorSummary> summaries;     // per architecture and split, architecture order
+  std::vector<std::string> skipped;        // "ps k=4 w=2 b=100 ...: <why>"
+};
+
+ValidationResult Validate(const PerformanceModel& model, const ModelFitRecord& fit, const ModelData& data);
+
+}  // namespace dmlbench
+
+#endif  // DMLBENCH_ORCHESTRATOR_MODEL_VALIDATION_H_

@@ -1,0 +1,94 @@
+// Tests of orchestrator/model/least_squares: exact and noisy lines against
+// their formula, weights, coefficients on very different scales, and the
+// fits that cannot be made.
+#include "orchestrator/model/least_squares.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+namespace dmlbench {
+namespace {
+
+TEST(LeastSquaresTest, ExactLineIsRecoveredWithZeroWidthIntervals) {
+  std::vector<std::vector<double>> rows;
+  std::vector<double> y;
+  for (double x : {1.0, 2.0, 3.0, 5.0}) {
+    rows.push_back({1.0, x});
+    y.push_back(2 + 3 * x);
+  }
+  const LeastSquaresFit fit = FitLeastSquares({"a", "b"}, rows, y);
+  EXPECT_NEAR(fit.coefficients[0].value, 2, 1e-12);
+  EXPECT_NEAR(fit.coefficients[1].value, 3, 1e-12);
+  EXPECT_NEAR(fit.coefficients[1].ci_high - fit.coefficients[1].ci_low, 0, 1e-9);
+  EXPECT_EQ(fit.degrees_of_freedom, 2);
+  EXPECT_NEAR(fit.residual_rms, 0, 1e-12);
+}
+
+TEST(LeastSquaresTest, NinetyFivePercentIntervalsCoverTheTruthNinetyFivePercentOfTheTime) {
+  // Seconds and seconds per byte side by side, as in the corrected model;
+  // 400 independent noisy data sets of 12 observations (10 degrees of
+  // freedom, so Student's t matters).
+  std::mt19937 rng(7);
+  std::normal_distribution<double> noise(0, 1e-5);
+  int covered_overhead = 0, covered_slope = 0;
+  constexpr int kTrials = 400;
+  for (int trial = 0; trial < kTrials; ++trial) {
+    std::vector<std::vector<double>> rows;
+    std::vector<double> y;
+    for (int i = 0; i < 12; ++i) {
+      const double bytes = 1e5 * (1 + i % 7);
+      rows.push_back({1.0, bytes});
+      y.push_back(2e-4 + 3e-9 * bytes + noise(rng));
+    }
+    const LeastSquaresFit fit = FitLeastSquares({"overhead_s", "per_byte_s"}, rows, y);
+    covered_overhead += fit.coefficients[0].ci_low <= 2e-4 && 2e-4 <= fit.coefficients[0].ci_high;
+    covered_slope += fit.coefficients[1].ci_low <= 3e-9 && 3e-9 <= fit.coefficients[1].ci_high;
+    EXPECT_EQ(fit.degrees_of_freedom, 10);
+  }
+  // Binomial(400, 0.95): 380 +- 4.4; a normal interval (z = 1.96) would
+  // still cover ~92%, a wrong standard error far less or far more.
+  EXPECT_NEAR(covered_overhead, 0.95 * kTrials, 14);
+  EXPECT_NEAR(covered_slope, 0.95 * kTrials, 14);
+}
+
+TEST(LeastSquaresTest, WeightsDecideBetweenInconsistentObservations) {
+  // Two observations of one constant; weight 9:1 pulls it to 0.9 of the way.
+  const LeastSquaresFit fit = FitLeastSquares({"c"}, {{1.0}, {1.0}}, {0.0, 1.0}, {1.0, 9.0});
+  EXPECT_NEAR(fit.coefficients[0].value, 0.9, 1e-12);
+}
+
+// ---- error paths of least_squares.cc follow ------------------------------
+
+TEST(LeastSquaresTest, TooFewObservations) {
+  try {
+    FitLeastSquares({"a", "b"}, {{1.0, 2.0}}, {3.0});
+    FAIL() << "fitted two coefficients to one observation";
+  } catch (const FitError& e) {
+    EXPECT_EQ(std::string(e.what()), "cannot fit 2 coefficients to 1 observations");
+  }
+}
+
+TEST(LeastSquaresTest, ColumnsThatCannotBeToldApartAreNamed) {
+  try {
+    FitLeastSquares({"a", "twice_a"}, {{1.0, 2.0}, {2.0, 4.0}, {3.0, 6.0}}, {1.0, 2.0, 3.0});
+    FAIL() << "fitted two proportional columns";
+  } catch (const FitError& e) {
+    EXPECT_NE(std::string(e.what()).find("the calibration data cannot tell these coefficients from the others: "),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(LeastSquaresTest, ColumnWithoutDataIsNamed) {
+  try {
+    FitLeastSquares({"a", "b"}, {{1.0, 0.0}, {2.0, 0.0}}, {1.0, 2.0});
+    FAIL() << "fitted a coefficient without data";
+  } catch (const FitError& e) {
+    EXPECT_EQ(std::string(e.what()), "coefficient b has no data: its column is zero");
+  }
+}
+
+}  // namespace
+}  // namespace dmlbench

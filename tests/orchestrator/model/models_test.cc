@@ -1,0 +1,300 @@
+// Tests of orchestrator/model/models and validation on real SQLite files
+// whose runs were generated from known parameters of the corrected model:
+// the fit must find them (inside its intervals) from calibration runs only,
+// predict the never-seen validation runs, and the paper's equations and the
+// linear baseline must do measurably worse. Also the refusals the database
+// owes the model stage.
+#include "orchestrator/model/models.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "orchestrator/model/observations.h"
+#include "orchestrator/model/validation.h"
+#include "tests/orchestrator/support/model_fixture.h"
+#include "tests/orchestrator/support/run_fixture.h"
+#include "tests/orchestrator/support/store_queries.h"
+
+namespace dmlbench {
+namespace {
+
+using testing::Int;
+using testing::ModelDatabase;
+using testing::TempDir;
+using testing::Text;
+
+constexpr double kGigabit = 1e9, kHundredMegabit = 1e8;
+constexpr double kAlpha = 12e-6;
+
+// The truth the synthetic runs follow.
+struct Truth {
+  double overhead_s = 2e-4, per_sample_s = 6e-6, per_update_byte_s = 1.5e-9, per_reduce_byte_s = 0.8e-9,
+         per_message_s = 60e-6;
+  double IterationS(const ModelConfig& config) const {
+    const double W = 4.0 * ParameterCount(config);
+    const IterationTraffic t = Traffic(config, W);
+    const double bytes_per_s = config.bandwidth_bits_per_s / 8 * 0.95;
+    return overhead_s + per_sample_s * config.batch_size + per_update_byte_s * (t.worker_update_bytes + t.server_update_bytes) +
+           per_reduce_byte_s * t.reduce_bytes + per_message_s * t.messages + t.latency_steps * kAlpha +
+           t.link_bytes / bytes_per_s;
+  }
+};
+
+RunParams Params(Architecture architecture, int workers, int servers, int batch, double bandwidth) {
+  RunParams p;
+  p.architecture = architecture;
+  p.workers = workers;
+  p.servers = servers;
+  p.batch_size = batch;
+  p.network.name = bandwidth == kGigabit ? "1gbit" : "100mbit";
+  p.network.bandwidth_bits_per_s = bandwidth;
+  return p;
+}
+
+ModelConfig ConfigOf(const RunParams& p) {
+  ModelConfig c;
+  c.architecture = p.architecture;
+  c.workers = p.workers;
+  c.servers = p.servers;
+  c.batch_size = p.batch_size;
+  c.bandwidth_bits_per_s = p.network.bandwidth_bits_per_s;
+  return c;
+}
+
+class ModelsTest : public ::testing::Test {
+ protected:
+  // Calibration: every architecture at w = 1, 2, 4 and b = 100, and ring at
+  // w = 1 with b = 50 and 200; validation: w = 3, 5, 7 at b = 100 and the
+  // ring at w = 4, b = 50 and 200. Both profiles; 5 repetitions with 1%
+  // noise; a warm-up epoch 30% slower that no model may see.
+  void Populate(Store& store) {
+    ModelDatabase db(store);
+    db.AddProbe(kGigabit, kAlpha, kGigabit / 8 * 0.95);
+    db.AddProbe(kHundredMegabit, kAlpha, kHundredMegabit / 8 * 0.95);
+    std::mt19937 rng(11);
+    std::normal_distribution<double> noise(1.0, 0.01);
+    const std::vector<std::pair<Architecture, int>> schemes = {
+        {Architecture::kRing, 0}, {Architecture::kMpi, 0}, {Architecture::kP2p, 0},
+        {Architecture::kPs, 1},   {Architecture::kPs, 2},  {Architecture::kPs, 4}};
+    auto add = [&](const RunParams& p, const std::string& split) {
+      const double iteration = truth_.IterationS(ConfigOf(p));
+      const double epoch = iteration * static_cast<double>(60000 / (p.batch_size * p.workers));
+      for (int rep = 0; rep < 5; ++rep) {
+        db.AddRun(p, split, {1.3 * epoch, epoch * noise(rng), epoch * noise(rng)}, 104938, 0, 0.5 * iteration);
+      }
+    };
+    for (double bandwidth : {kGigabit, kHundredMegabit}) {
+      for (const auto& [architecture, servers] : schemes) {
+        for (int w : {1, 2, 4}) add(Params(architecture, w, servers, 100, bandwidth), "calibration");
+        for (int w : {3, 5, 7}) add(Params(architecture, w, servers, 100, bandwidth), "validation");
+      }
+      for (int b : {50, 200}) {
+        add(Params(Architecture::kRing, 1, 0, b, bandwidth), "calibration");
+        add(Params(Architecture::kRing, 4, 0, b, bandwidth), "validation");
+      }
+    }
+  }
+
+  ModelData Calibration(const Store& store) {
+    ModelData data = LoadModelData(store, {});
+    std::erase_if(data.runs, [](const RunObservation& r) { return r.split != "calibration"; });
+    return data;
+  }
+
+  const ModelParameterRow& ParameterOf(const ModelFitRecord& fit, const std::string& name) {
+    for (const ModelParameterRow& p : fit.parameters) {
+      if (p.name == name) return p;
+    }
+    throw std::runtime_error("no parameter " + name);
+  }
+
+  TempDir dir_;
+  Truth truth_;
+};
+
+TEST_F(ModelsTest, ObservationsDropTheWarmupEpoch) {
+  Store store(dir_ / "m.db");
+  Populate(store);
+  const ModelData data = LoadModelData(store, {});
+  ASSERT_FALSE(data.runs.empty());
+  for (const RunObservation& run : data.runs) {
+    EXPECT_EQ(run.steady_epoch_s.size(), 2u);
+    EXPECT_FALSE(run.warmup_included);
+  }
+  ASSERT_EQ(data.links.size(), 2u);
+  EXPECT_EQ(data.links[0].probe_ids.size(), 3u);
+}
+
+TEST_F(ModelsTest, CorrectedFitFindsTheTrueParametersFromCalibrationRunsOnly) {
+  Store store(dir_ / "m.db");
+  Populate(store);
+  const ModelFitRecord fit = ModelNamed("corrected").Fit(Calibration(store));
+  const std::vector<std::pair<std::string, double>> truths = {
+      {"iteration_overhead_s", truth_.overhead_s}, {"compute_per_sample_s", truth_.per_sample_s},
+      {"update_per_byte_s", truth_.per_update_byte_s}, {"reduce_per_byte_s", truth_.per_reduce_byte_s},
+      {"per_message_s", truth_.per_message_s}};
+  for (const auto& [name, value] : truths) {
+    const ModelParameterRow& p = ParameterOf(fit, name);
+    EXPECT_LE(*p.ci_low, value) << name;
+    EXPECT_GE(*p.ci_high, value) << name;
+    EXPECT_NEAR(p.value, value, 0.2 * value) << name;
+  }
+  for (const ModelFitRunRow& r : fit.runs) {
+    EXPECT_EQ(Text(store, "SELECT split FROM runs WHERE run_id = " + std::to_string(r.run_id)), "calibration");
+  }
+}
+
+TEST_F(ModelsTest, CorrectedPredictsValidationWithinTwoPercentAndBeatsPaperAndLinear) {
+  Store store(dir_ / "m.db");
+  Populate(store);
+  const ModelData all = LoadModelData(store, {});
+  std::map<std::string, double> worst;  // model -> largest validation error
+  for (const char* name : {"corrected", "paper2019", "linear"}) {
+    const PerformanceModel& model = ModelNamed(name);
+    ModelFitRecord fit = model.Fit(Calibration(store));
+    fit.code_commit = "test";
+    fit.fit_id = store.AddModelFit(fit);
+    const ValidationResult result = Validate(model, fit, all);
+    store.AddPredictions(result.predictions);
+    double largest = 0;
+    for (const ErrorSummary& s : result.summaries) {
+      if (s.split == "validation") largest = std::max(largest, s.max_abs);
+    }
+    worst[name] = largest;
+  }
+  EXPECT_LT(worst["corrected"], 0.02);
+  EXPECT_GT(worst["paper2019"], 0.10);
+  EXPECT_GT(worst["linear"], 0.05);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM predictions p JOIN runs r USING (run_id) WHERE p.split <> r.split"), 0);
+}
+
+TEST_F(ModelsTest, SettlingFollowsThePerIterationModel) {
+  // Ring at w = 4: b = 50 has four times the iterations of b = 200; the
+  // corrected model's epoch grows as the batch shrinks, the paper's does not
+  // grow by its communication term.
+  Store store(dir_ / "m.db");
+  Populate(store);
+  const ModelData calibration = Calibration(store);
+  const PerformanceModel& corrected = ModelNamed("corrected");
+  const ModelFitRecord fit = corrected.Fit(calibration);
+  ModelConfig small = ConfigOf(Params(Architecture::kRing, 4, 0, 50, kGigabit));
+  ModelConfig large = ConfigOf(Params(Architecture::kRing, 4, 0, 200, kGigabit));
+  const double ratio = corrected.Predict(fit, small).epoch_s / corrected.Predict(fit, large).epoch_s;
+  EXPECT_NEAR(ratio, truth_.IterationS(small) * 300 / (truth_.IterationS(large) * 75), 0.02 * ratio);
+}
+
+TEST_F(ModelsTest, OverlapHidesTheExchangeOfEarlyBuckets) {
+  Store store(dir_ / "m.db");
+  Populate(store);
+  const PerformanceModel& overlap = ModelNamed("corrected+overlap");
+  const ModelFitRecord fit = overlap.Fit(Calibration(store));
+  ModelConfig config = ConfigOf(Params(Architecture::kRing, 4, 0, 100, kHundredMegabit));
+  const Prediction off = overlap.Predict(fit, config);
+  config.overlap = true;
+  config.bucket_bytes = 16 * 1024;
+  const Prediction on = overlap.Predict(fit, config);
+  EXPECT_EQ(off.hidden_comm_s, 0);
+  EXPECT_GT(on.hidden_comm_s, 0);
+  EXPECT_LT(on.comm_s, off.comm_s + 2 * (6 * kAlpha + 6 * truth_.per_message_s));
+  EXPECT_LE(on.iteration_s, on.compute_s + on.update_s + on.comm_s + 1e-12);
+}
+
+TEST_F(ModelsTest, PredictsAProfileNeverProbedFromTheMeasuredLinkEfficiency) {
+  Store store(dir_ / "m.db");
+  Populate(store);
+  const PerformanceModel& corrected = ModelNamed("corrected");
+  const ModelFitRecord fit = corrected.Fit(Calibration(store));
+  ModelConfig config = ConfigOf(Params(Architecture::kRing, 16, 0, 100, 10e9));
+  const LinkParameters link = LinkFor(fit, config);
+  EXPECT_NEAR(link.bytes_per_s, 10e9 / 8 * 0.95, 1e-6 * link.bytes_per_s);
+  EXPECT_NEAR(link.alpha_s, kAlpha, 1e-12);
+  EXPECT_GT(corrected.Predict(fit, config).throughput_samples_per_s, 0);
+}
+
+// ---- error paths of the model stage and the refusals of the database ------
+
+TEST_F(ModelsTest, DatabaseRefusesAFitThatUsedAValidationRun) {
+  Store store(dir_ / "m.db");
+  Populate(store);
+  ModelFitRecord fit = ModelNamed("corrected").Fit(Calibration(store));
+  fit.code_commit = "test";
+  fit.runs.push_back(ModelFitRunRow{Int(store, "SELECT min(run_id) FROM runs WHERE split = 'validation'"), 1, 1});
+  try {
+    store.AddModelFit(fit);
+    FAIL() << "a fit that used a validation run was stored";
+  } catch (const StoreError& e) {
+    EXPECT_EQ(std::string(e.what()), dir_ / "m.db: a model fit may use calibration runs only");
+  }
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM model_fits"), 0);
+}
+
+TEST_F(ModelsTest, DatabaseRefusesACalibrationErrorReportedAsValidation) {
+  Store store(dir_ / "m.db");
+  Populate(store);
+  ModelFitRecord fit = ModelNamed("corrected").Fit(Calibration(store));
+  fit.code_commit = "test";
+  fit.fit_id = store.AddModelFit(fit);
+  PredictionRow row;
+  row.fit_id = fit.fit_id;
+  row.run_id = Int(store, "SELECT min(run_id) FROM runs WHERE split = 'calibration'");
+  row.split = "validation";
+  row.iterations_per_epoch = 1;
+  try {
+    store.AddPredictions({row});
+    FAIL() << "a calibration run's error was stored as validation";
+  } catch (const StoreError& e) {
+    EXPECT_EQ(std::string(e.what()), dir_ / "m.db: a prediction's split must be its run's split");
+  }
+}
+
+TEST_F(ModelsTest, DatabaseRefusesAFitThatUsedAValidationProbe) {
+  Store store(dir_ / "m.db");
+  Populate(store);
+  store.Query("UPDATE link_probes SET split = 'validation' WHERE link_probe_id = 1");
+  ModelFitRecord fit = ModelNamed("corrected").Fit(Calibration(store));
+  fit.code_commit = "test";
+  fit.probe_ids.push_back(1);
+  EXPECT_THROW(store.AddModelFit(fit), StoreError);
+}
+
+TEST_F(ModelsTest, FitOnValidationRunsIsRefusedBeforeTheDatabase) {
+  Store store(dir_ / "m.db");
+  Populate(store);
+  try {
+    ModelNamed("corrected").Fit(LoadModelData(store, {}));
+    FAIL() << "fitted on validation runs";
+  } catch (const ModelError& e) {
+    EXPECT_NE(std::string(e.what()).find(" is a validation run: a model is fitted on calibration runs only"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST_F(ModelsTest, FitWithoutProbesSaysWhatIsMissing) {
+  Store store(dir_ / "m.db");
+  ModelDatabase db(store);
+  db.AddRun(Params(Architecture::kRing, 2, 0, 100, kGigabit), "calibration", {1, 1});
+  try {
+    ModelNamed("corrected").Fit(Calibration(store));
+    FAIL() << "fitted without a link probe";
+  } catch (const ModelError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "no calibration run with a probed link: fit needs complete calibration runs and "
+              "`dmlbench cluster probe` (or `inventory probe`) of their network profiles");
+  }
+}
+
+TEST_F(ModelsTest, UnknownModelNamesTheKnownOnes) {
+  try {
+    ModelNamed("amdahl");
+    FAIL();
+  } catch (const ModelError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "unknown model \"amdahl\", expected one of: paper2019, corrected, corrected+overlap, linear");
+  }
+}
+
+}  // namespace
+}  // namespace dmlbench

@@ -1,0 +1,92 @@
+// Databases for the model stage's tests: complete runs stored through the
+// Store's own calls, with epoch times the test chooses (e.g. generated from
+// known model parameters), and link probes. Header-only; not thread-safe.
+#ifndef DMLBENCH_TESTS_ORCHESTRATOR_SUPPORT_MODEL_FIXTURE_H_
+#define DMLBENCH_TESTS_ORCHESTRATOR_SUPPORT_MODEL_FIXTURE_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "orchestrator/store/store.h"
+#include "trainer/sha256.h"
+
+namespace dmlbench::testing {
+
+class ModelDatabase {
+ public:
+  explicit ModelDatabase(Store& store, double cpu_cores = 0.25) : store_(store) {
+    Experiment experiment;
+    experiment.name = "model-test";
+    experiment.source_path = "experiments/model-test.toml";
+    experiment.source_text = "name = 'model-test'";
+    experiment.source_sha256 = Sha256Hex(experiment.source_text);
+    experiment_id_ = store_.AddExperiment(experiment, 1);
+    HostFacts host;
+    host.name = "h1";
+    host.provider = "cluster";
+    host.tags_json = "{\"cpu_cores\":\"" + std::to_string(cpu_cores) + "\"}";
+    host_id_ = store_.AddHost(host, 1);
+  }
+
+  // A complete run of `params` with these epoch times (the first is warm-up);
+  // forward and backward take `compute_s` per iteration in a 1:2 ratio.
+  std::int64_t AddRun(const RunParams& params, const std::string& split, const std::vector<double>& epoch_s,
+                      std::int64_t parameters = 104938, std::int64_t iterations = 0, double compute_s = 0) {
+    PlannedRun run{params, split};
+    run.params.epochs = static_cast<int>(epoch_s.size());
+    const std::string key = Sha256Hex("run " + std::to_string(++runs_));
+    RunProvenance provenance{std::string(64, 't'), "synthetic:1:60000", std::nullopt, std::nullopt};
+    const std::int64_t run_id = store_.AddRun(experiment_id_, run, key, provenance);
+    const std::int64_t attempt = store_.BeginAttempt(run_id, 2);
+    RunStartRecord start;
+    start.world_size = params.ranks();
+    start.parameters = parameters;
+    start.train_samples = 60000;
+    start.iterations_per_epoch =
+        iterations > 0 ? iterations : 60000 / (static_cast<std::int64_t>(params.batch_size) * params.workers);
+    store_.RecordRunStart(attempt, start);
+    for (std::size_t e = 0; e < epoch_s.size(); ++e) {
+      EpochRecord epoch;
+      epoch.epoch = static_cast<int>(e + 1);
+      epoch.iterations = start.iterations_per_epoch;
+      epoch.samples = epoch.iterations * params.batch_size * params.workers;
+      epoch.wall_s = epoch_s[e];
+      epoch.throughput_samples_per_s = static_cast<double>(epoch.samples) / epoch_s[e];
+      const double per_epoch_compute = compute_s * static_cast<double>(epoch.iterations);
+      epoch.forward = {per_epoch_compute / 3, per_epoch_compute / 3, per_epoch_compute / 3};
+      epoch.backward = {2 * per_epoch_compute / 3, 2 * per_epoch_compute / 3, 2 * per_epoch_compute / 3};
+      store_.AddEpoch(run_id, attempt, epoch);
+    }
+    RunEndRecord end;
+    end.status = "ok";
+    end.parameter_checksum = "feed";
+    store_.RecordRunEnd(attempt, end);
+    AttemptOutcome outcome;
+    outcome.status = AttemptState::kOk;
+    outcome.exit_code = 0;
+    outcome.end_unix_s = 3;
+    store_.FinishAttempt(run_id, attempt, outcome, RunDisposition::kFailed, {host_id_});
+    return run_id;
+  }
+
+  // A probe of a profile: every row carries the fit alpha, B.
+  void AddProbe(double bandwidth_bits_per_s, double alpha_s, double bytes_per_s, double time_unix_s = 10) {
+    std::vector<LinkProbeRow> rows;
+    for (std::int64_t bytes : {1, 1024, 1 << 20}) {
+      rows.push_back({"p", bandwidth_bits_per_s, 0, bytes, 10, alpha_s + bytes / bytes_per_s, alpha_s, bytes_per_s,
+                      time_unix_s, "h1,h2"});
+    }
+    store_.AddLinkProbe(rows);
+  }
+
+ private:
+  Store& store_;
+  std::int64_t experiment_id_ = 0;
+  std::int64_t host_id_ = 0;
+  int runs_ = 0;
+};
+
+}  // namespace dmlbench::testing
+
+#endif  // DMLBENCH_TESTS_ORCHESTRATOR_SUPPORT_MODEL_FIXTURE_H_
