@@ -61,6 +61,8 @@ struct ExecutionOptions {
   double timeout_s = 900;                // per run
   int attempts = 2;                      // tries per run before it is failed
   std::string dataset_dir;               // "" = the default Fashion-MNIST directory
+  bool shuffled = true;                  // run the pending runs in a seeded random order
+  std::uint64_t order_seed = 1;          // that order's seed (execution.seed unless order_seed is given)
 };
 
 struct PlannedRun {

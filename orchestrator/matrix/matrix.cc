@@ -20,8 +20,9 @@ namespace {
 const std::vector<std::string_view> kTopLevelKeys = {"experiment", "defaults", "matrix",    "zip",  "include",
                                                      "exclude",    "networks", "execution", "split"};
 const std::vector<std::string_view> kExperimentKeys = {"name", "description"};
-const std::vector<std::string_view> kExecutionKeys = {"provider", "inventory", "repetitions", "seed",
-                                                      "timeout_s", "attempts",  "dataset_dir"};
+const std::vector<std::string_view> kExecutionKeys = {"provider", "inventory", "repetitions", "seed", "timeout_s",
+                                                      "attempts", "dataset_dir", "order", "order_seed"};
+const std::vector<std::string_view> kOrders = {"shuffled", "matrix"};
 const std::vector<std::string_view> kNetworkKeys = {"bandwidth_mbit_per_s", "latency_ms"};
 const std::vector<std::string_view> kSplitKeys = {"calibration"};
 const std::vector<std::string_view> kParamKeys(kParamNames.begin(), kParamNames.end());
@@ -253,6 +254,12 @@ class ExperimentReader : public TomlReader {
     if (const toml::node* node = table->get("seed")) {
       spec_.base_seed =
           static_cast<std::uint64_t>(ReadInteger(*node, "seed", 0, std::numeric_limits<std::int64_t>::max()));
+    }
+    execution.order_seed = spec_.base_seed;
+    if (const toml::node* node = table->get("order")) execution.shuffled = ReadChoice(*node, "order", kOrders) == "shuffled";
+    if (const toml::node* node = table->get("order_seed")) {
+      execution.order_seed =
+          static_cast<std::uint64_t>(ReadInteger(*node, "order_seed", 0, std::numeric_limits<std::int64_t>::max()));
     }
     if (const toml::node* node = table->get("timeout_s")) {
       execution.timeout_s = ReadNumber(*node, "timeout_s", 0, false);

@@ -1,6 +1,8 @@
 #include "orchestrator/run/runner.h"
 
+#include <limits>
 #include <map>
+#include <random>
 #include <ostream>
 
 #include "orchestrator/core/clock.h"
@@ -34,17 +36,18 @@ class Runner::Sweep {
     for (const PlanItem& item : plan) done += item.state == RunState::kComplete;
     ProgressLine progress(options_.progress, options_.progress_redraws, static_cast<int>(plan.size()), done);
     int remaining = static_cast<int>(plan.size()) - done;
-    for (PlanItem& item : plan) {
-      const bool skip = item.state == RunState::kComplete || report_.cancelled || cancel_.load();
+    for (PlanItem& item : plan) report_.runs.push_back(RunReport{item, false, std::nullopt});
+    int position = 0;
+    for (std::size_t index : ExecutionOrder(plan)) {
+      PlanItem& item = plan[index];
+      if (item.state == RunState::kComplete) continue;
       report_.cancelled = report_.cancelled || cancel_.load();
-      RunReport run_report{item, false, std::nullopt};
-      if (!skip) {
-        progress.SetRemaining(remaining--);
-        ExecuteRun(item, progress);
-        run_report.item = item;
-        run_report.ran_now = true;
-      }
-      report_.runs.push_back(std::move(run_report));
+      if (report_.cancelled) break;
+      progress.SetRemaining(remaining--);
+      order_ = Store::SweepOrder{experiment_.execution.order_seed, position++};
+      ExecuteRun(item, progress);
+      report_.runs[index].item = item;
+      report_.runs[index].ran_now = true;
     }
     progress.End();
     Tally();
@@ -52,6 +55,28 @@ class Runner::Sweep {
   }
 
  private:
+  // Plan indices in the order the runs are started: the plan's, or shuffled
+  // with the experiment's order seed (a Fisher-Yates shuffle over
+  // mt19937_64, the same on every platform), so that slow drift of the
+  // machine does not line up with the matrix (Hoefler & Belli, rule 7).
+  std::vector<std::size_t> ExecutionOrder(const std::vector<PlanItem>& plan) const {
+    std::vector<std::size_t> order(plan.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    if (!experiment_.execution.shuffled) return order;
+    std::mt19937_64 random(experiment_.execution.order_seed);
+    for (std::size_t i = order.size(); i > 1; --i) {
+      // Uniform in [0, i) without modulo bias.
+      const std::uint64_t limit = std::numeric_limits<std::uint64_t>::max() -
+                                  std::numeric_limits<std::uint64_t>::max() % i;
+      std::uint64_t draw;
+      do {
+        draw = random();
+      } while (draw >= limit);
+      std::swap(order[i - 1], order[draw % i]);
+    }
+    return order;
+  }
+
   // Connects and provisions the hosts; records their facts.
   void PrepareHosts() {
     for (const HostFacts& host : launcher_.Prepare()) host_ids_[host.name] = store_.AddHost(host, UnixNow());
@@ -97,7 +122,7 @@ class Runner::Sweep {
 
   // One launch of a run, its events streamed into the store as they arrive.
   AttemptOutcome Attempt(std::int64_t run_id, const LaunchSpec& spec, ProgressLine& progress) {
-    current_attempt_id_ = store_.BeginAttempt(run_id, UnixNow());
+    current_attempt_id_ = store_.BeginAttempt(run_id, UnixNow(), order_);
     Ingest ingest(store_, run_id, current_attempt_id_);
     const LaunchResult launch = launcher_.Launch(
         spec,
@@ -159,6 +184,7 @@ class Runner::Sweep {
   std::map<std::string, std::int64_t> host_ids_;
   std::int64_t experiment_id_ = 0;
   std::int64_t current_attempt_id_ = 0;
+  std::optional<Store::SweepOrder> order_;
 };
 
 Runner::Runner(Store& store, Launcher& launcher, RunnerOptions options)

@@ -321,7 +321,7 @@ int Store::RecoverInterrupted(double now_unix_s) {
   });
 }
 
-std::int64_t Store::BeginAttempt(std::int64_t run_id, double now_unix_s) {
+std::int64_t Store::BeginAttempt(std::int64_t run_id, double now_unix_s, std::optional<SweepOrder> order) {
   return WithStoreErrors(path_, [&] {
   SQLite::Transaction transaction(impl_->db, SQLite::TransactionBehavior::IMMEDIATE);
   SQLite::Statement bump(impl_->db, R"(
@@ -338,10 +338,18 @@ std::int64_t Store::BeginAttempt(std::int64_t run_id, double now_unix_s) {
   drop.bind(1, run_id);
   drop.exec();
   SQLite::Statement insert(impl_->db, R"(
-    INSERT INTO attempts (run_id, number, status, start_unix_s) VALUES (?, ?, 'running', ?))");
+    INSERT INTO attempts (run_id, number, status, start_unix_s, sweep_seed, sweep_position)
+    VALUES (?, ?, 'running', ?, ?, ?))");
   insert.bind(1, run_id);
   insert.bind(2, number);
   insert.bind(3, now_unix_s);
+  if (order) {
+    insert.bind(4, static_cast<std::int64_t>(order->seed));
+    insert.bind(5, order->position);
+  } else {
+    insert.bind(4);
+    insert.bind(5);
+  }
   insert.exec();
   const std::int64_t attempt_id = impl_->db.getLastInsertRowid();
   transaction.commit();

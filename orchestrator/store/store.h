@@ -203,7 +203,13 @@ class Store {
   // Starts attempt number attempts+1 of a run: the run becomes `running`
   // and epochs stored by its earlier unsuccessful attempts are removed, so
   // that a run never holds two partial copies. Returns the attempt id.
-  std::int64_t BeginAttempt(std::int64_t run_id, double now_unix_s);
+  // The attempt records where in its sweep's order it ran, when known.
+  struct SweepOrder {
+    std::uint64_t seed = 0;
+    int position = 0;                     // 0-based
+  };
+  std::int64_t BeginAttempt(std::int64_t run_id, double now_unix_s,
+                            std::optional<SweepOrder> order = std::nullopt);
   // Group commit for bursts of events: between BeginBatch() and
   // CommitBatch() the writes below share one transaction instead of one each.
   // An open batch is rolled back if the Store is destroyed first.

@@ -91,7 +91,7 @@ class CliTest : public ::testing::Test {
   std::string WriteMatrix(const std::string& matrix, int attempts = 2) {
     testing::WriteFile(dir_ / "matrix.toml",
                        "[experiment]\nname = \"cli-test\"\n[defaults]\ndataset = \"synthetic\"\n[matrix]\n" + matrix +
-                           "[execution]\ntimeout_s = 60\nattempts = " + std::to_string(attempts) + "\n");
+                           "[execution]\norder = \"matrix\"\ntimeout_s = 60\nattempts = " + std::to_string(attempts) + "\n");
     return dir_ / "matrix.toml";
   }
 

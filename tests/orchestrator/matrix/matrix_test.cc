@@ -379,32 +379,54 @@ TEST(ShippedExperimentTest, QuickstartIsEveryArchitectureAtOneTwoFourWorkers) {
 TEST(ShippedExperimentTest, PaperReproductionIsTheStudy) {
   Experiment experiment = LoadExperiment(Shipped("paper-reproduction.toml"));
   EXPECT_EQ(experiment.execution.provider, Provider::kCluster);
-  // Per network: ps 3x7, p2p 7, ring 7x3 batches, mpi 7 = 56; 2 networks, 3 repetitions.
-  EXPECT_EQ(experiment.runs.size(), 336u);
+  EXPECT_TRUE(experiment.execution.shuffled);
+  // Per network: ps with 1, 2, 4 servers, p2p, ring, mpi, each 1..7 workers;
+  // 2 networks, 6 repetitions.
+  EXPECT_EQ(experiment.runs.size(), 6u * 7 * 2 * 6);
   std::set<std::string> keys;
   int calibration = 0;
   for (const PlannedRun& run : experiment.runs) {
     keys.insert(RunKey(run.params, "trainer", "data"));
-    calibration += run.split == "calibration";
-    if (run.params.architecture != Architecture::kRing) {
-      EXPECT_EQ(run.params.batch_size, 100);
-    }
-    EXPECT_DOUBLE_EQ(run.params.learning_rate, run.params.batch_size * 0.0005);
+    const bool calibrates = run.params.workers == 1 || run.params.workers == 2 || run.params.workers == 4;
+    EXPECT_EQ(run.split, calibrates ? "calibration" : "validation");
+    calibration += calibrates;
+    EXPECT_EQ(run.params.batch_size, 100);
+    EXPECT_EQ(run.params.epochs, 2);
+    EXPECT_EQ(run.params.network.latency_s, 0);  // this kernel has no netem
+    EXPECT_EQ(run.params.max_iterations_per_epoch, run.params.network.name == "1gbit" ? 20 : 10);
   }
-  EXPECT_EQ(keys.size(), 336u);
-  EXPECT_EQ(calibration, 2 * 8 * 3);
+  EXPECT_EQ(keys.size(), experiment.runs.size());
+  EXPECT_EQ(calibration, 6 * 3 * 2 * 6);
 }
 
-TEST(ShippedExperimentTest, SettlingIsRingAtBatch50And200) {
-  Experiment experiment = LoadExperiment(Shipped("settling.toml"));
+TEST(ShippedExperimentTest, SettlingIsEveryArchitectureAtBatch50To200SharingTheStudysBatch100) {
+  const Experiment settling = LoadExperiment(Shipped("settling.toml"));
+  const Experiment study = LoadExperiment(Shipped("paper-reproduction.toml"));
+  std::set<std::string> study_keys;
+  for (const PlannedRun& run : study.runs) study_keys.insert(RunKey(run.params, "trainer", "data"));
   std::set<int> batches;
-  for (const PlannedRun& run : experiment.runs) {
-    EXPECT_EQ(run.params.architecture, Architecture::kRing);
+  for (const PlannedRun& run : settling.runs) {
     EXPECT_EQ(run.params.network.name, "1gbit");
+    EXPECT_EQ(run.params.workers, 4);
+    // An epoch of 8,000 samples at every batch size.
+    EXPECT_EQ(run.params.max_iterations_per_epoch * run.params.batch_size * run.params.workers, 8000);
     batches.insert(run.params.batch_size);
+    EXPECT_EQ(study_keys.count(RunKey(run.params, "trainer", "data")) == 1, run.params.batch_size == 100);
   }
-  EXPECT_EQ(batches, (std::set<int>{50, 200}));
-  EXPECT_EQ(experiment.runs.size(), 18u);
+  EXPECT_EQ(batches, (std::set<int>{50, 100, 200}));
+  EXPECT_EQ(settling.runs.size(), 6u * 3 * 6);
+}
+
+TEST(ShippedExperimentTest, OverlapPairsEveryArchitectureOffAndOn) {
+  const Experiment overlap = LoadExperiment(Shipped("overlap.toml"));
+  int on = 0;
+  for (const PlannedRun& run : overlap.runs) {
+    on += run.params.overlap;
+    EXPECT_EQ(run.split, run.params.overlap ? "validation" : "calibration");
+    EXPECT_EQ(run.params.bucket_bytes, 16384);
+  }
+  EXPECT_EQ(on, 6 * 6);
+  EXPECT_EQ(overlap.runs.size(), 2u * 6 * 6);
 }
 
 TEST(ShippedExperimentTest, LoadEqualsParseOfTheSameText) {
@@ -933,7 +955,7 @@ TEST(MatrixErrorTest, AttemptsOutOfRange) {
 TEST(MatrixErrorTest, UnknownExecutionKey) {
   EXPECT_EQ(ErrorOfBody("[matrix]\nworkers = [1]\n[execution]\nretries = 3\n"),
             "experiments/sweep.toml:6:1: unknown key 'retries' in [execution], expected one of: "
-            "provider, inventory, repetitions, seed, timeout_s, attempts, dataset_dir");
+            "provider, inventory, repetitions, seed, timeout_s, attempts, dataset_dir, order, order_seed");
 }
 
 TEST(MatrixErrorTest, SplitOfUnknownParameter) {
