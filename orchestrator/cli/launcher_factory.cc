@@ -1,5 +1,7 @@
 #include "orchestrator/cli/launcher_factory.h"
 
+#include <filesystem>
+
 #include "orchestrator/launch/cluster/cluster.h"
 #include "orchestrator/launch/cluster/cluster_launcher.h"
 #include "orchestrator/launch/local/local_launcher.h"
@@ -17,8 +19,13 @@ std::unique_ptr<Launcher> MakeLauncher(const ExecutionOptions& execution, const 
     }
     case Provider::kSsh:
       return MakeSshLauncher(execution.inventory, paths.trainer, paths.dataset_dir);
-    case Provider::kCluster:
-      return MakeClusterLauncher(kClusterStateDir, paths.trainer, paths.dataset_dir);
+    case Provider::kCluster: {
+      // The cluster's inventory lives in its state directory.
+      const std::string state_dir = execution.inventory.empty()
+                                        ? std::string(kClusterStateDir)
+                                        : std::filesystem::path(execution.inventory).parent_path().string();
+      return MakeClusterLauncher(state_dir.empty() ? "." : state_dir, paths.trainer, paths.dataset_dir, paths.mpirun);
+    }
   }
   throw LaunchError("provider '" + std::string(Text(execution.provider)) + "' is not available in this build");
 }

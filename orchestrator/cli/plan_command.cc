@@ -5,7 +5,9 @@
 #include <map>
 
 #include "orchestrator/cli/commands.h"
-#include "orchestrator/cli/launcher_factory.h"
+#include "orchestrator/core/subprocess.h"
+#include "orchestrator/launch/launcher.h"
+#include "trainer/sha256.h"
 #include "orchestrator/cli/table.h"
 #include "orchestrator/matrix/matrix.h"
 #include "orchestrator/plan/plan.h"
@@ -15,11 +17,19 @@ namespace {
 
 void PlanCommand(const GlobalOptions& global, const ExperimentInputs& inputs) {
   const Experiment experiment = LoadExperiment(inputs.matrix);
-  LauncherPaths paths{inputs.trainer, inputs.mpirun, DatasetDir(inputs, experiment)};
-  const std::string trainer_sha = MakeLauncher(experiment.execution, paths)->TrainerSha256();
+  const std::string dataset_dir = DatasetDir(inputs, experiment);
+  // Every provider runs this binary (ssh and cluster hosts get a copy), so
+  // planning needs no host: it works without a live cluster or network.
+  const std::string trainer_path = ResolveProgram(inputs.trainer);
+  std::string trainer_sha;
+  try {
+    trainer_sha = Sha256FileHex(trainer_path.empty() ? inputs.trainer : trainer_path);
+  } catch (const Sha256Error& e) {
+    throw LaunchError(std::string("local: ") + e.what());
+  }
   const bool exists = std::filesystem::exists(global.db);
   Store store(exists ? global.db : ":memory:", exists ? Store::Mode::kReadOnly : Store::Mode::kReadWrite);
-  const std::vector<PlanItem> plan = Plan(experiment, store, {inputs.trainer, trainer_sha, paths.dataset_dir});
+  const std::vector<PlanItem> plan = Plan(experiment, store, {inputs.trainer, trainer_sha, dataset_dir});
   std::vector<std::vector<std::string>> rows;
   std::map<RunState, int> counts;
   int index = 0;

@@ -30,6 +30,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr int kMaxHosts = 64;
+constexpr double kUsableCoreFraction = 0.9;
 constexpr int kFirstHostOctet = 10;          // host i (1-based) is .10+i
 constexpr double kSshdStartTimeoutS = 5;
 constexpr std::uint64_t kCapNetAdmin = 1ull << 12;
@@ -134,12 +135,22 @@ std::string CoresText(double cores) {
   return text.str();
 }
 
+// Where the ssh connections mpirun keeps open live: <state_dir>/ssh-<hash>.
+std::string ControlPathPrefix(const std::string& state_dir) { return (fs::path(state_dir) / "ssh-").string(); }
+
 // The inventory (schemas/inventory.md) with this module's state in its
 // [emulated_cluster] table.
 std::string InventoryText(const ClusterState& state) {
-  const std::string ssh_options = "-i " + state.identity_file() + " -o UserKnownHostsFile=" +
-                                  state.known_hosts_path() +
-                                  " -o StrictHostKeyChecking=yes -o BatchMode=yes -o LogLevel=ERROR";
+  // One ssh connection per host is kept open between runs (ControlMaster):
+  // a new one costs its host's sshd a key exchange, about a second of a
+  // 0.15-core share, for every daemon mpirun starts.
+  // (A socket path has at most 107 bytes; %C is 40.)
+  std::string ssh_options = "-i " + state.identity_file() + " -o UserKnownHostsFile=" + state.known_hosts_path() +
+                            " -o StrictHostKeyChecking=yes -o BatchMode=yes -o LogLevel=ERROR";
+  if (ControlPathPrefix(state.state_dir).size() + 40 < 107) {
+    ssh_options += " -o ControlMaster=auto -o ControlPersist=600 -o ControlPath=" +
+                   ControlPathPrefix(state.state_dir) + "%C";
+  }
   // Every namespace has the same hostname and shares memory with the others,
   // so only TCP over the cluster's links may carry MPI traffic. Each host
   // also sees all of this machine's cores: Open MPI binds a run of two ranks
@@ -295,6 +306,23 @@ void ValidateClusterOptions(const ClusterOptions& options) {
   if (!(options.cpu_cores >= 0 && options.cpu_cores <= cores)) {
     std::ostringstream message;
     message << "cpu share must be between 0 and " << cores << " cores, got " << options.cpu_cores;
+    throw ClusterError(message.str());
+  }
+  // The kernel cannot run a quota below a millisecond of a 100 ms period.
+  if (options.cpu_cores > 0 && options.cpu_cores * kCpuPeriodUs < 1000) {
+    std::ostringstream message;
+    message << "cpu share must be 0 (uncapped) or at least 0.01 cores, got " << options.cpu_cores;
+    throw ClusterError(message.str());
+  }
+  // Shares the machine cannot give at once are not shares: every timing
+  // would measure contention. Leave a tenth for the orchestrator, mpirun
+  // and the kernel's network work.
+  const double total = options.cpu_cores * options.hosts;
+  if (total > kUsableCoreFraction * cores) {
+    std::ostringstream message;
+    message << options.hosts << " hosts of " << options.cpu_cores << " cores need " << total << " cores, but this "
+            << "machine has " << cores << " (at most " << kUsableCoreFraction * cores
+            << " can be given to hosts): use fewer hosts or a smaller --cpu";
     throw ClusterError(message.str());
   }
 }
@@ -494,6 +522,16 @@ std::vector<std::string> ClusterLeftovers(const std::string& name, const std::st
 
 void ClusterDown(const std::string& name, const std::string& state_dir, const std::string& cgroup_root,
                  CommandRunner& runner) {
+  // The ssh connections kept open into the hosts (ControlMaster) end first.
+  std::error_code listing;
+  const std::string socket_prefix =
+      state_dir.empty() ? "" : ControlPathPrefix(fs::absolute(state_dir, listing).lexically_normal().string());
+  for (const fs::directory_entry& entry : fs::directory_iterator(state_dir, listing)) {
+    if (socket_prefix.empty()) break;
+    const std::string path = entry.path().string();
+    if (path.rfind(socket_prefix, 0) != 0) continue;
+    runner.Run({"ssh", "-o", "ControlPath=" + path, "-O", "exit", "host"});
+  }
   // Namespaces first: deleting one kills its processes (sshd, orted, ranks)
   // and takes the host's end of its veth pair, and with it the pair.
   for (const std::string& ns : ListNamespaces(runner, Prefix(name))) DeleteNamespace(runner, ns);

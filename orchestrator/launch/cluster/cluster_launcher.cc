@@ -1,18 +1,58 @@
 #include "orchestrator/launch/cluster/cluster_launcher.h"
 
+#include <filesystem>
+#include <fstream>
 #include <mutex>
 
+#include "orchestrator/launch/cluster/cgroup.h"
 #include "orchestrator/launch/cluster/cluster.h"
 #include "orchestrator/launch/cluster/links.h"
+#include "orchestrator/launch/local/local_launcher.h"
+#include "orchestrator/launch/ssh/inventory.h"
 #include "orchestrator/launch/ssh/ssh_launcher.h"
 
 namespace dmlbench {
 namespace {
 
+// Lifts the CPU quota of the first `hosts` hosts while it is held; Restore()
+// (or the destructor) puts the cluster's share back.
+class QuotaLift {
+ public:
+  QuotaLift(const ClusterState& state, int hosts) : state_(state), hosts_(hosts) {
+    if (state_.cpu_cores <= 0) return;
+    for (int i = 0; i < hosts_; ++i) CreateCpuCgroup(state_.cgroup, state_.hosts[i].cgroup, 0);
+    lifted_ = true;
+  }
+  ~QuotaLift() {
+    try {
+      Restore();
+    } catch (const ClusterError&) {
+      // The next Launch lifts and restores again; `cluster status` shows the quota.
+    }
+  }
+  QuotaLift(const QuotaLift&) = delete;
+  QuotaLift& operator=(const QuotaLift&) = delete;
+
+  void Restore() {
+    if (!lifted_) return;
+    lifted_ = false;
+    for (int i = 0; i < hosts_; ++i) CreateCpuCgroup(state_.cgroup, state_.hosts[i].cgroup, state_.cpu_cores);
+  }
+
+ private:
+  const ClusterState& state_;
+  const int hosts_;
+  bool lifted_ = false;
+};
+
 class ClusterLauncher : public Launcher {
  public:
-  ClusterLauncher(ClusterState state, std::unique_ptr<Launcher> ssh)
-      : state_(std::move(state)), ssh_(std::move(ssh)), runner_(MakeSystemCommandRunner()) {}
+  ClusterLauncher(ClusterState state, Inventory inventory, std::unique_ptr<Launcher> ssh, std::string mpirun)
+      : state_(std::move(state)),
+        inventory_(std::move(inventory)),
+        ssh_(std::move(ssh)),
+        mpirun_(std::move(mpirun)),
+        runner_(MakeSystemCommandRunner()) {}
 
   std::vector<HostFacts> Prepare() override {
     std::vector<HostFacts> facts = ssh_->Prepare();
@@ -27,35 +67,81 @@ class ClusterLauncher : public Launcher {
   LaunchResult Launch(const LaunchSpec& spec, const std::function<void(std::string_view line)>& on_line,
                       const std::atomic<bool>& cancel) override {
     std::lock_guard<std::mutex> lock(mutex_);
+    LaunchResult failed;
+    if (spec.ranks > static_cast<int>(state_.hosts.size())) {
+      failed.failure_reason = "needs " + std::to_string(spec.ranks) + " ranks but cluster " + state_.name +
+                              " has " + std::to_string(state_.hosts.size()) + " hosts of one slot";
+      return failed;
+    }
     try {
       ReshapeCluster(state_, spec.network, *runner_);
     } catch (const ClusterError& e) {
-      LaunchResult result;
-      result.failure_reason = "cannot shape the links to " + ProfileLabel(spec.network) + ": " + e.what();
-      return result;
+      failed.failure_reason = "cannot shape the links to " + ProfileLabel(spec.network) + ": " + e.what();
+      return failed;
     }
-    return ssh_->Launch(spec, on_line, cancel);
+    // One rank per host, the first `ranks` hosts; the files are the hosts'
+    // provisioned copies (the work directory is the same path on every host).
+    const std::string hostfile = (std::filesystem::path(state_.state_dir) / ("hostfile-" + spec.run_key)).string();
+    std::vector<std::string> names;
+    {
+      std::ofstream out(hostfile, std::ios::trunc);
+      for (int i = 0; i < spec.ranks; ++i) {
+        out << state_.hosts[i].address << " slots=1\n";
+        names.push_back(state_.hosts[i].name);
+      }
+      if (!out.flush()) {
+        failed.failure_reason = "cannot write " + hostfile;
+        return failed;
+      }
+    }
+    LocalLauncherOptions options;
+    options.mpirun = mpirun_;
+    options.mpirun_args = inventory_.mpi_args;
+    options.mpirun_args.insert(options.mpirun_args.end(), {"--hostfile", hostfile});
+    options.ranks_on_this_machine = false;
+    options.trainer = inventory_.work_dir + "/dmlbench-trainer";
+    LaunchSpec remote = spec;
+    if (!remote.dataset_dir.empty()) remote.dataset_dir = inventory_.work_dir + "/dataset";
+    // A job starts (daemons, MPI_Init, the dataset) with the hosts' CPU
+    // uncapped and runs capped from the trainer's first event (run_start) on:
+    // start-up at 0.15 core took seconds per run and is never measured, and
+    // the switch falls in the first epoch, which is warm-up and never used.
+    QuotaLift lift(state_, spec.ranks);
+    LaunchResult result = LocalLauncher(options).Launch(
+        remote,
+        [&](std::string_view line) {
+          lift.Restore();
+          on_line(line);
+        },
+        cancel);
+    result.hosts = names;
+    std::error_code ignored;
+    std::filesystem::remove(hostfile, ignored);
+    return result;
   }
 
  private:
   std::mutex mutex_;
   ClusterState state_;
+  const Inventory inventory_;
   std::unique_ptr<Launcher> ssh_;
+  const std::string mpirun_;
   std::unique_ptr<CommandRunner> runner_;
 };
 
 }  // namespace
 
 std::unique_ptr<Launcher> MakeClusterLauncher(const std::string& state_dir, const std::string& trainer_path,
-                                              const std::string& dataset_dir) {
+                                              const std::string& dataset_dir, const std::string& mpirun) {
   ClusterState state;
   try {
     state = LoadClusterState(state_dir);
   } catch (const ClusterError& e) {
     throw LaunchError(e.what());
   }
+  Inventory inventory = LoadInventory(state.inventory_path());
   std::unique_ptr<Launcher> ssh = MakeSshLauncher(state.inventory_path(), trainer_path, dataset_dir);
-  return std::make_unique<ClusterLauncher>(std::move(state), std::move(ssh));
+  return std::make_unique<ClusterLauncher>(std::move(state), std::move(inventory), std::move(ssh), mpirun);
 }
 
 }  // namespace dmlbench

@@ -89,9 +89,11 @@ LaunchResult LocalLauncher::Launch(const LaunchSpec& spec,
                                    const std::atomic<bool>& cancel) {
   LaunchResult result;
   result.hosts = {"local"};
-  std::vector<std::string> argv = {options_.mpirun, "-np", std::to_string(spec.ranks)};
+  std::vector<std::string> argv = {options_.mpirun};
+  argv.insert(argv.end(), options_.mpirun_args.begin(), options_.mpirun_args.end());
+  argv.insert(argv.end(), {"-np", std::to_string(spec.ranks)});
   const int cores = static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN));
-  if (spec.ranks > cores) {
+  if (options_.ranks_on_this_machine && spec.ranks > cores) {
     argv.push_back("--oversubscribe");
     if (warned_ranks_.insert(spec.ranks).second) {
       std::ostream& warnings = options_.warnings ? *options_.warnings : std::cerr;

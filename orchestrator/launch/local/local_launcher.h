@@ -1,5 +1,5 @@
-// LocalLauncher: the Launcher for this machine. Each Launch() runs
-// `mpirun -np R [--oversubscribe] TRAINER ARGS` in its own process group
+// LocalLauncher: the Launcher for an mpirun on this machine. Each Launch()
+// runs `mpirun [ARGS] -np R [--oversubscribe] TRAINER ARGS` in its own process group
 // with stdout/stderr on pipes, streams stdout lines as they arrive, keeps
 // the stderr tail, and stops the whole group on timeout or cancel; mpirun
 // gets SIGTERM if the orchestrator dies. Launch() from one thread at a time.
@@ -17,6 +17,8 @@ namespace dmlbench {
 
 struct LocalLauncherOptions {
   std::string mpirun = "mpirun";   // path, or a name searched in PATH
+  std::vector<std::string> mpirun_args;  // before `-np`, e.g. a hostfile and transport settings
+  bool ranks_on_this_machine = true;     // false: the ranks run on other hosts (mpirun_args say which)
   std::string trainer;             // program every rank runs (dmlbench-trainer)
   std::ostream* warnings = nullptr;  // oversubscription warnings; nullptr = std::cerr
   double kill_grace_s = 5;         // SIGTERM to the group (mpirun stops its ranks), then SIGKILL

@@ -142,7 +142,7 @@ TEST_F(ClusterAcceptance, ProbeMeasuresTheConfiguredRateWithinTenPercent) {
 }
 
 TEST_F(ClusterAcceptance, ParameterServerCongestsWhileRingTrafficStaysFlat) {
-  Up('c', 5, {"", 100e6, 0}, 0.5);
+  Up('c', 5, {"", 100e6, 0}, 0.3);  // 1.5 of 2 cores: within what the machine can honour
   Store store((work_ / "results.db").string());
   const SweepReport report = RunExperiment(
       "[experiment]\nname = \"cluster-congestion\"\n"

@@ -12,6 +12,8 @@
 
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include "orchestrator/launch/cluster/links.h"
 #include "orchestrator/launch/ssh/inventory.h"
 
@@ -75,6 +77,32 @@ TEST(ClusterTest, RejectsCpuShareAboveTheCores) {
   const std::string cores = std::to_string(std::thread::hardware_concurrency());
   EXPECT_EQ(ErrorOf([&] { ValidateClusterOptions(options); }),
             "cpu share must be between 0 and " + cores + " cores, got 1000");
+}
+
+TEST(ClusterTest, RejectsSharesTheMachineCannotGiveAtOnce) {
+  // 11 hosts of 0.4 core on this machine's cores: refused whenever they sum
+  // to more than nine tenths of the cores.
+  const double cores = std::thread::hardware_concurrency();
+  ClusterOptions options;
+  options.hosts = 11;
+  options.cpu_cores = 0.4;
+  if (11 * 0.4 <= 0.9 * cores) GTEST_SKIP() << "this machine has " << cores << " cores";
+  std::ostringstream expected;
+  expected << "11 hosts of 0.4 cores need 4.4 cores, but this machine has " << cores << " (at most "
+           << 0.9 * cores << " can be given to hosts): use fewer hosts or a smaller --cpu";
+  EXPECT_EQ(ErrorOf([&] { ValidateClusterOptions(options); }), expected.str());
+  // What the committed study uses fits a 2-core machine.
+  options.cpu_cores = 0.15;
+  if (11 * 0.15 <= 0.9 * cores) {
+    EXPECT_EQ(ErrorOf([&] { ValidateClusterOptions(options); }), "(no error)");
+  }
+}
+
+TEST(ClusterTest, RejectsAShareBelowTheKernelsSmallestQuota) {
+  ClusterOptions options;
+  options.cpu_cores = 0.0001;
+  EXPECT_EQ(ErrorOf([&] { ValidateClusterOptions(options); }),
+            "cpu share must be 0 (uncapped) or at least 0.01 cores, got 0.0001");
 }
 
 TEST(ClusterTest, NoStateIsNamed) {
