@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Installs into a fresh prefix, then runs the installed dmlbench on a tiny
 # matrix into a new database, and regenerates the report with the installed
-# dmlbench and report definition, with the source and build trees hidden (a private mount
-# namespace lays an empty tmpfs over both). The database must come out at the
-# schema version of the installed migrations.
+# dmlbench and report definition, with the source and build trees hidden (a
+# private mount namespace lays an empty tmpfs over both). The database must
+# come out at the schema version of the installed migrations.
 #   install_test.sh SOURCE_DIR BUILD_DIR CMAKE
 set -euo pipefail
 source_dir=$1 build_dir=$2 cmake=$3
