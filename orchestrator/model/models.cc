@@ -176,65 +176,117 @@ class Paper2019 : public PerformanceModel {
 
 // ---- corrected and corrected+overlap ------------------------------------------
 
-// The fitted coefficients of the corrected model, seconds:
-//   iteration_overhead_s   per iteration, whatever the batch (synchronisation, bookkeeping)
-//   compute_per_sample_s   forward + backward per sample of the local batch
-//   update_per_byte_s      SGD on one byte of parameters (worker or server)
-//   reduce_per_byte_s      summing one byte of gradients
-//   per_message_s          software cost of one message posted or handled (MPI, polling)
-// besides the probed alpha and B. Fitted on all architectures at once,
-// weighting each run by 1/t^2 so that relative errors count alike.
-const std::vector<std::string> kCorrectedNames = {"iteration_overhead_s", "compute_per_sample_s",
-                                                  "update_per_byte_s", "reduce_per_byte_s", "per_message_s"};
-const std::vector<std::string> kCorrectedUnits = {"s", "s/sample", "s/byte", "s/byte", "s/message"};
+// The corrected model (DESIGN.md section 1), per iteration:
+//
+//   iteration = max(path, worker_cpu / s, server_cpu / s)
+//
+// where s is the CPU share of a host in cores (1 when uncapped, at most 1:
+// a rank runs on one core). `path` is the critical path at full CPU speed:
+//   path = compute + latency_steps alpha + link_bytes / B     (physics.h)
+// and `*_cpu` the CPU seconds a rank spends per iteration, which a quota
+// of s cores stretches to *_cpu / s whatever the wire does:
+//   worker_cpu = compute + cpu_per_byte_s worker_cpu_bytes + cpu_per_message_s worker_cpu_messages
+//   server_cpu = cpu_overhead_s + cpu_per_byte_s server_cpu_bytes + cpu_per_message_s server_cpu_messages
+//   compute    = cpu_overhead_s + cpu_per_sample_s b
+// Fitted coefficients (CPU seconds at full speed):
+//   cpu_overhead_s      per iteration whatever the batch (update, bookkeeping, polling)
+//   cpu_per_sample_s    forward + backward of one sample
+//   cpu_per_byte_s      one byte through a rank's network stack (sent, received or summed)
+//   cpu_per_message_s   one message sent or received
+// alpha and B come from the link probe, never from the runs. The max
+// makes the fit non-linear in which term binds; Fit alternates: assign
+// each run to the term that binds under the current coefficients, solve
+// the weighted least squares of every run against its binding term
+// (weights 1/t^2, so that relative errors count alike), repeat until no
+// run changes side.
+const std::vector<std::string> kCorrectedNames = {"cpu_overhead_s", "cpu_per_sample_s", "cpu_per_byte_s",
+                                                  "cpu_per_message_s"};
+const std::vector<std::string> kCorrectedUnits = {"s", "s/sample", "s/byte", "s/message"};
 
-struct CorrectedTerms {
-  double compute_s = 0;
-  double update_s = 0;
-  double comm_s = 0;
-  double hidden_comm_s = 0;
+enum class Binding { kPath, kWorkerCpu, kServerCpu };
+
+double CpuShare(const ModelConfig& config) {
+  return config.cpu_cores > 0 ? std::min(config.cpu_cores, 1.0) : 1.0;
+}
+
+// One configuration's terms, each as the coefficients' multipliers plus
+// what is known without them (seconds): term = known + x . coefficients.
+struct LinearTerm {
+  double known = 0;
+  std::vector<double> x;
+  double At(const std::vector<double>& c) const {
+    double t = known;
+    for (std::size_t i = 0; i < x.size(); ++i) t += x[i] * c[i];
+    return t;
+  }
 };
 
-CorrectedTerms Corrected(const ModelFitRecord& fit, const ModelConfig& config, double gradient_bytes,
-                         bool with_overlap) {
-  const LinkParameters link = LinkFor(fit, config);
+struct CorrectedTerms {
+  LinearTerm path, worker_cpu, server_cpu;  // *_cpu already divided by s
+  bool has_server = false;
+  double link_s = 0;                        // wire time on the path (alpha and B)
+};
+
+CorrectedTerms Terms(const ModelConfig& config, double gradient_bytes, const LinkParameters& link) {
   const IterationTraffic t = Traffic(config, gradient_bytes);
-  const double overhead = Parameter(fit, "iteration_overhead_s"), per_sample = Parameter(fit, "compute_per_sample_s");
-  const double per_update = Parameter(fit, "update_per_byte_s"), per_reduce = Parameter(fit, "reduce_per_byte_s");
-  const double per_message = Parameter(fit, "per_message_s");
+  const double s = CpuShare(config), b = config.batch_size;
   CorrectedTerms terms;
-  terms.compute_s = overhead + per_sample * config.batch_size;
-  terms.update_s = per_update * t.worker_update_bytes;
-  // Per exchange (each bucket): latencies and messages are paid whole,
-  // bytes in proportion.
-  const double fixed = t.latency_steps * link.alpha_s + t.messages * per_message;
-  const double proportional =
-      t.link_bytes / link.bytes_per_s + per_reduce * t.reduce_bytes + per_update * t.server_update_bytes;
-  if (!with_overlap || !config.overlap) {
-    terms.comm_s = fixed + proportional;
-    return terms;
+  terms.link_s = t.latency_steps * link.alpha_s + t.link_bytes / link.bytes_per_s;
+  terms.path = {terms.link_s, {1, b, 0, 0}};
+  terms.worker_cpu = {0, {1 / s, b / s, t.worker_cpu_bytes / s, t.worker_cpu_messages / s}};
+  terms.has_server = config.architecture == Architecture::kPs;
+  terms.server_cpu = {0, {1 / s, 0, t.server_cpu_bytes / s, t.server_cpu_messages / s}};
+  return terms;
+}
+
+std::pair<Binding, double> Bind(const CorrectedTerms& terms, const std::vector<double>& c) {
+  std::pair<Binding, double> best{Binding::kPath, terms.path.At(c)};
+  if (const double w = terms.worker_cpu.At(c); w > best.second) best = {Binding::kWorkerCpu, w};
+  if (terms.has_server) {
+    if (const double v = terms.server_cpu.At(c); v > best.second) best = {Binding::kServerCpu, v};
   }
-  // Buckets go out as their layers' gradients are ready, one after another:
-  // exchange j starts at max(ready_j, end of j-1). What ends after backward
-  // is exposed; the rest was hidden.
-  const double forward_share = Parameter(fit, "forward_share");
-  const double backward_s = (1 - forward_share) * terms.compute_s;
+  return best;
+}
+
+const LinearTerm& TermOf(const CorrectedTerms& terms, Binding binding) {
+  switch (binding) {
+    case Binding::kPath: return terms.path;
+    case Binding::kWorkerCpu: return terms.worker_cpu;
+    case Binding::kServerCpu: return terms.server_cpu;
+  }
+  return terms.path;
+}
+
+std::vector<double> Coefficients(const ModelFitRecord& fit) {
+  std::vector<double> c;
+  for (const std::string& name : kCorrectedNames) c.push_back(Parameter(fit, name));
+  return c;
+}
+
+// The exchange with overlap: buckets go out as their layers' gradients are
+// ready, one after another; exchange j starts at max(ready_j, end of j-1).
+// What ends after backward is exposed; the rest was hidden. Returns
+// {exposed, hidden} wire time.
+std::pair<double, double> OverlappedExchange(const ModelConfig& config, double gradient_bytes,
+                                             const LinkParameters& link, double backward_s) {
+  const IterationTraffic t = Traffic(config, gradient_bytes);
+  const double fixed = t.latency_steps * link.alpha_s;
+  const double proportional = t.link_bytes / link.bytes_per_s;
   double end = 0, total = 0;
   for (const Bucket& bucket : Buckets(config)) {
     const double comm = fixed + proportional * bucket.bytes / gradient_bytes;
     end = std::max(end, bucket.ready_fraction * backward_s) + comm;
     total += comm;
   }
-  terms.comm_s = std::max(0.0, end - backward_s);
-  terms.hidden_comm_s = total - terms.comm_s;
-  return terms;
+  const double exposed = std::max(0.0, end - backward_s);
+  return {exposed, total - exposed};
 }
 
 class CorrectedModel : public PerformanceModel {
  public:
   explicit CorrectedModel(bool overlap) : overlap_(overlap) {}
   std::string_view name() const override { return overlap_ ? "corrected+overlap" : "corrected"; }
-  int version() const override { return 1; }
+  int version() const override { return 2; }
 
   ModelFitRecord Fit(const ModelData& data) const override {
     ModelFitRecord fit = NewFit(*this);
@@ -244,26 +296,45 @@ class CorrectedModel : public PerformanceModel {
       // Overlap runs are predicted, not fitted: their bucket schedule is the model's.
       if (!run->config.overlap) runs.push_back(run);
     }
-    std::vector<std::vector<double>> rows;
-    std::vector<double> y, weights, shares;
+    std::vector<CorrectedTerms> terms;
+    std::vector<double> shares;
     std::set<std::string> points;
     for (const RunObservation* run : runs) {
-      const double W = 4.0 * run->parameters;
-      const LinkParameters link = LinkFor(fit, run->config);
-      const IterationTraffic t = Traffic(run->config, W);
-      const double physics = t.latency_steps * link.alpha_s + t.link_bytes / link.bytes_per_s;
-      rows.push_back({1.0, static_cast<double>(run->config.batch_size), t.worker_update_bytes + t.server_update_bytes,
-                      t.reduce_bytes, t.messages});
-      y.push_back(run->iteration_s - physics);
-      weights.push_back(1 / (run->iteration_s * run->iteration_s));
+      terms.push_back(Terms(run->config, 4.0 * run->parameters, LinkFor(fit, run->config)));
       if (run->forward_s + run->backward_s > 0) shares.push_back(run->forward_s / (run->forward_s + run->backward_s));
       points.insert(ConfigLabel(run->config) + ProfileScope(run->config.bandwidth_bits_per_s, run->config.latency_s));
     }
+    // Start with every run on the side its measurement says: above what the
+    // wire alone explains by far means the CPU binds.
+    std::vector<Binding> sides;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      sides.push_back(runs[i]->iteration_s > 2 * terms[i].link_s ? Binding::kWorkerCpu : Binding::kPath);
+    }
     LeastSquaresFit solved;
-    try {
-      solved = FitLeastSquares(kCorrectedNames, rows, y, weights);
-    } catch (const FitError& e) {
-      throw ModelError(std::string(name()) + ": " + e.what());
+    std::vector<double> c;
+    for (int round = 0; round < 50; ++round) {
+      std::vector<std::vector<double>> rows;
+      std::vector<double> y, weights;
+      for (std::size_t i = 0; i < runs.size(); ++i) {
+        const LinearTerm& term = TermOf(terms[i], sides[i]);
+        rows.push_back(term.x);
+        y.push_back(runs[i]->iteration_s - term.known);
+        weights.push_back(1 / (runs[i]->iteration_s * runs[i]->iteration_s));
+      }
+      try {
+        solved = FitLeastSquares(kCorrectedNames, rows, y, weights);
+      } catch (const FitError& e) {
+        throw ModelError(std::string(name()) + ": " + e.what());
+      }
+      c.clear();
+      for (const Coefficient& coefficient : solved.coefficients) c.push_back(coefficient.value);
+      bool changed = false;
+      for (std::size_t i = 0; i < runs.size(); ++i) {
+        const Binding side = Bind(terms[i], c).first;
+        changed = changed || side != sides[i];
+        sides[i] = side;
+      }
+      if (!changed) break;
     }
     for (std::size_t i = 0; i < solved.coefficients.size(); ++i) {
       fit.parameters.push_back(Fitted(solved.coefficients[i], kCorrectedUnits[i]));
@@ -272,23 +343,43 @@ class CorrectedModel : public PerformanceModel {
     fit.parameters.push_back({"forward_share", share.median, share.low, share.high, "1", "fitted", ""});
     double squares = 0;
     for (std::size_t i = 0; i < runs.size(); ++i) {
-      const double fitted = runs[i]->iteration_s - solved.residuals[i];
+      const double fitted = Bind(terms[i], c).second;
       fit.runs.push_back({runs[i]->run_id, runs[i]->iteration_s, fitted});
-      squares += solved.residuals[i] * solved.residuals[i];
+      squares += (fitted - runs[i]->iteration_s) * (fitted - runs[i]->iteration_s);
     }
     fit.points = static_cast<int>(points.size());
     fit.residual_rms_s = std::sqrt(squares / static_cast<double>(runs.size()));
     return fit;
   }
 
+  // Per term: compute (at the speed the binding side runs it), the update
+  // inside it, and the exchange that is left on the path; with overlap the
+  // part of the exchange that ran behind backward is hidden.
   Prediction Predict(const ModelFitRecord& fit, const ModelConfig& config) const override {
-    const CorrectedTerms terms = Corrected(fit, config, GradientBytes(config), overlap_);
+    const double W = GradientBytes(config);
+    const LinkParameters link = LinkFor(fit, config);
+    const std::vector<double> c = Coefficients(fit);
+    const CorrectedTerms terms = Terms(config, W, link);
+    const double compute = c[0] + c[1] * config.batch_size;
     Prediction p;
-    p.compute_s = terms.compute_s;
-    p.update_s = terms.update_s;
-    p.comm_s = terms.comm_s;
-    p.hidden_comm_s = terms.hidden_comm_s;
-    return Finish(config, terms.compute_s + terms.update_s + terms.comm_s, p);
+    double iteration = 0;
+    if (overlap_ && config.overlap) {
+      const double backward = (1 - Parameter(fit, "forward_share")) * compute;
+      const auto [exposed, hidden] = OverlappedExchange(config, W, link, backward);
+      const double path = compute + exposed;
+      double cpu = terms.worker_cpu.At(c);
+      if (terms.has_server) cpu = std::max(cpu, terms.server_cpu.At(c));
+      iteration = std::max(path, cpu);
+      p.hidden_comm_s = hidden;
+    } else {
+      iteration = Bind(terms, c).second;
+    }
+    const auto [side, binding_s] = Bind(terms, c);
+    p.compute_s = side == Binding::kPath ? compute : compute / CpuShare(config);
+    p.compute_s = std::min(p.compute_s, iteration);
+    p.comm_s = iteration - p.compute_s;
+    (void)binding_s;
+    return Finish(config, iteration, p);
   }
 
  private:
