@@ -308,8 +308,9 @@ void ValidateClusterOptions(const ClusterOptions& options) {
     message << "cpu share must be between 0 and " << cores << " cores, got " << options.cpu_cores;
     throw ClusterError(message.str());
   }
-  // The kernel cannot run a quota below a millisecond of a 100 ms period.
-  if (options.cpu_cores > 0 && options.cpu_cores * kCpuPeriodUs < 1000) {
+  // The kernel cannot run a quota below a millisecond, nor a period above
+  // kMaxCpuPeriodUs we accept.
+  if (options.cpu_cores > 0 && options.cpu_cores * kMaxCpuPeriodUs < kMinCpuQuotaUs) {
     std::ostringstream message;
     message << "cpu share must be 0 (uncapped) or at least 0.01 cores, got " << options.cpu_cores;
     throw ClusterError(message.str());

@@ -14,6 +14,7 @@
 
 #include <sstream>
 
+#include "orchestrator/launch/cluster/cgroup.h"
 #include "orchestrator/launch/cluster/links.h"
 #include "orchestrator/launch/ssh/inventory.h"
 
@@ -52,6 +53,22 @@ TEST(ClusterTest, PrivilegeProblemNamesEverythingMissing) {
 }
 
 // Error paths of cluster.cc follow.
+
+// A capped host is a slower CPU, not a fast one that stops for most of
+// 100 ms: the period is 10 ms unless the quota would fall below the
+// kernel's 1 ms minimum.
+TEST(ClusterTest, CpuQuotaPeriodIsShortYetNeverBelowTheKernelsMinimumQuota) {
+  EXPECT_EQ(CpuPeriodUs(0.15), 10000);
+  EXPECT_EQ(CpuPeriodUs(1.5), 10000);
+  EXPECT_EQ(CpuPeriodUs(0.1), 10000);
+  EXPECT_EQ(CpuPeriodUs(0.05), 20000);
+  EXPECT_EQ(CpuPeriodUs(0.01), 100000);
+  EXPECT_EQ(CpuPeriodUs(0), 10000);
+  for (double cores : {0.01, 0.013, 0.05, 0.099, 0.15, 0.4}) {
+    EXPECT_GE(cores * CpuPeriodUs(cores), 1000 - 1e-9) << cores;
+    EXPECT_LE(CpuPeriodUs(cores), kMaxCpuPeriodUs) << cores;
+  }
+}
 
 TEST(ClusterTest, RejectsABadName) {
   ClusterOptions options;
