@@ -182,23 +182,31 @@ class Paper2019 : public PerformanceModel {
 //
 // where s is the CPU share of a host in cores (1 when uncapped, at most 1:
 // a rank runs on one core). `path` is the critical path at full CPU speed:
-//   path = compute + latency_steps alpha + link_bytes / B     (physics.h)
+//   path = path_compute_factor compute + latency_steps alpha + link_bytes / B   (physics.h)
 // and `*_cpu` the CPU seconds a rank spends per iteration, which a quota
 // of s cores stretches to *_cpu / s whatever the wire does:
 //   worker_cpu = compute + cpu_per_byte_s worker_cpu_bytes + cpu_per_message_s worker_cpu_messages
 //   server_cpu = cpu_overhead_s + cpu_per_byte_s server_cpu_bytes + cpu_per_message_s server_cpu_messages
 //   compute    = cpu_overhead_s + cpu_per_sample_s b
 // Fitted coefficients (CPU seconds at full speed):
-//   cpu_overhead_s      per iteration whatever the batch (update, bookkeeping, polling)
-//   cpu_per_sample_s    forward + backward of one sample
-//   cpu_per_byte_s      one byte through a rank's network stack (sent, received or summed)
-//   cpu_per_message_s   one message sent or received
-// alpha and B come from the link probe, never from the runs. The max
-// makes the fit non-linear in which term binds; Fit alternates: assign
-// each run to the term that binds under the current coefficients, solve
-// the weighted least squares of every run against its binding term
-// (weights 1/t^2, so that relative errors count alike), repeat until no
-// run changes side.
+//   cpu_overhead_s        per iteration whatever the batch (update, bookkeeping, polling)
+//   cpu_per_sample_s      forward + backward of one sample
+//   cpu_per_byte_s        one byte through a rank's network stack (sent, received or summed)
+//   cpu_per_message_s     one message sent or received
+//   path_compute_factor   compute's wall time over its CPU time on a path the
+//                         wire binds (1: never stalled, 1/s: always throttled):
+//                         a rank waiting on the wire uses its quota in bursts
+// and the path's compute is path_compute_factor x compute. alpha and B come
+// from the link probe, never from the runs. Fit, in stages, each a weighted
+// least squares (weights 1/t^2, so that relative errors count alike):
+//   1. each calibration run's side, from its measurement: the wire binds
+//      where alpha and B explain at least half its time, else the CPU of
+//      its busiest rank;
+//   2. compute from the one-worker runs of ring, mpi and p2p (no exchange:
+//      their time is compute / s), one row per configuration;
+//   3. the exchange's CPU costs from the other runs a CPU binds, with that
+//      compute subtracted;
+//   4. path_compute_factor from the runs the wire binds.
 const std::vector<std::string> kCorrectedNames = {"cpu_overhead_s", "cpu_per_sample_s", "cpu_per_byte_s",
                                                   "cpu_per_message_s"};
 const std::vector<std::string> kCorrectedUnits = {"s", "s/sample", "s/byte", "s/message"};
@@ -227,12 +235,13 @@ struct CorrectedTerms {
   double link_s = 0;                        // wire time on the path (alpha and B)
 };
 
-CorrectedTerms Terms(const ModelConfig& config, double gradient_bytes, const LinkParameters& link) {
+CorrectedTerms Terms(const ModelConfig& config, double gradient_bytes, const LinkParameters& link,
+                     double path_factor) {
   const IterationTraffic t = Traffic(config, gradient_bytes);
   const double s = CpuShare(config), b = config.batch_size;
   CorrectedTerms terms;
   terms.link_s = t.latency_steps * link.alpha_s + t.link_bytes / link.bytes_per_s;
-  terms.path = {terms.link_s, {1, b, 0, 0}};
+  terms.path = {terms.link_s, {path_factor, path_factor * b, 0, 0}};
   terms.worker_cpu = {0, {1 / s, b / s, t.worker_cpu_bytes / s, t.worker_cpu_messages / s}};
   terms.has_server = config.architecture == Architecture::kPs;
   terms.server_cpu = {0, {1 / s, 0, t.server_cpu_bytes / s, t.server_cpu_messages / s}};
@@ -296,38 +305,110 @@ class CorrectedModel : public PerformanceModel {
       // Overlap runs are predicted, not fitted: their bucket schedule is the model's.
       if (!run->config.overlap) runs.push_back(run);
     }
-    std::vector<CorrectedTerms> terms;
     std::vector<double> shares;
     std::set<std::string> points;
+    std::vector<LinkParameters> links;
     for (const RunObservation* run : runs) {
-      terms.push_back(Terms(run->config, 4.0 * run->parameters, LinkFor(fit, run->config)));
+      links.push_back(LinkFor(fit, run->config));
       if (run->forward_s + run->backward_s > 0) shares.push_back(run->forward_s / (run->forward_s + run->backward_s));
       points.insert(ConfigLabel(run->config) + ProfileScope(run->config.bandwidth_bits_per_s, run->config.latency_s));
     }
-    // Start with every run on the side its measurement says: above what the
-    // wire alone explains by far means the CPU binds.
+    // The wall time of compute on the path: a rank that waits on the wire
+    // still loses time to its quota's stalls (its CPU use is bursty), so its
+    // compute takes path_compute_factor times its CPU time (stage 4).
+    double factor = 1;
+    std::vector<CorrectedTerms> terms;
+    auto rebuild = [&] {
+      terms.clear();
+      for (std::size_t i = 0; i < runs.size(); ++i) {
+        terms.push_back(Terms(runs[i]->config, 4.0 * runs[i]->parameters, links[i], factor));
+      }
+    };
+    rebuild();
+    // The side each calibration run is on, from its measurement: the wire
+    // binds where it explains at least half the run's time, else a CPU.
     std::vector<Binding> sides;
     for (std::size_t i = 0; i < runs.size(); ++i) {
-      sides.push_back(runs[i]->iteration_s > 2 * terms[i].link_s ? Binding::kWorkerCpu : Binding::kPath);
+      const bool wire = terms[i].link_s >= 0.5 * runs[i]->iteration_s;
+      sides.push_back(!wire ? Binding::kWorkerCpu : Binding::kPath);
+      // A ps run's CPU side is its busiest rank's.
+      if (!wire && terms[i].has_server) {
+        const IterationTraffic t = Traffic(runs[i]->config, 4.0 * runs[i]->parameters);
+        if (t.server_cpu_bytes > t.worker_cpu_bytes) sides.back() = Binding::kServerCpu;
+      }
     }
+    // Stages 2-4, then each run's side again from the model itself (the
+    // measurement's rule errs near the boundary), until no run changes side.
     LeastSquaresFit solved;
     std::vector<double> c;
-    for (int round = 0; round < 50; ++round) {
+    for (int pass = 0; pass < 5; ++pass) {
+      // The CPU costs in two stages, each a weighted least squares (weights
+      // 1/t^2, so that relative errors count alike): compute from the runs
+      // that exchange nothing (one worker of ring, mpi or p2p: their time is
+      // compute over the share), then the exchange's costs from the other
+      // runs a CPU binds, with that compute subtracted.
+      // Compute: one row per one-worker configuration (the median of its
+      // runs), so that the batch sizes count alike however many
+      // architectures ran at one of them.
+      std::map<std::string, std::vector<double>> by_point;
+      std::map<std::string, const RunObservation*> example;
+      for (std::size_t i = 0; i < runs.size(); ++i) {
+        if (runs[i]->config.workers != 1 || terms[i].has_server) continue;
+        const std::string point = ConfigLabel(runs[i]->config) +
+                                  ProfileScope(runs[i]->config.bandwidth_bits_per_s, runs[i]->config.latency_s);
+        by_point[point].push_back(runs[i]->iteration_s);
+        example[point] = runs[i];
+      }
       std::vector<std::vector<double>> rows;
       std::vector<double> y, weights;
+      for (const auto& [point, times] : by_point) {
+        const double s = CpuShare(example[point]->config), median = Median(times);
+        rows.push_back({1 / s, example[point]->config.batch_size / s});
+        y.push_back(median);
+        weights.push_back(1 / (median * median));
+      }
+      LeastSquaresFit compute_fit, exchange_fit;
+      try {
+        compute_fit = FitLeastSquares({kCorrectedNames[0], kCorrectedNames[1]}, rows, y, weights);
+      } catch (const FitError& e) {
+        throw ModelError(std::string(name()) + ": compute needs one-worker runs of ring, mpi or p2p at two batch "
+                         "sizes or more (experiments/compute.toml): " + e.what());
+      }
+      c = {compute_fit.coefficients[0].value, compute_fit.coefficients[1].value, 0, 0};
+      rows.clear();
+      y.clear();
+      weights.clear();
       for (std::size_t i = 0; i < runs.size(); ++i) {
+        if (sides[i] == Binding::kPath || (runs[i]->config.workers == 1 && !terms[i].has_server)) continue;
         const LinearTerm& term = TermOf(terms[i], sides[i]);
-        rows.push_back(term.x);
-        y.push_back(runs[i]->iteration_s - term.known);
+        rows.push_back({term.x[2], term.x[3]});
+        y.push_back(runs[i]->iteration_s - term.At(c));
         weights.push_back(1 / (runs[i]->iteration_s * runs[i]->iteration_s));
       }
       try {
-        solved = FitLeastSquares(kCorrectedNames, rows, y, weights);
+        exchange_fit = FitLeastSquares({kCorrectedNames[2], kCorrectedNames[3]}, rows, y, weights);
       } catch (const FitError& e) {
-        throw ModelError(std::string(name()) + ": " + e.what());
+        throw ModelError(std::string(name()) + ": the exchange's CPU costs need runs of several workers that a "
+                         "CPU binds: " + e.what());
       }
-      c.clear();
-      for (const Coefficient& coefficient : solved.coefficients) c.push_back(coefficient.value);
+      c[2] = exchange_fit.coefficients[0].value;
+      c[3] = exchange_fit.coefficients[1].value;
+      solved.coefficients = {compute_fit.coefficients[0], compute_fit.coefficients[1], exchange_fit.coefficients[0],
+                             exchange_fit.coefficients[1]};
+      // The path's compute factor from the runs the wire binds: weighted least
+      // squares of their time beyond the wire on their compute, between 1
+      // (never stalled) and 1/s (always throttled).
+      double numerator = 0, denominator = 0, ceiling = 1;
+      for (std::size_t i = 0; i < runs.size(); ++i) {
+        if (sides[i] != Binding::kPath) continue;
+        const double compute = c[0] + c[1] * runs[i]->config.batch_size;
+        const double weight = 1 / (runs[i]->iteration_s * runs[i]->iteration_s);
+        numerator += weight * compute * (runs[i]->iteration_s - terms[i].link_s);
+        denominator += weight * compute * compute;
+        ceiling = std::max(ceiling, 1 / CpuShare(runs[i]->config));
+      }
+      factor = denominator > 0 ? std::clamp(numerator / denominator, 1.0, ceiling) : 1.0;
+      rebuild();
       bool changed = false;
       for (std::size_t i = 0; i < runs.size(); ++i) {
         const Binding side = Bind(terms[i], c).first;
@@ -336,6 +417,7 @@ class CorrectedModel : public PerformanceModel {
       }
       if (!changed) break;
     }
+    fit.parameters.push_back({"path_compute_factor", factor, std::nullopt, std::nullopt, "1", "fitted", ""});
     for (std::size_t i = 0; i < solved.coefficients.size(); ++i) {
       fit.parameters.push_back(Fitted(solved.coefficients[i], kCorrectedUnits[i]));
     }
@@ -359,14 +441,15 @@ class CorrectedModel : public PerformanceModel {
     const double W = GradientBytes(config);
     const LinkParameters link = LinkFor(fit, config);
     const std::vector<double> c = Coefficients(fit);
-    const CorrectedTerms terms = Terms(config, W, link);
+    const double factor = Parameter(fit, "path_compute_factor");
+    const CorrectedTerms terms = Terms(config, W, link, factor);
     const double compute = c[0] + c[1] * config.batch_size;
     Prediction p;
     double iteration = 0;
     if (overlap_ && config.overlap) {
       const double backward = (1 - Parameter(fit, "forward_share")) * compute;
       const auto [exposed, hidden] = OverlappedExchange(config, W, link, backward);
-      const double path = compute + exposed;
+      const double path = factor * compute + exposed;
       double cpu = terms.worker_cpu.At(c);
       if (terms.has_server) cpu = std::max(cpu, terms.server_cpu.At(c));
       iteration = std::max(path, cpu);
@@ -375,7 +458,7 @@ class CorrectedModel : public PerformanceModel {
       iteration = Bind(terms, c).second;
     }
     const auto [side, binding_s] = Bind(terms, c);
-    p.compute_s = side == Binding::kPath ? compute : compute / CpuShare(config);
+    p.compute_s = side == Binding::kPath ? factor * compute : compute / CpuShare(config);
     p.compute_s = std::min(p.compute_s, iteration);
     p.comm_s = iteration - p.compute_s;
     (void)binding_s;
