@@ -56,8 +56,8 @@ void AddRunCommand(CLI::App& app, const GlobalOptions& global);
 void AddStatusCommand(CLI::App& app, const GlobalOptions& global);
 void AddQueryCommand(CLI::App& app, const GlobalOptions& global);
 void AddExportCommand(CLI::App& app, const GlobalOptions& global);
-// `inventory check|import-ec2`.
-void AddInventoryCommands(CLI::App& app);
+// `inventory check|probe|import-ec2`.
+void AddInventoryCommands(CLI::App& app, const GlobalOptions& global);
 // `model fit|predict|validate`.
 void AddModelCommands(CLI::App& app, const GlobalOptions& global);
 // `cluster up|status|down|probe`.
