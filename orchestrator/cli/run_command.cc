@@ -29,8 +29,8 @@ void InstallSignalHandlers() {
   ::sigaction(SIGTERM, &action, nullptr);
 }
 
-void PrintSummary(std::ostream& out, const std::string& name, const SweepReport& report) {
-
+void PrintSummary(std::ostream& out, const Experiment& experiment, const SweepReport& report) {
+  const ShownParams shown = VaryingIn(experiment.runs);
   std::vector<std::vector<std::string>> rows;
   for (const RunReport& run : report.runs) {
     std::string epoch_s, throughput, accuracy;
@@ -48,14 +48,14 @@ void PrintSummary(std::ostream& out, const std::string& name, const SweepReport&
     const std::string state = run.item.state == RunState::kComplete
                                   ? (run.ran_now ? "complete" : "complete (earlier)")
                                   : std::string(Text(run.item.state));
-    rows.push_back({Describe(run.item.run.params), run.item.run.split, state, std::to_string(run.item.attempts),
+    rows.push_back({Describe(run.item.run.params, shown), run.item.run.split, state, std::to_string(run.item.attempts),
                     epoch_s, throughput, accuracy, Shorten(run.item.failure_reason, 70)});
   }
   PrintTable(out, {"run", "split", "status", "attempts", "epoch_s", "samples/s", "test_acc", "reason"}, rows,
              {false, false, false, true, true, true, true, false});
   int now = 0;
   for (const RunReport& run : report.runs) now += run.ran_now && run.item.state == RunState::kComplete;
-  out << name << ": " << Runs(report.runs.size()) << ": " << report.complete << " complete (" << now
+  out << experiment.name << ": " << Runs(report.runs.size()) << ": " << report.complete << " complete (" << now
       << " just now), " << report.failed << " failed, " << report.interrupted << " interrupted, "
       << report.pending << " pending\n";
   if (report.recovered) {
@@ -80,7 +80,7 @@ void RunCommand(const GlobalOptions& global, const ExperimentInputs& inputs) {
   Runner runner(store, *launcher, options);
   InstallSignalHandlers();
   const SweepReport report = runner.Run(experiment, g_cancel);
-  PrintSummary(std::cout, experiment.name, report);
+  PrintSummary(std::cout, experiment, report);
   if (report.cancelled) {
     std::cerr << "dmlbench: interrupted; `dmlbench run " << inputs.matrix << "` resumes\n";
     throw CLI::RuntimeError(kExitInterrupted);

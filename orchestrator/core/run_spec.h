@@ -95,9 +95,28 @@ struct LinkProbeRow {
   std::string hosts;
 };
 
+// The parameters a label names besides architecture, servers, workers,
+// batch size, overlap and network (always named): the others only when they
+// tell runs of one listing apart, the repetition unless told not to.
+struct ShownParams {
+  bool learning_rate = false;
+  bool hidden = false;
+  bool epochs = false;
+  bool max_iterations_per_epoch = false;
+  bool bucket_bytes = false;
+  bool dataset = false;
+  bool repetition = true;
+};
+
+// The parameters that take more than one value among `runs`.
+ShownParams VaryingIn(const std::vector<RunParams>& runs);
+ShownParams VaryingIn(const std::vector<PlannedRun>& runs);
+
 // One line naming the point for progress output and messages, e.g.
-// "ps k=2 w=4 b=100 net=1gbit rep=0".
-std::string Describe(const RunParams& params);
+// "ps k=2 w=4 b=100 net=1gbit rep=0"; with `shown`, also
+// "lr=0.1 hidden=128,32 epochs=3 iters=100 bucket=65536 dataset=synthetic"
+// for the parameters it names.
+std::string Describe(const RunParams& params, const ShownParams& shown = {});
 
 // The canonical form of the parameters (sorted keys, no whitespace JSON);
 // the run key is sha256(canonical || trainer sha256 || dataset checksum).

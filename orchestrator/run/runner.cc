@@ -20,7 +20,7 @@ class Runner::Sweep {
  public:
   Sweep(Runner& runner, const Experiment& experiment, const std::atomic<bool>& cancel)
       : store_(runner.store_), launcher_(runner.launcher_), options_(runner.options_),
-        experiment_(experiment), cancel_(cancel) {}
+        experiment_(experiment), cancel_(cancel), shown_(VaryingIn(experiment.runs)) {}
 
   SweepReport Run() {
     RunLock lock(store_.path());
@@ -90,7 +90,7 @@ class Runner::Sweep {
     const LaunchSpec spec = SpecOf(item);
     const int attempts = std::max(1, experiment_.execution.attempts);
     for (int attempt = 1; attempt <= attempts; ++attempt) {
-      progress.StartRun(Describe(params), attempt, params.epochs);
+      progress.StartRun(Describe(params, shown_), attempt, params.epochs);
       const AttemptOutcome outcome = Attempt(run_id, spec, progress);
       RunDisposition disposition = RunDisposition::kRetry;
       if (outcome.status == AttemptState::kInterrupted) {
@@ -179,6 +179,7 @@ class Runner::Sweep {
   const RunnerOptions& options_;
   const Experiment& experiment_;
   const std::atomic<bool>& cancel_;
+  const ShownParams shown_;  // what progress labels name: the parameters the matrix varies
   SweepReport report_;
   RunProvenance provenance_;
   std::map<std::string, std::int64_t> host_ids_;

@@ -174,6 +174,33 @@ TEST_F(CliTest, FailedRunMakesTheExitStatusNonZero) {
   EXPECT_NE(run.out.find("mpirun exited with status 1: dmlbench-trainer: error: no"), std::string::npos) << run.out;
 }
 
+TEST_F(CliTest, PlanAndSummaryNameEveryParameterTheMatrixVaries) {
+  const std::string matrix =
+      WriteMatrix("hidden = [[16], [32, 8]]\nlearning_rate = [0.1, 0.25]\nmax_iterations_per_epoch = [3]\n");
+  const std::string trainer = WriteScript(dir_ / "trainer", testing::GoodTrainerBody());
+
+  const CommandOutput plan = Dmlbench({"--db", db_, "plan", matrix, "--trainer", trainer});
+  EXPECT_EQ(plan.exit_code, 0) << plan.err;
+  std::istringstream lines(plan.out);
+  std::string header;
+  std::getline(lines, header);
+  EXPECT_EQ(header.rfind("#  run_key       architecture  servers  workers  batch    lr  hidden  overlap  network  rep",
+                         0),
+            0u)
+      << plan.out;
+  EXPECT_NE(plan.out.find("ring                0        1    100  0.25  32,8    off      -          0"),
+            std::string::npos)
+      << plan.out;
+
+  const CommandOutput run = Dmlbench({"--db", db_, "run", matrix, "--trainer", trainer});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  for (const char* label : {"ring w=1 b=100 lr=0.1 hidden=16 rep=0", "ring w=1 b=100 lr=0.1 hidden=32,8 rep=0",
+                            "ring w=1 b=100 lr=0.25 hidden=16 rep=0", "ring w=1 b=100 lr=0.25 hidden=32,8 rep=0"}) {
+    EXPECT_NE(run.out.find(std::string(label) + "  "), std::string::npos) << label << "\n" << run.out;
+    EXPECT_NE(run.err.find(std::string(label) + ": complete"), std::string::npos) << label << "\n" << run.err;
+  }
+}
+
 // ---- error paths of main.cc follow ---------------------------------------
 
 TEST_F(CliTest, QueryCannotWrite) {
