@@ -41,6 +41,8 @@ struct ExperimentInputs {
 void AddExperimentInputs(CLI::App* command, ExperimentInputs& inputs);
 // The IDX directory of `fashion-mnist` runs; "" when every run is synthetic.
 std::string DatasetDir(const ExperimentInputs& inputs, const Experiment& experiment);
+// Declares --only FILTER (schemas/filter.md) on `command`, read into `text`.
+void AddOnlyOption(CLI::App* command, std::string& text);
 // Opens an existing database read-only; throws StoreError naming it when
 // there is none.
 std::unique_ptr<Store> OpenExistingReadOnly(const std::string& db);

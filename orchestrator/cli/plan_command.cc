@@ -10,13 +10,15 @@
 #include "orchestrator/launch/launcher.h"
 #include "trainer/sha256.h"
 #include "orchestrator/cli/table.h"
+#include "orchestrator/filter/filter.h"
 #include "orchestrator/matrix/matrix.h"
 #include "orchestrator/plan/plan.h"
 
 namespace dmlbench {
 namespace {
 
-void PlanCommand(const GlobalOptions& global, const ExperimentInputs& inputs) {
+void PlanCommand(const GlobalOptions& global, const ExperimentInputs& inputs, const std::string& only) {
+  const Filter filter = only.empty() ? Filter() : Filter::Parse(only, "--only");
   const Experiment experiment = LoadExperiment(inputs.matrix);
   const std::string dataset_dir = DatasetDir(inputs, experiment);
   // Every provider runs this binary (ssh and cluster hosts get a copy), so
@@ -30,7 +32,8 @@ void PlanCommand(const GlobalOptions& global, const ExperimentInputs& inputs) {
   }
   const bool exists = std::filesystem::exists(global.db);
   Store store(exists ? global.db : ":memory:", exists ? Store::Mode::kReadOnly : Store::Mode::kReadWrite);
-  const std::vector<PlanItem> plan = Plan(experiment, store, {inputs.trainer, trainer_sha, dataset_dir});
+  const std::vector<PlanItem> planned = Plan(experiment, store, {inputs.trainer, trainer_sha, dataset_dir});
+  const std::vector<PlanItem> plan = Select(planned, filter, experiment.name, trainer_sha);
   // Fixed columns, then one per parameter the matrix varies beyond them.
   struct Column {
     std::string header;
@@ -95,7 +98,10 @@ void PlanCommand(const GlobalOptions& global, const ExperimentInputs& inputs) {
     rows.push_back(std::move(row));
   }
   PrintTable(std::cout, headers, rows, right);
-  std::cout << experiment.name << ": " << Runs(plan.size()) << ": " << counts[RunState::kComplete]
+  std::cout << experiment.name << ": "
+            << (plan.size() == planned.size() ? Runs(plan.size())
+                                              : std::to_string(plan.size()) + " of " + Runs(planned.size()))
+            << ": " << counts[RunState::kComplete]
             << " complete, " << counts[RunState::kPending] << " pending, " << counts[RunState::kFailed]
             << " failed, " << counts[RunState::kInterrupted] << " interrupted";
   if (counts[RunState::kRunning]) std::cout << ", " << counts[RunState::kRunning] << " running";
@@ -106,9 +112,11 @@ void PlanCommand(const GlobalOptions& global, const ExperimentInputs& inputs) {
 
 void AddPlanCommand(CLI::App& app, const GlobalOptions& global) {
   auto inputs = std::make_shared<ExperimentInputs>();
+  auto only = std::make_shared<std::string>();
   CLI::App* plan = app.add_subcommand("plan", "show the runs of a matrix and their state in the database; runs nothing");
   AddExperimentInputs(plan, *inputs);
-  plan->callback([&global, inputs] { PlanCommand(global, *inputs); });
+  AddOnlyOption(plan, *only);
+  plan->callback([&global, inputs, only] { PlanCommand(global, *inputs, *only); });
 }
 
 }  // namespace dmlbench

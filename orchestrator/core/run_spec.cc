@@ -1,5 +1,6 @@
 #include "orchestrator/core/run_spec.h"
 
+#include <algorithm>
 #include <charconv>
 
 #include <nlohmann/json.hpp>
@@ -23,6 +24,13 @@ std::string JoinInts(const std::vector<int>& values) {
 }
 
 }  // namespace
+
+bool IsValidName(std::string_view name) {
+  return !name.empty() && name.size() <= kMaxNameLength && std::all_of(name.begin(), name.end(), [](char c) {
+           return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+                  c == '_' || c == '-';
+         });
+}
 
 ShownParams VaryingIn(const std::vector<RunParams>& runs) {
   ShownParams varying;

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "orchestrator/core/enums.h"
@@ -73,6 +74,7 @@ struct PlannedRun {
 struct Experiment {
   std::string name;
   std::string description;
+  std::vector<std::string> tags;         // [experiment] tags, given to every run a sweep selects
   std::string source_path;               // as given by the user
   std::string source_text;               // the file's bytes
   std::string source_sha256;             // hex
@@ -111,6 +113,12 @@ struct ShownParams {
 // The parameters that take more than one value among `runs`.
 ShownParams VaryingIn(const std::vector<RunParams>& runs);
 ShownParams VaryingIn(const std::vector<PlannedRun>& runs);
+
+// The longest experiment name or tag.
+inline constexpr std::size_t kMaxNameLength = 64;
+// Whether `name` can name an experiment or a tag: 1 to kMaxNameLength
+// letters, digits, '.', '_' or '-'.
+bool IsValidName(std::string_view name);
 
 // One line naming the point for progress output and messages, e.g.
 // "ps k=2 w=4 b=100 net=1gbit rep=0"; with `shown`, also

@@ -1,9 +1,10 @@
 #include "orchestrator/run/runner.h"
 
+#include <algorithm>
 #include <limits>
 #include <map>
-#include <random>
 #include <ostream>
+#include <random>
 
 #include "orchestrator/core/clock.h"
 #include "orchestrator/ingest/ingest.h"
@@ -20,27 +21,35 @@ class Runner::Sweep {
  public:
   Sweep(Runner& runner, const Experiment& experiment, const std::atomic<bool>& cancel)
       : store_(runner.store_), launcher_(runner.launcher_), options_(runner.options_),
-        experiment_(experiment), cancel_(cancel), shown_(VaryingIn(experiment.runs)) {}
+        experiment_(experiment), cancel_(cancel), shown_(VaryingIn(experiment.runs)),
+        tags_(TagsOf(experiment, options_)) {}
 
   SweepReport Run() {
     RunLock lock(store_.path());
-    PrepareHosts();
-    experiment_id_ = store_.AddExperiment(experiment_, UnixNow());
     report_.recovered = store_.RecoverInterrupted(UnixNow());
     provenance_.trainer_sha256 = launcher_.TrainerSha256();
     AddGitState(experiment_.source_path, &provenance_);
-    std::vector<PlanItem> plan =
+    std::vector<PlanItem> planned =
         Plan(experiment_, store_, {options_.trainer, provenance_.trainer_sha256, options_.dataset_dir});
+    report_.planned = static_cast<int>(planned.size());
+    std::vector<PlanItem> plan =
+        Select(std::move(planned), options_.only, experiment_.name, provenance_.trainer_sha256);
+    PrepareHosts();
+    experiment_id_ = store_.AddExperiment(experiment_, UnixNow());
 
     int done = 0;
-    for (const PlanItem& item : plan) done += item.state == RunState::kComplete;
+    for (const PlanItem& item : plan) done += !Runnable(item);
     ProgressLine progress(options_.progress, options_.progress_redraws, static_cast<int>(plan.size()), done);
     int remaining = static_cast<int>(plan.size()) - done;
-    for (PlanItem& item : plan) report_.runs.push_back(RunReport{item, false, std::nullopt});
+    for (PlanItem& item : plan) {
+      report_.runs.push_back(RunReport{item, false, std::nullopt});
+      // The runs it skips belong to the sweep as much as those it runs.
+      if (item.run_id != 0 && !tags_.empty()) store_.TagRun(item.run_id, tags_, UnixNow());
+    }
     int position = 0;
     for (std::size_t index : ExecutionOrder(plan)) {
       PlanItem& item = plan[index];
-      if (item.state == RunState::kComplete) continue;
+      if (!Runnable(item)) continue;
       report_.cancelled = report_.cancelled || cancel_.load();
       if (report_.cancelled) break;
       progress.SetRemaining(remaining--);
@@ -82,11 +91,28 @@ class Runner::Sweep {
     for (const HostFacts& host : launcher_.Prepare()) host_ids_[host.name] = store_.AddHost(host, UnixNow());
   }
 
+  // Whether the sweep runs `item`: it is not complete, and not failed when
+  // failed runs are kept.
+  bool Runnable(const PlanItem& item) const {
+    return item.state != RunState::kComplete && (options_.retry_failed || item.state != RunState::kFailed);
+  }
+
+  // The experiment's tags, then the command line's, each once.
+  static std::vector<std::string> TagsOf(const Experiment& experiment, const RunnerOptions& options) {
+    std::vector<std::string> tags = experiment.tags;
+    for (const std::string& tag : options.tags) {
+      if (std::find(tags.begin(), tags.end(), tag) == tags.end()) tags.push_back(tag);
+    }
+    return tags;
+  }
+
   // Runs one pending run through its attempts; updates `item` to its new state.
   void ExecuteRun(PlanItem& item, ProgressLine& progress) {
     const RunParams& params = item.run.params;
     provenance_.dataset_sha256 = item.dataset_sha256;
     const std::int64_t run_id = store_.AddRun(experiment_id_, item.run, item.run_key, provenance_);
+    item.run_id = run_id;
+    if (!tags_.empty()) store_.TagRun(run_id, tags_, UnixNow());
     const LaunchSpec spec = SpecOf(item);
     const int attempts = std::max(1, experiment_.execution.attempts);
     for (int attempt = 1; attempt <= attempts; ++attempt) {
@@ -180,6 +206,7 @@ class Runner::Sweep {
   const Experiment& experiment_;
   const std::atomic<bool>& cancel_;
   const ShownParams shown_;  // what progress labels name: the parameters the matrix varies
+  const std::vector<std::string> tags_;  // given to every run the sweep considers
   SweepReport report_;
   RunProvenance provenance_;
   std::map<std::string, std::int64_t> host_ids_;

@@ -19,8 +19,9 @@ namespace {
 
 constexpr int kBusyTimeoutMs = 10000;
 
-// The compiled-in schemas/migrations/NNN_name.sql by number (their SQL);
-// numbers must run 1..N.
+// The compiled-in schemas/migrations/NNN_name.sql by number (their SQL).
+// The first is 001; later numbers may skip one that a branch not yet merged
+// holds, so the schema version is the highest number, not the count.
 std::map<int, std::string> Migrations() {
   std::map<int, std::string> found;
   for (const EmbeddedMigration& migration : EmbeddedMigrations()) {
@@ -29,13 +30,7 @@ std::map<int, std::string> Migrations() {
     found[std::stoi(name)] = migration.sql;
   }
   if (found.empty()) throw StoreError("this dmlbench was built without its schema migrations", -1);
-  int expected = 1;
-  for (const auto& entry : found) {
-    if (entry.first != expected) {
-      throw StoreError("schemas/migrations: migration " + std::to_string(expected) + " is missing", -1);
-    }
-    ++expected;
-  }
+  if (found.begin()->first != 1) throw StoreError("schemas/migrations: migration 1 is missing", -1);
   return found;
 }
 
@@ -63,6 +58,14 @@ std::string JoinInts(const std::vector<int>& values) {
     out += std::to_string(values[i]);
   }
   return out;
+}
+
+// "128,32" -> {128, 32}; the hidden column's text.
+std::vector<int> SplitInts(const std::string& text) {
+  std::vector<int> values;
+  std::istringstream parts(text);
+  for (std::string part; std::getline(parts, part, ',');) values.push_back(std::stoi(part));
+  return values;
 }
 
 std::string JoinStrings(const std::vector<std::string>& values) {
@@ -173,7 +176,7 @@ Store::Store(const std::string& path, Mode mode) : path_(path) {
 Store::~Store() = default;
 
 int Store::KnownSchemaVersion() {
-  static const int known = static_cast<int>(Migrations().size());
+  static const int known = Migrations().rbegin()->first;
   return known;
 }
 
@@ -235,7 +238,9 @@ std::unordered_map<std::string, StoredRun> Store::FindRuns(const std::vector<std
   std::unordered_map<std::string, StoredRun> found;
   found.reserve(run_keys.size());
   SQLite::Statement select(impl_->db, R"(
-    SELECT run_id, status, split, attempts, coalesce(failure_reason, '') FROM runs WHERE run_key = ?)");
+    SELECT r.run_id, r.status, r.split, r.attempts, coalesce(r.failure_reason, ''), e.name
+    FROM runs r JOIN experiments e USING (experiment_id) WHERE r.run_key = ?)");
+  SQLite::Statement tags(impl_->db, "SELECT tag FROM run_tags WHERE run_id = ? ORDER BY tag");
   for (const std::string& key : run_keys) {
     select.bind(1, key);
     if (select.executeStep()) {
@@ -245,11 +250,78 @@ std::unordered_map<std::string, StoredRun> Store::FindRuns(const std::vector<std
       run.split = select.getColumn(2).getString();
       run.attempts = select.getColumn(3).getInt();
       run.failure_reason = select.getColumn(4).getString();
+      run.experiment = select.getColumn(5).getString();
+      tags.bind(1, run.run_id);
+      while (tags.executeStep()) run.tags.push_back(tags.getColumn(0).getString());
+      tags.reset();
       found.emplace(key, std::move(run));
     }
     select.reset();
   }
   return found;
+  });
+}
+
+std::vector<RunRecord> Store::Runs() const {
+  return WithStoreErrors(path_, [&] {
+  std::map<std::int64_t, std::vector<std::string>> tags;
+  SQLite::Statement select_tags(impl_->db, "SELECT run_id, tag FROM run_tags ORDER BY run_id, tag");
+  while (select_tags.executeStep()) {
+    tags[select_tags.getColumn(0).getInt64()].push_back(select_tags.getColumn(1).getString());
+  }
+  SQLite::Statement select(impl_->db, R"(
+    SELECT r.run_id, r.run_key, r.architecture, r.workers, r.servers, r.batch_size, r.epochs, r.hidden,
+           r.learning_rate, r.overlap, r.bucket_bytes, r.max_iterations_per_epoch, r.dataset, r.seed,
+           r.repetition, r.network, r.network_bandwidth_bits_per_s, r.network_latency_s, r.split, r.status,
+           r.attempts, e.name, r.trainer_sha256
+    FROM runs r JOIN experiments e USING (experiment_id) ORDER BY r.run_id)");
+  std::vector<RunRecord> runs;
+  while (select.executeStep()) {
+    RunRecord run;
+    run.run_id = select.getColumn(0).getInt64();
+    run.run_key = select.getColumn(1).getString();
+    RunParams& p = run.params;
+    p.architecture = FromText<Architecture>(select.getColumn(2).getString()).value_or(Architecture::kRing);
+    p.workers = select.getColumn(3).getInt();
+    p.servers = select.getColumn(4).getInt();
+    p.batch_size = select.getColumn(5).getInt();
+    p.epochs = select.getColumn(6).getInt();
+    p.hidden = SplitInts(select.getColumn(7).getString());
+    p.learning_rate = select.getColumn(8).getDouble();
+    p.overlap = select.getColumn(9).getInt() != 0;
+    p.bucket_bytes = select.getColumn(10).getInt64();
+    p.max_iterations_per_epoch = select.getColumn(11).getInt64();
+    p.dataset = select.getColumn(12).getString();
+    p.seed = static_cast<std::uint64_t>(select.getColumn(13).getInt64());
+    p.repetition = select.getColumn(14).getInt();
+    p.network.name = select.getColumn(15).getString();
+    p.network.bandwidth_bits_per_s = select.getColumn(16).getDouble();
+    p.network.latency_s = select.getColumn(17).getDouble();
+    run.split = select.getColumn(18).getString();
+    run.status = FromText<RunState>(select.getColumn(19).getString()).value_or(RunState::kPending);
+    run.attempts = select.getColumn(20).getInt();
+    run.experiment = select.getColumn(21).getString();
+    run.trainer_sha256 = select.getColumn(22).getString();
+    if (auto it = tags.find(run.run_id); it != tags.end()) run.tags = std::move(it->second);
+    runs.push_back(std::move(run));
+  }
+  return runs;
+  });
+}
+
+void Store::TagRun(std::int64_t run_id, const std::vector<std::string>& tags, double now_unix_s) {
+  WithStoreErrors(path_, [&] {
+    SQLite::Transaction transaction(impl_->db, SQLite::TransactionBehavior::IMMEDIATE);
+    SQLite::Statement insert(impl_->db,
+                             "INSERT OR IGNORE INTO run_tags (run_id, tag, tagged_unix_s) VALUES (?, ?, ?)");
+    for (const std::string& tag : tags) {
+      insert.bind(1, run_id);
+      insert.bind(2, tag);
+      insert.bind(3, now_unix_s);
+      insert.exec();
+      insert.reset();
+    }
+    transaction.commit();
   });
 }
 

@@ -47,6 +47,23 @@ struct StoredRun {
   std::string split;
   int attempts = 0;
   std::string failure_reason;
+  std::vector<std::string> tags;  // sorted
+  std::string experiment;         // name of the experiment that first planned it
+};
+
+// A run as the database holds it: its parameters rebuilt from their columns
+// and what the commands that choose stored runs (forget, logs, compare) show
+// and filter on.
+struct RunRecord {
+  std::int64_t run_id = 0;
+  std::string run_key;
+  RunParams params;
+  std::string split;
+  RunState status = RunState::kPending;
+  int attempts = 0;
+  std::vector<std::string> tags;  // sorted
+  std::string experiment;         // name of the experiment that first planned it
+  std::string trainer_sha256;
 };
 
 // The trainer's run_start event (schemas/trainer-events.md).
@@ -195,6 +212,11 @@ class Store {
   // Adds a pending run unless its key exists; returns its id either way.
   std::int64_t AddRun(std::int64_t experiment_id, const PlannedRun& run, const std::string& run_key,
                       const RunProvenance& provenance);
+
+  // Every run, by run_id.
+  std::vector<RunRecord> Runs() const;
+  // Gives a run these tags (those it has already are kept as they are).
+  void TagRun(std::int64_t run_id, const std::vector<std::string>& tags, double now_unix_s);
 
   // Marks runs and attempts left `running` by an orchestrator that died as
   // interrupted. Call only while holding the run lock. Returns how many runs.

@@ -19,7 +19,8 @@ for f in share/dmlbench/experiments/quickstart.toml share/dmlbench/reports/figur
          share/dmlbench/schemas/database.md share/dmlbench/schemas/migrations/001_initial.sql; do
   [[ -s $work/prefix/$f ]] || { echo "not installed: $f"; exit 1; }
 done
-migrations=$(ls "$work/prefix/share/dmlbench/schemas/migrations" | wc -l)
+# The schema version is the highest migration number (numbers may skip one).
+migrations=$(ls "$work/prefix/share/dmlbench/schemas/migrations" | sort | tail -1 | sed 's/^0*//; s/_.*//')
 
 mkdir "$work/elsewhere"
 cat > "$work/elsewhere/tiny.toml" <<'TOML'

@@ -201,6 +201,74 @@ TEST_F(CliTest, PlanAndSummaryNameEveryParameterTheMatrixVaries) {
   }
 }
 
+TEST_F(CliTest, PlanAndRunChooseRunsWithOnly) {
+  const std::string matrix = WriteMatrix("architecture = [\"ring\", \"mpi\", \"p2p\"]\nworkers = [1]\n");
+  const std::string trainer = WriteScript(dir_ / "trainer", testing::GoodTrainerBody());
+
+  const CommandOutput plan =
+      Dmlbench({"--db", db_, "plan", matrix, "--trainer", trainer, "--only", "architecture=ring|mpi"});
+  EXPECT_EQ(plan.exit_code, 0) << plan.err;
+  EXPECT_NE(plan.out.find("cli-test: 2 of 3 runs: 0 complete, 2 pending, 0 failed, 0 interrupted\n"),
+            std::string::npos)
+      << plan.out;
+  EXPECT_EQ(plan.out.find("p2p"), std::string::npos) << plan.out;
+
+  const CommandOutput run = Dmlbench({"--db", db_, "run", matrix, "--trainer", trainer, "--only", "architecture=mpi"});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("cli-test: 1 of 3 runs: 1 complete (1 just now), 0 failed, 0 interrupted, 0 pending\n"),
+            std::string::npos)
+      << run.out;
+  Store store(db_, Store::Mode::kReadOnly);
+  EXPECT_EQ(Text(store, "SELECT group_concat(architecture) FROM runs"), "mpi");
+
+  // A run-key prefix chooses that run.
+  const std::string key = Text(store, "SELECT substr(run_key, 1, 10) FROM runs");
+  const CommandOutput by_key = Dmlbench({"--db", db_, "plan", matrix, "--trainer", trainer, "--only", key});
+  EXPECT_NE(by_key.out.find("cli-test: 1 of 3 runs: 1 complete, 0 pending"), std::string::npos) << by_key.out;
+}
+
+TEST_F(CliTest, NoRetryFailedLeavesFailedRunsAlone) {
+  const std::string matrix = WriteMatrix("architecture = [\"ring\", \"mpi\"]\nworkers = [1]\n", 1);
+  const std::string trainer = WriteScript(
+      dir_ / "trainer", "case \" $* \" in *\" --architecture mpi \"*) echo 'dmlbench-trainer: error: no' >&2; exit 1;; esac\n" +
+                            testing::GoodTrainerBody());
+  EXPECT_EQ(Dmlbench({"--db", db_, "run", matrix, "--trainer", trainer}).exit_code, 1);
+
+  const CommandOutput again = Dmlbench({"--db", db_, "run", matrix, "--trainer", trainer, "--no-retry-failed"});
+  EXPECT_EQ(again.exit_code, 1) << again.err;
+  EXPECT_NE(again.out.find("failed (earlier)"), std::string::npos) << again.out;
+  EXPECT_NE(again.out.find("cli-test: 2 runs: 1 complete (0 just now), 1 failed"), std::string::npos) << again.out;
+  {
+    Store store(db_, Store::Mode::kReadOnly);
+    EXPECT_EQ(Int(store, "SELECT count(*) FROM attempts"), 2);
+  }
+  // The default retries it.
+  EXPECT_EQ(Dmlbench({"--db", db_, "run", matrix, "--trainer", trainer, "--retry-failed"}).exit_code, 1);
+  Store store(db_, Store::Mode::kReadOnly);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM attempts"), 3);
+
+  const CommandOutput help = Dmlbench({"run", "--help"});
+  EXPECT_NE(help.out.find("--no-retry-failed"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("(the default)"), std::string::npos) << help.out;
+}
+
+TEST_F(CliTest, TagsComeFromTheMatrixAndTheCommandLine) {
+  testing::WriteFile(dir_ / "tagged.toml",
+                     "[experiment]\nname = \"tagged\"\ntags = [\"baseline\"]\n[defaults]\ndataset = \"synthetic\"\n"
+                     "[matrix]\narchitecture = [\"ring\", \"mpi\"]\n");
+  const std::string trainer = WriteScript(dir_ / "trainer", testing::GoodTrainerBody());
+  const CommandOutput run =
+      Dmlbench({"--db", db_, "run", dir_ / "tagged.toml", "--trainer", trainer, "--tag", "v2", "--tag", "nightly"});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(Dmlbench({"--db", db_, "query", "--csv",
+                      "SELECT architecture, tags FROM run_overview ORDER BY architecture"})
+                .out,
+            "architecture,tags\nmpi,\"baseline,nightly,v2\"\nring,\"baseline,nightly,v2\"\n");
+  const CommandOutput plan =
+      Dmlbench({"--db", db_, "plan", dir_ / "tagged.toml", "--trainer", trainer, "--only", "tag=nightly"});
+  EXPECT_NE(plan.out.find("tagged: 2 runs: 2 complete"), std::string::npos) << plan.out;
+}
+
 // ---- error paths of main.cc follow ---------------------------------------
 
 TEST_F(CliTest, QueryCannotWrite) {
@@ -234,6 +302,38 @@ TEST_F(CliTest, MatrixErrorShowsTheSourceLineAndACaret) {
                           ":6:15: workers must be between 1 and 64, got 0\n"
                           "workers = [1, 0]\n"
                           "              ^\n");
+}
+
+TEST_F(CliTest, OnlyThatDoesNotParseShowsTheColumnAndACaret) {
+  const std::string matrix = WriteMatrix("workers = [1]\n");
+  const CommandOutput run = Dmlbench({"--db", db_, "run", matrix, "--only", "architecture=ps,workers>="});
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_EQ(run.err,
+            "dmlbench: error: --only: column 26: expected a value after '>='\n"
+            "architecture=ps,workers>=\n"
+            "                         ^\n");
+  EXPECT_FALSE(std::filesystem::exists(db_));
+}
+
+TEST_F(CliTest, OnlyThatMatchesNothingIsAnError) {
+  const std::string matrix = WriteMatrix("architecture = [\"ring\", \"ps\"]\nworkers = [1, 2]\n");
+  const std::string trainer = WriteScript(dir_ / "trainer", testing::GoodTrainerBody());
+  for (const char* command : {"plan", "run"}) {
+    const CommandOutput output =
+        Dmlbench({"--db", db_, command, matrix, "--trainer", trainer, "--only", "architecture=ps,workers>=64"});
+    EXPECT_EQ(output.exit_code, 1) << command;
+    EXPECT_EQ(output.err,
+              "dmlbench: error: --only architecture=ps,workers>=64 matches none of the 4 runs of cli-test\n")
+        << command;
+  }
+}
+
+TEST_F(CliTest, InvalidTagIsRefusedBeforeAnythingRuns) {
+  const CommandOutput run = Dmlbench({"--db", db_, "run", WriteMatrix("workers = [1]\n"), "--tag", "two words"});
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_EQ(run.err, "dmlbench: error: --tag: a tag must be 1 to 64 letters, digits, '.', '_' or '-', got "
+                     "\"two words\"\n");
+  EXPECT_FALSE(std::filesystem::exists(db_));
 }
 
 // ---- reliability of a whole process ----------------------------------------

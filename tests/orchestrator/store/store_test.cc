@@ -100,7 +100,7 @@ TEST_F(StoreTest, NewDatabaseHasEveryMigrationWalAndForeignKeys) {
   EXPECT_EQ(Int(store, "PRAGMA foreign_keys"), 1);
   const std::vector<std::string> names = store.TablesAndViews();
   for (const char* name : {"experiments", "runs", "attempts", "hosts", "epochs", "rank_phases", "run_summary",
-                           "failures", "complete_epochs"}) {
+                           "failures", "complete_epochs", "run_tags", "run_overview"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
   }
 }
@@ -227,6 +227,56 @@ TEST_F(StoreTest, HostsOfAnAttemptAreLinked) {
   store.FinishAttempt(run, attempt, Outcome("failed", "x"), RunDisposition::kFailed, {h});
   EXPECT_EQ(Int(store, "SELECT host_id FROM attempt_hosts"), h);
   EXPECT_EQ(Text(store, "SELECT hosts FROM attempts"), "local");
+}
+
+TEST_F(StoreTest, RunsRebuildTheParametersFromTheirColumns) {
+  Store store(db_);
+  const std::int64_t experiment = store.AddExperiment(MakeExperiment(), 1);
+  PlannedRun run = MakeRun(Architecture::kPs, 4);
+  RunParams& p = run.params;
+  p.servers = 2;
+  p.batch_size = 50;
+  p.epochs = 3;
+  p.hidden = {256, 64, 8};
+  p.learning_rate = 0.025;
+  p.overlap = true;
+  p.bucket_bytes = 65536;
+  p.max_iterations_per_epoch = 7;
+  p.seed = 12;
+  p.repetition = 11;
+  p.network = {"slow", 1e8, 5e-5};
+  const std::int64_t id = store.AddRun(experiment, run, std::string(64, 'b'), MakeProvenance());
+  store.AddRun(experiment, MakeRun(), std::string(64, 'a'), MakeProvenance());
+  store.TagRun(id, {"x", "a"}, 2);
+
+  const std::vector<RunRecord> runs = store.Runs();
+  ASSERT_EQ(runs.size(), 2u);
+  const RunRecord& r = runs[0];
+  EXPECT_EQ(r.run_id, id);
+  EXPECT_EQ(r.run_key, std::string(64, 'b'));
+  EXPECT_EQ(CanonicalJson(r.params), CanonicalJson(p));
+  EXPECT_EQ(r.params.repetition, 11);
+  EXPECT_EQ(r.params.network.name, "slow");
+  EXPECT_EQ(r.split, "validation");
+  EXPECT_EQ(r.status, RunState::kPending);
+  EXPECT_EQ(r.attempts, 0);
+  EXPECT_EQ(r.tags, (std::vector<std::string>{"a", "x"}));
+  EXPECT_EQ(r.experiment, "unit");
+  EXPECT_EQ(r.trainer_sha256, std::string(64, 't'));
+  EXPECT_TRUE(runs[1].tags.empty());
+}
+
+TEST_F(StoreTest, TagsAreKeptOnceWithTheTimeTheyWereFirstGiven) {
+  Store store(db_);
+  const std::int64_t experiment = store.AddExperiment(MakeExperiment(), 1);
+  const std::int64_t id = store.AddRun(experiment, MakeRun(), std::string(64, 'a'), MakeProvenance());
+  store.TagRun(id, {"nightly"}, 5);
+  store.TagRun(id, {"nightly", "baseline"}, 9);
+  EXPECT_EQ(Text(store, "SELECT tags FROM run_overview"), "baseline,nightly");
+  EXPECT_EQ(Int(store, "SELECT tagged_unix_s = 5 FROM run_tags WHERE tag = 'nightly'"), 1);
+  const auto found = store.FindRuns({std::string(64, 'a')});
+  EXPECT_EQ(found.at(std::string(64, 'a')).tags, (std::vector<std::string>{"baseline", "nightly"}));
+  EXPECT_EQ(found.at(std::string(64, 'a')).experiment, "unit");
 }
 
 TEST_F(StoreTest, QueryReturnsTypedCells) {
