@@ -144,6 +144,10 @@ TEST_F(CliTest, PlanRunStatusQueryAndExport) {
   EXPECT_NE(status.out.find("cli-test       2         2       0            0                   0"),
             std::string::npos)
       << status.out;
+  // Each experiment with its id first and the path it was read from last.
+  EXPECT_NE(status.out.find("id  experiment  runs"), std::string::npos) << status.out;
+  EXPECT_NE(status.out.find(" 1  cli-test "), std::string::npos) << status.out;
+  EXPECT_NE(status.out.find("  " + matrix + "\n"), std::string::npos) << status.out;
 
   const std::string sql = "SELECT architecture, workers, 0.5 AS x, NULL AS n FROM runs ORDER BY architecture";
   EXPECT_EQ(Dmlbench({"--db", db_, "query", sql}).out,
