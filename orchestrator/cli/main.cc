@@ -22,6 +22,7 @@ int Main(int argc, char** argv) {
   AddQueryCommand(app, global);
   AddExportCommand(app, global);
   AddModelCommands(app, global);
+  AddLogsCommand(app, global);
   AddInventoryCommands(app, global);
   AddClusterCommands(app, global);
   return ParseAndRun(app, [&] { app.parse(argc, argv); }, std::cerr);

@@ -1,6 +1,11 @@
 #include "orchestrator/run/runner.h"
 
+#include <stdlib.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <limits>
 #include <map>
 #include <ostream>
@@ -8,6 +13,7 @@
 
 #include "orchestrator/core/clock.h"
 #include "orchestrator/ingest/ingest.h"
+#include "orchestrator/launch/job_output.h"
 #include "orchestrator/launch/trainer_command.h"
 #include "orchestrator/run/outcome.h"
 #include "orchestrator/run/progress.h"
@@ -15,6 +21,34 @@
 #include "orchestrator/run/run_lock.h"
 
 namespace dmlbench {
+namespace {
+
+// A fresh directory under the system's temporary directory for one attempt's
+// output, removed with its content at destruction.
+class OutputDir {
+ public:
+  OutputDir() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "dmlbench-output-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) {
+      throw RunnerError("cannot create a directory for an attempt's output in " +
+                        std::filesystem::temp_directory_path().string() + ": " + std::strerror(errno));
+    }
+    path_ = pattern;
+  }
+  ~OutputDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  OutputDir(const OutputDir&) = delete;
+  OutputDir& operator=(const OutputDir&) = delete;
+
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace
 
 // One sweep: the state Runner::Run shares between its steps.
 class Runner::Sweep {
@@ -146,10 +180,13 @@ class Runner::Sweep {
     }
   }
 
-  // One launch of a run, its events streamed into the store as they arrive.
-  AttemptOutcome Attempt(std::int64_t run_id, const LaunchSpec& spec, ProgressLine& progress) {
+  // One launch of a run, its events streamed into the store as they arrive
+  // and what its ranks printed kept beside the database when it ends.
+  AttemptOutcome Attempt(std::int64_t run_id, LaunchSpec spec, ProgressLine& progress) {
     current_attempt_id_ = store_.BeginAttempt(run_id, UnixNow(), order_);
     Ingest ingest(store_, run_id, current_attempt_id_);
+    const OutputDir output;
+    spec.output_dir = output.path();
     const LaunchResult launch = launcher_.Launch(
         spec,
         [&](std::string_view line) {
@@ -158,6 +195,9 @@ class Runner::Sweep {
         },
         cancel_);
     ingest.Flush();
+    std::vector<AttemptLog> logs;
+    for (const JobOutputFile& file : ListJobOutput(output.path())) logs.push_back({file.rank, file.stream, file.path});
+    store_.KeepAttemptLogs(current_attempt_id_, logs);
     return DecideOutcome(launch, ingest, UnixNow());
   }
 

@@ -1,5 +1,6 @@
 #include "orchestrator/store/store.h"
 
+#include "orchestrator/store/gzip.h"
 #include "orchestrator/store/migrations.h"
 
 #include <SQLiteCpp/SQLiteCpp.h>
@@ -514,6 +515,91 @@ void Store::AddEpoch(std::int64_t run_id, std::int64_t attempt_id, const EpochRe
     rank.exec();
   }
   if (transaction) transaction->commit();
+  });
+}
+
+void Store::KeepAttemptLogs(std::int64_t attempt_id, const std::vector<AttemptLog>& logs) {
+  if (logs.empty()) return;
+  const std::string dir = WithStoreErrors(path_, [&] {
+    SQLite::Statement select(impl_->db, R"(
+      SELECT r.run_key, a.number FROM attempts a JOIN runs r USING (run_id) WHERE a.attempt_id = ?)");
+    select.bind(1, attempt_id);
+    if (!select.executeStep()) {
+      throw StoreError(path_ + ": attempt " + std::to_string(attempt_id) + " does not exist", -1);
+    }
+    return select.getColumn(0).getString() + "/attempt-" + std::to_string(select.getColumn(1).getInt());
+  });
+  std::error_code error;
+  std::filesystem::create_directories(logs_dir() + "/" + dir, error);
+  if (error) throw StoreError(logs_dir() + "/" + dir + ": cannot create: " + error.message(), -1);
+  std::vector<AttemptLog> kept;
+  std::vector<std::int64_t> stored_bytes;
+  for (const AttemptLog& log : logs) {
+    AttemptLog entry = log;
+    entry.file = dir + "/" + (log.rank ? "rank-" + std::to_string(*log.rank) : std::string("mpirun")) + "." +
+                 log.stream + ".gz";
+    entry.bytes = GzipFile(log.file, logs_dir() + "/" + entry.file);
+    stored_bytes.push_back(static_cast<std::int64_t>(std::filesystem::file_size(logs_dir() + "/" + entry.file)));
+    kept.push_back(std::move(entry));
+  }
+  WithStoreErrors(path_, [&] {
+    SQLite::Transaction transaction(impl_->db, SQLite::TransactionBehavior::IMMEDIATE);
+    SQLite::Statement update(impl_->db, "UPDATE attempts SET log_dir = ? WHERE attempt_id = ?");
+    update.bind(1, dir);
+    update.bind(2, attempt_id);
+    update.exec();
+    SQLite::Statement insert(impl_->db, R"(
+      INSERT INTO attempt_logs (attempt_id, rank, stream, file, bytes, stored_bytes) VALUES (?, ?, ?, ?, ?, ?))");
+    for (size_t i = 0; i < kept.size(); ++i) {
+      insert.bind(1, attempt_id);
+      BindOptional(insert, 2, kept[i].rank);
+      insert.bind(3, kept[i].stream);
+      insert.bind(4, kept[i].file);
+      insert.bind(5, kept[i].bytes);
+      insert.bind(6, stored_bytes[i]);
+      insert.exec();
+      insert.reset();
+    }
+    transaction.commit();
+  });
+}
+
+std::vector<AttemptLog> Store::AttemptLogs(std::int64_t attempt_id) const {
+  return WithStoreErrors(path_, [&] {
+    SQLite::Statement select(impl_->db, R"(
+      SELECT rank, stream, file, bytes FROM attempt_logs WHERE attempt_id = ?
+      ORDER BY rank IS NULL, rank, stream = 'stderr')");
+    select.bind(1, attempt_id);
+    std::vector<AttemptLog> logs;
+    while (select.executeStep()) {
+      AttemptLog log;
+      if (!select.getColumn(0).isNull()) log.rank = select.getColumn(0).getInt();
+      log.stream = select.getColumn(1).getString();
+      log.file = select.getColumn(2).getString();
+      log.bytes = select.getColumn(3).getInt64();
+      logs.push_back(std::move(log));
+    }
+    return logs;
+  });
+}
+
+std::vector<AttemptRecord> Store::Attempts(std::int64_t run_id) const {
+  return WithStoreErrors(path_, [&] {
+    SQLite::Statement select(impl_->db, R"(
+      SELECT attempt_id, number, status, coalesce(reason, ''), coalesce(log_dir, '')
+      FROM attempts WHERE run_id = ? ORDER BY number)");
+    select.bind(1, run_id);
+    std::vector<AttemptRecord> attempts;
+    while (select.executeStep()) {
+      AttemptRecord attempt;
+      attempt.attempt_id = select.getColumn(0).getInt64();
+      attempt.number = select.getColumn(1).getInt();
+      attempt.status = FromText<AttemptState>(select.getColumn(2).getString()).value_or(AttemptState::kRunning);
+      attempt.reason = select.getColumn(3).getString();
+      attempt.log_dir = select.getColumn(4).getString();
+      attempts.push_back(std::move(attempt));
+    }
+    return attempts;
   });
 }
 

@@ -178,6 +178,26 @@ struct PredictionRow {
   double relative_error = 0;
 };
 
+// One stream an attempt printed: a rank's standard output or error, or
+// mpirun's own standard error (no rank).
+struct AttemptLog {
+  std::optional<int> rank;
+  std::string stream;       // "stdout" | "stderr"
+  // To KeepAttemptLogs: the plain file to keep. From AttemptLogs: the kept
+  // gzip file, relative to logs_dir().
+  std::string file;
+  std::int64_t bytes = 0;   // uncompressed size (from AttemptLogs)
+};
+
+// An attempt of a run as `logs` lists it.
+struct AttemptRecord {
+  std::int64_t attempt_id = 0;
+  int number = 0;
+  AttemptState status = AttemptState::kRunning;
+  std::string reason;
+  std::string log_dir;      // relative to logs_dir(); "" when it kept no output
+};
+
 // Result of a free-form query: column names and typed cells.
 using Cell = std::variant<std::nullptr_t, std::int64_t, double, std::string>;
 struct QueryResult {
@@ -249,6 +269,20 @@ class Store {
   // run follows `disposition`. host_ids link the attempt to the hosts table.
   void FinishAttempt(std::int64_t run_id, std::int64_t attempt_id, const AttemptOutcome& outcome,
                      RunDisposition disposition, const std::vector<std::int64_t>& host_ids);
+
+  // The directory beside the database that holds the attempts' output:
+  // "<path>.logs" (schemas/database.md).
+  std::string logs_dir() const { return path_ + ".logs"; }
+  // Compresses `logs` (plain files, each a rank's or mpirun's stream) into
+  // logs_dir()/<run key>/attempt-<number>/ and records them with the
+  // attempt, in one transaction. Throws StoreError naming a file it cannot
+  // read or write.
+  void KeepAttemptLogs(std::int64_t attempt_id, const std::vector<AttemptLog>& logs);
+  // What KeepAttemptLogs kept of an attempt: by rank, stdout before stderr,
+  // mpirun's stream last.
+  std::vector<AttemptLog> AttemptLogs(std::int64_t attempt_id) const;
+  // The attempts of a run, by number.
+  std::vector<AttemptRecord> Attempts(std::int64_t run_id) const;
 
   // The rows of one link probe, in one transaction.
   void AddLinkProbe(const std::vector<LinkProbeRow>& rows);

@@ -1,7 +1,8 @@
 // LocalLauncher: the Launcher for an mpirun on this machine. Each Launch()
-// runs `mpirun [ARGS] -np R [--oversubscribe] TRAINER ARGS` in its own process group
-// with stdout/stderr on pipes, streams stdout lines as they arrive, keeps
-// the stderr tail, and stops the whole group on timeout or cancel; mpirun
+// runs `mpirun [ARGS] -np R [--oversubscribe] [--output-filename DIR:nojobid]
+// TRAINER ARGS` in its own process group with stdout/stderr on pipes, streams
+// stdout lines as they arrive, keeps the stderr tail (and the whole of it in
+// the output directory), and stops the whole group on timeout or cancel; mpirun
 // gets SIGTERM if the orchestrator dies. Launch() from one thread at a time.
 #ifndef DMLBENCH_ORCHESTRATOR_LAUNCH_LOCAL_LOCAL_LAUNCHER_H_
 #define DMLBENCH_ORCHESTRATOR_LAUNCH_LOCAL_LOCAL_LAUNCHER_H_

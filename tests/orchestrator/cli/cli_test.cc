@@ -109,7 +109,7 @@ class CliTest : public ::testing::Test {
 TEST_F(CliTest, EverySubcommandHasHelp) {
   for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
            {"--help"}, {"plan", "--help"}, {"run", "--help"}, {"status", "--help"}, {"query", "--help"},
-           {"export", "--help"}}) {
+           {"export", "--help"}, {"logs", "--help"}}) {
     const CommandOutput output = Dmlbench(args);
     EXPECT_EQ(output.exit_code, 0) << args[0];
     EXPECT_NE(output.out.find("Usage:"), std::string::npos) << args[0];
@@ -234,8 +234,9 @@ TEST_F(CliTest, PlanAndRunChooseRunsWithOnly) {
 TEST_F(CliTest, NoRetryFailedLeavesFailedRunsAlone) {
   const std::string matrix = WriteMatrix("architecture = [\"ring\", \"mpi\"]\nworkers = [1]\n", 1);
   const std::string trainer = WriteScript(
-      dir_ / "trainer", "case \" $* \" in *\" --architecture mpi \"*) echo 'dmlbench-trainer: error: no' >&2; exit 1;; esac\n" +
-                            testing::GoodTrainerBody());
+      dir_ / "trainer",
+      "case \" $* \" in *\" --architecture mpi \"*) echo 'dmlbench-trainer: error: no' >&2; exit 1;; esac\n" +
+          testing::GoodTrainerBody());
   EXPECT_EQ(Dmlbench({"--db", db_, "run", matrix, "--trainer", trainer}).exit_code, 1);
 
   const CommandOutput again = Dmlbench({"--db", db_, "run", matrix, "--trainer", trainer, "--no-retry-failed"});
@@ -271,6 +272,79 @@ TEST_F(CliTest, TagsComeFromTheMatrixAndTheCommandLine) {
   const CommandOutput plan =
       Dmlbench({"--db", db_, "plan", dir_ / "tagged.toml", "--trainer", trainer, "--only", "tag=nightly"});
   EXPECT_NE(plan.out.find("tagged: 2 runs: 2 complete"), std::string::npos) << plan.out;
+}
+
+// A trainer of two ranks: rank 0 prints a good run, rank 1 a line on stderr,
+// and for the mpi architecture rank 1 then fails.
+std::string TwoRankTrainerBody() {
+  return "if [ \"$OMPI_COMM_WORLD_RANK\" = 1 ]; then\n"
+         "  echo 'rank 1 says hi' >&2\n"
+         "  case \" $* \" in *\" --architecture mpi \"*) echo 'dmlbench-trainer: error: rank 1 fails' >&2; exit 3;; "
+         "esac\n"
+         "  exit 0\n"
+         "fi\n" +
+         testing::GoodTrainerBody();
+}
+
+TEST_F(CliTest, LogsPrintWhatEachRankOfAnAttemptWrote) {
+  const std::string matrix = WriteMatrix("architecture = [\"ring\", \"mpi\"]\nworkers = [2]\n", 1);
+  const std::string trainer = WriteScript(dir_ / "trainer", TwoRankTrainerBody());
+  EXPECT_EQ(Dmlbench({"--db", db_, "run", matrix, "--trainer", trainer}).exit_code, 1);
+  std::string ring_key, mpi_key;
+  {
+    Store store(db_, Store::Mode::kReadOnly);
+    ring_key = Text(store, "SELECT substr(run_key, 1, 12) FROM runs WHERE architecture = 'ring'");
+    mpi_key = Text(store, "SELECT substr(run_key, 1, 12) FROM runs WHERE architecture = 'mpi'");
+    // The failures view keeps its tail besides the whole logs.
+    EXPECT_NE(Text(store, "SELECT stderr_tail FROM failures").find("rank 1 fails"), std::string::npos);
+  }
+
+  const std::string events =
+      testing::RunStartLine() + "\n" + testing::EpochLine(1) + "\n" + testing::RunEndLine() + "\n";
+  const CommandOutput ring = Dmlbench({"--db", db_, "logs", ring_key});
+  EXPECT_EQ(ring.exit_code, 0) << ring.err;
+  EXPECT_EQ(ring.out, "run " + ring_key + " (ring w=2 b=100 rep=0), attempt 1 of 1: ok\n"
+                      "==> rank 0 stdout (" + std::to_string(events.size()) + " bytes) <==\n" + events +
+                      "==> rank 0 stderr (empty) <==\n"
+                      "==> rank 1 stdout (empty) <==\n"
+                      "==> rank 1 stderr (15 bytes) <==\n"
+                      "rank 1 says hi\n"
+                      "==> mpirun stderr (15 bytes) <==\n"
+                      "rank 1 says hi\n");
+
+  // Any filter that chooses one run will do; --rank keeps one rank's streams.
+  const CommandOutput mpi = Dmlbench({"--db", db_, "logs", "architecture=mpi", "--rank", "1"});
+  EXPECT_EQ(mpi.exit_code, 0) << mpi.err;
+  EXPECT_EQ(mpi.out, "run " + mpi_key + " (mpi w=2 b=100 rep=0), attempt 1 of 1: failed (mpirun exited with status 3: "
+                     "dmlbench-trainer: error: rank 1 fails)\n"
+                     "==> rank 1 stdout (empty) <==\n"
+                     "==> rank 1 stderr (53 bytes) <==\n"
+                     "rank 1 says hi\ndmlbench-trainer: error: rank 1 fails\n");
+  EXPECT_EQ(Dmlbench({"--db", db_, "logs", mpi_key, "--attempt", "1", "--rank", "1"}).out, mpi.out);
+}
+
+TEST_F(CliTest, LogsOfADatabaseCopiedWithoutThemAreMissing) {
+  const std::string matrix = WriteMatrix("architecture = [\"ring\"]\nworkers = [2]\n", 1);
+  ASSERT_EQ(Dmlbench({"--db", db_, "run", matrix, "--trainer", WriteScript(dir_ / "trainer", TwoRankTrainerBody())})
+                .exit_code,
+            0);
+  ASSERT_TRUE(std::filesystem::exists(db_ + ".logs"));
+  std::filesystem::copy_file(db_, dir_ / "copy.db");
+  const std::string copy = dir_ / "copy.db";
+  std::string key, file;
+  {
+    Store store(copy, Store::Mode::kReadOnly);
+    key = Text(store, "SELECT substr(run_key, 1, 12) FROM runs");
+    file = Text(store, "SELECT file FROM attempt_logs ORDER BY rank IS NULL, rank, stream = 'stderr'");
+  }
+  // The copy works ...
+  EXPECT_EQ(Dmlbench({"--db", copy, "status"}).exit_code, 0);
+  EXPECT_EQ(Dmlbench({"--db", copy, "query", "--csv", "SELECT count(*) AS n FROM complete_epochs"}).out, "n\n1\n");
+  // ... and says where its logs should be.
+  const CommandOutput logs = Dmlbench({"--db", copy, "logs", key});
+  EXPECT_EQ(logs.exit_code, 1);
+  EXPECT_EQ(logs.err, "dmlbench: error: the logs of attempt 1 of run " + key + " are missing: " + copy + ".logs/" +
+                          file + " does not exist; was the database copied without " + copy + ".logs?\n");
 }
 
 // ---- error paths of main.cc follow ---------------------------------------
@@ -338,6 +412,28 @@ TEST_F(CliTest, InvalidTagIsRefusedBeforeAnythingRuns) {
   EXPECT_EQ(run.err, "dmlbench: error: --tag: a tag must be 1 to 64 letters, digits, '.', '_' or '-', got "
                      "\"two words\"\n");
   EXPECT_FALSE(std::filesystem::exists(db_));
+}
+
+TEST_F(CliTest, LogsSayWhichAttemptOrRankDoesNotExist) {
+  const std::string matrix = WriteMatrix("architecture = [\"ring\", \"mpi\"]\nworkers = [2]\n", 1);
+  Dmlbench({"--db", db_, "run", matrix, "--trainer", WriteScript(dir_ / "trainer", TwoRankTrainerBody())});
+  std::string key;
+  {
+    Store store(db_, Store::Mode::kReadOnly);
+    key = Text(store, "SELECT substr(run_key, 1, 12) FROM runs WHERE architecture = 'ring'");
+  }
+  CommandOutput logs = Dmlbench({"--db", db_, "logs", key, "--attempt", "2"});
+  EXPECT_EQ(logs.exit_code, 1);
+  EXPECT_EQ(logs.err, "dmlbench: error: run " + key + " has no attempt 2; its attempts are 1 to 1\n");
+  logs = Dmlbench({"--db", db_, "logs", key, "--rank", "2"});
+  EXPECT_EQ(logs.err, "dmlbench: error: attempt 1 of run " + key + " has no output of rank 2; its ranks are 0 to 1\n");
+  logs = Dmlbench({"--db", db_, "logs", "workers=64"});
+  EXPECT_EQ(logs.err, "dmlbench: error: RUN workers=64 matches none of the 2 runs in " + db_ + "\n");
+  logs = Dmlbench({"--db", db_, "logs", "workers=2"});
+  EXPECT_EQ(logs.err.rfind("dmlbench: error: workers=2 matches 2 runs, not one: ", 0), 0u) << logs.err;
+  EXPECT_NE(logs.err.find("; give a longer run-key prefix or more terms\n"), std::string::npos) << logs.err;
+  logs = Dmlbench({"--db", db_, "logs", "workers>"});
+  EXPECT_EQ(logs.err, "dmlbench: error: RUN: column 9: expected a value after '>'\nworkers>\n        ^\n");
 }
 
 // ---- reliability of a whole process ----------------------------------------

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "orchestrator/matrix/matrix.h"
+#include "orchestrator/store/gzip.h"
 #include "tests/orchestrator/support/fake_launcher.h"
 #include "tests/orchestrator/run/runner_fixture.h"
 #include "tests/orchestrator/support/run_fixture.h"
@@ -225,6 +226,42 @@ TEST_F(RunnerTest, TagsOfTheExperimentAndTheSweepGoToEveryRunItConsidered) {
   const SweepReport report = Sweep(store, launcher, first, options);
   ASSERT_EQ(report.runs.size(), 1u);
   EXPECT_EQ(report.runs[0].item.run.params.workers, 1);
+}
+
+TEST_F(RunnerTest, EachAttemptGetsAnOutputDirectoryWhoseFilesAreKept) {
+  FakeLauncher launcher([](const LaunchSpec& spec, int launch) {
+    // What a launcher leaves: rank 0's streams and mpirun's stderr.
+    std::filesystem::create_directories(spec.output_dir + "/rank.0");
+    testing::WriteFile(spec.output_dir + "/rank.0/stdout", "launch " + std::to_string(launch) + "\n");
+    testing::WriteFile(spec.output_dir + "/rank.0/stderr", "");
+    testing::WriteFile(spec.output_dir + "/mpirun.stderr", "");
+    return launch == 1 ? FailingJob(1) : GoodJob();
+  });
+  const Experiment experiment = Load(MatrixText("workers = [1]\n"));
+  Store store(db_);
+  EXPECT_EQ(Sweep(store, launcher, experiment).complete, 1);
+  ASSERT_EQ(launcher.specs().size(), 2u);
+  EXPECT_NE(launcher.specs()[0].output_dir, launcher.specs()[1].output_dir);
+  for (const LaunchSpec& spec : launcher.specs()) {
+    EXPECT_FALSE(spec.output_dir.empty());
+    EXPECT_FALSE(std::filesystem::exists(spec.output_dir)) << spec.output_dir << " was left behind";
+  }
+  const std::vector<AttemptRecord> attempts = store.Attempts(Int(store, "SELECT run_id FROM runs"));
+  ASSERT_EQ(attempts.size(), 2u);
+  for (int n = 0; n < 2; ++n) {
+    const std::vector<AttemptLog> logs = store.AttemptLogs(attempts[n].attempt_id);
+    ASSERT_EQ(logs.size(), 3u);
+    EXPECT_EQ(GunzipFile(store.logs_dir() + "/" + logs[0].file), "launch " + std::to_string(n + 1) + "\n");
+  }
+}
+
+TEST_F(RunnerTest, AttemptThatPrintedNothingKeepsNoLogs) {
+  FakeLauncher launcher([](const LaunchSpec&, int) { return GoodJob(); });
+  Store store(db_);
+  Sweep(store, launcher, Load(MatrixText("workers = [1]\n")));
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM attempts WHERE log_dir IS NULL"), 1);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM attempt_logs"), 0);
+  EXPECT_FALSE(std::filesystem::exists(store.logs_dir()));
 }
 
 TEST_F(RunnerTest, PartialDataOfAFailedAttemptIsNeverDuplicated) {

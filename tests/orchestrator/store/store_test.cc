@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include "orchestrator/store/gzip.h"
 #include "trainer/sha256.h"
 
 #include "tests/orchestrator/support/run_fixture.h"
@@ -277,6 +278,49 @@ TEST_F(StoreTest, TagsAreKeptOnceWithTheTimeTheyWereFirstGiven) {
   const auto found = store.FindRuns({std::string(64, 'a')});
   EXPECT_EQ(found.at(std::string(64, 'a')).tags, (std::vector<std::string>{"baseline", "nightly"}));
   EXPECT_EQ(found.at(std::string(64, 'a')).experiment, "unit");
+}
+
+TEST_F(StoreTest, KeptLogsAreCompressedBesideTheDatabaseAndListedWithTheirAttempt) {
+  Store store(db_);
+  const std::int64_t run = store.AddRun(store.AddExperiment(MakeExperiment(), 1), MakeRun(), std::string(64, 'a'),
+                                        MakeProvenance());
+  store.FinishAttempt(run, store.BeginAttempt(run, 10), Outcome("failed", "boom"), RunDisposition::kRetry, {});
+  const std::int64_t second = store.BeginAttempt(run, 11);
+  testing::WriteFile(dir_ / "out0", "event lines\n");
+  testing::WriteFile(dir_ / "err1", "");
+  testing::WriteFile(dir_ / "mpirun", "mpirun noticed\n");
+  store.KeepAttemptLogs(second, {{std::nullopt, "stderr", dir_ / "mpirun", 0},
+                                 {1, "stderr", dir_ / "err1", 0},
+                                 {0, "stdout", dir_ / "out0", 0}});
+
+  EXPECT_EQ(store.logs_dir(), db_ + ".logs");
+  const std::string dir = std::string(64, 'a') + "/attempt-2";
+  EXPECT_EQ(Text(store, "SELECT log_dir FROM attempts WHERE number = 2"), dir);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM attempts WHERE number = 1 AND log_dir IS NULL"), 1);
+  const std::vector<AttemptLog> logs = store.AttemptLogs(second);
+  ASSERT_EQ(logs.size(), 3u);
+  EXPECT_EQ(logs[0].rank, 0);
+  EXPECT_EQ(logs[0].stream, "stdout");
+  EXPECT_EQ(logs[0].file, dir + "/rank-0.stdout.gz");
+  EXPECT_EQ(logs[0].bytes, 12);
+  EXPECT_EQ(logs[1].file, dir + "/rank-1.stderr.gz");
+  EXPECT_EQ(logs[1].bytes, 0);
+  EXPECT_FALSE(logs[2].rank.has_value());
+  EXPECT_EQ(logs[2].file, dir + "/mpirun.stderr.gz");
+  EXPECT_EQ(GunzipFile(store.logs_dir() + "/" + logs[0].file), "event lines\n");
+  EXPECT_EQ(GunzipFile(store.logs_dir() + "/" + logs[2].file), "mpirun noticed\n");
+  EXPECT_EQ(Int(store, "SELECT stored_bytes > 0 FROM attempt_logs WHERE rank = 0"), 1);
+
+  const std::vector<AttemptRecord> attempts = store.Attempts(run);
+  ASSERT_EQ(attempts.size(), 2u);
+  EXPECT_EQ(attempts[0].number, 1);
+  EXPECT_EQ(attempts[0].status, AttemptState::kFailed);
+  EXPECT_EQ(attempts[0].reason, "boom");
+  EXPECT_EQ(attempts[0].log_dir, "");
+  EXPECT_EQ(attempts[1].attempt_id, second);
+  EXPECT_EQ(attempts[1].status, AttemptState::kRunning);
+  EXPECT_EQ(attempts[1].log_dir, dir);
+  EXPECT_TRUE(store.AttemptLogs(attempts[0].attempt_id).empty());
 }
 
 TEST_F(StoreTest, QueryReturnsTypedCells) {
