@@ -23,6 +23,7 @@ int Main(int argc, char** argv) {
   AddExportCommand(app, global);
   AddModelCommands(app, global);
   AddLogsCommand(app, global);
+  AddForgetCommand(app, global);
   AddInventoryCommands(app, global);
   AddClusterCommands(app, global);
   return ParseAndRun(app, [&] { app.parse(argc, argv); }, std::cerr);

@@ -374,6 +374,66 @@ std::int64_t Store::AddRun(std::int64_t experiment_id, const PlannedRun& run, co
   });
 }
 
+RunContents Store::Contents(const std::vector<std::int64_t>& run_ids) const {
+  return WithStoreErrors(path_, [&] {
+    SQLite::Statement select(impl_->db, R"(
+      SELECT (SELECT count(*) FROM attempts WHERE run_id = ?1),
+             (SELECT count(*) FROM epochs WHERE run_id = ?1),
+             (SELECT count(*) FROM attempt_logs l JOIN attempts a USING (attempt_id) WHERE a.run_id = ?1))");
+    RunContents contents;
+    for (std::int64_t run_id : run_ids) {
+      select.bind(1, run_id);
+      select.executeStep();
+      contents.attempts += select.getColumn(0).getInt64();
+      contents.epochs += select.getColumn(1).getInt64();
+      contents.log_files += select.getColumn(2).getInt64();
+      select.reset();
+    }
+    return contents;
+  });
+}
+
+void Store::Forget(const std::vector<RunRecord>& runs, const std::string& filter, double now_unix_s) {
+  WithStoreErrors(path_, [&] {
+    SQLite::Transaction transaction(impl_->db, SQLite::TransactionBehavior::IMMEDIATE);
+    // A complete run and its completing attempt refer to each other: the
+    // references are checked at commit, when both are gone.
+    impl_->db.exec("PRAGMA defer_foreign_keys = ON");
+    SQLite::Statement record(impl_->db, R"(
+      INSERT INTO forgotten_runs (run_key, experiment, architecture, servers, workers, batch_size, repetition,
+        network, canonical_params, split, status, attempts, tags, trainer_sha256, filter, forgotten_unix_s)
+      SELECT run_key, experiment, architecture, servers, workers, batch_size, repetition, network,
+             (SELECT canonical_params FROM runs WHERE run_id = ?1), split, status, attempts, tags,
+             trainer_sha256, ?2, ?3
+      FROM run_overview WHERE run_id = ?1)");
+    std::vector<SQLite::Statement> removals;
+    for (const char* sql : {"DELETE FROM epochs WHERE run_id = ?",  // and their rank_phases
+                            "DELETE FROM attempts WHERE run_id = ?",  // and their hosts and logs
+                            "DELETE FROM run_tags WHERE run_id = ?", "DELETE FROM runs WHERE run_id = ?"}) {
+      removals.emplace_back(impl_->db, sql);
+    }
+    for (const RunRecord& run : runs) {
+      record.bind(1, run.run_id);
+      record.bind(2, filter);
+      record.bind(3, now_unix_s);
+      if (record.exec() != 1) {
+        throw StoreError(path_ + ": run " + run.run_key.substr(0, 12) + " does not exist", -1);
+      }
+      record.reset();
+      for (SQLite::Statement& removal : removals) {
+        removal.bind(1, run.run_id);
+        removal.exec();
+        removal.reset();
+      }
+    }
+    transaction.commit();
+  });
+  for (const RunRecord& run : runs) {
+    std::error_code ignored;
+    std::filesystem::remove_all(logs_dir() + "/" + run.run_key, ignored);
+  }
+}
+
 int Store::RecoverInterrupted(double now_unix_s) {
   return WithStoreErrors(path_, [&] {
   SQLite::Transaction transaction(impl_->db, SQLite::TransactionBehavior::IMMEDIATE);

@@ -198,6 +198,13 @@ struct AttemptRecord {
   std::string log_dir;      // relative to logs_dir(); "" when it kept no output
 };
 
+// What belongs to a set of runs, as `forget` counts it.
+struct RunContents {
+  std::int64_t attempts = 0;
+  std::int64_t epochs = 0;
+  std::int64_t log_files = 0;
+};
+
 // Result of a free-form query: column names and typed cells.
 using Cell = std::variant<std::nullptr_t, std::int64_t, double, std::string>;
 struct QueryResult {
@@ -237,6 +244,14 @@ class Store {
   std::vector<RunRecord> Runs() const;
   // Gives a run these tags (those it has already are kept as they are).
   void TagRun(std::int64_t run_id, const std::vector<std::string>& tags, double now_unix_s);
+
+  // What the runs with these ids hold.
+  RunContents Contents(const std::vector<std::int64_t>& run_ids) const;
+  // Removes `runs` and everything that belongs to them (attempts, epochs,
+  // rank phases, host links, tags, log rows) and records each in
+  // forgotten_runs with `filter` and the time, in one transaction; then
+  // removes their directories in logs_dir() (missing ones are no error).
+  void Forget(const std::vector<RunRecord>& runs, const std::string& filter, double now_unix_s);
 
   // Marks runs and attempts left `running` by an orchestrator that died as
   // interrupted. Call only while holding the run lock. Returns how many runs.

@@ -14,6 +14,7 @@
 #include <sstream>
 #include <thread>
 
+#include "orchestrator/core/shell_quote.h"
 #include "orchestrator/core/subprocess.h"
 #include "orchestrator/store/store.h"
 #include "tests/orchestrator/support/run_fixture.h"
@@ -109,7 +110,7 @@ class CliTest : public ::testing::Test {
 TEST_F(CliTest, EverySubcommandHasHelp) {
   for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
            {"--help"}, {"plan", "--help"}, {"run", "--help"}, {"status", "--help"}, {"query", "--help"},
-           {"export", "--help"}, {"logs", "--help"}}) {
+           {"export", "--help"}, {"logs", "--help"}, {"forget", "--help"}}) {
     const CommandOutput output = Dmlbench(args);
     EXPECT_EQ(output.exit_code, 0) << args[0];
     EXPECT_NE(output.out.find("Usage:"), std::string::npos) << args[0];
@@ -347,6 +348,66 @@ TEST_F(CliTest, LogsOfADatabaseCopiedWithoutThemAreMissing) {
                           file + " does not exist; was the database copied without " + copy + ".logs?\n");
 }
 
+// Runs `args` with `input` on its standard input.
+CommandOutput DmlbenchWithInput(const std::vector<std::string>& args, const std::string& input) {
+  std::vector<std::string> argv = {DmlbenchProgram()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return RunCommand({"sh", "-c", "printf '%s' " + ShellQuote(input) + " | exec " + ShellJoin(argv)}, 120);
+}
+
+TEST_F(CliTest, ForgetShowsAsksRemovesAndRecords) {
+  const std::string matrix = WriteMatrix("architecture = [\"ring\", \"mpi\", \"p2p\"]\nworkers = [1]\n");
+  const std::string trainer = WriteScript(dir_ / "trainer", testing::GoodTrainerBody(2));
+  ASSERT_EQ(Dmlbench({"--db", db_, "run", matrix, "--trainer", trainer, "--tag", "first"}).exit_code, 0);
+  std::string mpi_key;
+  {
+    Store store(db_, Store::Mode::kReadOnly);
+    mpi_key = Text(store, "SELECT run_key FROM runs WHERE architecture = 'mpi'");
+  }
+  ASSERT_TRUE(std::filesystem::exists(db_ + ".logs/" + mpi_key));
+
+  // Anything but yes keeps everything.
+  const CommandOutput declined = DmlbenchWithInput({"--db", db_, "forget", "architecture=mpi"}, "n\n");
+  EXPECT_EQ(declined.exit_code, 1);
+  EXPECT_NE(declined.out.find(mpi_key.substr(0, 12) + "  cli-test    mpi w=1 b=100 rep=0  complete         1  first"),
+            std::string::npos)
+      << declined.out;
+  EXPECT_NE(declined.out.find("forget 1 run with 1 attempt, 2 epochs and 3 log files from " + db_ +
+                              "? [y/N] nothing was forgotten\n"),
+            std::string::npos)
+      << declined.out;
+  EXPECT_EQ(DmlbenchWithInput({"--db", db_, "forget", "architecture=mpi"}, "").exit_code, 1);
+  {
+    Store store(db_, Store::Mode::kReadOnly);
+    EXPECT_EQ(Int(store, "SELECT count(*) FROM runs"), 3);
+  }
+
+  const CommandOutput forgot = DmlbenchWithInput({"--db", db_, "forget", "architecture=mpi"}, "y\n");
+  EXPECT_EQ(forgot.exit_code, 0) << forgot.err;
+  EXPECT_NE(forgot.out.find("forgot 1 run; the table forgotten_runs records what they were\n"), std::string::npos)
+      << forgot.out;
+  {
+    Store store(db_, Store::Mode::kReadOnly);
+    EXPECT_EQ(Text(store, "SELECT group_concat(architecture) FROM (SELECT architecture FROM runs ORDER BY 1)"),
+              "p2p,ring");
+    EXPECT_EQ(Int(store, "SELECT count(*) FROM attempts"), 2);
+    EXPECT_EQ(Int(store, "SELECT count(*) FROM epochs"), 4);
+    EXPECT_EQ(Text(store, "SELECT run_key || ' ' || filter FROM forgotten_runs"), mpi_key + " architecture=mpi");
+  }
+  EXPECT_FALSE(std::filesystem::exists(db_ + ".logs/" + mpi_key));
+  // The forgotten run is pending again, and --yes does not ask.
+  EXPECT_NE(Dmlbench({"--db", db_, "plan", matrix, "--trainer", trainer}).out.find("2 complete, 1 pending"),
+            std::string::npos);
+  const CommandOutput all = Dmlbench({"--db", db_, "forget", "tag=first", "--yes"});
+  EXPECT_EQ(all.exit_code, 0) << all.err;
+  EXPECT_NE(all.out.find("forget 2 runs with 2 attempts, 4 epochs and 6 log files from " + db_ + "? yes (--yes)\n"),
+            std::string::npos)
+      << all.out;
+  Store store(db_, Store::Mode::kReadOnly);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM runs"), 0);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM forgotten_runs"), 3);
+}
+
 // ---- error paths of main.cc follow ---------------------------------------
 
 TEST_F(CliTest, QueryCannotWrite) {
@@ -434,6 +495,38 @@ TEST_F(CliTest, LogsSayWhichAttemptOrRankDoesNotExist) {
   EXPECT_NE(logs.err.find("; give a longer run-key prefix or more terms\n"), std::string::npos) << logs.err;
   logs = Dmlbench({"--db", db_, "logs", "workers>"});
   EXPECT_EQ(logs.err, "dmlbench: error: RUN: column 9: expected a value after '>'\nworkers>\n        ^\n");
+}
+
+TEST_F(CliTest, ForgetThatChoosesNothingOrAMissingDatabase) {
+  const CommandOutput missing = Dmlbench({"--db", db_, "forget", "status=failed", "--yes"});
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_EQ(missing.err, "dmlbench: error: " + db_ + ": no such database (it is created by `dmlbench run MATRIX`)\n");
+  EXPECT_FALSE(std::filesystem::exists(db_));
+  ASSERT_EQ(Dmlbench({"--db", db_, "run", WriteMatrix("workers = [1]\n"), "--trainer",
+                      WriteScript(dir_ / "trainer", testing::GoodTrainerBody())})
+                .exit_code,
+            0);
+  const CommandOutput none = Dmlbench({"--db", db_, "forget", "status=failed", "--yes"});
+  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_EQ(none.err, "dmlbench: error: FILTER status=failed matches none of the 1 run in " + db_ + "\n");
+  const CommandOutput bad = Dmlbench({"--db", db_, "forget", "status=", "--yes"});
+  EXPECT_EQ(bad.err, "dmlbench: error: FILTER: column 8: expected a value after '='\nstatus=\n       ^\n");
+}
+
+TEST_F(CliTest, ForgetWaitsForNoSweep) {
+  const std::string matrix = WriteMatrix("architecture = [\"ring\", \"mpi\"]\nworkers = [1]\n");
+  const std::string trainer = SlowTrainer("60");
+  const pid_t pid = StartDmlbench({"--db", db_, "run", matrix, "--trainer", trainer}, dir_ / "out", dir_ / "err");
+  ASSERT_GT(pid, 0);
+  ASSERT_TRUE(WaitFor(db_, "SELECT count(*) FROM attempts WHERE world_size IS NOT NULL"));
+  const CommandOutput forget = Dmlbench({"--db", db_, "forget", "architecture=ring", "--yes"});
+  ::kill(pid, SIGINT);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  EXPECT_EQ(forget.exit_code, 1);
+  EXPECT_EQ(forget.err, "dmlbench: error: " + db_ + ": another `dmlbench run` is using this database\n");
+  Store store(db_, Store::Mode::kReadOnly);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM runs"), 1);
 }
 
 // ---- reliability of a whole process ----------------------------------------

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <filesystem>
+
 #include "orchestrator/store/gzip.h"
 #include "trainer/sha256.h"
 
@@ -321,6 +323,62 @@ TEST_F(StoreTest, KeptLogsAreCompressedBesideTheDatabaseAndListedWithTheirAttemp
   EXPECT_EQ(attempts[1].status, AttemptState::kRunning);
   EXPECT_EQ(attempts[1].log_dir, dir);
   EXPECT_TRUE(store.AttemptLogs(attempts[0].attempt_id).empty());
+}
+
+TEST_F(StoreTest, ForgetRemovesRunsWithEverythingTheyHoldAndRecordsThem) {
+  Store store(db_);
+  const std::int64_t experiment = store.AddExperiment(MakeExperiment(), 1);
+  HostFacts host;
+  host.name = "local";
+  host.cpu_model = "cpu";
+  host.kernel = "Linux";
+  host.mpi_version = "4.1";
+  host.provider = "local";
+  const std::int64_t host_id = store.AddHost(host, 1);
+  // Two runs with the same history: one failed attempt, then a complete one
+  // with two epochs, logs and tags.
+  for (const std::string& key : {std::string(64, 'a'), std::string(64, 'b')}) {
+    const std::int64_t run = store.AddRun(experiment, MakeRun(Architecture::kRing, key == std::string(64, 'a') ? 2 : 4),
+                                          key, MakeProvenance());
+    store.FinishAttempt(run, store.BeginAttempt(run, 1), Outcome("failed", "x"), RunDisposition::kRetry, {host_id});
+    const std::int64_t attempt = store.BeginAttempt(run, 2);
+    store.AddEpoch(run, attempt, MakeEpoch(1));
+    store.AddEpoch(run, attempt, MakeEpoch(2));
+    store.RecordRunEnd(attempt, OkEnd());
+    testing::WriteFile(dir_ / "out", "hello\n");
+    store.KeepAttemptLogs(attempt, {{0, "stdout", dir_ / "out", 0}});
+    store.FinishAttempt(run, attempt, Outcome("ok"), RunDisposition::kRetry, {host_id});
+    store.TagRun(run, {"t1", "t2"}, 3);
+  }
+  std::vector<RunRecord> runs = store.Runs();
+  runs.erase(runs.begin() + 1);  // forget the first
+  EXPECT_EQ(store.Contents({runs[0].run_id}).attempts, 2);
+  EXPECT_EQ(store.Contents({runs[0].run_id}).epochs, 2);
+  EXPECT_EQ(store.Contents({runs[0].run_id}).log_files, 1);
+
+  store.Forget(runs, "workers=2", 50);
+  EXPECT_EQ(Text(store, "PRAGMA integrity_check"), "ok");
+  EXPECT_TRUE(store.Query("PRAGMA foreign_key_check").rows.empty());
+  EXPECT_EQ(Text(store, "SELECT group_concat(run_key) FROM runs"), std::string(64, 'b'));
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM attempts"), 2);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM epochs"), 2);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM rank_phases"), 4);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM attempt_hosts"), 2);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM run_tags"), 2);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM attempt_logs"), 1);
+  EXPECT_FALSE(std::filesystem::exists(store.logs_dir() + "/" + std::string(64, 'a')));
+  EXPECT_TRUE(std::filesystem::exists(store.logs_dir() + "/" + std::string(64, 'b')));
+  // The hosts and the experiment stay; the audit row says what went.
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM hosts"), 1);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM experiments"), 1);
+  EXPECT_EQ(Text(store, "SELECT run_key || ' ' || experiment || ' ' || architecture || ' ' || workers || ' ' || "
+                        "status || ' ' || attempts || ' ' || tags || ' ' || filter || ' ' || "
+                        "(forgotten_unix_s = 50) FROM forgotten_runs"),
+            std::string(64, 'a') + " unit ring 2 complete 2 t1,t2 workers=2 1");
+  EXPECT_EQ(Text(store, "SELECT canonical_params FROM forgotten_runs"), CanonicalJson(runs[0].params));
+  // The key can be run again from scratch.
+  const std::int64_t again = store.AddRun(experiment, MakeRun(), std::string(64, 'a'), MakeProvenance());
+  EXPECT_EQ(Int(store, "SELECT attempts FROM runs WHERE run_id = " + std::to_string(again)), 0);
 }
 
 TEST_F(StoreTest, QueryReturnsTypedCells) {
