@@ -103,7 +103,8 @@ LaunchResult LocalLauncher::Launch(const LaunchSpec& spec,
     }
   }
   if (!spec.output_dir.empty()) {
-    const std::vector<std::string> output = OutputFilenameArgs(spec.output_dir);
+    const std::vector<std::string> output =
+        OutputFilenameArgs(options_.ranks_output_dir.empty() ? spec.output_dir : options_.ranks_output_dir);
     argv.insert(argv.end(), output.begin(), output.end());
   }
   argv.push_back(options_.trainer);

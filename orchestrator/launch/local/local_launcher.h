@@ -20,6 +20,11 @@ struct LocalLauncherOptions {
   std::string mpirun = "mpirun";   // path, or a name searched in PATH
   std::vector<std::string> mpirun_args;  // before `-np`, e.g. a hostfile and transport settings
   bool ranks_on_this_machine = true;     // false: the ranks run on other hosts (mpirun_args say which)
+  // Where each rank writes its output (job_output.h) when the spec asks for
+  // it, if not spec.output_dir: a path on the ranks' hosts, for ranks that do
+  // not run here (the caller collects the files); mpirun's stderr still goes
+  // to spec.output_dir.
+  std::string ranks_output_dir;
   std::string trainer;             // program every rank runs (dmlbench-trainer)
   std::ostream* warnings = nullptr;  // oversubscription warnings; nullptr = std::cerr
   double kill_grace_s = 5;         // SIGTERM to the group (mpirun stops its ranks), then SIGKILL

@@ -6,9 +6,9 @@
 #include <fstream>
 #include <iterator>
 #include <mutex>
-#include <set>
 #include <sstream>
 
+#include "orchestrator/launch/ssh/collect_output.h"
 #include "orchestrator/launch/ssh/inventory.h"
 #include "orchestrator/launch/ssh/provision.h"
 #include "orchestrator/core/shell_quote.h"
@@ -118,11 +118,6 @@ class SshLauncher final : public Launcher {
   StreamResult StreamJob(SshSession& session, const LaunchSpec& spec,
                          const std::function<void(std::string_view line)>& on_line,
                          const std::atomic<bool>& cancel, std::ofstream& mpirun_stderr, LaunchResult* result);
-  // Copies the ranks' output files from the hosts of the job into
-  // local_dir, then removes remote_dir on each. A host that cannot be
-  // reached keeps its files: the output of its ranks is missing.
-  void CollectOutput(SshSession& head, const std::vector<size_t>& hosts, const std::string& remote_dir,
-                     const std::string& local_dir);
   // The failure reason of a job that did not end with 0.
   void DescribeEnd(const LaunchSpec& spec, const StreamResult& streamed, const std::vector<size_t>& hosts,
                    LaunchResult* result);
@@ -241,11 +236,8 @@ LaunchResult SshLauncher::Launch(const LaunchSpec& spec,
   const std::string hostfile = work_dir + "/.hostfile-" + spec.run_key;
   // Each rank writes its output on its own host, in a directory named after
   // the (unique) local one it is collected into.
-  std::string remote_output;
-  if (!spec.output_dir.empty()) {
-    const std::filesystem::path local = std::filesystem::path(spec.output_dir + "/").parent_path();
-    remote_output = work_dir + "/.output-" + spec.run_key + "-" + local.filename().string();
-  }
+  const std::string remote_output =
+      spec.output_dir.empty() ? "" : RemoteOutputDir(work_dir, spec.run_key, spec.output_dir);
   result.command_line = RemoteCommand(spec, hostfile, remote_output, &result.failure_reason);
   if (result.command_line.empty()) return result;
 
@@ -266,7 +258,9 @@ LaunchResult SshLauncher::Launch(const LaunchSpec& spec,
   } catch (const SshError&) {
     // The run's outcome stands; a leftover hostfile is harmless.
   }
-  if (!remote_output.empty()) CollectOutput(*session, allocation.hosts(), remote_output, spec.output_dir);
+  if (!remote_output.empty()) {
+    CollectOutput(inventory_, allocation.hosts(), remote_output, spec.output_dir, session.get());
+  }
   DescribeEnd(spec, streamed, allocation.hosts(), &result);
   return result;
 }
@@ -345,30 +339,6 @@ void SshLauncher::DescribeEnd(const LaunchSpec& spec, const StreamResult& stream
                                                   : std::string("mpirun ended without an exit status");
     if (!last.empty()) result->failure_reason += ": " + last;
     FindLostHosts(hosts, result);
-  }
-}
-
-void SshLauncher::CollectOutput(SshSession& head, const std::vector<size_t>& hosts, const std::string& remote_dir,
-                                const std::string& local_dir) {
-  const std::string list = "cd " + ShellQuote(remote_dir) +
-                           " 2>/dev/null && for f in rank.*/stdout rank.*/stderr; do [ -f \"$f\" ] && echo \"$f\"; "
-                           "done; true";
-  std::set<std::string> collected;  // "rank.N/stream": hosts sharing a file system see each other's files
-  for (size_t n = 0; n < hosts.size(); ++n) {
-    std::unique_ptr<SshSession> other;
-    try {
-      if (n > 0) other = std::make_unique<SshSession>(MakeTarget(inventory_, inventory_.hosts[hosts[n]]));
-      SshSession& session = n > 0 ? *other : head;
-      std::istringstream files(session.Exec(list, kHousekeepingTimeoutS).out);
-      for (std::string file; std::getline(files, file);) {
-        if (!collected.insert(file).second) continue;
-        std::filesystem::create_directories(std::filesystem::path(local_dir) / file.substr(0, file.find('/')));
-        session.Download(remote_dir + "/" + file, local_dir + "/" + file);
-      }
-      session.Exec("rm -rf -- " + ShellQuote(remote_dir), kHousekeepingTimeoutS);
-    } catch (const SshError&) {
-      // The output of this host's ranks is missing; the run's outcome stands.
-    }
   }
 }
 
