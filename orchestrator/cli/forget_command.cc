@@ -1,7 +1,8 @@
 // `dmlbench forget FILTER [--yes]`: removes the runs a filter chooses, with
-// their attempts, epochs, rank phases, host links, tags and logs, after
-// showing them and asking (y/N on stdin) unless --yes. Each removed run is
-// recorded in forgotten_runs. Holds the run lock: never while a sweep writes.
+// their attempts, epochs, rank phases, host links, tags, logs and model
+// predictions, after showing them and asking (y/N on stdin) unless --yes.
+// Each removed run is recorded in forgotten_runs. Runs a model fit used are
+// kept (the command refuses). Holds the run lock: never while a sweep writes.
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
@@ -56,6 +57,15 @@ void ForgetCommand(const GlobalOptions& global, const ForgetOptions& options) {
     params.push_back(run.params);
     ids.push_back(run.run_id);
   }
+  const RunContents contents = store.Contents(ids);
+  if (!contents.fit_ids.empty()) {
+    std::string fits;
+    for (std::int64_t id : contents.fit_ids) fits += (fits.empty() ? "" : ", ") + std::to_string(id);
+    throw Error("FILTER " + filter.text() + " chooses runs that model " +
+                (contents.fit_ids.size() == 1 ? "fit " : "fits ") + fits +
+                " used; a fit keeps the runs it rests on, so nothing was forgotten (choose others, e.g. add "
+                "',split=validation')");
+  }
   const ShownParams shown = VaryingIn(params);
   std::vector<std::vector<std::string>> rows;
   for (const RunRecord& run : runs) {
@@ -64,9 +74,10 @@ void ForgetCommand(const GlobalOptions& global, const ForgetOptions& options) {
   }
   PrintTable(std::cout, {"run_key", "experiment", "run", "status", "attempts", "tags"}, rows,
              {false, false, false, false, true, false});
-  const RunContents contents = store.Contents(ids);
   std::cout << "forget " << Count(static_cast<std::int64_t>(runs.size()), "run", "runs") << " with "
             << Count(contents.attempts, "attempt", "attempts") << ", " << Count(contents.epochs, "epoch", "epochs")
+            << (contents.predictions ? ", " + Count(contents.predictions, "model prediction", "model predictions")
+                                     : std::string())
             << " and " << Count(contents.log_files, "log file", "log files") << " from " << global.db << "?";
   if (!options.yes) {
     std::cout << " [y/N] " << std::flush;
@@ -88,10 +99,12 @@ void ForgetCommand(const GlobalOptions& global, const ForgetOptions& options) {
 void AddForgetCommand(CLI::App& app, const GlobalOptions& global) {
   auto options = std::make_shared<ForgetOptions>();
   CLI::App* forget = app.add_subcommand(
-      "forget", "remove the runs a filter chooses, with their attempts, epochs and logs, after asking");
+      "forget",
+      "remove the runs a filter chooses, with their attempts, epochs, logs and model predictions, after showing "
+      "them and asking; the table forgotten_runs records each");
   forget->add_option("FILTER", options->filter, "the runs to remove (schemas/filter.md), e.g. 'status=failed'")
       ->required();
-  forget->add_flag("--yes", options->yes, "do not ask; remove at once");
+  forget->add_flag("--yes", options->yes, "do not ask; remove at once (still shows what it removes)");
   forget->callback([&global, options] { ForgetCommand(global, *options); });
 }
 

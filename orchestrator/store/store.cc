@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 namespace dmlbench {
@@ -379,16 +380,24 @@ RunContents Store::Contents(const std::vector<std::int64_t>& run_ids) const {
     SQLite::Statement select(impl_->db, R"(
       SELECT (SELECT count(*) FROM attempts WHERE run_id = ?1),
              (SELECT count(*) FROM epochs WHERE run_id = ?1),
-             (SELECT count(*) FROM attempt_logs l JOIN attempts a USING (attempt_id) WHERE a.run_id = ?1))");
+             (SELECT count(*) FROM attempt_logs l JOIN attempts a USING (attempt_id) WHERE a.run_id = ?1),
+             (SELECT count(*) FROM predictions WHERE run_id = ?1))");
+    SQLite::Statement fits(impl_->db, "SELECT fit_id FROM model_fit_runs WHERE run_id = ?");
     RunContents contents;
+    std::set<std::int64_t> fit_ids;
     for (std::int64_t run_id : run_ids) {
       select.bind(1, run_id);
       select.executeStep();
       contents.attempts += select.getColumn(0).getInt64();
       contents.epochs += select.getColumn(1).getInt64();
       contents.log_files += select.getColumn(2).getInt64();
+      contents.predictions += select.getColumn(3).getInt64();
       select.reset();
+      fits.bind(1, run_id);
+      while (fits.executeStep()) fit_ids.insert(fits.getColumn(0).getInt64());
+      fits.reset();
     }
+    contents.fit_ids.assign(fit_ids.begin(), fit_ids.end());
     return contents;
   });
 }
@@ -396,6 +405,17 @@ RunContents Store::Contents(const std::vector<std::int64_t>& run_ids) const {
 void Store::Forget(const std::vector<RunRecord>& runs, const std::string& filter, double now_unix_s) {
   WithStoreErrors(path_, [&] {
     SQLite::Transaction transaction(impl_->db, SQLite::TransactionBehavior::IMMEDIATE);
+    SQLite::Statement used(impl_->db, "SELECT min(fit_id) FROM model_fit_runs WHERE run_id = ?");
+    for (const RunRecord& run : runs) {
+      used.bind(1, run.run_id);
+      used.executeStep();
+      if (!used.getColumn(0).isNull()) {
+        throw StoreError(path_ + ": run " + run.run_key.substr(0, 12) + " is not forgotten: model fit " +
+                             std::to_string(used.getColumn(0).getInt64()) + " used it",
+                         -1);
+      }
+      used.reset();
+    }
     // A complete run and its completing attempt refer to each other: the
     // references are checked at commit, when both are gone.
     impl_->db.exec("PRAGMA defer_foreign_keys = ON");
@@ -407,7 +427,8 @@ void Store::Forget(const std::vector<RunRecord>& runs, const std::string& filter
              trainer_sha256, ?2, ?3
       FROM run_overview WHERE run_id = ?1)");
     std::vector<SQLite::Statement> removals;
-    for (const char* sql : {"DELETE FROM epochs WHERE run_id = ?",  // and their rank_phases
+    for (const char* sql : {"DELETE FROM predictions WHERE run_id = ?",
+                            "DELETE FROM epochs WHERE run_id = ?",  // and their rank_phases
                             "DELETE FROM attempts WHERE run_id = ?",  // and their hosts and logs
                             "DELETE FROM run_tags WHERE run_id = ?", "DELETE FROM runs WHERE run_id = ?"}) {
       removals.emplace_back(impl_->db, sql);

@@ -203,6 +203,8 @@ struct RunContents {
   std::int64_t attempts = 0;
   std::int64_t epochs = 0;
   std::int64_t log_files = 0;
+  std::int64_t predictions = 0;       // model predictions for them (recomputed by `model validate`)
+  std::vector<std::int64_t> fit_ids;  // model fits that used them, ascending
 };
 
 // Result of a free-form query: column names and typed cells.
@@ -248,9 +250,11 @@ class Store {
   // What the runs with these ids hold.
   RunContents Contents(const std::vector<std::int64_t>& run_ids) const;
   // Removes `runs` and everything that belongs to them (attempts, epochs,
-  // rank phases, host links, tags, log rows) and records each in
-  // forgotten_runs with `filter` and the time, in one transaction; then
-  // removes their directories in logs_dir() (missing ones are no error).
+  // rank phases, host links, tags, log rows, model predictions) and records
+  // each in forgotten_runs with `filter` and the time, in one transaction;
+  // then removes their directories in logs_dir() (missing ones are no
+  // error). Throws StoreError, removing nothing, when a model fit used one
+  // of them: a fit keeps the runs it rests on.
   void Forget(const std::vector<RunRecord>& runs, const std::string& filter, double now_unix_s);
 
   // Marks runs and attempts left `running` by an orchestrator that died as

@@ -14,9 +14,9 @@
 #include <sstream>
 #include <thread>
 
-#include "orchestrator/core/shell_quote.h"
 #include "orchestrator/core/subprocess.h"
 #include "orchestrator/store/store.h"
+#include "tests/orchestrator/support/dmlbench_program.h"
 #include "tests/orchestrator/support/run_fixture.h"
 #include "tests/orchestrator/support/store_queries.h"
 
@@ -35,16 +35,9 @@ using testing::RunStartLine;
 using testing::TempDir;
 using testing::WriteScript;
 
-// The build tree holds trainer/dmlbench-trainer and orchestrator/dmlbench.
-std::string DmlbenchProgram() {
-  return (std::filesystem::path(DMLBENCH_TRAINER).parent_path().parent_path() / "orchestrator" / "dmlbench")
-      .string();
-}
-
-CommandOutput Dmlbench(std::vector<std::string> args) {
-  args.insert(args.begin(), DmlbenchProgram());
-  return RunCommand(args, 120);
-}
+using testing::Dmlbench;
+using testing::DmlbenchProgram;
+using testing::DmlbenchWithInput;
 
 // Starts dmlbench in the background with stdout/stderr to files.
 pid_t StartDmlbench(const std::vector<std::string>& args, const std::string& out, const std::string& err) {
@@ -348,13 +341,6 @@ TEST_F(CliTest, LogsOfADatabaseCopiedWithoutThemAreMissing) {
                           file + " does not exist; was the database copied without " + copy + ".logs?\n");
 }
 
-// Runs `args` with `input` on its standard input.
-CommandOutput DmlbenchWithInput(const std::vector<std::string>& args, const std::string& input) {
-  std::vector<std::string> argv = {DmlbenchProgram()};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return RunCommand({"sh", "-c", "printf '%s' " + ShellQuote(input) + " | exec " + ShellJoin(argv)}, 120);
-}
-
 TEST_F(CliTest, ForgetShowsAsksRemovesAndRecords) {
   const std::string matrix = WriteMatrix("architecture = [\"ring\", \"mpi\", \"p2p\"]\nworkers = [1]\n");
   const std::string trainer = WriteScript(dir_ / "trainer", testing::GoodTrainerBody(2));
@@ -511,6 +497,32 @@ TEST_F(CliTest, ForgetThatChoosesNothingOrAMissingDatabase) {
   EXPECT_EQ(none.err, "dmlbench: error: FILTER status=failed matches none of the 1 run in " + db_ + "\n");
   const CommandOutput bad = Dmlbench({"--db", db_, "forget", "status=", "--yes"});
   EXPECT_EQ(bad.err, "dmlbench: error: FILTER: column 8: expected a value after '='\nstatus=\n       ^\n");
+}
+
+TEST_F(CliTest, ForgetRefusesTheRunsOfAModelFit) {
+  testing::WriteFile(dir_ / "split.toml",
+                     "[experiment]\nname = \"split\"\n[defaults]\ndataset = \"synthetic\"\n"
+                     "[matrix]\narchitecture = [\"ring\", \"mpi\"]\n[split]\ncalibration = { architecture = [\"ring\"] }\n");
+  ASSERT_EQ(Dmlbench({"--db", db_, "run", dir_ / "split.toml", "--trainer",
+                      WriteScript(dir_ / "trainer", testing::GoodTrainerBody())})
+                .exit_code,
+            0);
+  {
+    Store store(db_);
+    ModelFitRecord fit;
+    fit.model = "corrected";
+    fit.code_commit = "test";
+    fit.runs.push_back({Int(store, "SELECT run_id FROM runs WHERE architecture = 'ring'"), 1, 1});
+    ASSERT_EQ(store.AddModelFit(fit), 1);
+  }
+  const CommandOutput forget = Dmlbench({"--db", db_, "forget", "workers<=2", "--yes"});
+  EXPECT_EQ(forget.exit_code, 1);
+  EXPECT_EQ(forget.err, "dmlbench: error: FILTER workers<=2 chooses runs that model fit 1 used; a fit keeps the "
+                        "runs it rests on, so nothing was forgotten (choose others, e.g. add ',split=validation')\n");
+  EXPECT_EQ(forget.out, "");
+  EXPECT_EQ(Dmlbench({"--db", db_, "forget", "workers<=2,split=validation", "--yes"}).exit_code, 0);
+  Store store(db_, Store::Mode::kReadOnly);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM runs"), 1);
 }
 
 TEST_F(CliTest, ForgetWaitsForNoSweep) {

@@ -381,6 +381,45 @@ TEST_F(StoreTest, ForgetRemovesRunsWithEverythingTheyHoldAndRecordsThem) {
   EXPECT_EQ(Int(store, "SELECT attempts FROM runs WHERE run_id = " + std::to_string(again)), 0);
 }
 
+TEST_F(StoreTest, ForgetKeepsTheRunsOfAModelFitAndDropsPredictions) {
+  Store store(db_);
+  const std::int64_t experiment = store.AddExperiment(MakeExperiment(), 1);
+  PlannedRun calibration = MakeRun(Architecture::kRing, 2);
+  calibration.split = "calibration";
+  const std::int64_t fitted = store.AddRun(experiment, calibration, std::string(64, 'a'), MakeProvenance());
+  const std::int64_t predicted =
+      store.AddRun(experiment, MakeRun(Architecture::kRing, 4), std::string(64, 'b'), MakeProvenance());
+  ModelFitRecord fit;
+  fit.model = "corrected";
+  fit.code_commit = "test";
+  fit.runs.push_back({fitted, 1, 1});
+  fit.fit_id = store.AddModelFit(fit);
+  PredictionRow prediction;
+  prediction.fit_id = fit.fit_id;
+  prediction.run_id = predicted;
+  prediction.split = "validation";
+  prediction.iterations_per_epoch = 1;
+  store.AddPredictions({prediction});
+
+  const std::vector<RunRecord> runs = store.Runs();
+  EXPECT_EQ(store.Contents({fitted, predicted}).fit_ids, std::vector<std::int64_t>{fit.fit_id});
+  EXPECT_EQ(store.Contents({predicted}).predictions, 1);
+  try {
+    store.Forget(runs, "all", 5);
+    FAIL() << "forgot a run a model fit used";
+  } catch (const StoreError& e) {
+    EXPECT_EQ(std::string(e.what()), db_ + ": run " + std::string(12, 'a') + " is not forgotten: model fit " +
+                                         std::to_string(fit.fit_id) + " used it");
+  }
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM runs"), 2);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM forgotten_runs"), 0);
+
+  store.Forget({runs[1]}, "workers=4", 5);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM predictions"), 0);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM model_fit_runs"), 1);
+  EXPECT_TRUE(store.Query("PRAGMA foreign_key_check").rows.empty());
+}
+
 TEST_F(StoreTest, QueryReturnsTypedCells) {
   Store store(db_);
   const QueryResult result = store.Query("SELECT 1 AS i, 2.5 AS d, 'x' AS s, NULL AS n");
