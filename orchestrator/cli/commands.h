@@ -1,6 +1,7 @@
 // Commands: the subcommands of `dmlbench`, one file each (plan_command.cc,
 // run_command.cc, status_command.cc, query_command.cc, export_command.cc,
-// logs_command.cc, forget_command.cc, inventory_command.cc, cluster_command.cc). Each Add*Command declares its
+// logs_command.cc, forget_command.cc, compare_command.cc, model_command.cc,
+// inventory_command.cc, cluster_command.cc). Each Add*Command declares its
 // options and a callback on the app. A callback throws on failure (main.cc
 // alone prints "dmlbench: error: ...") and throws CLI::RuntimeError(code)
 // to end with a non-zero status that is not an error (failed runs, Ctrl-C).
@@ -60,6 +61,7 @@ void AddQueryCommand(CLI::App& app, const GlobalOptions& global);
 void AddExportCommand(CLI::App& app, const GlobalOptions& global);
 void AddLogsCommand(CLI::App& app, const GlobalOptions& global);
 void AddForgetCommand(CLI::App& app, const GlobalOptions& global);
+void AddCompareCommand(CLI::App& app, const GlobalOptions& global);
 // `inventory check|probe|import-ec2`.
 void AddInventoryCommands(CLI::App& app, const GlobalOptions& global);
 // `model fit|predict|validate`.

@@ -24,6 +24,7 @@ int Main(int argc, char** argv) {
   AddModelCommands(app, global);
   AddLogsCommand(app, global);
   AddForgetCommand(app, global);
+  AddCompareCommand(app, global);
   AddInventoryCommands(app, global);
   AddClusterCommands(app, global);
   return ParseAndRun(app, [&] { app.parse(argc, argv); }, std::cerr);

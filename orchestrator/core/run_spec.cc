@@ -96,6 +96,12 @@ std::string CanonicalJson(const RunParams& params) {
   return json.dump();
 }
 
+std::string ConfigurationJson(const RunParams& params) {
+  nlohmann::json json = nlohmann::json::parse(CanonicalJson(params));
+  json.erase("seed");
+  return json.dump();
+}
+
 std::string RunKey(const RunParams& params, const std::string& trainer_sha256,
                    const std::string& dataset_sha256) {
   return Sha256Hex(CanonicalJson(params) + trainer_sha256 + dataset_sha256);

@@ -131,6 +131,10 @@ std::string Describe(const RunParams& params, const ShownParams& shown = {});
 std::string CanonicalJson(const RunParams& params);
 std::string RunKey(const RunParams& params, const std::string& trainer_sha256,
                    const std::string& dataset_sha256);
+// A configuration: CanonicalJson without the seed (the repetition and the
+// profile's name are not in it either) — what the repetitions of one point
+// share, and what `compare` matches across experiments and builds.
+std::string ConfigurationJson(const RunParams& params);
 
 }  // namespace dmlbench
 

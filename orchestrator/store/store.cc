@@ -930,6 +930,19 @@ std::optional<RunMeasures> Store::CompleteRunMeasures(std::int64_t run_id) const
   });
 }
 
+std::vector<Store::SteadyEpoch> Store::SteadyEpochs() const {
+  return WithStoreErrors(path_, [&] {
+    SQLite::Statement select(impl_->db,
+                             "SELECT run_id, epoch, wall_s, warmup_included FROM steady_epochs ORDER BY run_id, epoch");
+    std::vector<SteadyEpoch> epochs;
+    while (select.executeStep()) {
+      epochs.push_back({select.getColumn(0).getInt64(), select.getColumn(1).getInt(),
+                        select.getColumn(2).getDouble(), select.getColumn(3).getInt() != 0});
+    }
+    return epochs;
+  });
+}
+
 QueryResult Store::Query(const std::string& sql) const {
   return WithStoreErrors(path_, [&] {
   SQLite::Statement statement(impl_->db, sql);

@@ -318,6 +318,17 @@ class Store {
   // Means over the epochs of a complete run; nullopt for other runs.
   std::optional<RunMeasures> CompleteRunMeasures(std::int64_t run_id) const;
 
+  // The steady epochs of every complete run (the steady_epochs view: its
+  // completing attempt's epochs without the first, warm-up, unless that is
+  // the only one), by run id and epoch.
+  struct SteadyEpoch {
+    std::int64_t run_id = 0;
+    int epoch = 0;
+    double wall_s = 0;
+    bool warmup_included = false;  // a one-epoch run: its warm-up epoch is all there is
+  };
+  std::vector<SteadyEpoch> SteadyEpochs() const;
+
   // Free-form SQL (the `query` command); any statement the mode allows.
   QueryResult Query(const std::string& sql) const;
   // Names of every table and view, tables first, each group by name.

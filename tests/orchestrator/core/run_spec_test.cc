@@ -64,5 +64,17 @@ TEST(VaryingInTest, OneRunOrNoneVariesNothing) {
   }
 }
 
+TEST(ConfigurationJsonTest, IsTheRunsIdentityWithoutTheSeed) {
+  RunParams x;
+  RunParams y = x;
+  y.seed = 42;
+  y.repetition = 5;
+  y.network.name = "renamed";
+  EXPECT_EQ(ConfigurationJson(x), ConfigurationJson(y));
+  y.workers = 2;
+  EXPECT_NE(ConfigurationJson(x), ConfigurationJson(y));
+  EXPECT_EQ(ConfigurationJson(x).find("seed"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace dmlbench

@@ -420,6 +420,38 @@ TEST_F(StoreTest, ForgetKeepsTheRunsOfAModelFitAndDropsPredictions) {
   EXPECT_TRUE(store.Query("PRAGMA foreign_key_check").rows.empty());
 }
 
+TEST_F(StoreTest, SteadyEpochsLeaveOutWarmUpAndIncompleteRuns) {
+  Store store(db_);
+  const std::int64_t experiment = store.AddExperiment(MakeExperiment(), 1);
+  // Three epochs, one epoch, and a run that never completed.
+  std::vector<std::int64_t> runs;
+  for (int epochs : {3, 1, 2}) {
+    const std::string key(64, static_cast<char>('a' + runs.size()));
+    const std::int64_t run = store.AddRun(experiment, MakeRun(), key, MakeProvenance());
+    const std::int64_t attempt = store.BeginAttempt(run, 1);
+    for (int e = 1; e <= epochs; ++e) {
+      EpochRecord epoch = MakeEpoch(e);
+      epoch.wall_s = 10 * epochs + e;
+      store.AddEpoch(run, attempt, epoch);
+    }
+    if (epochs != 2) {
+      store.RecordRunEnd(attempt, OkEnd());
+      store.FinishAttempt(run, attempt, Outcome("ok"), RunDisposition::kRetry, {});
+    }
+    runs.push_back(run);
+  }
+  const std::vector<Store::SteadyEpoch> steady = store.SteadyEpochs();
+  ASSERT_EQ(steady.size(), 3u);
+  EXPECT_EQ(steady[0].run_id, runs[0]);
+  EXPECT_EQ(steady[0].epoch, 2);
+  EXPECT_EQ(steady[0].wall_s, 32);
+  EXPECT_FALSE(steady[0].warmup_included);
+  EXPECT_EQ(steady[1].epoch, 3);
+  EXPECT_EQ(steady[2].run_id, runs[1]);
+  EXPECT_EQ(steady[2].wall_s, 11);
+  EXPECT_TRUE(steady[2].warmup_included);
+}
+
 TEST_F(StoreTest, QueryReturnsTypedCells) {
   Store store(db_);
   const QueryResult result = store.Query("SELECT 1 AS i, 2.5 AS d, 'x' AS s, NULL AS n");
