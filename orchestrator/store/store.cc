@@ -21,9 +21,8 @@ namespace {
 
 constexpr int kBusyTimeoutMs = 10000;
 
-// The compiled-in schemas/migrations/NNN_name.sql by number (their SQL).
-// The first is 001; later numbers may skip one that a branch not yet merged
-// holds, so the schema version is the highest number, not the count.
+// The compiled-in schemas/migrations/NNN_name.sql by number (their SQL);
+// numbers must run 1..N.
 std::map<int, std::string> Migrations() {
   std::map<int, std::string> found;
   for (const EmbeddedMigration& migration : EmbeddedMigrations()) {
@@ -32,7 +31,13 @@ std::map<int, std::string> Migrations() {
     found[std::stoi(name)] = migration.sql;
   }
   if (found.empty()) throw StoreError("this dmlbench was built without its schema migrations", -1);
-  if (found.begin()->first != 1) throw StoreError("schemas/migrations: migration 1 is missing", -1);
+  int expected = 1;
+  for (const auto& entry : found) {
+    if (entry.first != expected) {
+      throw StoreError("schemas/migrations: migration " + std::to_string(expected) + " is missing", -1);
+    }
+    ++expected;
+  }
   return found;
 }
 
