@@ -12,6 +12,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <mutex>
 
 #include <gtest/gtest.h>
 
@@ -46,6 +47,11 @@ struct FakeHosts {
   std::string remote_probe_sha256;  // what sha256sum reports for the hosts' copy; "" = none there
   ExecResult probe{0, false, ExactProbeOutput(), ""};
   std::vector<std::string> log;     // "a: <command>", "a: upload <remote path>"
+  std::mutex log_mutex;             // provisioning talks to the hosts from one thread each
+  void Log(std::string entry) {
+    std::lock_guard<std::mutex> hold(log_mutex);
+    log.push_back(std::move(entry));
+  }
   ConnectFunction Connect();
 };
 
@@ -54,7 +60,7 @@ class FakeShell final : public RemoteShell {
   FakeShell(std::string name, FakeHosts& hosts) : name_(std::move(name)), hosts_(hosts) {}
   const std::string& host_name() const override { return name_; }
   ExecResult Exec(const std::string& command, double) override {
-    hosts_.log.push_back(name_ + ": " + command);
+    hosts_.Log(name_ + ": " + command);
     if (command.find("@@pwd") != std::string::npos) {
       const std::string hashes =
           hosts_.remote_probe_sha256.empty() ? "" : hosts_.remote_probe_sha256 + "  dmlbench-linkprobe\n";
@@ -68,10 +74,10 @@ class FakeShell final : public RemoteShell {
     return {0, false, "", ""};
   }
   void Upload(const std::string&, const std::string& remote_path) override {
-    hosts_.log.push_back(name_ + ": upload " + remote_path);
+    hosts_.Log(name_ + ": upload " + remote_path);
   }
   void WriteFile(const std::string& remote_path, std::string_view) override {
-    hosts_.log.push_back(name_ + ": write " + remote_path);
+    hosts_.Log(name_ + ": write " + remote_path);
   }
 
  private:
