@@ -8,19 +8,15 @@
 #include <nlohmann/json.hpp>
 
 namespace dmlbench {
-namespace {
-
-std::string Real(double value) {
+std::string ExactNumber(double value) {
   char buffer[40];
   std::snprintf(buffer, sizeof buffer, "%.17g", value);
   return buffer;
 }
 
-}  // namespace
-
 std::vector<std::string> ProbeArguments(const ProbeSizes& sizes) {
   return {"--max-bytes", std::to_string(sizes.max_bytes), "--max-seconds-per-size",
-          Real(sizes.max_seconds_per_size)};
+          ExactNumber(sizes.max_seconds_per_size)};
 }
 
 ProbePoint ParseProbeLine(std::string_view line) {

@@ -55,6 +55,10 @@ struct ProbeSizes {
 // dmlbench-linkprobe's arguments (after its path) for these sizes.
 std::vector<std::string> ProbeArguments(const ProbeSizes& sizes);
 
+// A number as the probe's command lines and messages write it: every
+// digit a double holds ("%.17g"), so nothing is rounded away.
+std::string ExactNumber(double value);
+
 // Parses one JSON line of dmlbench-linkprobe; throws LinkProbeError
 // "link probe printed an invalid line: <line>" for anything else.
 ProbePoint ParseProbeLine(std::string_view line);

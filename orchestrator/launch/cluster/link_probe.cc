@@ -13,12 +13,6 @@
 namespace dmlbench {
 namespace {
 
-std::string Real(double value) {
-  char buffer[40];
-  std::snprintf(buffer, sizeof buffer, "%.17g", value);
-  return buffer;
-}
-
 std::string Tail(const std::string& text, std::size_t bytes) {
   return text.size() <= bytes ? text : text.substr(text.size() - bytes);
 }
@@ -53,7 +47,7 @@ LinkProbeResult ProbeLinks(const ClusterState& state, const LinkProbeOptions& op
   child.merge_stderr = true;
   const CommandOutput run = RunCommand(argv, options.timeout_s, child);
   if (run.exit_code != 0) {
-    const std::string how = run.exit_code == -1 ? "timed out after " + Real(options.timeout_s) + " s"
+    const std::string how = run.exit_code == -1 ? "timed out after " + ExactNumber(options.timeout_s) + " s"
                                                 : "exit " + std::to_string(run.exit_code);
     throw ClusterError("link probe failed (" + how + "): `" + ShellJoin(argv) + "`: " +
                        Tail(run.out, 2048));

@@ -17,12 +17,6 @@ constexpr double kKillAfterS = 10;         // `timeout` sends SIGKILL this long 
 constexpr int kTimeoutExitStatus = 124;    // `timeout`'s status when the limit was reached
 constexpr std::size_t kSummaryLines = 8;   // of mpirun's stderr in an error
 
-std::string Real(double value) {
-  char buffer[40];
-  std::snprintf(buffer, sizeof buffer, "%.17g", value);
-  return buffer;
-}
-
 std::string Names(const std::vector<InventoryHost>& hosts) {
   std::string names;
   for (const InventoryHost& host : hosts) names += (names.empty() ? "" : ", ") + host.name;
@@ -94,7 +88,7 @@ std::vector<InventoryHost> ProbeHosts(const Inventory& inventory, const std::vec
 
 std::string ProbeCommand(const Inventory& inventory, const std::vector<InventoryHost>& hosts,
                          const std::string& work_dir, const SshLinkProbeOptions& options) {
-  std::vector<std::string> words = {"timeout", "-k", Real(kKillAfterS), Real(options.timeout_s), "env",
+  std::vector<std::string> words = {"timeout", "-k", ExactNumber(kKillAfterS), ExactNumber(options.timeout_s), "env",
                                     "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"};
   words.insert(words.end(), std::begin(kMpirunEnvironment), std::end(kMpirunEnvironment));
   // -H lists each host once: one slot, so one rank, on each.
@@ -135,7 +129,7 @@ LinkProbeResult ProbeSshLink(const Inventory& inventory, const SshLinkProbeOptio
   const std::string command = ProbeCommand(inventory, hosts, provisioned[0].work_dir, options);
   const ExecResult run = connect(hosts[0])->Exec(command, options.timeout_s + kKillAfterS + 5);
   if (run.timed_out || run.exit_status == kTimeoutExitStatus) {
-    throw LinkProbeError("link probe between " + Pair(hosts) + " timed out after " + Real(options.timeout_s) +
+    throw LinkProbeError("link probe between " + Pair(hosts) + " timed out after " + ExactNumber(options.timeout_s) +
                          " s" + Summary(run.err));
   }
   if (run.exit_status != 0) {
