@@ -106,10 +106,12 @@ LinkProbeResult ProbeLinks(const ClusterState& state, const LinkProbeOptions& op
   } catch (const InventoryError& e) {
     throw ClusterError(e.what());
   }
+  // The hosts have disks of their own: the probe goes onto both first.
+  const std::string probe = CopyToHosts(state, {state.hosts[0], state.hosts[1]}, options.probe_binary);
   std::vector<std::string> argv = {options.mpirun};
   argv.insert(argv.end(), inventory.mpi_args.begin(), inventory.mpi_args.end());
   argv.insert(argv.end(), {"-H", state.hosts[0].address + "," + state.hosts[1].address, "-np", "2",
-                           options.probe_binary, "--max-bytes", std::to_string(options.max_bytes),
+                           probe, "--max-bytes", std::to_string(options.max_bytes),
                            "--max-seconds-per-size", Real(options.max_seconds_per_size)});
 
   LinkProbeResult result;
