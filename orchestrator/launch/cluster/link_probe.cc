@@ -30,10 +30,12 @@ LinkProbeResult ProbeLinks(const ClusterState& state, const LinkProbeOptions& op
   } catch (const InventoryError& e) {
     throw ClusterError(e.what());
   }
+  // The hosts have disks of their own: the probe goes onto both first.
+  const std::string probe = CopyToHosts(state, {state.hosts[0], state.hosts[1]}, options.probe_binary);
   std::vector<std::string> argv = {options.mpirun};
   argv.insert(argv.end(), inventory.mpi_args.begin(), inventory.mpi_args.end());
   argv.insert(argv.end(), {"-H", state.hosts[0].address + "," + state.hosts[1].address, "-np", "2",
-                           options.probe_binary});
+                           probe});
   const std::vector<std::string> probe_args = ProbeArguments({options.max_bytes, options.max_seconds_per_size});
   argv.insert(argv.end(), probe_args.begin(), probe_args.end());
 

@@ -120,7 +120,7 @@ TEST_F(ClusterAcceptance, RingOfThreeRanksOnThreeHostsThroughTheOrchestratorThen
 
   ClusterDown(name_, state_.state_dir, "/sys/fs/cgroup", *runner_);
   EXPECT_EQ(ClusterLeftovers(name_, "/sys/fs/cgroup", *runner_), std::vector<std::string>{});
-  EXPECT_EQ(runner_->Run({"pgrep", "-f", state_.state_dir}).exit_code, 1) << "a process of the cluster survived";
+  EXPECT_EQ(runner_->Run({"pgrep", "-f", state_.runtime_dir + "/"}).exit_code, 1) << "a process of the cluster survived";
 }
 
 TEST_F(ClusterAcceptance, ProbeMeasuresTheConfiguredRateWithinTenPercent) {
