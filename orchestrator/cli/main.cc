@@ -22,8 +22,11 @@ int Main(int argc, char** argv) {
   AddQueryCommand(app, global);
   AddExportCommand(app, global);
   AddModelCommands(app, global);
+  AddLogsCommand(app, global);
+  AddForgetCommand(app, global);
+  AddCompareCommand(app, global);
   AddReportCommand(app);
-  AddInventoryCommands(app);
+  AddInventoryCommands(app, global);
   AddClusterCommands(app, global);
   return ParseAndRun(app, [&] { app.parse(argc, argv); }, std::cerr);
 }

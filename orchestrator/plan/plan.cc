@@ -50,6 +50,7 @@ std::vector<PlanItem> Plan(const Experiment& experiment, const Store& store, con
     item.run = run;
     item.dataset_sha256 = DatasetChecksum(run.params, inputs.dataset_dir, inputs.trainer);
     item.run_key = RunKey(run.params, inputs.trainer_sha256, item.dataset_sha256);
+    item.experiment = experiment.name;
     keys.push_back(item.run_key);
     items.push_back(std::move(item));
   }
@@ -62,10 +63,28 @@ std::vector<PlanItem> Plan(const Experiment& experiment, const Store& store, con
     }
     const StoredRun& run = it->second;
     item.state = run.status;
+    item.run_id = run.run_id;
     item.attempts = run.attempts;
     item.failure_reason = run.failure_reason;
+    item.tags = run.tags;
+    item.experiment = run.experiment;
     // The split was decided when the run was first planned and never changes.
     item.run.split = run.split;
+  }
+  return items;
+}
+
+std::vector<PlanItem> Select(std::vector<PlanItem> items, const Filter& filter, const std::string& experiment_name,
+                             const std::string& trainer_sha256) {
+  if (filter.empty()) return items;
+  const size_t planned = items.size();
+  std::erase_if(items, [&](const PlanItem& item) {
+    return !filter.Matches({item.run.params, item.run_key, item.state, item.run.split, item.tags, item.experiment,
+                            trainer_sha256});
+  });
+  if (items.empty()) {
+    throw PlanError(filter.NoMatch("the " + std::to_string(planned) + (planned == 1 ? " run of " : " runs of ") +
+                                   experiment_name));
   }
   return items;
 }

@@ -6,11 +6,13 @@
 #ifndef DMLBENCH_ORCHESTRATOR_PLAN_PLAN_H_
 #define DMLBENCH_ORCHESTRATOR_PLAN_PLAN_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "orchestrator/core/error.h"
 #include "orchestrator/core/run_spec.h"
+#include "orchestrator/filter/filter.h"
 #include "orchestrator/store/store.h"
 
 namespace dmlbench {
@@ -26,8 +28,11 @@ struct PlanItem {
   std::string run_key;
   std::string dataset_sha256;
   RunState state = RunState::kPending;
+  std::int64_t run_id = 0;   // 0 = not in the database yet
   int attempts = 0;   // stored so far
   std::string failure_reason;
+  std::vector<std::string> tags;  // stored so far, sorted
+  std::string experiment;         // the experiment that first planned it: the database's, else this one
 };
 
 // What a run key depends on besides the run's parameters.
@@ -40,6 +45,12 @@ struct PlanInputs {
 // The runs of `experiment` with their keys and database state. Throws
 // PlanError when the dataset cannot be read.
 std::vector<PlanItem> Plan(const Experiment& experiment, const Store& store, const PlanInputs& inputs);
+
+// The items `filter` matches, in order (all of them for the empty filter);
+// `trainer_sha256` is what `trainer=` compares. Throws PlanError
+// "--only F matches none of the N runs of NAME" when it matches none.
+std::vector<PlanItem> Select(std::vector<PlanItem> items, const Filter& filter, const std::string& experiment_name,
+                             const std::string& trainer_sha256);
 
 // The dataset checksum of a run exactly as the trainer reports it in
 // run_start: `trainer --dataset-sha256 DIR` (the trainer alone knows which

@@ -1,12 +1,19 @@
 #include "orchestrator/run/runner.h"
 
+#include <stdlib.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <limits>
 #include <map>
-#include <random>
 #include <ostream>
+#include <random>
 
 #include "orchestrator/core/clock.h"
 #include "orchestrator/ingest/ingest.h"
+#include "orchestrator/launch/job_output.h"
 #include "orchestrator/launch/trainer_command.h"
 #include "orchestrator/run/outcome.h"
 #include "orchestrator/run/progress.h"
@@ -14,33 +21,69 @@
 #include "orchestrator/run/run_lock.h"
 
 namespace dmlbench {
+namespace {
+
+// A fresh directory under the system's temporary directory for one attempt's
+// output, removed with its content at destruction.
+class OutputDir {
+ public:
+  OutputDir() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "dmlbench-output-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) {
+      throw RunnerError("cannot create a directory for an attempt's output in " +
+                        std::filesystem::temp_directory_path().string() + ": " + std::strerror(errno));
+    }
+    path_ = pattern;
+  }
+  ~OutputDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  OutputDir(const OutputDir&) = delete;
+  OutputDir& operator=(const OutputDir&) = delete;
+
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace
 
 // One sweep: the state Runner::Run shares between its steps.
 class Runner::Sweep {
  public:
   Sweep(Runner& runner, const Experiment& experiment, const std::atomic<bool>& cancel)
       : store_(runner.store_), launcher_(runner.launcher_), options_(runner.options_),
-        experiment_(experiment), cancel_(cancel) {}
+        experiment_(experiment), cancel_(cancel), shown_(VaryingIn(experiment.runs)),
+        tags_(TagsOf(experiment, options_)) {}
 
   SweepReport Run() {
     RunLock lock(store_.path());
-    PrepareHosts();
-    experiment_id_ = store_.AddExperiment(experiment_, UnixNow());
     report_.recovered = store_.RecoverInterrupted(UnixNow());
     provenance_.trainer_sha256 = launcher_.TrainerSha256();
     AddGitState(experiment_.source_path, &provenance_);
-    std::vector<PlanItem> plan =
+    std::vector<PlanItem> planned =
         Plan(experiment_, store_, {options_.trainer, provenance_.trainer_sha256, options_.dataset_dir});
+    report_.planned = static_cast<int>(planned.size());
+    std::vector<PlanItem> plan =
+        Select(std::move(planned), options_.only, experiment_.name, provenance_.trainer_sha256);
+    PrepareHosts();
+    experiment_id_ = store_.AddExperiment(experiment_, UnixNow());
 
     int done = 0;
-    for (const PlanItem& item : plan) done += item.state == RunState::kComplete;
+    for (const PlanItem& item : plan) done += !Runnable(item);
     ProgressLine progress(options_.progress, options_.progress_redraws, static_cast<int>(plan.size()), done);
     int remaining = static_cast<int>(plan.size()) - done;
-    for (PlanItem& item : plan) report_.runs.push_back(RunReport{item, false, std::nullopt});
+    for (PlanItem& item : plan) {
+      report_.runs.push_back(RunReport{item, false, std::nullopt});
+      // The runs it skips belong to the sweep as much as those it runs.
+      if (item.run_id != 0 && !tags_.empty()) store_.TagRun(item.run_id, tags_, UnixNow());
+    }
     int position = 0;
     for (std::size_t index : ExecutionOrder(plan)) {
       PlanItem& item = plan[index];
-      if (item.state == RunState::kComplete) continue;
+      if (!Runnable(item)) continue;
       report_.cancelled = report_.cancelled || cancel_.load();
       if (report_.cancelled) break;
       progress.SetRemaining(remaining--);
@@ -82,15 +125,32 @@ class Runner::Sweep {
     for (const HostFacts& host : launcher_.Prepare()) host_ids_[host.name] = store_.AddHost(host, UnixNow());
   }
 
+  // Whether the sweep runs `item`: it is not complete, and not failed when
+  // failed runs are kept.
+  bool Runnable(const PlanItem& item) const {
+    return item.state != RunState::kComplete && (options_.retry_failed || item.state != RunState::kFailed);
+  }
+
+  // The experiment's tags, then the command line's, each once.
+  static std::vector<std::string> TagsOf(const Experiment& experiment, const RunnerOptions& options) {
+    std::vector<std::string> tags = experiment.tags;
+    for (const std::string& tag : options.tags) {
+      if (std::find(tags.begin(), tags.end(), tag) == tags.end()) tags.push_back(tag);
+    }
+    return tags;
+  }
+
   // Runs one pending run through its attempts; updates `item` to its new state.
   void ExecuteRun(PlanItem& item, ProgressLine& progress) {
     const RunParams& params = item.run.params;
     provenance_.dataset_sha256 = item.dataset_sha256;
     const std::int64_t run_id = store_.AddRun(experiment_id_, item.run, item.run_key, provenance_);
+    item.run_id = run_id;
+    if (!tags_.empty()) store_.TagRun(run_id, tags_, UnixNow());
     const LaunchSpec spec = SpecOf(item);
     const int attempts = std::max(1, experiment_.execution.attempts);
     for (int attempt = 1; attempt <= attempts; ++attempt) {
-      progress.StartRun(Describe(params), attempt, params.epochs);
+      progress.StartRun(Describe(params, shown_), attempt, params.epochs);
       const AttemptOutcome outcome = Attempt(run_id, spec, progress);
       RunDisposition disposition = RunDisposition::kRetry;
       if (outcome.status == AttemptState::kInterrupted) {
@@ -120,10 +180,13 @@ class Runner::Sweep {
     }
   }
 
-  // One launch of a run, its events streamed into the store as they arrive.
-  AttemptOutcome Attempt(std::int64_t run_id, const LaunchSpec& spec, ProgressLine& progress) {
+  // One launch of a run, its events streamed into the store as they arrive
+  // and what its ranks printed kept beside the database when it ends.
+  AttemptOutcome Attempt(std::int64_t run_id, LaunchSpec spec, ProgressLine& progress) {
     current_attempt_id_ = store_.BeginAttempt(run_id, UnixNow(), order_);
     Ingest ingest(store_, run_id, current_attempt_id_);
+    const OutputDir output;
+    spec.output_dir = output.path();
     const LaunchResult launch = launcher_.Launch(
         spec,
         [&](std::string_view line) {
@@ -132,6 +195,9 @@ class Runner::Sweep {
         },
         cancel_);
     ingest.Flush();
+    std::vector<AttemptLog> logs;
+    for (const JobOutputFile& file : ListJobOutput(output.path())) logs.push_back({file.rank, file.stream, file.path});
+    store_.KeepAttemptLogs(current_attempt_id_, logs);
     return DecideOutcome(launch, ingest, UnixNow());
   }
 
@@ -179,6 +245,8 @@ class Runner::Sweep {
   const RunnerOptions& options_;
   const Experiment& experiment_;
   const std::atomic<bool>& cancel_;
+  const ShownParams shown_;  // what progress labels name: the parameters the matrix varies
+  const std::vector<std::string> tags_;  // given to every run the sweep considers
   SweepReport report_;
   RunProvenance provenance_;
   std::map<std::string, std::int64_t> host_ids_;

@@ -16,6 +16,7 @@
 
 #include "orchestrator/core/error.h"
 #include "orchestrator/core/run_spec.h"
+#include "orchestrator/filter/filter.h"
 #include "orchestrator/launch/launcher.h"
 #include "orchestrator/plan/plan.h"
 #include "orchestrator/store/store.h"
@@ -33,6 +34,9 @@ class RunnerError : public Error {
 struct RunnerOptions {
   std::string trainer;                // the local dmlbench-trainer (dataset checksums)
   std::string dataset_dir;            // IDX files for `fashion-mnist` runs
+  Filter only;                        // the runs of the experiment to consider; empty = all
+  bool retry_failed = true;           // false: a run that failed stays failed and is not run again
+  std::vector<std::string> tags;      // given, with the experiment's, to every run considered
   std::ostream* progress = nullptr;   // live progress; nullptr = silent
   bool progress_redraws = false;      // one line redrawn with \r (a terminal), else a line per event
 };
@@ -45,7 +49,8 @@ struct RunReport {
 };
 
 struct SweepReport {
-  std::vector<RunReport> runs;
+  int planned = 0;         // runs of the experiment, before `only` chose among them
+  std::vector<RunReport> runs;  // the runs `only` chose, in plan order
   int complete = 0, failed = 0, interrupted = 0, pending = 0;
   int recovered = 0;       // runs left running by a dead orchestrator, redone
   bool cancelled = false;  // stopped by the cancel flag (SIGINT/SIGTERM)
@@ -56,10 +61,12 @@ class Runner {
   // `store` and `launcher` must outlive the Runner.
   Runner(Store& store, Launcher& launcher, RunnerOptions options);
 
-  // Prepares the hosts and executes every run of the experiment that is not
-  // complete. Returns when all ran or `cancel` became true (the current run
-  // is stopped and stored as interrupted). Throws RunnerError, LaunchError
-  // (from Prepare) or StoreError; the database stays consistent.
+  // Plans the experiment, keeps the runs `only` matches (PlanError when it
+  // matches none, before any host is touched), prepares the hosts and
+  // executes every chosen run that is not complete (nor failed, without
+  // retry_failed). Returns when all ran or `cancel` became true (the current
+  // run is stopped and stored as interrupted). Throws RunnerError, PlanError,
+  // LaunchError (from Prepare) or StoreError; the database stays consistent.
   SweepReport Run(const Experiment& experiment, const std::atomic<bool>& cancel);
 
  private:
