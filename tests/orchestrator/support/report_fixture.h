@@ -11,6 +11,7 @@
 #ifndef DMLBENCH_TESTS_ORCHESTRATOR_SUPPORT_REPORT_FIXTURE_H_
 #define DMLBENCH_TESTS_ORCHESTRATOR_SUPPORT_REPORT_FIXTURE_H_
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -29,13 +30,16 @@ struct ReportStudyOptions {
 };
 
 inline void BuildReportStudy(const std::string& path, const ReportStudyOptions& options = {}) {
-  constexpr double kAlpha = 20e-6, kEfficiency = 0.9;
+  constexpr double kAlpha = 20e-6, kEfficiency = 0.9, kShare = 0.25;
   Store store(path);
-  ModelDatabase db(store, 0.4);
+  ModelDatabase db(store, kShare);
   const std::vector<double> bandwidths = options.paper_sized ? std::vector<double>{1e8, 1e9} : std::vector<double>{1e9};
   for (double bandwidth : bandwidths) db.AddProbe(bandwidth, kAlpha, bandwidth / 8 * kEfficiency);
-  // Per iteration: compute linear in the batch, the exchange's alpha-beta
-  // terms, and a per-message cost; the warm-up epoch is 40% slower.
+  // Per iteration, the shape the corrected model assumes: the slower of the
+  // critical path (compute, the exchange's alpha-beta terms) and each side's
+  // CPU work (compute, per-byte and per-message costs of the exchange) at
+  // the host's CPU share; overlap hides 30% of the link time. Returns
+  // (compute, iteration). The warm-up epoch is 40% slower.
   auto iteration_s = [&](const RunParams& p) {
     ModelConfig config;
     config.architecture = p.architecture;
@@ -45,10 +49,14 @@ inline void BuildReportStudy(const std::string& path, const ReportStudyOptions& 
     config.bandwidth_bits_per_s = p.network.bandwidth_bits_per_s;
     const double bytes_per_s = config.bandwidth_bits_per_s / 8 * kEfficiency;
     const IterationTraffic t = Traffic(config, 4.0 * ParameterCount(config));
-    const double compute = 3e-4 + 5e-6 * p.batch_size;
-    const double comm = t.latency_steps * kAlpha + t.link_bytes / bytes_per_s + 50e-6 * t.messages +
-                        1e-9 * (t.reduce_bytes + t.worker_update_bytes + t.server_update_bytes);
-    return std::make_pair(compute, comm * (p.overlap ? 0.7 : 1.0));
+    const double compute = 2e-4 + 6e-6 * p.batch_size;
+    const double link = t.latency_steps * kAlpha + t.link_bytes / bytes_per_s;
+    const double critical = compute + link * (p.overlap ? 0.7 : 1.0);
+    const double worker = compute + 1.2e-9 * t.worker_cpu_bytes + 30e-6 * t.worker_cpu_messages;
+    const double server = p.architecture == Architecture::kPs
+                              ? 2e-4 + 1.2e-9 * t.server_cpu_bytes + 30e-6 * t.server_cpu_messages
+                              : 0.0;
+    return std::make_pair(compute, std::max({critical, worker / kShare, server / kShare}));
   };
   auto add = [&](Architecture architecture, int servers, int workers, int batch, bool overlap, const std::string& split,
                  double bandwidth = 1e9) {
@@ -61,9 +69,9 @@ inline void BuildReportStudy(const std::string& path, const ReportStudyOptions& 
     p.bucket_bytes = 16384;
     p.network.name = bandwidth == 1e9 ? "1gbit" : "100mbit";
     p.network.bandwidth_bits_per_s = bandwidth;
-    const auto [compute, comm] = iteration_s(p);
+    const auto [compute, iteration] = iteration_s(p);
     const std::int64_t iterations = 60000 / (batch * workers);
-    const double epoch = (compute + comm) * static_cast<double>(iterations);
+    const double epoch = iteration * static_cast<double>(iterations);
     for (int rep = 0; rep < 6; ++rep) {
       p.repetition = rep;
       const double spread = 1 + 0.01 * ((rep * 7) % 5 - 2);
