@@ -133,7 +133,7 @@ ReportSummary GenerateReport(const ReportOptions& options) {
   Store store(options.database, Store::Mode::kReadOnlyScratch);
   AddStatisticsFunctions(store);
   AddDisplayFunctions(store);
-  AddLinkTimeFunction(store);
+  AddLinkTimeFunctions(store);
   const SectionRunner runner(store, definition);
   runner.CreateViews(definition.views);
 

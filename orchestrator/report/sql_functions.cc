@@ -1,9 +1,13 @@
 #include "orchestrator/report/sql_functions.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <optional>
+#include <string>
 
 #include "orchestrator/model/models.h"
 #include "orchestrator/model/observations.h"
@@ -80,16 +84,59 @@ void AddDisplayFunctions(Store& store) {
   });
 }
 
-void AddLinkTimeFunction(Store& store) {
+namespace {
+
+// The value of a fitted parameter without scope, if the fit has it.
+std::optional<double> Unscoped(const ModelFitRecord& fit, const std::string& name) {
+  for (const ModelParameterRow& p : fit.parameters) {
+    if (p.name == name && p.scope.empty()) return p.value;
+  }
+  return std::nullopt;
+}
+
+// A lower bound on a run's iteration time from first principles; see
+// iteration_bound_s in the header. W is the gradient's bytes, w workers.
+double IterationBound(const ModelConfig& config, const LinkParameters& link, double W, double compute_cpu_s) {
+  const double w = config.workers;
+  double bytes = 0;    // through the busiest link in one direction, one after another
+  double latencies = 0;  // dependent message latencies
+  if (config.architecture == Architecture::kPs) {
+    // A worker pushes W (W/k to each server), and the last server's W/k
+    // must arrive before that server's answer can; a server's link carries
+    // every worker's W/k in each direction.
+    const double k = std::max(config.servers, 1);
+    bytes = std::max(W + W / k, w * W / k);
+    latencies = 2;
+  } else if (w > 1) {
+    // Any allreduce: each worker sends at least 2 (w-1)/w W (reduce-scatter
+    // and allgather halves of the data) in at least ceil(log2 w) rounds.
+    bytes = 2 * (w - 1) / w * W;
+    latencies = std::ceil(std::log2(w));
+  }
+  const double exchange = latencies * link.alpha_s + bytes / link.bytes_per_s;
+  return config.overlap ? std::max(compute_cpu_s, exchange) : compute_cpu_s + exchange;
+}
+
+}  // namespace
+
+void AddLinkTimeFunctions(Store& store) {
   auto link_s = std::make_shared<std::map<std::int64_t, double>>();
+  auto bound_s = std::make_shared<std::map<std::int64_t, double>>();
   try {
     const std::optional<ModelFitRecord> fit = store.LatestModelFit("corrected");
     if (fit) {
+      const std::optional<double> overhead = Unscoped(*fit, "cpu_overhead_s");
+      const std::optional<double> per_sample = Unscoped(*fit, "cpu_per_sample_s");
       for (const RunObservation& run : LoadModelData(store, {}).runs) {
         try {
           const LinkParameters link = LinkFor(*fit, run.config);
-          const IterationTraffic traffic = Traffic(run.config, 4.0 * static_cast<double>(run.parameters));
+          const double gradient_bytes = 4.0 * static_cast<double>(run.parameters);
+          const IterationTraffic traffic = Traffic(run.config, gradient_bytes);
           (*link_s)[run.run_id] = traffic.latency_steps * link.alpha_s + traffic.link_bytes / link.bytes_per_s;
+          if (overhead && per_sample) {
+            const double compute_cpu_s = *overhead + *per_sample * run.config.batch_size;
+            (*bound_s)[run.run_id] = IterationBound(run.config, link, gradient_bytes, compute_cpu_s);
+          }
         } catch (const ModelError&) {
           // A profile the fit knows no link for: no bound for this run.
         }
@@ -98,13 +145,17 @@ void AddLinkTimeFunction(Store& store) {
   } catch (const StoreError&) {
     // A database without runs or model tables: every bound is unknown.
   }
-  store.AddScalarFunction("link_time_s", 1, [link_s](const std::vector<Cell>& arguments) -> Cell {
-    const auto* run_id = std::get_if<std::int64_t>(&arguments[0]);
-    if (run_id == nullptr) return nullptr;
-    const auto found = link_s->find(*run_id);
-    if (found == link_s->end()) return nullptr;
-    return found->second;
-  });
+  auto lookup = [](std::shared_ptr<std::map<std::int64_t, double>> values) {
+    return [values](const std::vector<Cell>& arguments) -> Cell {
+      const auto* run_id = std::get_if<std::int64_t>(&arguments[0]);
+      if (run_id == nullptr) return nullptr;
+      const auto found = values->find(*run_id);
+      if (found == values->end()) return nullptr;
+      return found->second;
+    };
+  };
+  store.AddScalarFunction("link_time_s", 1, lookup(link_s));
+  store.AddScalarFunction("iteration_bound_s", 1, lookup(bound_s));
 }
 
 }  // namespace dmlbench

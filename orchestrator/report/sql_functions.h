@@ -16,6 +16,18 @@
 //   link_time_s(run_id)               per iteration: alpha times the dependent
 //                                     message latencies plus the busiest link's
 //                                     bytes over B; NULL when not known
+//   iteration_bound_s(run_id)         a lower bound on the iteration time
+//                                     that holds for any schedule: compute at
+//                                     a full core (cpu_overhead_s +
+//                                     cpu_per_sample_s b of the fit, measured
+//                                     on one-worker calibration runs) plus the
+//                                     least the busiest link must carry in one
+//                                     direction and the least number of
+//                                     dependent latencies: any allreduce
+//                                     2 (w-1)/w W in ceil(log2 w) rounds; ps
+//                                     max(W + W/k, w W/k) in 2. The larger of
+//                                     compute and exchange, not their sum, with
+//                                     overlap on. NULL when not known
 // Not thread-safe (the Store is not).
 #ifndef DMLBENCH_ORCHESTRATOR_REPORT_SQL_FUNCTIONS_H_
 #define DMLBENCH_ORCHESTRATOR_REPORT_SQL_FUNCTIONS_H_
@@ -27,8 +39,8 @@ namespace dmlbench {
 void AddStatisticsFunctions(Store& store);
 void AddDisplayFunctions(Store& store);
 // Reads the runs and the latest corrected fit now; a database without them
-// gets a link_time_s that is always NULL.
-void AddLinkTimeFunction(Store& store);
+// gets a link_time_s and iteration_bound_s that are always NULL.
+void AddLinkTimeFunctions(Store& store);
 
 }  // namespace dmlbench
 

@@ -11,7 +11,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
+#include <sstream>
+#include <vector>
 
 #include "orchestrator/report/definition.h"
 #include "tests/orchestrator/support/report_fixture.h"
@@ -48,6 +51,21 @@ std::set<std::string> FilesUnder(const std::string& dir) {
 }
 
 bool IsFigure(const std::string& file) { return file.ends_with(".svg") || file.ends_with(".png"); }
+
+// The rows of a figure's tab-separated data file, split into fields; the
+// header line (starting with #) is left out.
+std::vector<std::vector<std::string>> TsvRows(const std::string& path) {
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream lines(ReadFile(path));
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> fields;
+    std::istringstream split(line);
+    for (std::string field; std::getline(split, field, '\t');) fields.push_back(field);
+    rows.push_back(fields);
+  }
+  return rows;
+}
 
 class ReportTest : public ::testing::Test {
  protected:
@@ -92,6 +110,28 @@ TEST_F(ReportTest, SmallStudyMatchesTheGoldenFiles) {
     for (const char* format : {".svg", ".png"}) {
       EXPECT_GT(fs::file_size(dir_ / ("out/figures/" + std::string(figure) + format)), 5000u) << figure << format;
     }
+  }
+}
+
+// The bound line is a bound: no configuration's median throughput lies
+// above it by more than the study's noise (its runs spread up to 2% around
+// the truth, and the truth of a one-worker ps sits on the bound), and every
+// configuration of the study has one.
+TEST_F(ReportTest, NoMeasuredThroughputBeatsItsBound) {
+  BuildReportStudy(dir_ / "study.db");
+  Generate(dir_ / "study.db", dir_ / "out");
+  std::map<std::pair<std::string, std::string>, double> bound;  // (series, workers) -> samples/s
+  for (const auto& row : TsvRows(dir_ / "out/figures/throughput.bound.tsv")) {
+    ASSERT_EQ(row.size(), 5u);
+    bound[{row[0], row[3]}] = std::stod(row[4]);
+  }
+  const auto measured = TsvRows(dir_ / "out/figures/throughput.measured.tsv");
+  ASSERT_FALSE(measured.empty());
+  for (const auto& row : measured) {
+    ASSERT_GE(row.size(), 7u);
+    const auto found = bound.find({row[0], row[5]});
+    ASSERT_NE(found, bound.end()) << row[0] << " w=" << row[5];
+    EXPECT_LE(std::stod(row[6]), 1.02 * found->second) << row[0] << " w=" << row[5];
   }
 }
 

@@ -31,6 +31,7 @@ struct ReportStudyOptions {
 
 inline void BuildReportStudy(const std::string& path, const ReportStudyOptions& options = {}) {
   constexpr double kAlpha = 20e-6, kEfficiency = 0.9, kShare = 0.25;
+  constexpr std::int64_t kParameters = 104938;  // the trainer's 784-128-32-10 network
   Store store(path);
   ModelDatabase db(store, kShare);
   const std::vector<double> bandwidths = options.paper_sized ? std::vector<double>{1e8, 1e9} : std::vector<double>{1e9};
@@ -48,7 +49,7 @@ inline void BuildReportStudy(const std::string& path, const ReportStudyOptions& 
     config.batch_size = p.batch_size;
     config.bandwidth_bits_per_s = p.network.bandwidth_bits_per_s;
     const double bytes_per_s = config.bandwidth_bits_per_s / 8 * kEfficiency;
-    const IterationTraffic t = Traffic(config, 4.0 * ParameterCount(config));
+    const IterationTraffic t = Traffic(config, 4.0 * kParameters);
     const double compute = 2e-4 + 6e-6 * p.batch_size;
     const double link = t.latency_steps * kAlpha + t.link_bytes / bytes_per_s;
     const double critical = compute + link * (p.overlap ? 0.7 : 1.0);
@@ -75,7 +76,7 @@ inline void BuildReportStudy(const std::string& path, const ReportStudyOptions& 
     for (int rep = 0; rep < 6; ++rep) {
       p.repetition = rep;
       const double spread = 1 + 0.01 * ((rep * 7) % 5 - 2);
-      db.AddRun(p, split, {1.4 * epoch, epoch * spread}, 104938, iterations, compute);
+      db.AddRun(p, split, {1.4 * epoch, epoch * spread}, kParameters, iterations, compute);
     }
   };
   if (options.paper_sized) {
