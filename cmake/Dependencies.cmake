@@ -57,9 +57,9 @@ dmlbench_require(SSH_KEYGEN_PROGRAM openssh-client "ssh and ssh-keygen")
 find_program(TC_PROGRAM NAMES tc PATHS /usr/sbin /sbin)
 dmlbench_require(TC_PROGRAM iproute2 "ip and tc, for the emulated cluster")
 find_program(SQLITE3_PROGRAM NAMES sqlite3)
-dmlbench_require(SQLITE3_PROGRAM sqlite3 "the sqlite3 shell, for reports/generate")
+dmlbench_require(SQLITE3_PROGRAM sqlite3 "the sqlite3 shell, which the tests and benchmarks use")
 find_program(GNUPLOT_PROGRAM NAMES gnuplot)
-dmlbench_require(GNUPLOT_PROGRAM gnuplot-nox "gnuplot, for the figures of reports/generate")
+dmlbench_require(GNUPLOT_PROGRAM gnuplot-nox "gnuplot, which draws the figures of dmlbench report")
 
 set(DMLBENCH_DATASET_DIR "/usr/share/datasets/fashion-mnist" CACHE PATH
     "Directory with the Fashion-MNIST (or MNIST) IDX files")

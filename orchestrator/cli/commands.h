@@ -1,7 +1,7 @@
 // Commands: the subcommands of `dmlbench`, one file each (plan_command.cc,
 // run_command.cc, status_command.cc, query_command.cc, export_command.cc,
 // logs_command.cc, forget_command.cc, compare_command.cc, model_command.cc,
-// inventory_command.cc, cluster_command.cc). Each Add*Command declares its
+// inventory_command.cc, cluster_command.cc, report_command.cc). Each Add*Command declares its
 // options and a callback on the app. A callback throws on failure (main.cc
 // alone prints "dmlbench: error: ...") and throws CLI::RuntimeError(code)
 // to end with a non-zero status that is not an error (failed runs, Ctrl-C).
@@ -68,6 +68,8 @@ void AddInventoryCommands(CLI::App& app, const GlobalOptions& global);
 void AddModelCommands(CLI::App& app, const GlobalOptions& global);
 // `cluster up|status|down|probe`.
 void AddClusterCommands(CLI::App& app, const GlobalOptions& global);
+// `report DB OUT_DIR`.
+void AddReportCommand(CLI::App& app);
 
 }  // namespace dmlbench
 

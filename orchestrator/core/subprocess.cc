@@ -29,7 +29,7 @@ constexpr double kPipeDrainAfterExitS = 1.0;
 constexpr int kDestructorGraceMs = 5000;
 
 // What the child reports on its status pipe when it cannot reach exec.
-enum class StartStage : int { kExec = 0, kCgroup = 1, kNetns = 2 };
+enum class StartStage : int { kExec = 0, kCgroup = 1, kNetns = 2, kDirectory = 3 };
 struct StartFailure {
   StartStage stage;
   int error;
@@ -57,7 +57,7 @@ struct Prepared {
   std::vector<char*> argv;
   std::vector<std::string> env_strings;
   std::vector<char*> env;
-  Fd null_in, cgroup, netns;
+  Fd null_in, cgroup, netns, directory;
   int max_fd = 1024;
 };
 
@@ -85,6 +85,9 @@ struct Prepared {
   if (p.cgroup.get() >= 0 && ::write(p.cgroup.get(), "0", 1) != 1) Report(status_fd, StartStage::kCgroup, errno);
   if (p.netns.get() >= 0 && ::setns(p.netns.get(), CLONE_NEWNET) != 0) {
     Report(status_fd, StartStage::kNetns, errno);
+  }
+  if (p.directory.get() >= 0 && ::fchdir(p.directory.get()) != 0) {
+    Report(status_fd, StartStage::kDirectory, errno);
   }
   ::dup2(p.null_in.get(), STDIN_FILENO);
   ::dup2(out_fd, STDOUT_FILENO);
@@ -196,6 +199,14 @@ bool Child::Start(const std::vector<std::string>& argv, const ChildOptions& opti
       return false;
     }
   }
+  if (!options.working_dir.empty()) {
+    p.directory.reset(::open(options.working_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (p.directory.get() < 0) {
+      *error = "cannot enter directory " + options.working_dir + ": " + std::strerror(errno);
+      start_exit_code_ = 126;
+      return false;
+    }
+  }
   if (rlimit limit{}; ::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
     p.max_fd = static_cast<int>(std::min<rlim_t>(limit.rlim_cur, 1 << 20));
   }
@@ -231,6 +242,9 @@ bool Child::Start(const std::vector<std::string>& argv, const ChildOptions& opti
         break;
       case StartStage::kNetns:
         *error = "cannot enter " + options.netns_file + ": " + std::strerror(failure.error);
+        break;
+      case StartStage::kDirectory:
+        *error = "cannot enter directory " + options.working_dir + ": " + std::strerror(failure.error);
         break;
       case StartStage::kExec:
         *error = std::strerror(failure.error);

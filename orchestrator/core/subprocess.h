@@ -77,6 +77,7 @@ struct ChildOptions {
   bool close_other_fds = false;         // close every fd above 2 (for daemons such as sshd)
   std::string netns_file;               // enter this network namespace first (/run/netns/NAME); "" = ours
   std::string cgroup_procs_file;        // join this cgroup first (its cgroup.procs); "" = ours
+  std::string working_dir;              // start in this directory; "" = ours
 };
 
 // A started child in its own process group, stdin from /dev/null, stdout

@@ -110,6 +110,9 @@ void BindTextOrNull(SQLite::Statement& statement, int index, const std::string& 
 struct Store::Impl {
   explicit Impl(const std::string& path, int flags) : db(path, flags, kBusyTimeoutMs) {}
 
+  // Declared before db: SQL functions outlive the connection that calls them.
+  std::vector<std::unique_ptr<ScalarFunction>> scalar_functions;
+  std::vector<std::unique_ptr<AggregateFunction>> aggregate_functions;
   SQLite::Database db;
   // Prepared once: the statements ingest runs for every event.
   std::unique_ptr<SQLite::Statement> insert_epoch;
@@ -134,7 +137,7 @@ auto WithStoreErrors(const std::string& path, Body&& body) -> decltype(body()) {
 Store::Store(const std::string& path, Mode mode) : path_(path) {
   WithStoreErrors(path_, [&] {
   const int known = KnownSchemaVersion();
-  if (mode == Mode::kReadOnly) {
+  if (mode != Mode::kReadWrite) {
     impl_ = std::make_unique<Impl>(path, SQLite::OPEN_READONLY);
   } else {
     RequireWritable(path);
@@ -147,10 +150,8 @@ Store::Store(const std::string& path, Mode mode) : path_(path) {
                          "; use a newer dmlbench",
                      -1);
   }
-  if (mode == Mode::kReadOnly) {
-    impl_->db.exec("PRAGMA query_only = ON");
-    return;
-  }
+  if (mode == Mode::kReadOnly) impl_->db.exec("PRAGMA query_only = ON");
+  if (mode != Mode::kReadWrite) return;
   impl_->db.exec("PRAGMA journal_mode = WAL");
   impl_->db.exec("PRAGMA synchronous = NORMAL");
   impl_->db.exec("PRAGMA foreign_keys = ON");
@@ -948,6 +949,81 @@ std::vector<Store::SteadyEpoch> Store::SteadyEpochs() const {
   });
 }
 
+
+namespace {
+
+Cell CellOf(sqlite3_value* value) {
+  switch (sqlite3_value_type(value)) {
+    case SQLITE_INTEGER:
+      return static_cast<std::int64_t>(sqlite3_value_int64(value));
+    case SQLITE_FLOAT:
+      return sqlite3_value_double(value);
+    case SQLITE_NULL:
+      return nullptr;
+    case SQLITE_BLOB:
+      return "<blob of " + std::to_string(sqlite3_value_bytes(value)) + " bytes>";
+    default:
+      return std::string(reinterpret_cast<const char*>(sqlite3_value_text(value)),
+                         static_cast<std::size_t>(sqlite3_value_bytes(value)));
+  }
+}
+
+void SetResult(sqlite3_context* context, const Cell& cell) {
+  if (const auto* i = std::get_if<std::int64_t>(&cell)) {
+    sqlite3_result_int64(context, *i);
+  } else if (const auto* d = std::get_if<double>(&cell)) {
+    sqlite3_result_double(context, *d);
+  } else if (const auto* text = std::get_if<std::string>(&cell)) {
+    sqlite3_result_text(context, text->data(), static_cast<int>(text->size()), SQLITE_TRANSIENT);
+  } else {
+    sqlite3_result_null(context);
+  }
+}
+
+void CallScalar(sqlite3_context* context, int count, sqlite3_value** values) {
+  try {
+    std::vector<Cell> arguments;
+    for (int i = 0; i < count; ++i) arguments.push_back(CellOf(values[i]));
+    SetResult(context, (*static_cast<ScalarFunction*>(sqlite3_user_data(context)))(arguments));
+  } catch (const std::exception& e) {
+    sqlite3_result_error(context, e.what(), -1);
+  }
+}
+
+// An aggregate's rows live behind a pointer in SQLite's per-group context;
+// the final call (which SQLite makes for every group, also after an error)
+// frees them.
+using AggregateRows = std::vector<std::vector<Cell>>;
+
+void StepAggregate(sqlite3_context* context, int count, sqlite3_value** values) {
+  auto** rows = static_cast<AggregateRows**>(sqlite3_aggregate_context(context, sizeof(AggregateRows*)));
+  if (rows == nullptr) {
+    sqlite3_result_error_nomem(context);
+    return;
+  }
+  try {
+    if (*rows == nullptr) *rows = new AggregateRows;
+    std::vector<Cell> row;
+    for (int i = 0; i < count; ++i) row.push_back(CellOf(values[i]));
+    (*rows)->push_back(std::move(row));
+  } catch (const std::exception& e) {
+    sqlite3_result_error(context, e.what(), -1);
+  }
+}
+
+void FinishAggregate(sqlite3_context* context) {
+  auto** slot = static_cast<AggregateRows**>(sqlite3_aggregate_context(context, 0));
+  const std::unique_ptr<AggregateRows> rows(slot != nullptr ? *slot : nullptr);
+  try {
+    const AggregateRows none;
+    SetResult(context, (*static_cast<AggregateFunction*>(sqlite3_user_data(context)))(rows ? *rows : none));
+  } catch (const std::exception& e) {
+    sqlite3_result_error(context, e.what(), -1);
+  }
+}
+
+}  // namespace
+
 QueryResult Store::Query(const std::string& sql) const {
   return WithStoreErrors(path_, [&] {
   SQLite::Statement statement(impl_->db, sql);
@@ -980,6 +1056,28 @@ QueryResult Store::Query(const std::string& sql) const {
   }
   return result;
   });
+}
+
+void Store::ExecuteScript(const std::string& sql) {
+  WithStoreErrors(path_, [&] { impl_->db.exec(sql); });
+}
+
+void Store::AddScalarFunction(const std::string& name, int arguments, ScalarFunction function) {
+  impl_->scalar_functions.push_back(std::make_unique<ScalarFunction>(std::move(function)));
+  const int code = sqlite3_create_function_v2(impl_->db.getHandle(), name.c_str(), arguments,
+                                              SQLITE_UTF8 | SQLITE_DETERMINISTIC,
+                                              impl_->scalar_functions.back().get(), CallScalar, nullptr, nullptr,
+                                              nullptr);
+  if (code != SQLITE_OK) throw StoreError(path_ + ": cannot add SQL function " + name + ": " + sqlite3_errstr(code), code);
+}
+
+void Store::AddAggregateFunction(const std::string& name, int arguments, AggregateFunction function) {
+  impl_->aggregate_functions.push_back(std::make_unique<AggregateFunction>(std::move(function)));
+  const int code = sqlite3_create_function_v2(impl_->db.getHandle(), name.c_str(), arguments,
+                                              SQLITE_UTF8 | SQLITE_DETERMINISTIC,
+                                              impl_->aggregate_functions.back().get(), nullptr, StepAggregate,
+                                              FinishAggregate, nullptr);
+  if (code != SQLITE_OK) throw StoreError(path_ + ": cannot add SQL function " + name + ": " + sqlite3_errstr(code), code);
 }
 
 std::vector<std::string> Store::TablesAndViews() const {

@@ -7,6 +7,7 @@
 #define DMLBENCH_ORCHESTRATOR_STORE_STORE_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -214,13 +215,23 @@ struct QueryResult {
   std::vector<std::vector<Cell>> rows;
 };
 
+// SQL functions a caller adds to one connection, for what SQL lacks (the
+// report's medians and their confidence intervals). A function that throws
+// makes its query fail with the exception's message.
+using ScalarFunction = std::function<Cell(const std::vector<Cell>& arguments)>;
+// Called once per group with the arguments of each of its rows, in the
+// order SQLite visits them; with no rows for an empty input.
+using AggregateFunction = std::function<Cell(const std::vector<std::vector<Cell>>& rows)>;
+
 class Store {
  public:
-  enum class Mode { kReadWrite, kReadOnly };
+  enum class Mode { kReadWrite, kReadOnly, kReadOnlyScratch };
 
   // kReadWrite creates the file if needed and applies pending migrations;
-  // kReadOnly opens an existing database without writing to it. Both refuse
-  // a database whose schema is newer than this program.
+  // kReadOnly opens an existing database without writing to it;
+  // kReadOnlyScratch too, but allows temporary tables and views (they live
+  // in the connection's own temporary database and vanish with it). All
+  // refuse a database whose schema is newer than this program.
   explicit Store(const std::string& path, Mode mode = Mode::kReadWrite);
   ~Store();
   Store(const Store&) = delete;
@@ -331,8 +342,16 @@ class Store {
 
   // Free-form SQL (the `query` command); any statement the mode allows.
   QueryResult Query(const std::string& sql) const;
+  // Every statement of a script, rows discarded (the report's temporary
+  // views); what the mode does not allow fails.
+  void ExecuteScript(const std::string& sql);
   // Names of every table and view, tables first, each group by name.
   std::vector<std::string> TablesAndViews() const;
+
+  // Adds a deterministic SQL function of `arguments` arguments to this
+  // connection (replacing one of the same name and arity).
+  void AddScalarFunction(const std::string& name, int arguments, ScalarFunction function);
+  void AddAggregateFunction(const std::string& name, int arguments, AggregateFunction function);
 
  private:
   struct Impl;

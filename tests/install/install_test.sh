@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Installs into a fresh prefix, then runs the installed dmlbench on a tiny
 # matrix into a new database, and regenerates the report with the installed
-# generator, with the source and build trees hidden (a private mount
-# namespace lays an empty tmpfs over both). The database must come out at the
-# schema version of the installed migrations.
+# dmlbench and report definition, with the source and build trees hidden (a
+# private mount namespace lays an empty tmpfs over both). The database must
+# come out at the schema version of the installed migrations.
 # The installed trainer must be the built one byte for byte: its sha256 is
 # part of every run key, so runs finished with one are finished with the other.
 #   install_test.sh SOURCE_DIR BUILD_DIR CMAKE TRAINER
@@ -14,10 +14,11 @@ trap 'rm -rf "$work"' EXIT
 
 "$cmake" --install "$build_dir" --prefix "$work/prefix" >"$work/install.log" 2>&1 \
   || { cat "$work/install.log"; exit 1; }
-for f in bin/dmlbench bin/dmlbench-trainer bin/dmlbench-linkprobe share/dmlbench/reports/generate; do
+for f in bin/dmlbench bin/dmlbench-trainer bin/dmlbench-linkprobe; do
   [[ -x $work/prefix/$f ]] || { echo "not installed or not executable: $f"; exit 1; }
 done
-for f in share/dmlbench/experiments/quickstart.toml share/dmlbench/reports/figures.gp \
+for f in share/dmlbench/experiments/quickstart.toml share/dmlbench/reports/report.toml \
+         share/dmlbench/reports/sql/views.sql share/dmlbench/reports/figures/throughput.gp \
          share/dmlbench/schemas/database.md share/dmlbench/schemas/migrations/001_initial.sql; do
   [[ -s $work/prefix/$f ]] || { echo "not installed: $f"; exit 1; }
 done
@@ -59,8 +60,8 @@ finished=\$("$work/prefix/bin/dmlbench" --db results.db query --csv \\
 [[ \$finished == 2 ]] || { echo "expected 2 finished runs, got \$finished"; cat run.log; exit 1; }
 version=\$(sqlite3 results.db "PRAGMA user_version")
 [[ \$version == $migrations ]] || { echo "schema version \$version, expected $migrations"; exit 1; }
-"$work/prefix/share/dmlbench/reports/generate" results.db report >/dev/null
-[[ -s report/summary.csv ]] || { echo "no report"; exit 1; }
+"$work/prefix/bin/dmlbench" report results.db report >/dev/null
+[[ -s report/tables/configurations.csv && -s report/figures/throughput.svg ]] || { echo "no report"; exit 1; }
 SCRIPT
 
 if [[ $(id -u) != 0 ]]; then

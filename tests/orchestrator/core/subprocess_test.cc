@@ -167,5 +167,23 @@ TEST(SubprocessTest, CgroupThatRefusesTheWriteIs126) {
   EXPECT_EQ(output.err, "true: cannot join cgroup /dev/full: No space left on device");
 }
 
+TEST(SubprocessTest, StartsInTheWorkingDirectory) {
+  TempDir dir;
+  ChildOptions options;
+  options.working_dir = dir.path();
+  const CommandOutput output = RunCommand({"pwd"}, 10, options);
+  EXPECT_EQ(output.exit_code, 0);
+  EXPECT_EQ(output.out, dir.path() + "\n");
+}
+
+TEST(SubprocessTest, MissingWorkingDirectoryIs126AndNamesIt) {
+  TempDir dir;
+  ChildOptions options;
+  options.working_dir = dir / "missing";
+  const CommandOutput output = RunCommand({"true"}, 10, options);
+  EXPECT_EQ(output.exit_code, 126);
+  EXPECT_EQ(output.err, "true: cannot enter directory " + (dir / "missing") + ": No such file or directory");
+}
+
 }  // namespace
 }  // namespace dmlbench

@@ -511,6 +511,48 @@ TEST_F(StoreTest, ReadOnlyRefusesWrites) {
   }
 }
 
+TEST_F(StoreTest, ReadOnlyScratchCreatesTemporaryViewsButNeverWritesTheFile) {
+  {
+    Store store(db_);
+    store.AddExperiment(MakeExperiment(), 1);
+  }
+  const std::string before = Sha256FileHex(db_);
+  Store store(db_, Store::Mode::kReadOnlyScratch);
+  store.ExecuteScript("CREATE TEMP VIEW names AS SELECT name FROM experiments; "
+                      "CREATE TEMP TABLE scratch (x); INSERT INTO scratch VALUES (1);");
+  EXPECT_EQ(Text(store, "SELECT name FROM names"), "unit");
+  EXPECT_EQ(Int(store, "SELECT x FROM scratch"), 1);
+  try {
+    store.ExecuteScript("DELETE FROM experiments");
+    FAIL() << "wrote through a read-only store";
+  } catch (const StoreError& e) {
+    EXPECT_EQ(std::string(e.what()), db_ + ": attempt to write a readonly database");
+  }
+  EXPECT_EQ(Sha256FileHex(db_), before);
+}
+
+TEST_F(StoreTest, FunctionsAddedToTheConnection) {
+  Store store(db_);
+  store.AddScalarFunction("twice", 1, [](const std::vector<Cell>& arguments) -> Cell {
+    return 2 * std::get<std::int64_t>(arguments[0]);
+  });
+  store.AddAggregateFunction("joined", 1, [](const std::vector<std::vector<Cell>>& rows) -> Cell {
+    std::string text = std::to_string(rows.size()) + ":";
+    for (const auto& row : rows) text += std::holds_alternative<std::nullptr_t>(row[0]) ? "-" : std::get<std::string>(row[0]);
+    return text;
+  });
+  store.AddScalarFunction("fails", 0, [](const std::vector<Cell>&) -> Cell { throw Error("no such luck"); });
+  EXPECT_EQ(Int(store, "SELECT twice(21)"), 42);
+  EXPECT_EQ(Text(store, "SELECT joined(x) FROM (SELECT 'a' AS x UNION ALL SELECT NULL UNION ALL SELECT 'b')"), "3:a-b");
+  EXPECT_EQ(Text(store, "SELECT joined(x) FROM (SELECT 'a' AS x) WHERE 0"), "0:");
+  try {
+    store.Query("SELECT fails()");
+    FAIL() << "no error";
+  } catch (const StoreError& e) {
+    EXPECT_EQ(std::string(e.what()), db_ + ": no such luck");
+  }
+}
+
 TEST_F(StoreTest, DatabaseInAMissingDirectoryIsNotWritable) {
   try {
     Store store(dir_ / "missing/results.db");

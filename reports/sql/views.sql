@@ -1,0 +1,123 @@
+-- Temporary views that every SQL file of the report may use. They are
+-- created on the report's read-only connection and vanish with it; the
+-- database is never changed. The functions median, median_ci_low/high,
+-- median_ci_coverage, quantile, cv, round_sig and link_time_s are the
+-- report's own (reports/README.md).
+
+-- Parameters that take more than one value among the complete runs: a
+-- label names these and leaves out the ones every run shares.
+CREATE TEMP VIEW report_varying AS
+SELECT count(DISTINCT overlap) > 1 AS overlap,
+       count(DISTINCT epochs) > 1 AS epochs,
+       count(DISTINCT hidden) > 1 AS hidden,
+       count(DISTINCT learning_rate) > 1 AS learning_rate,
+       count(DISTINCT bucket_bytes) > 1 AS bucket_bytes,
+       count(DISTINCT max_iterations_per_epoch) > 1 AS cap,
+       count(DISTINCT dataset) > 1 AS dataset,
+       count(DISTINCT trainer_sha256) > 1 AS trainer,
+       count(DISTINCT network_latency_s) > 1 AS latency
+FROM runs WHERE status = 'complete';
+
+-- One row per complete run: its configuration and its steady-state times
+-- (warm-up excluded: steady_epochs), each the median over the run's steady
+-- epochs; phase times are per iteration, means over the worker ranks.
+--   config       every parameter but seed and repetition (as run_summary, but
+--                repetitions of synthetic data are one configuration)
+--   but_workers  the same without workers (speedup), but_batch without the
+--                batch and its iteration cap (settling), but_overlap without
+--                overlap and bucket size (overlap off against on)
+--   scheme       "ring", "ps k=2", ...; scheme_order sorts them as the paper does
+--   label        scheme, workers, batch, network and what else varies
+CREATE TEMP VIEW report_runs AS
+SELECT q.*,
+       q.common || '|' || q.workers || '|' || q.batch_size || '|' || q.max_iterations_per_epoch || '|' ||
+         q.overlap || '|' || q.bucket_bytes AS config,
+       q.common || '|' || q.batch_size || '|' || q.max_iterations_per_epoch || '|' || q.overlap || '|' ||
+         q.bucket_bytes AS but_workers,
+       q.common || '|' || q.workers || '|' || q.overlap || '|' || q.bucket_bytes AS but_batch,
+       q.common || '|' || q.workers || '|' || q.batch_size || '|' || q.max_iterations_per_epoch AS but_overlap,
+       q.scheme || ' w=' || q.workers || ' b=' || q.batch_size || q.details AS label,
+       q.scheme || ' b=' || q.batch_size || q.details AS series
+FROM (
+  SELECT r.run_id, r.split, r.architecture, r.servers, r.workers, r.batch_size, r.overlap, r.network,
+         r.network_bandwidth_bits_per_s, r.network_latency_s, r.epochs, r.hidden, r.learning_rate,
+         r.bucket_bytes, r.max_iterations_per_epoch, r.dataset, r.repetition, r.trainer_sha256,
+         r.architecture || CASE WHEN r.architecture = 'ps' THEN ' k=' || r.servers ELSE '' END AS scheme,
+         CASE r.architecture WHEN 'ps' THEN 0 WHEN 'p2p' THEN 10 WHEN 'ring' THEN 20 ELSE 30 END + r.servers
+           AS scheme_order,
+         r.architecture || '|' || r.servers || '|' || r.network || '|' || r.network_bandwidth_bits_per_s || '|' ||
+           r.network_latency_s || '|' || r.epochs || '|' || r.hidden || '|' || r.learning_rate || '|' ||
+           r.dataset || '|' || r.trainer_sha256 || '|' ||
+           -- A synthetic dataset's checksum names its seed, which follows the
+           -- repetition ("synthetic:SEED:SAMPLES"): only its size tells configurations apart.
+           CASE WHEN r.dataset_sha256 LIKE 'synthetic:%'
+                THEN substr(r.dataset_sha256, 11 + instr(substr(r.dataset_sha256, 11), ':'))
+                ELSE r.dataset_sha256 END AS common,
+         CASE WHEN r.network <> '' THEN ' ' || r.network ELSE '' END ||
+         CASE WHEN v.overlap THEN CASE r.overlap WHEN 1 THEN ' overlap' ELSE '' END ELSE '' END ||
+         CASE WHEN v.epochs THEN ' epochs=' || r.epochs ELSE '' END ||
+         CASE WHEN v.hidden THEN ' hidden=' || r.hidden ELSE '' END ||
+         CASE WHEN v.learning_rate THEN ' lr=' || r.learning_rate ELSE '' END ||
+         CASE WHEN v.bucket_bytes THEN ' bucket=' || r.bucket_bytes ELSE '' END ||
+         CASE WHEN v.cap THEN ' cap=' || r.max_iterations_per_epoch ELSE '' END ||
+         CASE WHEN v.dataset THEN ' ' || r.dataset ELSE '' END ||
+         CASE WHEN v.latency THEN ' latency=' || r.network_latency_s ELSE '' END ||
+         CASE WHEN v.trainer THEN ' trainer=' || substr(r.trainer_sha256, 1, 8) ELSE '' END AS details,
+         count(*) AS steady_epochs,
+         max(s.warmup_included) AS warmup_included,
+         max(s.iterations) AS iterations,
+         median(s.wall_s) AS epoch_s,
+         median(s.wall_s / s.iterations) AS iteration_s,
+         median(s.throughput_samples_per_s) AS samples_per_s,
+         median((s.forward_mean_s + s.backward_mean_s) / s.iterations) AS compute_s,
+         median(s.update_mean_s / s.iterations) AS update_s,
+         median(s.exchange_mean_s / s.iterations) AS exchange_s,
+         median(max(0, s.comm_mean_s - s.exposed_comm_mean_s) / s.iterations) AS hidden_comm_s
+  FROM runs r JOIN steady_epochs s ON s.run_id = r.run_id, report_varying v
+  WHERE s.iterations > 0
+  GROUP BY r.run_id
+) q;
+
+-- One row per configuration (and split): the median over its runs, the
+-- median's 95% interval from order statistics and its exact coverage, the
+-- coefficient of variation between runs.
+CREATE TEMP VIEW report_configurations AS
+SELECT config, split, min(label) AS label, min(series) AS series, min(scheme) AS scheme,
+       min(scheme_order) AS scheme_order, min(architecture) AS architecture, min(servers) AS servers,
+       min(workers) AS workers, min(batch_size) AS batch_size, min(overlap) AS overlap, min(network) AS network,
+       min(network_bandwidth_bits_per_s) AS bandwidth, min(max_iterations_per_epoch) AS cap,
+       min(but_workers) AS but_workers, min(but_batch) AS but_batch, min(but_overlap) AS but_overlap,
+       count(*) AS n, max(warmup_included) AS warmup_included, median(iterations) AS iterations,
+       median(epoch_s) AS epoch_s, median_ci_low(epoch_s) AS epoch_s_low, median_ci_high(epoch_s) AS epoch_s_high,
+       median_ci_coverage(epoch_s) AS coverage, cv(epoch_s) AS epoch_cv,
+       median(samples_per_s) AS samples_per_s, median_ci_low(samples_per_s) AS samples_per_s_low,
+       median_ci_high(samples_per_s) AS samples_per_s_high,
+       median(compute_s) AS compute_s, median(update_s) AS update_s, median(exchange_s) AS exchange_s,
+       median(hidden_comm_s) AS hidden_comm_s
+FROM report_runs
+GROUP BY config, split;
+
+-- The latest fit of each model, in the order models.h lists them.
+CREATE TEMP VIEW report_fits AS
+SELECT model, max(fit_id) AS fit_id,
+       CASE model WHEN 'paper2019' THEN 1 WHEN 'corrected' THEN 2 WHEN 'corrected+overlap' THEN 3
+                  WHEN 'linear' THEN 4 ELSE 5 END AS model_order
+FROM model_fits GROUP BY model;
+
+-- Each model's prediction of each configuration (the latest fit's, stored
+-- by `dmlbench model validate`), its terms per iteration, its error against
+-- the measured median, and the link time of the configuration's bound.
+CREATE TEMP VIEW report_predictions AS
+SELECT c.config, c.split, f.model, f.model_order, f.fit_id,
+       median(p.predicted_epoch_s) AS predicted_epoch_s,
+       median(p.predicted_iteration_s) AS predicted_iteration_s,
+       c.batch_size * c.workers / median(p.predicted_iteration_s) AS predicted_samples_per_s,
+       median(p.compute_s) AS compute_s, median(p.update_s) AS update_s, median(p.comm_s) AS comm_s,
+       median(p.hidden_comm_s) AS hidden_comm_s,
+       median(p.predicted_epoch_s) / c.epoch_s - 1 AS relative_error,
+       median(link_time_s(r.run_id)) AS link_s
+FROM report_configurations c
+JOIN report_runs r ON r.config = c.config AND r.split = c.split
+JOIN predictions p ON p.run_id = r.run_id
+JOIN report_fits f ON f.fit_id = p.fit_id
+GROUP BY c.config, c.split, f.model;

@@ -1,0 +1,303 @@
+// Tests of orchestrator/report on real SQLite files with the committed
+// reports/ definition and real gnuplot: the golden tables and pages of a
+// small study, byte-identical regeneration (figures included), a database
+// that never changes, empty and partial databases that say what is missing,
+// and hostile names: an output path that would run code if pasted into a
+// gnuplot command, and database text that would be markup if not escaped.
+#include "orchestrator/report/report.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <vector>
+
+#include "orchestrator/report/definition.h"
+#include "tests/orchestrator/support/report_fixture.h"
+#include "tests/orchestrator/support/run_fixture.h"
+#include "trainer/sha256.h"
+
+namespace dmlbench {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::BuildReportStudy;
+using testing::ReadFile;
+using testing::TempDir;
+using testing::WriteFile;
+
+const std::string kDefinition = std::string(DMLBENCH_SOURCE_DIR) + "/reports/report.toml";
+const std::string kGolden = std::string(DMLBENCH_SOURCE_DIR) + "/tests/orchestrator/report/golden";
+
+ReportSummary Generate(const std::string& db, const std::string& out) {
+  ReportOptions options;
+  options.database = db;
+  options.out_dir = out;
+  options.definition = kDefinition;
+  return GenerateReport(options);
+}
+
+// Every file under `dir`, relative to it, sorted.
+std::set<std::string> FilesUnder(const std::string& dir) {
+  std::set<std::string> files;
+  for (const fs::directory_entry& entry : fs::recursive_directory_iterator(dir)) {
+    if (entry.is_regular_file()) files.insert(fs::relative(entry.path(), dir).string());
+  }
+  return files;
+}
+
+bool IsFigure(const std::string& file) { return file.ends_with(".svg") || file.ends_with(".png"); }
+
+// The rows of a figure's tab-separated data file, split into fields; the
+// header line (starting with #) is left out.
+std::vector<std::vector<std::string>> TsvRows(const std::string& path) {
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream lines(ReadFile(path));
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> fields;
+    std::istringstream split(line);
+    for (std::string field; std::getline(split, field, '\t');) fields.push_back(field);
+    rows.push_back(fields);
+  }
+  return rows;
+}
+
+class ReportTest : public ::testing::Test {
+ protected:
+  TempDir dir_;
+};
+
+// The tables, data files and pages of the small study are the committed
+// ones (DMLBENCH_UPDATE_GOLDEN=1 rewrites them after a deliberate change).
+// The database's own sha256 is masked: the fits' last bits, and so the
+// file, may differ between compilers and sanitizer builds; the next test
+// checks it is stable within one build.
+TEST_F(ReportTest, SmallStudyMatchesTheGoldenFiles) {
+  BuildReportStudy(dir_ / "study.db");
+  const ReportSummary summary = Generate(dir_ / "study.db", dir_ / "out");
+  EXPECT_EQ(summary.tables, 9);
+  EXPECT_EQ(summary.figures, 5);
+  ASSERT_EQ(summary.missing.size(), 1u);
+  EXPECT_EQ(summary.missing[0], "failures: Every run that was started completed.");
+  const std::string database_sha256 = Sha256FileHex(dir_ / "study.db");
+  auto masked = [&](std::string text) {
+    for (std::size_t at; (at = text.find(database_sha256)) != std::string::npos;) {
+      text.replace(at, database_sha256.size(), "DATABASE-SHA256");
+    }
+    return text;
+  };
+  std::set<std::string> generated;
+  for (const std::string& file : FilesUnder(dir_ / "out")) {
+    if (!IsFigure(file)) generated.insert(file);
+  }
+  if (std::getenv("DMLBENCH_UPDATE_GOLDEN") != nullptr) {
+    fs::remove_all(kGolden);
+    for (const std::string& file : generated) {
+      fs::create_directories((fs::path(kGolden) / file).parent_path());
+      WriteFile((fs::path(kGolden) / file).string(), masked(ReadFile(dir_ / ("out/" + file))));
+    }
+  }
+  EXPECT_EQ(generated, FilesUnder(kGolden));
+  for (const std::string& file : generated) {
+    EXPECT_EQ(masked(ReadFile(dir_ / ("out/" + file))), ReadFile((fs::path(kGolden) / file).string())) << file;
+  }
+  for (const char* figure : {"throughput", "predicted_vs_measured", "error_cdf", "time_breakdown", "epoch_series"}) {
+    for (const char* format : {".svg", ".png"}) {
+      EXPECT_GT(fs::file_size(dir_ / ("out/figures/" + std::string(figure) + format)), 5000u) << figure << format;
+    }
+  }
+}
+
+// The bound line is a bound: no configuration's median throughput lies
+// above it by more than the study's noise (its runs spread up to 2% around
+// the truth, and the truth of a one-worker ps sits on the bound), and every
+// configuration of the study has one.
+TEST_F(ReportTest, NoMeasuredThroughputBeatsItsBound) {
+  BuildReportStudy(dir_ / "study.db");
+  Generate(dir_ / "study.db", dir_ / "out");
+  std::map<std::pair<std::string, std::string>, double> bound;  // (series, workers) -> samples/s
+  for (const auto& row : TsvRows(dir_ / "out/figures/throughput.bound.tsv")) {
+    ASSERT_EQ(row.size(), 5u);
+    bound[{row[0], row[3]}] = std::stod(row[4]);
+  }
+  const auto measured = TsvRows(dir_ / "out/figures/throughput.measured.tsv");
+  ASSERT_FALSE(measured.empty());
+  for (const auto& row : measured) {
+    ASSERT_GE(row.size(), 7u);
+    const auto found = bound.find({row[0], row[5]});
+    ASSERT_NE(found, bound.end()) << row[0] << " w=" << row[5];
+    EXPECT_LE(std::stod(row[6]), 1.02 * found->second) << row[0] << " w=" << row[5];
+  }
+}
+
+TEST_F(ReportTest, TheSameDatabaseGivesByteIdenticalFilesAndIsNotChanged) {
+  BuildReportStudy(dir_ / "study.db");
+  const std::string before = Sha256FileHex(dir_ / "study.db");
+  Generate(dir_ / "study.db", dir_ / "first");
+  Generate(dir_ / "study.db", dir_ / "second");
+  EXPECT_EQ(Sha256FileHex(dir_ / "study.db"), before);
+  const std::set<std::string> files = FilesUnder(dir_ / "first");
+  EXPECT_EQ(files, FilesUnder(dir_ / "second"));
+  int figures = 0;
+  for (const std::string& file : files) {
+    figures += IsFigure(file);
+    EXPECT_EQ(ReadFile(dir_ / ("first/" + file)), ReadFile(dir_ / ("second/" + file))) << file;
+  }
+  EXPECT_EQ(figures, 10);
+  // Regenerating over an older report leaves the same files.
+  Generate(dir_ / "study.db", dir_ / "first");
+  for (const std::string& file : files) {
+    EXPECT_EQ(ReadFile(dir_ / ("first/" + file)), ReadFile(dir_ / ("second/" + file))) << file;
+  }
+}
+
+TEST_F(ReportTest, TheFooterHoldsTheProvenanceAndNoClock) {
+  BuildReportStudy(dir_ / "study.db");
+  Generate(dir_ / "study.db", dir_ / "out");
+  const std::string html = ReadFile(dir_ / "out/index.html");
+  EXPECT_NE(html.find("study.db sha256 " + Sha256FileHex(dir_ / "study.db")), std::string::npos);
+  EXPECT_NE(html.find("experiments/model-test.toml, matrix sha256 " + Sha256Hex("name = 'model-test'") + ", 102 runs"),
+            std::string::npos);
+  EXPECT_NE(html.find("<td>trainer sha256</td><td>" + std::string(64, 't') + "</td>"), std::string::npos);
+  EXPECT_NE(html.find("1970-01-01 00:00:02 to 1970-01-01 00:00:03"), std::string::npos);
+  EXPECT_EQ(html.find(dir_.path()), std::string::npos) << "a path of this machine is in the page";
+}
+
+TEST_F(ReportTest, AnEmptyDatabaseSaysWhatIsMissingInEverySection) {
+  WriteFile(dir_ / "empty.db", "");
+  const ReportSummary summary = Generate(dir_ / "empty.db", dir_ / "out");
+  EXPECT_EQ(summary.tables, 0);
+  EXPECT_EQ(summary.figures, 0);
+  EXPECT_EQ(summary.missing.size(), 15u);
+  EXPECT_EQ(summary.missing[0], "factors: This database cannot give it: no such table: runs (its schema version is 0, "
+                                "this dmlbench's is " + std::to_string(Store::KnownSchemaVersion()) + ").");
+  const std::string html = ReadFile(dir_ / "out/index.html");
+  EXPECT_NE(html.find("<p class=\"missing\">This database cannot give it: no such table: runs"), std::string::npos);
+  EXPECT_TRUE(FilesUnder(dir_ / "out/tables").empty());
+  EXPECT_TRUE(FilesUnder(dir_ / "out/figures").empty());
+}
+
+TEST_F(ReportTest, ADatabaseWithoutFitsShowsMeasurementsAndSaysWhatTheModelsNeed) {
+  BuildReportStudy(dir_ / "runs.db", {.fit_models = false});
+  const ReportSummary summary = Generate(dir_ / "runs.db", dir_ / "out");
+  const std::vector<std::string> expected = {
+      "parameters: No model fit in this database: run dmlbench --db DB model fit (it needs complete calibration runs "
+      "and a link probe of their profiles).",
+      "errors: No predictions in this database: run dmlbench --db DB model fit, then dmlbench --db DB model validate.",
+      "predicted_vs_measured: No predictions in this database: run dmlbench --db DB model fit, then dmlbench --db DB "
+      "model validate.",
+      "error_cdf: No predictions in this database: run dmlbench --db DB model fit, then dmlbench --db DB model validate.",
+      "failures: Every run that was started completed."};
+  EXPECT_EQ(summary.missing, expected);
+  EXPECT_TRUE(fs::exists(dir_ / "out/figures/throughput.svg"));
+  EXPECT_TRUE(fs::exists(dir_ / "out/tables/settling.csv"));
+  const std::string html = ReadFile(dir_ / "out/index.html");
+  EXPECT_NE(html.find("No model lines: the database has no predictions"), std::string::npos);
+}
+
+TEST_F(ReportTest, ASectionThatBecameEmptyLeavesNoStaleFiles) {
+  BuildReportStudy(dir_ / "study.db");
+  Generate(dir_ / "study.db", dir_ / "out");
+  ASSERT_TRUE(fs::exists(dir_ / "out/figures/error_cdf.png"));
+  BuildReportStudy(dir_ / "runs.db", {.fit_models = false});
+  Generate(dir_ / "runs.db", dir_ / "out");
+  EXPECT_FALSE(fs::exists(dir_ / "out/figures/error_cdf.png"));
+  EXPECT_FALSE(fs::exists(dir_ / "out/figures/error_cdf.errors.tsv"));
+  EXPECT_FALSE(fs::exists(dir_ / "out/tables/errors.md"));
+}
+
+// Output and database paths named to break out of a quoted gnuplot string
+// (or to be a pipe): pasted into a command, system() would create a file
+// named "pwned" where gnuplot runs.
+TEST_F(ReportTest, PathsAreNeverCodeForGnuplot) {
+  BuildReportStudy(dir_ / "study.db");
+  const std::string payload = "x'; system(\"touch pwned\"); y=\"\"; print '";
+  Generate(dir_ / "study.db", dir_ / payload);
+  EXPECT_GT(fs::file_size(fs::path(dir_ / payload) / "figures/throughput.png"), 5000u);
+  Generate(dir_ / "study.db", dir_ / ("|touch pwned; " + payload));
+  fs::copy_file(dir_ / "study.db", dir_ / (payload + ".db"));
+  Generate(dir_ / (payload + ".db"), dir_ / "out");
+  for (const std::string& file : FilesUnder(dir_.path())) EXPECT_FALSE(file.ends_with("pwned")) << file;
+  EXPECT_FALSE(fs::exists("pwned"));
+}
+
+TEST_F(ReportTest, EveryTextFromTheDatabaseIsEscapedInTheHtml) {
+  const std::string name = "<img src=x onerror=alert(1)>&'\".db";
+  BuildReportStudy(dir_ / name);
+  {
+    Store store(dir_ / name);
+    Experiment hostile;
+    hostile.name = "<script>alert(\"x\")</script>";
+    hostile.source_path = "a&b<c>.toml";
+    hostile.source_text = "x";
+    hostile.source_sha256 = Sha256Hex("x");
+    store.AddExperiment(hostile, 5);
+  }
+  Generate(dir_ / name, dir_ / "out");
+  const std::string html = ReadFile(dir_ / "out/index.html");
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("<img src=x"), std::string::npos);
+  EXPECT_NE(html.find("&lt;img src=x onerror=alert(1)&gt;&amp;&#39;&quot;.db"), std::string::npos);
+  EXPECT_NE(html.find("experiment &lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;"), std::string::npos);
+  EXPECT_NE(html.find("a&amp;b&lt;c&gt;.toml"), std::string::npos);
+}
+
+// Error paths of report.cc follow.
+
+TEST_F(ReportTest, AMissingDatabaseIsAnError) {
+  try {
+    Generate(dir_ / "none.db", dir_ / "out");
+    FAIL() << "no error";
+  } catch (const ReportError& e) {
+    EXPECT_EQ(std::string(e.what()), (dir_ / "none.db") + ": no such database (it is created by `dmlbench run MATRIX`)");
+  }
+  EXPECT_FALSE(fs::exists(dir_ / "out"));
+}
+
+TEST_F(ReportTest, AnSqlFileThatFailsOnACurrentDatabaseNamesItself) {
+  BuildReportStudy(dir_ / "study.db");
+  fs::create_directories(dir_ / "def/sql");
+  WriteFile(dir_ / "def/report.toml",
+            "title = \"t\"\n[[section]]\nid = \"a\"\ntitle = \"A\"\ntable = \"sql/a.sql\"\nempty = \"none\"\n");
+  WriteFile(dir_ / "def/sql/a.sql", "SELECT no_such_column FROM runs");
+  ReportOptions options;
+  options.database = dir_ / "study.db";
+  options.out_dir = dir_ / "out";
+  options.definition = dir_ / "def/report.toml";
+  try {
+    GenerateReport(options);
+    FAIL() << "no error";
+  } catch (const ReportError& e) {
+    EXPECT_EQ(std::string(e.what()), (dir_ / "def/sql/a.sql") + ": no such column: no_such_column");
+  }
+}
+
+TEST_F(ReportTest, AFailingTemplateQuotesGnuplot) {
+  BuildReportStudy(dir_ / "study.db", {.fit_models = false});
+  fs::create_directories(dir_ / "def");
+  WriteFile(dir_ / "def/report.toml",
+            "title = \"t\"\n[[section]]\nid = \"f\"\ntitle = \"F\"\nfigure = \"f.gp\"\nempty = \"none\"\n"
+            "data = [{ name = \"d\", sql = \"d.sql\" }]\n");
+  WriteFile(dir_ / "def/d.sql", "SELECT 'b', workers FROM runs");
+  WriteFile(dir_ / "def/f.gp", "plot no_such_variable\n");
+  ReportOptions options;
+  options.database = dir_ / "study.db";
+  options.out_dir = dir_ / "out";
+  options.definition = dir_ / "def/report.toml";
+  try {
+    GenerateReport(options);
+    FAIL() << "no error";
+  } catch (const ReportError& e) {
+    const std::string message = e.what();
+    EXPECT_TRUE(message.starts_with((dir_ / "def/f.gp") + ": gnuplot failed (exit status 1): ")) << message;
+    EXPECT_NE(message.find("undefined variable: no_such_variable"), std::string::npos) << message;
+  }
+}
+
+}  // namespace
+}  // namespace dmlbench
