@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The committed report is what the README says regenerates it: the command
+#   dmlbench report reports/data/paper-reproduction.db reports/paper-reproduction/
+# run on the committed database must produce exactly the committed files
+# (no file more, none less, every byte the same), and must leave the
+# database as it was. The measured throughput of every configuration must
+# also stay below the bound line drawn beside it.
+#   committed_report_test.sh DMLBENCH SOURCE_DIR
+set -euo pipefail
+dmlbench=$1 source_dir=$2
+db=$source_dir/reports/data/paper-reproduction.db
+committed=$source_dir/reports/paper-reproduction
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+before=$(sha256sum <"$db")
+"$dmlbench" report "$db" "$work/out" >"$work/log" 2>&1 || { cat "$work/log"; exit 1; }
+[[ $(sha256sum <"$db") == "$before" ]] || { echo "dmlbench report changed $db"; exit 1; }
+
+if ! diff -r "$committed" "$work/out" >"$work/diff"; then
+  echo "the committed report differs from what the README command regenerates:"
+  head -40 "$work/diff"
+  echo "(regenerate it with: dmlbench report reports/data/paper-reproduction.db reports/paper-reproduction/)"
+  exit 1
+fi
+
+# Measured median throughput against the bound, configuration by
+# configuration (series and workers), from the figure's own data files.
+awk -F'\t' '
+  NR == FNR { if ($1 !~ /^#/) bound[$1 "|" $4] = $5; next }
+  $1 !~ /^#/ {
+    key = $1 "|" $6
+    if (!(key in bound)) { print "no bound for " $1 " w=" $6; bad = 1; next }
+    if ($7 > bound[key]) { printf "%s w=%s: %.0f samples/s beats its bound %.0f\n", $1, $6, $7, bound[key]; bad = 1 }
+    n++
+  }
+  END { if (n == 0) { print "no measured configuration"; bad = 1 } exit bad }
+' "$committed/figures/throughput.bound.tsv" "$committed/figures/throughput.measured.tsv"
+echo "committed report reproduced: $(find "$committed" -type f | wc -l) files"
