@@ -18,7 +18,8 @@ do for [format in "svg png"] {
   set xtics rotate by -50 left font ",8"
   set yrange [0:*]
   set bmargin 16
-  set key top left font ",9"
+  set key outside top center horizontal font ",9"
+  set rmargin 22  # room for the last rotated label
   plot bars using 3:xtic(2) lc rgb "#1b6ca8" title "compute", \
        '' using 4 lc rgb "#2a9d8f" title "update", \
        '' using 5 lc rgb "#d1495b" title "exposed communication", \
