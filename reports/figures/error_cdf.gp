@@ -20,7 +20,7 @@ do for [format in "svg png"] {
   set xlabel "absolute error of the epoch time (%)"
   set ylabel "fraction of configurations"
   set yrange [0:1.02]
-  set key bottom right font ",9"
+  set key top left font ",9"  # the curves rise to the right; the top left stays clear
   plot for [i=1:blocks] errors index (i-1) using ($6 < 0.01 ? 0.01 : $6):7 with steps \
          lc rgb model_colour[b_model[i]] dt split_dash(b_split[i]) lw 2 title b_title[i]
   set output
