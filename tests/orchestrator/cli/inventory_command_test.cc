@@ -62,6 +62,25 @@ TEST(SshCliTest, ImportEc2WritesAnInventory) {
   EXPECT_EQ(inventory.hosts[0].user, "ubuntu");
 }
 
+TEST(SshCliTest, ImportEc2SkipsAnInstanceWithoutAnAddressAndNamesIt) {
+  SshdFixture sshd({"127.0.0.2"});
+  const std::string path = sshd.dir() + "/instances.json";
+  std::ofstream(path) << R"({"Reservations": [{"Instances": [
+      {"InstanceId": "i-1", "PublicIpAddress": "1.2.3.4", "State": {"Name": "running"}},
+      {"InstanceId": "i-2", "PrivateIpAddress": "10.0.0.2", "State": {"Name": "running"},
+       "Tags": [{"Key": "Name", "Value": "worker"}]},
+      {"InstanceId": "i-3", "PublicIpAddress": "1.2.3.6", "State": {"Name": "running"}}]}]})";
+  const std::string output = sshd.dir() + "/ec2.toml";
+  const Outcome outcome = RunCli({"inventory", "import-ec2", path, "-o", output});
+  EXPECT_EQ(outcome.status, 0) << outcome.err;
+  EXPECT_EQ(outcome.err, "dmlbench: warning: " + path +
+                             ": instance i-2 (worker) has no public IP address (use --private); skipped\n");
+  const Inventory inventory = LoadInventory(output);
+  ASSERT_EQ(inventory.hosts.size(), 2u);
+  EXPECT_EQ(inventory.hosts[0].name, "i-1");
+  EXPECT_EQ(inventory.hosts[1].name, "i-3");
+}
+
 // Error paths of inventory_command.cc follow.
 
 TEST(SshCliTest, CheckReportsABadInventory) {
