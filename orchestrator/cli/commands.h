@@ -51,6 +51,10 @@ std::unique_ptr<Store> OpenExistingReadOnly(const std::string& db);
 // the source line and a caret under the column.
 int ParseAndRun(CLI::App& app, const std::function<void()>& parse, std::ostream& err);
 
+// What `dmlbench --version` prints: the version, the git commit of the
+// source (cmake/BuildInfo.cmake) and how it was built, one per line.
+std::string VersionText();
+
 void AddPlanCommand(CLI::App& app, const GlobalOptions& global);
 void AddRunCommand(CLI::App& app, const GlobalOptions& global);
 void AddStatusCommand(CLI::App& app, const GlobalOptions& global);

@@ -177,6 +177,8 @@ int Store::KnownSchemaVersion() {
   return known;
 }
 
+std::string Store::LibraryVersion() { return std::string("SQLite ") + sqlite3_libversion(); }
+
 int Store::schema_version() const {
   return WithStoreErrors(path_, [&] {
   return impl_->db.execAndGet("PRAGMA user_version").getInt();

@@ -184,6 +184,8 @@ class Store {
   int schema_version() const;
   // Highest migration this program knows (schemas/migrations/NNN_*.sql).
   static int KnownSchemaVersion();
+  // "SQLite <version>" of the library in use.
+  static std::string LibraryVersion();
 
   // Returns the id of the experiment with this text, adding it if new.
   std::int64_t AddExperiment(const Experiment& experiment, double now_unix_s);

@@ -14,6 +14,7 @@
 #include <sstream>
 #include <thread>
 
+#include "orchestrator/core/build_info.h"
 #include "orchestrator/core/subprocess.h"
 #include "orchestrator/store/store.h"
 #include "tests/orchestrator/support/run_fixture.h"
@@ -282,6 +283,16 @@ TEST_F(CliTest, SigintInterruptsTheCurrentRun) {
   EXPECT_EQ(std::get<std::string>(store.Query("SELECT status FROM runs").rows[0][0]), "interrupted");
   EXPECT_EQ(std::get<std::string>(store.Query("SELECT status FROM attempts").rows[0][0]), "interrupted");
   EXPECT_EQ(Int(store, "SELECT count(*) FROM runs"), 1);
+}
+
+// ---- the program itself --------------------------------------------------
+
+TEST_F(CliTest, VersionNamesTheCommitAndTheBuild) {
+  const CommandOutput version = Dmlbench({"--version"});
+  EXPECT_EQ(version.exit_code, 0) << version.err;
+  EXPECT_EQ(version.out.rfind("dmlbench 0.", 0), 0u) << version.out;
+  EXPECT_NE(version.out.find("\ncommit " + std::string(BuildCommit()) + "\n"), std::string::npos) << version.out;
+  EXPECT_NE(version.out.find("\nbuilt with "), std::string::npos) << version.out;
 }
 
 }  // namespace
