@@ -56,6 +56,12 @@ void RequireWritable(const std::string& path) {
   }
 }
 
+std::string Trimmed(std::string_view text) {
+  const size_t begin = text.find_first_not_of(" \t\r\n");
+  if (begin == std::string_view::npos) return "";
+  return std::string(text.substr(begin, text.find_last_not_of(" \t\r\n") - begin + 1));
+}
+
 std::string JoinInts(const std::vector<int>& values) {
   std::string out;
   for (size_t i = 0; i < values.size(); ++i) {
@@ -695,6 +701,19 @@ std::optional<RunMeasures> Store::CompleteRunMeasures(std::int64_t run_id) const
 
 QueryResult Store::Query(const std::string& sql) const {
   return WithStoreErrors(path_, [&] {
+  // SQLite compiles the first statement and would silently drop the rest.
+  sqlite3_stmt* first = nullptr;
+  const char* rest = nullptr;
+  if (sqlite3_prepare_v2(impl_->db.getHandle(), sql.c_str(), static_cast<int>(sql.size()), &first, &rest) ==
+      SQLITE_OK) {
+    sqlite3_finalize(first);
+    sqlite3_stmt* second = nullptr;
+    const int status = sqlite3_prepare_v2(impl_->db.getHandle(), rest, -1, &second, nullptr);
+    sqlite3_finalize(second);
+    if (status != SQLITE_OK || second != nullptr) {
+      throw StoreError(path_ + ": one SQL statement at a time, got more after the first: " + Trimmed(rest), -1);
+    }
+  }
   SQLite::Statement statement(impl_->db, sql);
   QueryResult result;
   const int count = statement.getColumnCount();

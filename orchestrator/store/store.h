@@ -245,7 +245,8 @@ class Store {
   // Means over the epochs of a complete run; nullopt for other runs.
   std::optional<RunMeasures> CompleteRunMeasures(std::int64_t run_id) const;
 
-  // Free-form SQL (the `query` command); any statement the mode allows.
+  // Free-form SQL (the `query` command): one statement, any the mode
+  // allows; text after it other than white space and comments is refused.
   QueryResult Query(const std::string& sql) const;
   // Names of every table and view, tables first, each group by name.
   std::vector<std::string> TablesAndViews() const;

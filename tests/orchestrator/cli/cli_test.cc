@@ -103,6 +103,14 @@ class CliTest : public ::testing::Test {
                                              "sleep " + seconds + "\n" + Echo(EpochLine(1)) + Echo(RunEndLine()));
   }
 
+  // Runs the matrix `workers = [1]` to completion into `db`.
+  void RunOnce(const std::string& db) {
+    const CommandOutput run =
+        Dmlbench({"--db", db, "run", WriteMatrix("workers = [1]\n"), "--trainer",
+                  WriteScript(dir_ / "good-trainer", testing::GoodTrainerBody())});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+  }
+
   TempDir dir_;
   std::string db_ = dir_ / "results.db";
 };
@@ -283,6 +291,41 @@ TEST_F(CliTest, SigintInterruptsTheCurrentRun) {
   EXPECT_EQ(std::get<std::string>(store.Query("SELECT status FROM runs").rows[0][0]), "interrupted");
   EXPECT_EQ(std::get<std::string>(store.Query("SELECT status FROM attempts").rows[0][0]), "interrupted");
   EXPECT_EQ(Int(store, "SELECT count(*) FROM runs"), 1);
+}
+
+// ---- what `query` shows --------------------------------------------------
+
+TEST_F(CliTest, QueryTableShowsEveryLineOfEveryValue) {
+  RunOnce(db_);
+  const std::string long_value(100, 'a');
+  EXPECT_EQ(Dmlbench({"--db", db_, "query",
+                      "SELECT 'first' || char(10) || 'second line' AS text, 7 AS n, '" + long_value + "' AS long"})
+                .out,
+            "text         n  long\n"
+            "-----------  -  " + std::string(100, '-') + "\n"
+            "first        7  " + long_value + "\n"
+            "second line     \n"
+            "(1 row)\n");
+}
+
+TEST_F(CliTest, QueryJsonKeepsEveryColumnOfTheSameName) {
+  RunOnce(db_);
+  // A repeated name gets ":N", the first N no column of the result has.
+  EXPECT_EQ(Dmlbench({"--db", db_, "query", "--json", "SELECT 1 AS x, 2 AS x, 3 AS \"x:1\", 4 AS x"}).out,
+            "[\n  {\n    \"x\": 1,\n    \"x:2\": 2,\n    \"x:1\": 3,\n    \"x:3\": 4\n  }\n]\n");
+  // CSV and the table keep the names as they are.
+  EXPECT_EQ(Dmlbench({"--db", db_, "query", "--csv", "SELECT 1 AS x, 2 AS x"}).out, "x,x\n1,2\n");
+}
+
+TEST_F(CliTest, QueryRefusesASecondStatement) {
+  RunOnce(db_);
+  const CommandOutput query = Dmlbench({"--db", db_, "query", "SELECT 1; SELECT count(*) FROM runs"});
+  EXPECT_EQ(query.exit_code, 1);
+  EXPECT_EQ(query.out, "");
+  EXPECT_EQ(query.err, "dmlbench: error: " + db_ +
+                           ": one SQL statement at a time, got more after the first: SELECT count(*) FROM runs\n");
+  // A final semicolon, white space and comments are no statement.
+  EXPECT_EQ(Dmlbench({"--db", db_, "query", "--csv", "SELECT 1 AS one;  -- the end\n"}).out, "one\n1\n");
 }
 
 // ---- the program itself --------------------------------------------------
