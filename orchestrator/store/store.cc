@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -18,6 +19,8 @@ namespace dmlbench {
 namespace {
 
 constexpr int kBusyTimeoutMs = 10000;
+// PRAGMA application_id of a dmlbench database ("dmlb"), set by migration 7.
+constexpr int kApplicationId = 0x646d6c62;
 
 // The compiled-in schemas/migrations/NNN_name.sql by number (their SQL);
 // numbers must run 1..N.
@@ -54,6 +57,28 @@ void RequireWritable(const std::string& path) {
                        -1);
     }
   }
+}
+
+// Whether this process may create files in the directory of `path`.
+bool DirectoryWritable(const std::string& path) {
+  std::filesystem::path directory = std::filesystem::path(path).parent_path();
+  if (directory.empty()) directory = ".";
+  return ::access(directory.c_str(), W_OK) == 0;
+}
+
+// The "file:" URI of `path` (absolute; what URIs reserve percent-encoded).
+std::string FileUri(const std::string& path) {
+  std::string uri = "file:";
+  for (const unsigned char c : std::filesystem::absolute(path).string()) {
+    if (c == '%' || c == '?' || c == '#' || c <= 0x20 || c >= 0x7f) {
+      char escaped[4];
+      std::snprintf(escaped, sizeof escaped, "%%%02X", c);
+      uri += escaped;
+    } else {
+      uri += static_cast<char>(c);
+    }
+  }
+  return uri;
 }
 
 std::string Trimmed(std::string_view text) {
@@ -104,7 +129,8 @@ void BindTextOrNull(SQLite::Statement& statement, int index, const std::string& 
 }  // namespace
 
 struct Store::Impl {
-  explicit Impl(const std::string& path, int flags) : db(path, flags, kBusyTimeoutMs) {}
+  // `name` is a path, or a "file:" URI with OPEN_URI in `flags`.
+  explicit Impl(const std::string& name, int flags) : db(name, flags, kBusyTimeoutMs) {}
 
   SQLite::Database db;
   // Prepared once: the statements ingest runs for every event.
@@ -125,18 +151,70 @@ auto WithStoreErrors(const std::string& path, Body&& body) -> decltype(body()) {
   }
 }
 
+// Refuses (StoreError) a database another program made: one that is not
+// empty and has neither dmlbench's application_id nor, from before that
+// mark (migration 7), dmlbench's tables. Adding our tables to it would mix
+// two programs' data in one file.
+void RequireOurs(SQLite::Database& db, const std::string& path, int version) {
+  const int application = db.execAndGet("PRAGMA application_id").getInt();
+  if (application == kApplicationId) return;
+  std::vector<std::string> names;
+  SQLite::Statement select(db, R"(
+    SELECT name FROM sqlite_schema WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY name)");
+  while (select.executeStep()) names.push_back(select.getColumn(0).getString());
+  const auto has = [&](const char* name) { return std::find(names.begin(), names.end(), name) != names.end(); };
+  std::string found;
+  if (application != 0) {
+    found = "its application_id is " + std::to_string(application);
+  } else if (names.empty()) {
+    if (version == 0) return;  // a new database
+    found = "its user_version is " + std::to_string(version) + " but it holds no tables";
+  } else if (version > 0 && has("experiments") && has("runs")) {
+    return;  // ours, from before migration 7
+  } else {
+    constexpr size_t kShown = 5;
+    for (size_t i = 0; i < names.size() && i < kShown; ++i) found += (i ? ", " : "") + names[i];
+    if (names.size() > kShown) found += " and " + std::to_string(names.size() - kShown) + " more";
+    found = "it holds " + found;
+  }
+  throw StoreError(path + ": not a dmlbench results database (" + found + "); refusing to add dmlbench's tables to it",
+                   -1);
+}
+
 }  // namespace
 
 Store::Store(const std::string& path, Mode mode) : path_(path) {
   WithStoreErrors(path_, [&] {
   const int known = KnownSchemaVersion();
+  int version = 0;
   if (mode == Mode::kReadOnly) {
     impl_ = std::make_unique<Impl>(path, SQLite::OPEN_READONLY);
+    try {
+      version = impl_->db.execAndGet("PRAGMA user_version").getInt();
+    } catch (const SQLite::Exception& e) {
+      // A WAL database whose directory is read-only (a read-only mount):
+      // readers need the -shm file beside it, which cannot be created. With
+      // no write-ahead log left nobody can be writing there, and the file
+      // alone is the whole database: open it as immutable.
+      if ((e.getExtendedErrorCode() & 0xff) != SQLITE_CANTOPEN || !std::filesystem::exists(path) ||
+          DirectoryWritable(path)) {
+        throw;
+      }
+      std::error_code ignored;
+      if (std::filesystem::file_size(path + "-wal", ignored) > 0 && !ignored) {
+        throw StoreError(path + ": cannot read a database on a read-only file system while its write-ahead log " +
+                             path + "-wal holds changes; copy the database with its -wal file to a writable directory",
+                         -1);
+      }
+      impl_ = std::make_unique<Impl>(FileUri(path) + "?immutable=1", SQLite::OPEN_READONLY | SQLite::OPEN_URI);
+      version = impl_->db.execAndGet("PRAGMA user_version").getInt();
+    }
   } else {
     RequireWritable(path);
     impl_ = std::make_unique<Impl>(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    version = impl_->db.execAndGet("PRAGMA user_version").getInt();
+    RequireOurs(impl_->db, path_, version);
   }
-  const int version = impl_->db.execAndGet("PRAGMA user_version").getInt();
   if (version > known) {
     throw StoreError(path_ + ": the database has schema version " + std::to_string(version) +
                          ", newer than this program's " + std::to_string(known) +

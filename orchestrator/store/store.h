@@ -172,9 +172,11 @@ class Store {
  public:
   enum class Mode { kReadWrite, kReadOnly };
 
-  // kReadWrite creates the file if needed and applies pending migrations;
-  // kReadOnly opens an existing database without writing to it. Both refuse
-  // a database whose schema is newer than this program.
+  // kReadWrite creates the file if needed and applies pending migrations; it
+  // refuses a database of another program (tables but no dmlbench schema).
+  // kReadOnly opens an existing database without writing to it, also on a
+  // read-only file system. Both refuse a database whose schema is newer than
+  // this program.
   explicit Store(const std::string& path, Mode mode = Mode::kReadWrite);
   ~Store();
   Store(const Store&) = delete;

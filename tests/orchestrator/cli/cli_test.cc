@@ -19,6 +19,7 @@
 #include "orchestrator/store/store.h"
 #include "tests/orchestrator/support/run_fixture.h"
 #include "tests/orchestrator/support/store_queries.h"
+#include "tests/orchestrator/support/tmpfs_mount.h"
 
 extern char** environ;
 
@@ -33,6 +34,7 @@ using testing::EpochLine;
 using testing::RunEndLine;
 using testing::RunStartLine;
 using testing::TempDir;
+using testing::TmpfsMount;
 using testing::WriteScript;
 
 // The build tree holds trainer/dmlbench-trainer and orchestrator/dmlbench.
@@ -326,6 +328,30 @@ TEST_F(CliTest, QueryRefusesASecondStatement) {
                            ": one SQL statement at a time, got more after the first: SELECT count(*) FROM runs\n");
   // A final semicolon, white space and comments are no statement.
   EXPECT_EQ(Dmlbench({"--db", db_, "query", "--csv", "SELECT 1 AS one;  -- the end\n"}).out, "one\n1\n");
+}
+
+// ---- a database on a read-only file system, and other files --------------------
+
+TEST_F(CliTest, StatusQueryAndPlanReadADatabaseOnAReadOnlyFileSystem) {
+  TmpfsMount disk(dir_, "8m");
+  if (!disk.mounted()) GTEST_SKIP() << "mounting a tmpfs needs root";
+  const std::string db = disk.path() + "/results.db";
+  RunOnce(db);
+  ASSERT_TRUE(disk.RemountReadOnly());
+  const CommandOutput status = Dmlbench({"--db", db, "status"});
+  EXPECT_EQ(status.exit_code, 0) << status.err;
+  EXPECT_NE(status.out.find("cli-test       1         1       0            0                   0"), std::string::npos)
+      << status.out;
+  const CommandOutput query = Dmlbench({"--db", db, "query", "--csv", "SELECT count(*) AS n FROM runs"});
+  EXPECT_EQ(query.exit_code, 0) << query.err;
+  EXPECT_EQ(query.out, "n\n1\n");
+  const CommandOutput plan =
+      Dmlbench({"--db", db, "plan", dir_ / "matrix.toml", "--trainer", dir_ / "good-trainer"});
+  EXPECT_EQ(plan.exit_code, 0) << plan.err;
+  EXPECT_NE(plan.out.find("cli-test: 1 run: 1 complete, 0 pending"), std::string::npos) << plan.out;
+  const CommandOutput run = Dmlbench({"--db", db, "run", dir_ / "matrix.toml", "--trainer", dir_ / "good-trainer"});
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_EQ(run.err, "dmlbench: error: " + db + ": database is not writable: Read-only file system\n");
 }
 
 // ---- the program itself --------------------------------------------------

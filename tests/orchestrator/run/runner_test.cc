@@ -6,7 +6,6 @@
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
-#include <sys/mount.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -19,6 +18,7 @@
 #include "tests/orchestrator/run/runner_fixture.h"
 #include "tests/orchestrator/support/run_fixture.h"
 #include "tests/orchestrator/support/store_queries.h"
+#include "tests/orchestrator/support/tmpfs_mount.h"
 
 namespace dmlbench {
 namespace {
@@ -35,6 +35,7 @@ using testing::GoodJob;
 using testing::RunEndLine;
 using testing::RunStartLine;
 using testing::TempDir;
+using testing::TmpfsMount;
 using testing::TrainerArg;
 
 class RunnerTest : public ::testing::Test {
@@ -282,27 +283,6 @@ TEST_F(RunnerTest, UnreadableDatasetStopsThePlan) {
               dir_ / "no-dataset: neither train-images-idx3-ubyte.gz nor train-images-idx3-ubyte found");
   }
 }
-
-// Mounts a tmpfs of `size` at dir/mnt (needs root); unmounts at destruction.
-class TmpfsMount {
- public:
-  TmpfsMount(const TempDir& dir, const std::string& size) : path_(dir / "mnt") {
-    std::filesystem::create_directories(path_);
-    mounted_ = ::mount("tmpfs", path_.c_str(), "tmpfs", 0, ("size=" + size).c_str()) == 0;
-  }
-  ~TmpfsMount() {
-    if (mounted_) ::umount2(path_.c_str(), MNT_DETACH);
-  }
-  bool mounted() const { return mounted_; }
-  bool RemountReadOnly() {
-    return ::mount("tmpfs", path_.c_str(), "tmpfs", MS_REMOUNT | MS_RDONLY, nullptr) == 0;
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-  bool mounted_ = false;
-};
 
 TEST_F(RunnerTest, FullDiskIsAClearErrorAndNoRunCompletes) {
   TmpfsMount disk(dir_, "1m");

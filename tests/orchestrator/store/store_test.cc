@@ -6,10 +6,13 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <filesystem>
+
 #include "trainer/sha256.h"
 
 #include "tests/orchestrator/support/run_fixture.h"
 #include "tests/orchestrator/support/store_queries.h"
+#include "tests/orchestrator/support/tmpfs_mount.h"
 
 namespace dmlbench {
 namespace {
@@ -18,6 +21,7 @@ using testing::Int;
 using testing::Text;
 
 using testing::TempDir;
+using testing::TmpfsMount;
 
 Experiment MakeExperiment(const std::string& text = "name = 'x'") {
   Experiment experiment;
@@ -103,6 +107,17 @@ TEST_F(StoreTest, NewDatabaseHasEveryMigrationWalAndForeignKeys) {
                            "failures", "complete_epochs"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
   }
+}
+
+TEST_F(StoreTest, ADatabaseOnAReadOnlyFileSystemIsReadAsItIs) {
+  TmpfsMount disk(dir_, "8m");
+  if (!disk.mounted()) GTEST_SKIP() << "mounting a tmpfs needs root";
+  const std::string db = disk.path() + "/results.db";
+  { Store(db).AddExperiment(MakeExperiment(), 1); }
+  ASSERT_TRUE(disk.RemountReadOnly());
+  Store reader(db, Store::Mode::kReadOnly);
+  EXPECT_EQ(Text(reader, "SELECT name FROM experiments"), "unit");
+  EXPECT_FALSE(std::filesystem::exists(db + "-shm"));
 }
 
 TEST_F(StoreTest, ReopeningAppliesNothingTwice) {
@@ -276,6 +291,26 @@ TEST_F(StoreTest, DatabaseNewerThanTheProgramIsRefused) {
   }
 }
 
+TEST_F(StoreTest, AForeignDatabaseIsRefusedAndLeftAsItWas) {
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(db_.c_str(), &raw), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(raw, "CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('mine')", nullptr, nullptr,
+                         nullptr),
+            SQLITE_OK);
+  sqlite3_close(raw);
+  try {
+    Store store(db_);
+    FAIL() << "opened another program's database for writing";
+  } catch (const StoreError& e) {
+    EXPECT_EQ(std::string(e.what()), db_ + ": not a dmlbench results database (it holds notes); refusing to add "
+                                           "dmlbench's tables to it");
+    EXPECT_EQ(e.extended_code(), -1);
+  }
+  Store reader(db_, Store::Mode::kReadOnly);
+  EXPECT_EQ(Text(reader, "SELECT group_concat(name, ',') FROM sqlite_schema"), "notes");
+  EXPECT_EQ(Int(reader, "PRAGMA user_version"), 0);
+}
+
 TEST_F(StoreTest, ReadOnlyRefusesWrites) {
   { Store store(db_); }
   Store store(db_, Store::Mode::kReadOnly);
@@ -295,6 +330,29 @@ TEST_F(StoreTest, DatabaseInAMissingDirectoryIsNotWritable) {
   } catch (const StoreError& e) {
     EXPECT_EQ(std::string(e.what()), dir_ / "missing/results.db: database is not writable: No such file or "
                                             "directory (directory " + (dir_ / "missing") + ")");
+  }
+}
+
+TEST_F(StoreTest, AReadOnlyFileSystemWithChangesStillInTheLogIsAClearError) {
+  TmpfsMount disk(dir_, "8m");
+  if (!disk.mounted()) GTEST_SKIP() << "mounting a tmpfs needs root";
+  const std::string db = disk.path() + "/results.db";
+  {
+    // Copied while a writer has changes in its write-ahead log only.
+    Store writer(db_);
+    writer.AddExperiment(MakeExperiment(), 1);
+    ASSERT_GT(std::filesystem::file_size(db_ + "-wal"), 0u);
+    std::filesystem::copy_file(db_, db);
+    std::filesystem::copy_file(db_ + "-wal", db + "-wal");
+  }
+  ASSERT_TRUE(disk.RemountReadOnly());
+  try {
+    Store reader(db, Store::Mode::kReadOnly);
+    FAIL() << "read a database without the changes in its log";
+  } catch (const StoreError& e) {
+    EXPECT_EQ(std::string(e.what()), db + ": cannot read a database on a read-only file system while its "
+                                          "write-ahead log " + db + "-wal holds changes; copy the database with "
+                                          "its -wal file to a writable directory");
   }
 }
 
