@@ -25,8 +25,9 @@ struct GlobalOptions {
   std::string db = "results.db";  // the results database
 };
 
-// Exit status of a run stopped by SIGINT or SIGTERM.
-inline constexpr int kExitInterrupted = 130;
+// Exit status of a run stopped by signal N (SIGINT 130, SIGTERM 143), as a
+// shell reports a process killed by it.
+inline constexpr int ExitStatusOfSignal(int signal_number) { return 128 + signal_number; }
 // Where Debian's dataset-fashion-mnist package installs the IDX files.
 inline constexpr const char* kDefaultDatasetDir = "/usr/share/datasets/fashion-mnist";
 

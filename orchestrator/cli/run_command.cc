@@ -1,10 +1,11 @@
 // `dmlbench run MATRIX`: executes the runs that are not complete, with live
 // progress on stderr, then prints the summary table. SIGINT and SIGTERM stop
-// the current run (stored as interrupted) and end with status 130.
+// the current run (stored as interrupted) and end with status 130 and 143.
 #include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <iostream>
 
@@ -18,8 +19,12 @@ namespace dmlbench {
 namespace {
 
 std::atomic<bool> g_cancel{false};
+volatile std::sig_atomic_t g_signal = 0;  // the first SIGINT or SIGTERM
 
-void OnSignal(int) { g_cancel.store(true); }
+void OnSignal(int signal_number) {
+  if (g_signal == 0) g_signal = signal_number;
+  g_cancel.store(true);
+}
 
 void InstallSignalHandlers() {
   struct sigaction action {};
@@ -83,7 +88,7 @@ void RunCommand(const GlobalOptions& global, const ExperimentInputs& inputs) {
   PrintSummary(std::cout, experiment.name, report);
   if (report.cancelled) {
     std::cerr << "dmlbench: interrupted; `dmlbench run " << inputs.matrix << "` resumes\n";
-    throw CLI::RuntimeError(kExitInterrupted);
+    throw CLI::RuntimeError(ExitStatusOfSignal(g_signal == 0 ? SIGINT : g_signal));
   }
   if (report.failed) throw CLI::RuntimeError(1);
 }

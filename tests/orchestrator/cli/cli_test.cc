@@ -295,6 +295,21 @@ TEST_F(CliTest, SigintInterruptsTheCurrentRun) {
   EXPECT_EQ(Int(store, "SELECT count(*) FROM runs"), 1);
 }
 
+TEST_F(CliTest, SigtermInterruptsTheCurrentRunWithStatus143) {
+  const std::string matrix = WriteMatrix("workers = [1]\n");
+  const pid_t pid =
+      StartDmlbench({"--db", db_, "run", matrix, "--trainer", SlowTrainer("60")}, dir_ / "out", dir_ / "err");
+  ASSERT_GT(pid, 0);
+  ASSERT_TRUE(WaitFor(db_, "SELECT count(*) FROM attempts WHERE world_size IS NOT NULL"));
+  ::kill(pid, SIGTERM);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 143);
+  Store store(db_, Store::Mode::kReadOnly);
+  EXPECT_EQ(Text(store, "SELECT status FROM runs"), "interrupted");
+}
+
 // ---- what `query` shows --------------------------------------------------
 
 TEST_F(CliTest, QueryTableShowsEveryLineOfEveryValue) {
