@@ -71,6 +71,8 @@ void PrintSummary(std::ostream& out, const std::string& name, const SweepReport&
 
 void RunCommand(const GlobalOptions& global, const ExperimentInputs& inputs) {
   const Experiment experiment = LoadExperiment(inputs.matrix);
+  // Before the database is opened, and released after it is closed.
+  const RunLock lock(global.db);
   Store store(global.db);
   LauncherPaths paths;
   paths.trainer = inputs.trainer;
@@ -84,7 +86,7 @@ void RunCommand(const GlobalOptions& global, const ExperimentInputs& inputs) {
   options.progress_redraws = ::isatty(STDERR_FILENO) != 0;
   Runner runner(store, *launcher, options);
   InstallSignalHandlers();
-  const SweepReport report = runner.Run(experiment, g_cancel);
+  const SweepReport report = runner.Run(experiment, lock, g_cancel);
   PrintSummary(std::cout, experiment.name, report);
   if (report.cancelled) {
     std::cerr << "dmlbench: interrupted; `dmlbench run " << inputs.matrix << "` resumes\n";

@@ -11,7 +11,6 @@
 #include "orchestrator/run/outcome.h"
 #include "orchestrator/run/progress.h"
 #include "orchestrator/run/provenance.h"
-#include "orchestrator/run/run_lock.h"
 
 namespace dmlbench {
 
@@ -22,8 +21,10 @@ class Runner::Sweep {
       : store_(runner.store_), launcher_(runner.launcher_), options_(runner.options_),
         experiment_(experiment), cancel_(cancel) {}
 
-  SweepReport Run() {
-    RunLock lock(store_.path());
+  SweepReport Run(const RunLock& lock) {
+    if (!lock.Covers(store_.path())) {
+      throw RunnerError(store_.path() + ": the sweep does not hold this database's run lock");
+    }
     PrepareHosts();
     experiment_id_ = store_.AddExperiment(experiment_, UnixNow());
     report_.recovered = store_.RecoverInterrupted(UnixNow());
@@ -190,8 +191,8 @@ class Runner::Sweep {
 Runner::Runner(Store& store, Launcher& launcher, RunnerOptions options)
     : store_(store), launcher_(launcher), options_(std::move(options)) {}
 
-SweepReport Runner::Run(const Experiment& experiment, const std::atomic<bool>& cancel) {
-  return Sweep(*this, experiment, cancel).Run();
+SweepReport Runner::Run(const Experiment& experiment, const RunLock& lock, const std::atomic<bool>& cancel) {
+  return Sweep(*this, experiment, cancel).Run(lock);
 }
 
 }  // namespace dmlbench

@@ -2,8 +2,8 @@
 // its runs are done, pending, failed or interrupted) and executes every run
 // that is not complete, in order, through a Launcher: retries, per-run
 // timeouts, cancellation, events streamed into the Store as they arrive,
-// a live progress line. One sweep per database at a time (a lock file next
-// to it). Not thread-safe.
+// a live progress line. One sweep per database at a time (RunLock). Not
+// thread-safe.
 #ifndef DMLBENCH_ORCHESTRATOR_RUN_RUNNER_H_
 #define DMLBENCH_ORCHESTRATOR_RUN_RUNNER_H_
 
@@ -18,13 +18,14 @@
 #include "orchestrator/core/run_spec.h"
 #include "orchestrator/launch/launcher.h"
 #include "orchestrator/plan/plan.h"
+#include "orchestrator/run/run_lock.h"
 #include "orchestrator/store/store.h"
 
 namespace dmlbench {
 
-// A problem that stops a whole sweep before or between runs (a second
-// sweep on the same database). Failing runs are never RunnerErrors: they are
-// stored with their reason.
+// A problem that stops a whole sweep before it starts (a second sweep on
+// the same database). Failing runs are never RunnerErrors: they are stored
+// with their reason.
 class RunnerError : public Error {
  public:
   using Error::Error;
@@ -57,10 +58,11 @@ class Runner {
   Runner(Store& store, Launcher& launcher, RunnerOptions options);
 
   // Prepares the hosts and executes every run of the experiment that is not
-  // complete. Returns when all ran or `cancel` became true (the current run
-  // is stopped and stored as interrupted). Throws RunnerError, LaunchError
-  // (from Prepare) or StoreError; the database stays consistent.
-  SweepReport Run(const Experiment& experiment, const std::atomic<bool>& cancel);
+  // complete. `lock` must hold the store's database file. Returns when all
+  // ran or `cancel` became true (the current run is stopped and stored as
+  // interrupted). Throws RunnerError, LaunchError (from Prepare) or
+  // StoreError; the database stays consistent.
+  SweepReport Run(const Experiment& experiment, const RunLock& lock, const std::atomic<bool>& cancel);
 
  private:
   class Sweep;

@@ -345,6 +345,33 @@ TEST_F(CliTest, QueryRefusesASecondStatement) {
   EXPECT_EQ(Dmlbench({"--db", db_, "query", "--csv", "SELECT 1 AS one;  -- the end\n"}).out, "one\n1\n");
 }
 
+// ---- the run lock: one sweep per database file, whatever its path ------------
+
+TEST_F(CliTest, ASecondRunThroughAnotherPathToTheDatabaseIsRefused) {
+  const std::string matrix = WriteMatrix("workers = [1]\n");
+  // The first launch waits until it is stopped; any later one would finish at once.
+  const std::string trainer =
+      WriteScript(dir_ / "trainer", "if mkdir " + (dir_ / "first") + " 2>/dev/null; then\n" + Echo(RunStartLine()) +
+                                        "sleep 60\nexit 1\nfi\n" + testing::GoodTrainerBody());
+  const pid_t pid = StartDmlbench({"--db", db_, "run", matrix, "--trainer", trainer}, dir_ / "out", dir_ / "err");
+  ASSERT_GT(pid, 0);
+  ASSERT_TRUE(WaitFor(db_, "SELECT count(*) FROM attempts WHERE world_size IS NOT NULL"));
+  std::filesystem::create_symlink(db_, dir_ / "symlink.db");
+  std::filesystem::create_hard_link(db_, dir_ / "hardlink.db");
+  std::filesystem::create_directories(dir_ / "sub");
+  for (const std::string& other :
+       {dir_ / "symlink.db", dir_ / "hardlink.db", dir_ / "./results.db", dir_ / "sub/../results.db"}) {
+    const CommandOutput second = Dmlbench({"--db", other, "run", matrix, "--trainer", trainer});
+    EXPECT_EQ(second.exit_code, 1) << other << "\n" << second.out << second.err;
+    EXPECT_EQ(second.err, "dmlbench: error: " + other + ": another `dmlbench run` is using this database\n");
+  }
+  ::kill(pid, SIGINT);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  Store store(db_, Store::Mode::kReadOnly);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM attempts"), 1);
+}
+
 // ---- a database on a read-only file system, and other files --------------------
 
 TEST_F(CliTest, StatusQueryAndPlanReadADatabaseOnAReadOnlyFileSystem) {

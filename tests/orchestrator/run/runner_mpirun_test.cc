@@ -51,7 +51,7 @@ class RunnerMpirunTest : public ::testing::Test {
     LocalLauncher launcher = MakeLauncher(trainer);
     RunnerOptions options;
     options.progress = &progress_;
-    return Runner(store, launcher, options).Run(experiment, cancel);
+    return Runner(store, launcher, options).Run(experiment, lock_, cancel);
   }
 
   SweepReport Sweep(Store& store, const std::string& trainer, const Experiment& experiment) {
@@ -60,6 +60,7 @@ class RunnerMpirunTest : public ::testing::Test {
 
   TempDir dir_;
   std::string db_ = dir_ / "results.db";
+  RunLock lock_{db_};  // before any Store of the test, released after them
   std::ostringstream warnings_;
   std::ostringstream progress_;
   std::atomic<bool> no_cancel_{false};

@@ -49,7 +49,7 @@ class RunnerTest : public ::testing::Test {
                     const std::atomic<bool>& cancel) {
     RunnerOptions options;
     options.progress = &progress_;
-    return Runner(store, launcher, options).Run(experiment, cancel);
+    return Runner(store, launcher, options).Run(experiment, lock_, cancel);
   }
 
   SweepReport Sweep(Store& store, Launcher& launcher, const Experiment& experiment) {
@@ -63,6 +63,7 @@ class RunnerTest : public ::testing::Test {
 
   TempDir dir_;
   std::string db_ = dir_ / "results.db";
+  RunLock lock_{db_};  // before any Store of the test, released after them
   std::ostringstream progress_;
   std::atomic<bool> no_cancel_{false};
 };
@@ -257,17 +258,27 @@ TEST_F(RunnerTest, SecondSweepOnTheSameDatabaseIsRefused) {
   Store first_store(db_);
   std::thread first([&] { Sweep(first_store, first_launcher, experiment, cancel); });
   while (!first_running) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  Store second_store(db_);
-  FakeLauncher second_launcher([](const LaunchSpec&, int) { return GoodJob(); });
   try {
-    Runner(second_store, second_launcher, RunnerOptions{}).Run(experiment, no_cancel_);
-    ADD_FAILURE() << "two sweeps ran on one database";
+    const RunLock second(db_);
+    ADD_FAILURE() << "two sweeps locked one database";
   } catch (const RunnerError& e) {
     EXPECT_EQ(std::string(e.what()), db_ + ": another `dmlbench run` is using this database");
   }
   cancel = true;
   first.join();
-  EXPECT_TRUE(second_launcher.specs().empty());
+}
+
+TEST_F(RunnerTest, ASweepWithoutTheDatabasesLockIsRefused) {
+  const RunLock other(dir_ / "other.db");
+  Store store(db_);
+  FakeLauncher launcher([](const LaunchSpec&, int) { return GoodJob(); });
+  try {
+    Runner(store, launcher, RunnerOptions{}).Run(Load(MatrixText("workers = [1]\n")), other, no_cancel_);
+    FAIL() << "swept without the lock";
+  } catch (const RunnerError& e) {
+    EXPECT_EQ(std::string(e.what()), db_ + ": the sweep does not hold this database's run lock");
+  }
+  EXPECT_TRUE(launcher.specs().empty());
 }
 
 TEST_F(RunnerTest, UnreadableDatasetStopsThePlan) {
@@ -299,9 +310,10 @@ TEST_F(RunnerTest, FullDiskIsAClearErrorAndNoRunCompletes) {
   });
   const Experiment experiment = Load(MatrixText("workers = [1]\n", 60, 1, "epochs = 400\n"));
   {
+    const RunLock lock(db);
     Store store(db);
     try {
-      Sweep(store, launcher, experiment);
+      Runner(store, launcher, RunnerOptions{}).Run(experiment, lock, no_cancel_);
       FAIL() << "a full disk went unnoticed";
     } catch (const StoreError& e) {
       EXPECT_EQ(std::string(e.what()), db + ": database or disk is full");
