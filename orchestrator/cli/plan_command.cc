@@ -1,10 +1,13 @@
 // `dmlbench plan MATRIX`: the expanded runs and their state in the database.
-// Planning never writes: without a database every run is pending.
+// Planning never writes: without a database every run is pending. It reads
+// the hosts' inventory, never the hosts: runs that need more ranks than the
+// hosts have slots are refused here.
 #include <filesystem>
 #include <iostream>
 #include <map>
 
 #include "orchestrator/cli/commands.h"
+#include "orchestrator/cli/launcher_factory.h"
 #include "orchestrator/core/subprocess.h"
 #include "orchestrator/launch/launcher.h"
 #include "trainer/sha256.h"
@@ -30,6 +33,7 @@ void PlanCommand(const GlobalOptions& global, const ExperimentInputs& inputs) {
   const bool exists = std::filesystem::exists(global.db);
   Store store(exists ? global.db : ":memory:", exists ? Store::Mode::kReadOnly : Store::Mode::kReadWrite);
   const std::vector<PlanItem> plan = Plan(experiment, store, {inputs.trainer, trainer_sha, dataset_dir});
+  if (const std::optional<HostSlots> slots = SlotsOf(experiment.execution)) CheckSlots(plan, *slots);
   std::vector<std::vector<std::string>> rows;
   std::map<RunState, int> counts;
   int index = 0;

@@ -67,6 +67,11 @@ void PrintSummary(std::ostream& out, const std::string& name, const SweepReport&
     out << report.recovered << (report.recovered == 1 ? " run was" : " runs were")
         << " left running by an orchestrator that stopped; redone\n";
   }
+  if (report.exhausted) {
+    out << report.exhausted << (report.exhausted == 1 ? " run has" : " runs have")
+        << " failed `attempts` times and " << (report.exhausted == 1 ? "was" : "were")
+        << " not tried again; raise [execution] attempts to give them more tries\n";
+  }
 }
 
 void RunCommand(const GlobalOptions& global, const ExperimentInputs& inputs) {
@@ -84,6 +89,7 @@ void RunCommand(const GlobalOptions& global, const ExperimentInputs& inputs) {
   options.dataset_dir = paths.dataset_dir;
   options.progress = &std::cerr;
   options.progress_redraws = ::isatty(STDERR_FILENO) != 0;
+  options.slots = SlotsOf(experiment.execution);
   Runner runner(store, *launcher, options);
   InstallSignalHandlers();
   const SweepReport report = runner.Run(experiment, lock, g_cancel);
@@ -92,6 +98,7 @@ void RunCommand(const GlobalOptions& global, const ExperimentInputs& inputs) {
     std::cerr << "dmlbench: interrupted; `dmlbench run " << inputs.matrix << "` resumes\n";
     throw CLI::RuntimeError(ExitStatusOfSignal(g_signal == 0 ? SIGINT : g_signal));
   }
+  if (!report.stopped.empty()) throw Error("stopped the sweep after " + report.stopped);
   if (report.failed) throw CLI::RuntimeError(1);
 }
 

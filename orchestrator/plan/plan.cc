@@ -63,11 +63,30 @@ std::vector<PlanItem> Plan(const Experiment& experiment, const Store& store, con
     const StoredRun& run = it->second;
     item.state = run.status;
     item.attempts = run.attempts;
+    item.failures = run.failures;
     item.failure_reason = run.failure_reason;
     // The split was decided when the run was first planned and never changes.
     item.run.split = run.split;
   }
   return items;
+}
+
+void CheckSlots(const std::vector<PlanItem>& plan, const HostSlots& hosts) {
+  constexpr int kNamed = 3;
+  int too_large = 0;
+  std::string named;
+  for (const PlanItem& item : plan) {
+    const int ranks = item.run.params.ranks();
+    if (item.state == RunState::kComplete || ranks <= hosts.slots) continue;
+    if (too_large++ < kNamed) {
+      named += (named.empty() ? "" : ", ") + Describe(item.run.params) + " (" + std::to_string(ranks) + " ranks)";
+    }
+  }
+  if (too_large == 0) return;
+  if (too_large > kNamed) named += " and " + std::to_string(too_large - kNamed) + " more";
+  throw PlanError(hosts.source + " has " + std::to_string(hosts.slots) + (hosts.slots == 1 ? " slot" : " slots") +
+                  ", but " + std::to_string(too_large) + (too_large == 1 ? " run needs" : " runs need") +
+                  " more ranks: " + named + "; remove such runs with [[exclude]] or add hosts");
 }
 
 }  // namespace dmlbench

@@ -15,7 +15,8 @@
 
 namespace dmlbench {
 
-// A plan that cannot be made (an unreadable dataset). what() names the file.
+// A plan that cannot be made (an unreadable dataset, runs larger than the
+// hosts). what() names the file.
 class PlanError : public Error {
  public:
   using Error::Error;
@@ -27,6 +28,7 @@ struct PlanItem {
   std::string dataset_sha256;
   RunState state = RunState::kPending;
   int attempts = 0;   // stored so far
+  int failures = 0;   // of those, failed or timed out
   std::string failure_reason;
 };
 
@@ -40,6 +42,17 @@ struct PlanInputs {
 // The runs of `experiment` with their keys and database state. Throws
 // PlanError when the dataset cannot be read.
 std::vector<PlanItem> Plan(const Experiment& experiment, const Store& store, const PlanInputs& inputs);
+
+// The hosts a plan is checked against: how many ranks one run may have in
+// all, and the file that says so (an inventory).
+struct HostSlots {
+  int slots = 0;
+  std::string source;
+};
+
+// Throws PlanError naming every run of `plan` that is not complete and needs
+// more ranks than `hosts` has slots: such a run fails on every attempt.
+void CheckSlots(const std::vector<PlanItem>& plan, const HostSlots& hosts);
 
 // The dataset checksum of a run exactly as the trainer reports it in
 // run_start: `trainer --dataset-sha256 DIR` (the trainer alone knows which

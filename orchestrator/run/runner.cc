@@ -1,5 +1,6 @@
 #include "orchestrator/run/runner.h"
 
+#include <algorithm>
 #include <limits>
 #include <map>
 #include <random>
@@ -25,25 +26,29 @@ class Runner::Sweep {
     if (!lock.Covers(store_.path())) {
       throw RunnerError(store_.path() + ": the sweep does not hold this database's run lock");
     }
-    PrepareHosts();
-    experiment_id_ = store_.AddExperiment(experiment_, UnixNow());
     report_.recovered = store_.RecoverInterrupted(UnixNow());
     provenance_.trainer_sha256 = launcher_.TrainerSha256();
     AddGitState(experiment_.source_path, &provenance_);
     std::vector<PlanItem> plan =
         Plan(experiment_, store_, {options_.trainer, provenance_.trainer_sha256, options_.dataset_dir});
+    if (options_.slots) CheckSlots(plan, *options_.slots);
+    PrepareHosts();
+    AddExperimentRuns(plan);
 
     int done = 0;
-    for (const PlanItem& item : plan) done += item.state == RunState::kComplete;
+    for (const PlanItem& item : plan) done += !Runnable(item);
     ProgressLine progress(options_.progress, options_.progress_redraws, static_cast<int>(plan.size()), done);
     int remaining = static_cast<int>(plan.size()) - done;
-    for (PlanItem& item : plan) report_.runs.push_back(RunReport{item, false, std::nullopt});
+    for (PlanItem& item : plan) {
+      report_.runs.push_back(RunReport{item, false, std::nullopt});
+      report_.exhausted += item.state != RunState::kComplete && !Runnable(item);
+    }
     int position = 0;
     for (std::size_t index : ExecutionOrder(plan)) {
       PlanItem& item = plan[index];
-      if (item.state == RunState::kComplete) continue;
+      if (!Runnable(item)) continue;
       report_.cancelled = report_.cancelled || cancel_.load();
-      if (report_.cancelled) break;
+      if (report_.cancelled || !report_.stopped.empty()) break;
       progress.SetRemaining(remaining--);
       order_ = Store::SweepOrder{experiment_.execution.order_seed, position++};
       ExecuteRun(item, progress);
@@ -83,24 +88,48 @@ class Runner::Sweep {
     for (const HostFacts& host : launcher_.Prepare()) host_ids_[host.name] = store_.AddHost(host, UnixNow());
   }
 
-  // Runs one pending run through its attempts; updates `item` to its new state.
+  // Registers the experiment and every run of it in one transaction: runs
+  // not stored yet are added as pending, and all become its members.
+  void AddExperimentRuns(std::vector<PlanItem>& plan) {
+    std::vector<NewRun> runs;
+    runs.reserve(plan.size());
+    for (const PlanItem& item : plan) {
+      RunProvenance provenance = provenance_;
+      provenance.dataset_sha256 = item.dataset_sha256;
+      runs.push_back(NewRun{&item.run, item.run_key, std::move(provenance)});
+    }
+    std::vector<std::int64_t> run_ids;
+    store_.AddExperimentRuns(experiment_, runs, UnixNow(), &run_ids);
+    for (std::size_t i = 0; i < plan.size(); ++i) run_ids_[plan[i].run_key] = run_ids[i];
+  }
+
+  // `attempts` bounds the failed tries of a run over every sweep: a run that
+  // failed that often is not tried again until the bound is raised.
+  // Interrupted attempts do not count: they say nothing about the run.
+  int Bound() const { return std::max(1, experiment_.execution.attempts); }
+  bool Runnable(const PlanItem& item) const {
+    return item.state != RunState::kComplete && item.failures < Bound();
+  }
+
+  // Runs one run through its remaining tries; updates `item` to its new state.
   void ExecuteRun(PlanItem& item, ProgressLine& progress) {
     const RunParams& params = item.run.params;
-    provenance_.dataset_sha256 = item.dataset_sha256;
-    const std::int64_t run_id = store_.AddRun(experiment_id_, item.run, item.run_key, provenance_);
+    const std::int64_t run_id = run_ids_.at(item.run_key);
     const LaunchSpec spec = SpecOf(item);
-    const int attempts = std::max(1, experiment_.execution.attempts);
-    for (int attempt = 1; attempt <= attempts; ++attempt) {
-      progress.StartRun(Describe(params), attempt, params.epochs);
-      const AttemptOutcome outcome = Attempt(run_id, spec, progress);
+    while (item.failures < Bound()) {
+      progress.StartRun(Describe(params), item.attempts + 1, params.epochs);
+      const Decision decision = Attempt(run_id, spec, progress);
+      const AttemptOutcome& outcome = decision.outcome;
+      const bool failed = outcome.status != AttemptState::kOk && outcome.status != AttemptState::kInterrupted;
+      item.attempts += 1;
+      item.failures += failed;
       RunDisposition disposition = RunDisposition::kRetry;
       if (outcome.status == AttemptState::kInterrupted) {
         disposition = RunDisposition::kInterrupted;
-      } else if (attempt == attempts) {
+      } else if (failed && (decision.permanent || item.failures >= Bound())) {
         disposition = RunDisposition::kFailed;
       }
       store_.FinishAttempt(run_id, current_attempt_id_, outcome, disposition, HostIds(outcome.hosts));
-      item.attempts += 1;
       if (outcome.status == AttemptState::kOk) {
         item.state = RunState::kComplete;
         item.failure_reason.clear();
@@ -117,12 +146,16 @@ class Runner::Sweep {
       if (disposition == RunDisposition::kFailed) {
         item.state = RunState::kFailed;
         progress.FinishRun(false, "failed: " + outcome.reason);
+        if (decision.permanent) {
+          report_.stopped = Describe(params) + " failed with an error that every attempt would meet: " + outcome.reason;
+        }
+        return;
       }
     }
   }
 
   // One launch of a run, its events streamed into the store as they arrive.
-  AttemptOutcome Attempt(std::int64_t run_id, const LaunchSpec& spec, ProgressLine& progress) {
+  Decision Attempt(std::int64_t run_id, const LaunchSpec& spec, ProgressLine& progress) {
     current_attempt_id_ = store_.BeginAttempt(run_id, UnixNow(), order_);
     Ingest ingest(store_, run_id, current_attempt_id_);
     const LaunchResult launch = launcher_.Launch(
@@ -161,10 +194,7 @@ class Runner::Sweep {
     for (RunReport& run : report_.runs) {
       if (run.item.state == RunState::kComplete) {
         ++report_.complete;
-        const auto stored = store_.FindRuns({run.item.run_key});
-        if (auto it = stored.find(run.item.run_key); it != stored.end()) {
-          run.measures = store_.CompleteRunMeasures(it->second.run_id);
-        }
+        run.measures = store_.CompleteRunMeasures(run_ids_.at(run.item.run_key));
       } else if (run.item.state == RunState::kFailed) {
         ++report_.failed;
       } else if (run.item.state == RunState::kInterrupted) {
@@ -183,7 +213,7 @@ class Runner::Sweep {
   SweepReport report_;
   RunProvenance provenance_;
   std::map<std::string, std::int64_t> host_ids_;
-  std::int64_t experiment_id_ = 0;
+  std::map<std::string, std::int64_t> run_ids_;  // by run key
   std::int64_t current_attempt_id_ = 0;
   std::optional<Store::SweepOrder> order_;
 };

@@ -1,8 +1,10 @@
 // Runner: the run loop. Plans an experiment against the database (which of
-// its runs are done, pending, failed or interrupted) and executes every run
-// that is not complete, in order, through a Launcher: retries, per-run
-// timeouts, cancellation, events streamed into the Store as they arrive,
-// a live progress line. One sweep per database at a time (RunLock). Not
+// its runs are done, pending, failed or interrupted), registers the
+// experiment with all its runs, and executes every run that is not complete
+// and has tries left, through a Launcher: retries up to `attempts` failures
+// per run over all sweeps, per-run timeouts, cancellation, events streamed
+// into the Store as they arrive, a live progress line. A failure no retry
+// can fix stops the sweep. One sweep per database at a time (RunLock). Not
 // thread-safe.
 #ifndef DMLBENCH_ORCHESTRATOR_RUN_RUNNER_H_
 #define DMLBENCH_ORCHESTRATOR_RUN_RUNNER_H_
@@ -36,6 +38,7 @@ struct RunnerOptions {
   std::string dataset_dir;            // IDX files for `fashion-mnist` runs
   std::ostream* progress = nullptr;   // live progress; nullptr = silent
   bool progress_redraws = false;      // one line redrawn with \r (a terminal), else a line per event
+  std::optional<HostSlots> slots;     // the hosts' slots, when known before they are contacted
 };
 
 // One row of the summary table.
@@ -49,7 +52,11 @@ struct SweepReport {
   std::vector<RunReport> runs;
   int complete = 0, failed = 0, interrupted = 0, pending = 0;
   int recovered = 0;       // runs left running by a dead orchestrator, redone
+  int exhausted = 0;       // runs not tried because they failed `attempts` times before
   bool cancelled = false;  // stopped by the cancel flag (SIGINT/SIGTERM)
+  // Why the sweep stopped before its end: a run failed in a way every
+  // attempt would ("" = it did not). The runs after it were not started.
+  std::string stopped;
 };
 
 class Runner {
@@ -59,9 +66,11 @@ class Runner {
 
   // Prepares the hosts and executes every run of the experiment that is not
   // complete. `lock` must hold the store's database file. Returns when all
-  // ran or `cancel` became true (the current run is stopped and stored as
-  // interrupted). Throws RunnerError, LaunchError (from Prepare) or
-  // StoreError; the database stays consistent.
+  // ran, a run failed in a way no retry can fix, or `cancel` became true
+  // (the current run is stopped and stored as interrupted). Throws
+  // RunnerError, PlanError, LaunchError (from Prepare) or StoreError; the
+  // database stays consistent, and the experiment is recorded only once its
+  // plan is made and its hosts are prepared.
   SweepReport Run(const Experiment& experiment, const RunLock& lock, const std::atomic<bool>& cancel);
 
  private:

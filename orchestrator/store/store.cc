@@ -288,6 +288,19 @@ std::int64_t Store::AddExperiment(const Experiment& experiment, double now_unix_
   });
 }
 
+std::int64_t Store::AddExperimentRuns(const Experiment& experiment, const std::vector<NewRun>& runs,
+                                      double now_unix_s, std::vector<std::int64_t>* run_ids) {
+  return WithStoreErrors(path_, [&] {
+    std::optional<SQLite::Transaction> transaction;
+    if (!batch_open_) transaction.emplace(impl_->db, SQLite::TransactionBehavior::IMMEDIATE);
+    const std::int64_t experiment_id = AddExperiment(experiment, now_unix_s);
+    run_ids->clear();
+    for (const NewRun& run : runs) run_ids->push_back(AddRun(experiment_id, *run.run, run.run_key, run.provenance));
+    if (transaction) transaction->commit();
+    return experiment_id;
+  });
+}
+
 std::int64_t Store::AddHost(const HostFacts& facts, double now_unix_s) {
   return WithStoreErrors(path_, [&] {
   const std::string tags = facts.tags_json.empty() ? "{}" : facts.tags_json;
@@ -321,7 +334,9 @@ std::unordered_map<std::string, StoredRun> Store::FindRuns(const std::vector<std
   std::unordered_map<std::string, StoredRun> found;
   found.reserve(run_keys.size());
   SQLite::Statement select(impl_->db, R"(
-    SELECT run_id, status, split, attempts, coalesce(failure_reason, '') FROM runs WHERE run_key = ?)");
+    SELECT run_id, status, split, attempts, coalesce(failure_reason, ''),
+           (SELECT count(*) FROM attempts a WHERE a.run_id = runs.run_id AND a.status IN ('failed', 'timed_out'))
+    FROM runs WHERE run_key = ?)");
   for (const std::string& key : run_keys) {
     select.bind(1, key);
     if (select.executeStep()) {
@@ -331,6 +346,7 @@ std::unordered_map<std::string, StoredRun> Store::FindRuns(const std::vector<std
       run.split = select.getColumn(2).getString();
       run.attempts = select.getColumn(3).getInt();
       run.failure_reason = select.getColumn(4).getString();
+      run.failures = select.getColumn(5).getInt();
       found.emplace(key, std::move(run));
     }
     select.reset();
@@ -383,7 +399,12 @@ std::int64_t Store::AddRun(std::int64_t experiment_id, const PlannedRun& run, co
   SQLite::Statement select(impl_->db, "SELECT run_id FROM runs WHERE run_key = ?");
   select.bind(1, run_key);
   select.executeStep();
-  return select.getColumn(0).getInt64();
+  const std::int64_t run_id = select.getColumn(0).getInt64();
+  SQLite::Statement member(impl_->db, "INSERT OR IGNORE INTO experiment_runs (experiment_id, run_id) VALUES (?, ?)");
+  member.bind(1, experiment_id);
+  member.bind(2, run_id);
+  member.exec();
+  return run_id;
   });
 }
 

@@ -46,7 +46,15 @@ struct StoredRun {
   RunState status = RunState::kPending;
   std::string split;
   int attempts = 0;
+  int failures = 0;  // attempts that failed or timed out (interrupted ones are not the run's doing)
   std::string failure_reason;
+};
+
+// A run as a sweep registers it (Store::AddExperimentRuns).
+struct NewRun {
+  const PlannedRun* run = nullptr;  // borrowed for the call
+  std::string run_key;
+  RunProvenance provenance;
 };
 
 // The trainer's run_start event (schemas/trainer-events.md).
@@ -191,12 +199,19 @@ class Store {
 
   // Returns the id of the experiment with this text, adding it if new.
   std::int64_t AddExperiment(const Experiment& experiment, double now_unix_s);
+  // One transaction (or the open batch): the experiment (AddExperiment) and
+  // each of `runs` (AddRun). Returns the experiment id and fills `run_ids`,
+  // in the order of `runs`.
+  std::int64_t AddExperimentRuns(const Experiment& experiment, const std::vector<NewRun>& runs,
+                                 double now_unix_s, std::vector<std::int64_t>* run_ids);
   // Returns the id of a host row with exactly these facts, adding it if new.
   std::int64_t AddHost(const HostFacts& facts, double now_unix_s);
 
   // Runs with these keys that exist in the database, by key.
   std::unordered_map<std::string, StoredRun> FindRuns(const std::vector<std::string>& run_keys) const;
-  // Adds a pending run unless its key exists; returns its id either way.
+  // Adds a pending run unless its key exists, and makes it a member of the
+  // experiment (a run belongs to every experiment text that planned it);
+  // returns its id either way.
   std::int64_t AddRun(std::int64_t experiment_id, const PlannedRun& run, const std::string& run_key,
                       const RunProvenance& provenance);
 

@@ -292,7 +292,9 @@ TEST_F(CliTest, SigintInterruptsTheCurrentRun) {
   EXPECT_EQ(std::get<std::string>(store.Query("PRAGMA integrity_check").rows[0][0]), "ok");
   EXPECT_EQ(std::get<std::string>(store.Query("SELECT status FROM runs").rows[0][0]), "interrupted");
   EXPECT_EQ(std::get<std::string>(store.Query("SELECT status FROM attempts").rows[0][0]), "interrupted");
-  EXPECT_EQ(Int(store, "SELECT count(*) FROM runs"), 1);
+  // Both runs were recorded when the sweep started; the second is still pending.
+  EXPECT_EQ(Text(store, "SELECT group_concat(status, ',') FROM (SELECT status FROM runs ORDER BY run_id)"),
+            "interrupted,pending");
 }
 
 TEST_F(CliTest, SigtermInterruptsTheCurrentRunWithStatus143) {
@@ -345,6 +347,76 @@ TEST_F(CliTest, QueryRefusesASecondStatement) {
   EXPECT_EQ(Dmlbench({"--db", db_, "query", "--csv", "SELECT 1 AS one;  -- the end\n"}).out, "one\n1\n");
 }
 
+// ---- experiments and their runs -------------------------------------------
+
+TEST_F(CliTest, AnEditedCopyOfAMatrixCountsTheRunsItShares) {
+  const std::string trainer = WriteScript(dir_ / "trainer", testing::GoodTrainerBody());
+  const std::string matrix = WriteMatrix("architecture = [\"ring\", \"mpi\"]\nworkers = [1]\n");
+  ASSERT_EQ(Dmlbench({"--db", db_, "run", matrix, "--trainer", trainer}).exit_code, 0);
+  // The copy: another text, the same two runs and one more.
+  std::string text = testing::ReadFile(matrix);
+  text.replace(text.find("\"mpi\"]"), 6, "\"mpi\", \"p2p\"]");
+  testing::WriteFile(dir_ / "copy.toml", "# an edited copy\n" + text);
+  const CommandOutput run = Dmlbench({"--db", db_, "run", dir_ / "copy.toml", "--trainer", trainer});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("cli-test: 3 runs: 3 complete (1 just now)"), std::string::npos) << run.out;
+  const CommandOutput status = Dmlbench({"--db", db_, "status"});
+  EXPECT_EQ(status.exit_code, 0);
+  const size_t original = status.out.find("cli-test       2         2       0            0                   0");
+  const size_t copy = status.out.find("cli-test       3         3       0            0                   0");
+  EXPECT_NE(original, std::string::npos) << status.out;
+  EXPECT_NE(copy, std::string::npos) << status.out;
+  EXPECT_LT(original, copy);
+}
+
+TEST_F(CliTest, ARunThatCannotStartLeavesNoExperimentBehind) {
+  const std::string matrix = WriteMatrix("workers = [1]\ndataset = [\"fashion-mnist\"]\n");
+  const CommandOutput run = Dmlbench({"--db", db_, "run", matrix, "--dataset-dir", dir_ / "none", "--trainer",
+                                      WriteScript(dir_ / "trainer", testing::GoodTrainerBody())});
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_EQ(run.err.rfind("dmlbench: error: ", 0), 0u) << run.err;
+  EXPECT_EQ(Dmlbench({"--db", db_, "query", "--csv", "SELECT count(*) AS n FROM experiments"}).out, "n\n0\n");
+}
+
+// ---- errors every attempt would meet ---------------------------------------
+
+TEST_F(CliTest, ATrainerThatRefusesItsInputStopsTheSweepOnce) {
+  const std::string matrix = WriteMatrix("architecture = [\"ring\", \"mpi\", \"p2p\"]\nworkers = [1]\n");
+  const std::string trainer = WriteScript(
+      dir_ / "trainer", "echo 'dmlbench-trainer: error: /data/train-images-idx3-ubyte.gz: truncated' >&2\nexit 1\n");
+  const CommandOutput run = Dmlbench({"--db", db_, "run", matrix, "--trainer", trainer});
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.err.find("dmlbench: error: stopped the sweep after ring w=1 b=100 rep=0 failed with an error that "
+                         "every attempt would meet: mpirun exited with status 1: dmlbench-trainer: error: "
+                         "/data/train-images-idx3-ubyte.gz: truncated\n"),
+            std::string::npos)
+      << run.err;
+  Store store(db_, Store::Mode::kReadOnly);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM attempts"), 1);
+  EXPECT_EQ(Text(store, "SELECT group_concat(status, ',') FROM (SELECT status FROM runs ORDER BY run_id)"),
+            "failed,pending,pending");
+}
+
+TEST_F(CliTest, PlanRefusesRunsThatNeedMoreRanksThanTheInventoryHasSlots) {
+  // Two hosts of one slot that plan never contacts.
+  testing::WriteFile(dir_ / "hosts.toml",
+                     "format_version = 1\n[[host]]\nname = \"a\"\naddress = \"127.0.0.2\"\n"
+                     "[[host]]\nname = \"b\"\naddress = \"127.0.0.3\"\n");
+  testing::WriteFile(dir_ / "matrix.toml",
+                     "[experiment]\nname = \"cli-test\"\n[defaults]\ndataset = \"synthetic\"\n[matrix]\n"
+                     "architecture = [\"ring\", \"ps\"]\nworkers = [1, 2]\n"
+                     "[execution]\nprovider = \"ssh\"\ninventory = \"hosts.toml\"\n");
+  const std::string trainer = WriteScript(dir_ / "trainer", testing::GoodTrainerBody());
+  for (const char* command : {"plan", "run"}) {
+    const CommandOutput output = Dmlbench({"--db", db_, command, dir_ / "matrix.toml", "--trainer", trainer});
+    EXPECT_EQ(output.exit_code, 1) << command;
+    EXPECT_EQ(output.err, "dmlbench: error: " + (dir_ / "hosts.toml") +
+                              " has 2 slots, but 1 run needs more ranks: ps k=1 w=2 b=100 rep=0 (3 ranks); "
+                              "remove such runs with [[exclude]] or add hosts\n")
+        << command;
+  }
+}
+
 // ---- the run lock: one sweep per database file, whatever its path ------------
 
 TEST_F(CliTest, ASecondRunThroughAnotherPathToTheDatabaseIsRefused) {
@@ -391,6 +463,9 @@ TEST_F(CliTest, StatusQueryAndPlanReadADatabaseOnAReadOnlyFileSystem) {
       Dmlbench({"--db", db, "plan", dir_ / "matrix.toml", "--trainer", dir_ / "good-trainer"});
   EXPECT_EQ(plan.exit_code, 0) << plan.err;
   EXPECT_NE(plan.out.find("cli-test: 1 run: 1 complete, 0 pending"), std::string::npos) << plan.out;
+  const CommandOutput exported = Dmlbench({"--db", db, "export", dir_ / "csv"});
+  EXPECT_EQ(exported.exit_code, 0) << exported.err;
+  EXPECT_TRUE(std::filesystem::exists(dir_ / "csv/runs.csv"));
   const CommandOutput run = Dmlbench({"--db", db, "run", dir_ / "matrix.toml", "--trainer", dir_ / "good-trainer"});
   EXPECT_EQ(run.exit_code, 1);
   EXPECT_EQ(run.err, "dmlbench: error: " + db + ": database is not writable: Read-only file system\n");

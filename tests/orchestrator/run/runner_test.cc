@@ -1,7 +1,8 @@
 // The run loop on a real SQLite file with a FakeLauncher (no processes):
-// complete sweeps and resume, retries, crashes, malformed output,
-// cancellation, recovery of a run left running, the run lock, a full disk
-// and a read-only database. Processes end to end: runner_mpirun_test.cc.
+// complete sweeps and resume, retries and their bound over sweeps, failures
+// no retry can fix, crashes, malformed output, cancellation, recovery of a
+// run left running, the run lock, a full disk and a read-only database.
+// Processes end to end: runner_mpirun_test.cc.
 #include "orchestrator/run/runner.h"
 
 #include <gtest/gtest.h>
@@ -241,6 +242,62 @@ TEST_F(RunnerTest, RunLeftRunningByADeadOrchestratorIsRedone) {
   EXPECT_EQ(Int(store, "SELECT count(*) FROM epochs"), 1);
   EXPECT_EQ(Text(store, "SELECT group_concat(status, ',') FROM (SELECT status FROM attempts ORDER BY number)"),
             "interrupted,ok");
+}
+
+TEST_F(RunnerTest, AttemptsBoundARunAcrossSweeps) {
+  FakeLauncher launcher([](const LaunchSpec&, int) { return FailingJob(1); });
+  Store store(db_);
+  EXPECT_EQ(Sweep(store, launcher, Load(MatrixText("workers = [1]\n", 60, 2))).failed, 1);
+  // Run again: the run has had its two tries.
+  const SweepReport again = Sweep(store, launcher, Load(MatrixText("workers = [1]\n", 60, 2)));
+  EXPECT_EQ(again.failed, 1);
+  EXPECT_FALSE(again.runs[0].ran_now);
+  EXPECT_EQ(launcher.specs().size(), 2u);
+  // A higher bound gives it one more.
+  Sweep(store, launcher, Load(MatrixText("workers = [1]\n", 60, 3)));
+  EXPECT_EQ(launcher.specs().size(), 3u);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM attempts"), 3);
+  EXPECT_EQ(Int(store, "SELECT attempts FROM runs"), 3);
+}
+
+TEST_F(RunnerTest, AnInterruptedAttemptDoesNotCountAgainstTheBound) {
+  std::atomic<bool> cancel{false};
+  FakeLauncher launcher([&](const LaunchSpec&, int number) {
+    if (number > 1) return FailingJob(1);
+    cancel = true;
+    FakeJob job;
+    job.runs_until_cancelled = true;
+    return job;
+  });
+  const Experiment experiment = Load(MatrixText("workers = [1]\n", 60, 2));
+  Store store(db_);
+  EXPECT_TRUE(Sweep(store, launcher, experiment, cancel).cancelled);
+  EXPECT_EQ(Sweep(store, launcher, experiment).failed, 1);
+  EXPECT_EQ(Text(store, "SELECT group_concat(status, ',') FROM (SELECT status FROM attempts ORDER BY number)"),
+            "interrupted,failed,failed");
+}
+
+TEST_F(RunnerTest, AnErrorEveryAttemptWouldMeetStopsTheSweep) {
+  FakeLauncher launcher([](const LaunchSpec&, int) {
+    return FailingJob(1, {},
+                      "--------------------------------------------------------------------------\n"
+                      "mpirun was unable to launch the specified application as it could not access\n"
+                      "or execute an executable:\n\nExecutable: /work/dmlbench-trainer\nNode: h1\n\n"
+                      "while attempting to start process rank 0.\n");
+  });
+  const Experiment experiment = Load(MatrixText("architecture = [\"ring\", \"mpi\"]\nworkers = [1]\n", 60, 3));
+  Store store(db_);
+  const SweepReport report = Sweep(store, launcher, experiment);
+  EXPECT_EQ(launcher.specs().size(), 1u);
+  EXPECT_EQ(report.failed, 1);
+  EXPECT_EQ(report.pending, 1);
+  EXPECT_EQ(report.runs[0].item.failure_reason,
+            "mpirun exited with status 1: Open MPI cannot execute /work/dmlbench-trainer on h1");
+  EXPECT_EQ(report.stopped, "ring w=1 b=100 rep=0 failed with an error that every attempt would meet: "
+                            "mpirun exited with status 1: Open MPI cannot execute /work/dmlbench-trainer on h1");
+  // The next sweep tries it again: the run has tries left, and the cause may be fixed.
+  Sweep(store, launcher, experiment);
+  EXPECT_EQ(launcher.specs().size(), 2u);
 }
 
 // ---- error paths of the run stage follow ----------------------------------

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 
+#include "orchestrator/store/migrations.h"
 #include "trainer/sha256.h"
 
 #include "tests/orchestrator/support/run_fixture.h"
@@ -107,6 +108,58 @@ TEST_F(StoreTest, NewDatabaseHasEveryMigrationWalAndForeignKeys) {
                            "failures", "complete_epochs"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
   }
+}
+
+TEST_F(StoreTest, ARunBelongsToEveryExperimentThatPlansIt) {
+  Store store(db_);
+  const PlannedRun ring = MakeRun();
+  const PlannedRun mpi = MakeRun(Architecture::kMpi);
+  const std::string ring_key(64, 'r');
+  const std::string mpi_key(64, 'm');
+  std::vector<std::int64_t> first_ids;
+  const std::int64_t first = store.AddExperimentRuns(
+      MakeExperiment("a"), {{&ring, ring_key, MakeProvenance()}, {&mpi, mpi_key, MakeProvenance()}}, 1, &first_ids);
+  // An edited copy: another text, one of the same runs.
+  std::vector<std::int64_t> copy_ids;
+  const std::int64_t copy = store.AddExperimentRuns(MakeExperiment("b"), {{&mpi, mpi_key, MakeProvenance()}}, 2,
+                                                    &copy_ids);
+  ASSERT_EQ(first_ids.size(), 2u);
+  ASSERT_EQ(copy_ids.size(), 1u);
+  EXPECT_NE(copy, first);
+  EXPECT_EQ(copy_ids[0], first_ids[1]);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM runs WHERE status = 'pending'"), 2);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM experiment_runs WHERE experiment_id = " + std::to_string(first)), 2);
+  EXPECT_EQ(Int(store, "SELECT run_id FROM experiment_runs WHERE experiment_id = " + std::to_string(copy)),
+            first_ids[1]);
+  // The run remembers who planned it first.
+  EXPECT_EQ(Int(store, "SELECT experiment_id FROM runs WHERE run_id = " + std::to_string(first_ids[1])), first);
+}
+
+TEST_F(StoreTest, MigrationSevenGivesEveryOldRunItsExperiment) {
+  // A database as version 6 left it, with one experiment and one run.
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(db_.c_str(), &raw), SQLITE_OK);
+  for (const EmbeddedMigration& migration : EmbeddedMigrations()) {
+    if (std::string(migration.file) >= "007") break;
+    ASSERT_EQ(sqlite3_exec(raw, migration.sql, nullptr, nullptr, nullptr), SQLITE_OK) << migration.file;
+  }
+  ASSERT_EQ(sqlite3_exec(raw, R"(
+    PRAGMA user_version = 6;
+    INSERT INTO experiments (experiment_id, name, source_path, matrix_text, matrix_sha256, first_used_unix_s)
+      VALUES (5, 'old', 'old.toml', '', printf('%064d', 0), 1);
+    INSERT INTO runs (run_key, experiment_id, architecture, workers, servers, ranks, batch_size, epochs, hidden,
+      learning_rate, overlap, bucket_bytes, max_iterations_per_epoch, dataset, seed, repetition,
+      canonical_params, split, trainer_sha256, dataset_sha256)
+      VALUES (printf('%064d', 1), 5, 'ring', 1, 0, 1, 100, 1, '128,32', 0.05, 0, 65536, 0, 'synthetic', 1, 0,
+              '{}', 'validation', 't', 'd'))",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK)
+      << sqlite3_errmsg(raw);
+  sqlite3_close(raw);
+  Store store(db_);
+  EXPECT_EQ(store.schema_version(), Store::KnownSchemaVersion());
+  EXPECT_EQ(Text(store, "SELECT experiment_id || ':' || run_id FROM experiment_runs"), "5:1");
+  EXPECT_EQ(Int(store, "PRAGMA application_id"), 0x646d6c62);
 }
 
 TEST_F(StoreTest, ADatabaseOnAReadOnlyFileSystemIsReadAsItIs) {
