@@ -11,7 +11,10 @@
 #     host: no communication, over ten times the iterations) + 2(w-1)/w * W/B
 #     (W = 104,938 * 4 bytes).
 # Needs root. Installs Debian's python3-torch if it is missing (the peer
-# only; the project itself does not need it).
+# only; the project itself does not need it). The hosts run the trainer and
+# bench/ddp_peer.py from where they lie on this machine, which they see
+# except for root's home, /tmp and /dev/shm (each host has its own): keep
+# the tree elsewhere.
 #   bench/bench_cluster_vs_ddp.sh [path/to/dmlbench [path/to/dmlbench-trainer]]
 set -euo pipefail
 DMLBENCH=${1:-build/orchestrator/dmlbench}
@@ -47,9 +50,16 @@ export OMPI_MCA_rtc_hwloc_vmhole=none
 mapfile -t mpi_args < <("$PYTHON" -c '
 import sys, tomllib
 for a in tomllib.load(open(sys.argv[1], "rb"))["mpi_args"]: print(a)' "$state/inventory.toml")
+# The cluster's key and known_hosts (in its runtime directory), as the inventory names them.
+identity=$("$PYTHON" -c '
+import sys, tomllib
+print(tomllib.load(open(sys.argv[1], "rb"))["host"][0]["identity_file"])' "$state/inventory.toml")
+known_hosts=$("$PYTHON" -c '
+import sys, tomllib
+print(tomllib.load(open(sys.argv[1], "rb"))["known_hosts"])' "$state/inventory.toml")
 ssh_to() {
   local host=$1; shift
-  ssh -i "$state/id_ed25519" -o UserKnownHostsFile="$state/known_hosts" -o StrictHostKeyChecking=yes \
+  ssh -F none -i "$identity" -o UserKnownHostsFile="$known_hosts" -o StrictHostKeyChecking=yes \
       -o BatchMode=yes -o LogLevel=ERROR "root@$host" "$@"
 }
 hosts_list() { local IFS=,; echo "${addresses[*]:0:$1}"; }

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <string_view>
 #include <vector>
 
 namespace dmlbench {
@@ -28,6 +29,16 @@ void SetTransportDefaults() {
   for (const char* name : {"OMPI_MCA_btl_tcp_eager_limit", "OMPI_MCA_btl_tcp_rndv_eager_limit",
                            "OMPI_MCA_btl_tcp_max_send_size"}) {
     setenv(name, kOneMebibyte, /*overwrite=*/0);
+  }
+  // mpirun gives every rank both counts; without them (no mpirun, another
+  // launcher) nothing is known about where the other ranks run.
+  const char* local_ranks = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  const char* ranks = getenv("OMPI_COMM_WORLD_SIZE");
+  const bool one_machine = local_ranks && ranks && std::string_view(local_ranks) == ranks;
+  const bool interfaces_named =
+      getenv("OMPI_MCA_btl_tcp_if_include") || getenv("OMPI_MCA_btl_tcp_if_exclude");
+  if (one_machine && !interfaces_named) {
+    setenv("OMPI_MCA_btl_tcp_if_include", "127.0.0.1/8", /*overwrite=*/0);
   }
 }
 

@@ -18,15 +18,29 @@ namespace dmlbench {
 // MPI_THREAD_FUNNELED (BLAS threads never call MPI).
 int RequiredMpiThreadLevel();
 
-// Open MPI's TCP transport sends a message above btl_tcp_eager_limit (64 KiB
-// by default) by rendezvous: the rest follows only after the receiver has
+// Open MPI's TCP transport settings for this rank, put into the environment
+// as OMPI_MCA_btl_tcp_*; call it before MPI_Init. A value the user gave
+// (mpirun --mca or the environment) wins; one in an MCA parameter file does
+// not. Other transports (shared memory) are untouched.
+//
+// Eager up to 1 MiB: above btl_tcp_eager_limit (64 KiB by default) a message
+// goes by rendezvous, the rest following only after the receiver has
 // answered, and here each side answers only at its next poll, so every such
 // message costs extra sleeps. Measured on 4 emulated hosts (1 Gbit/s, 0.4
 // core): the ring's 105 KB steps took 12.0 ms per iteration by rendezvous,
-// 5.6 ms eager. This sets the eager limit, the rendezvous first fragment and
-// the largest send fragment to 1 MiB by putting OMPI_MCA_btl_tcp_* into the
-// environment; call it before MPI_Init. A value the user gave (mpirun --mca
-// or the environment) wins. Other transports (shared memory) are untouched.
+// 5.6 ms eager. Sets the eager limit, the rendezvous first fragment and the
+// largest send fragment.
+//
+// Loopback only (btl_tcp_if_include = 127.0.0.1/8) when every rank of the job
+// runs on this machine (mpirun's OMPI_COMM_WORLD_LOCAL_SIZE equals
+// OMPI_COMM_WORLD_SIZE) and the user names no interfaces (btl_tcp_if_include
+// or _exclude). Left alone, Open MPI opens a TCP module per interface present
+// at MPI_Init and sends every k-th message over each. When one of them
+// vanishes during the job (emulated clusters' bridges come and go), a module
+// not yet connected fails its connect, and inside MPI_Comm_dup Open MPI 4.1
+// then drops the message: the sender returns, its peer waits forever; data
+// already on a connection over it is stuck too (bench/stress_trainer_hangs.sh).
+// Jobs over several hosts are left to the launcher, which names the network.
 void SetTransportDefaults();
 
 // What one polling step achieved.

@@ -1,8 +1,12 @@
 // `dmlbench cluster up|status|down|probe`: the emulated cluster on this
-// machine (needs root). Each prints its result on standard output.
+// machine (needs root). Each prints its result on standard output. --name is
+// honoured or refused: a state directory holds one cluster. SIGINT or
+// SIGTERM during `up` rolls it back and ends with 130 or 143.
 
+#include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -22,6 +26,7 @@ namespace {
 
 struct ClusterCliOptions {
   ClusterOptions cluster;
+  CLI::Option* name = nullptr;           // --name, to tell whether it was given
   std::string bandwidth;                 // "" = unshaped
   std::string latency = "0";
   std::vector<std::string> profiles;     // probe: "BANDWIDTH[,LATENCY]"
@@ -40,29 +45,61 @@ NetworkProfile ParseProfile(const std::string& text) {
   return profile;
 }
 
+std::atomic<bool> g_cancel{false};
+std::atomic<int> g_signal{0};
+
+void OnSignal(int signal) {
+  g_signal.store(signal);
+  g_cancel.store(true);
+}
+
+// The cluster in the state directory, which must be the one --name names
+// if it was given.
+ClusterState LoadNamedState(const ClusterCliOptions& o) {
+  ClusterState state = LoadClusterState(o.cluster.state_dir);
+  if (o.name->count() > 0 && state.name != o.cluster.name) {
+    throw ClusterError("state directory " + state.state_dir + " holds cluster " + state.name + ", not " +
+                       o.cluster.name + ": use --name " + state.name + " (or leave --name out)");
+  }
+  return state;
+}
+
 void Up(const ClusterCliOptions& o) {
   ClusterOptions options = o.cluster;
   if (!o.bandwidth.empty()) options.network.bandwidth_bits_per_s = ParseBandwidth(o.bandwidth);
   options.network.latency_s = ParseLatency(o.latency);
+  struct sigaction action {};
+  action.sa_handler = OnSignal;
+  sigemptyset(&action.sa_mask);
+  ::sigaction(SIGINT, &action, nullptr);
+  ::sigaction(SIGTERM, &action, nullptr);
   const std::unique_ptr<CommandRunner> runner = MakeSystemCommandRunner();
-  const ClusterState state = ClusterUp(options, *runner);
+  ClusterState state;
+  try {
+    state = ClusterUp(options, *runner, &g_cancel);
+  } catch (const ClusterInterrupted& e) {
+    std::cerr << "dmlbench: " << e.what() << "\n";
+    throw CLI::RuntimeError(ExitStatusOfSignal(g_signal.load() == SIGTERM ? SIGTERM : SIGINT));
+  }
   std::cout << ClusterStatus(state, *runner);
 }
 
 void Status(const ClusterCliOptions& o) {
   const std::unique_ptr<CommandRunner> runner = MakeSystemCommandRunner();
-  std::cout << ClusterStatus(LoadClusterState(o.cluster.state_dir), *runner);
+  std::cout << ClusterStatus(LoadNamedState(o), *runner);
 }
 
 void Down(const ClusterCliOptions& o) {
+  // The state directory names the cluster it holds; without one, --name
+  // does. ClusterDown refuses a --name that differs.
+  std::string name = o.cluster.name;
+  if (o.name->count() == 0) {
+    const std::string held = ClusterNameIn(o.cluster.state_dir);
+    if (!held.empty()) name = held;
+  }
+  ValidateClusterName(name);
   CheckClusterPrivileges(o.cluster.cgroup_root);
   const std::unique_ptr<CommandRunner> runner = MakeSystemCommandRunner();
-  std::string name = o.cluster.name;
-  // The state names the cluster it holds; without state, the option does.
-  try {
-    name = LoadClusterState(o.cluster.state_dir).name;
-  } catch (const ClusterError&) {
-  }
   ClusterDown(name, o.cluster.state_dir, o.cluster.cgroup_root, *runner);
   const std::vector<std::string> left = ClusterLeftovers(name, o.cluster.cgroup_root, *runner);
   if (!left.empty()) throw ClusterError("cluster " + name + " is not completely down: " + left.front() + " remains");
@@ -71,7 +108,7 @@ void Down(const ClusterCliOptions& o) {
 
 void Probe(const ClusterCliOptions& o, const std::string& db) {
   CheckClusterPrivileges(o.cluster.cgroup_root);
-  ClusterState state = LoadClusterState(o.cluster.state_dir);
+  ClusterState state = LoadNamedState(o);
   std::vector<NetworkProfile> profiles;
   for (const std::string& text : o.profiles) profiles.push_back(ParseProfile(text));
   if (profiles.empty()) profiles.push_back(state.network);
@@ -109,9 +146,11 @@ void AddClusterCommands(CLI::App& app, const GlobalOptions& global) {
   CLI::App* cluster = app.add_subcommand("cluster", "an emulated cluster on this machine: network namespaces, "
                                                     "shaped links, CPU quotas, one sshd per host (needs root)");
   cluster->require_subcommand(1);
-  cluster->add_option("--name", o->cluster.name, "cluster name, 1-6 of a-z0-9; everything it makes is dmlb-<name>-*")
-      ->capture_default_str();
-  cluster->add_option("--state-dir", o->cluster.state_dir, "where keys, known_hosts and inventory.toml are kept")
+  o->name = cluster->add_option("--name", o->cluster.name,
+                                "cluster name, 1-6 of a-z0-9; everything it makes is dmlb-<name>-* (default: main "
+                                "for up, the one the state directory holds for the others)");
+  cluster->add_option("--state-dir", o->cluster.state_dir, "where inventory.toml and the hosts' files are kept; "
+                                                                  "it holds one cluster")
       ->capture_default_str();
 
   CLI::App* up = cluster->add_subcommand("up", "create the hosts and write the inventory for provider \"cluster\"");

@@ -1,5 +1,6 @@
 // Commands: the subcommands of `dmlbench`, one file each (plan_command.cc,
 // run_command.cc, status_command.cc, query_command.cc, export_command.cc,
+// logs_command.cc, forget_command.cc, compare_command.cc, model_command.cc,
 // inventory_command.cc, cluster_command.cc). Each Add*Command declares its
 // options and a callback on the app. A callback throws on failure (main.cc
 // alone prints "dmlbench: error: ...") and throws CLI::RuntimeError(code)
@@ -42,6 +43,8 @@ struct ExperimentInputs {
 void AddExperimentInputs(CLI::App* command, ExperimentInputs& inputs);
 // The IDX directory of `fashion-mnist` runs; "" when every run is synthetic.
 std::string DatasetDir(const ExperimentInputs& inputs, const Experiment& experiment);
+// Declares --only FILTER (schemas/filter.md) on `command`, read into `text`.
+void AddOnlyOption(CLI::App* command, std::string& text);
 // Opens an existing database read-only; throws StoreError naming it when
 // there is none.
 std::unique_ptr<Store> OpenExistingReadOnly(const std::string& db);
@@ -61,8 +64,11 @@ void AddRunCommand(CLI::App& app, const GlobalOptions& global);
 void AddStatusCommand(CLI::App& app, const GlobalOptions& global);
 void AddQueryCommand(CLI::App& app, const GlobalOptions& global);
 void AddExportCommand(CLI::App& app, const GlobalOptions& global);
-// `inventory check|import-ec2`.
-void AddInventoryCommands(CLI::App& app);
+void AddLogsCommand(CLI::App& app, const GlobalOptions& global);
+void AddForgetCommand(CLI::App& app, const GlobalOptions& global);
+void AddCompareCommand(CLI::App& app, const GlobalOptions& global);
+// `inventory check|probe|import-ec2`.
+void AddInventoryCommands(CLI::App& app, const GlobalOptions& global);
 // `model fit|predict|validate`.
 void AddModelCommands(CLI::App& app, const GlobalOptions& global);
 // `cluster up|status|down|probe`.

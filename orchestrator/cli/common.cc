@@ -19,6 +19,13 @@ void AddExperimentInputs(CLI::App* command, ExperimentInputs& inputs) {
                           kDefaultDatasetDir + ")");
 }
 
+void AddOnlyOption(CLI::App* command, std::string& text) {
+  command->add_option("--only", text,
+                      "only the runs that match FILTER, e.g. 'architecture=ps,workers>=4,status=failed' or a "
+                      "run-key prefix (schemas/filter.md)")
+      ->type_name("FILTER");
+}
+
 std::string DatasetDir(const ExperimentInputs& inputs, const Experiment& experiment) {
   bool needed = false;
   for (const PlannedRun& run : experiment.runs) needed = needed || run.params.dataset != "synthetic";

@@ -1,7 +1,8 @@
-// `dmlbench inventory check FILE` (connect, provision, print host facts) and
-// `dmlbench inventory import-ec2 JSON` (an inventory from `aws ec2
-// describe-instances` output; an instance without the address is left out
-// with a warning that names it).
+// `dmlbench inventory check FILE` (connect, provision, print host facts),
+// `dmlbench inventory probe FILE` (alpha and B of the hosts' network into the
+// database) and `dmlbench inventory import-ec2 JSON` (an inventory from `aws
+// ec2 describe-instances` output; an instance without the address is left
+// out with a warning that names it).
 
 #include <cstdio>
 #include <fstream>
@@ -10,11 +11,15 @@
 #include <sstream>
 
 #include "orchestrator/cli/commands.h"
+#include "orchestrator/core/programs.h"
 #include "trainer/sha256.h"
+#include "orchestrator/launch/link_probe.h"
 #include "orchestrator/launch/ssh/ec2_import.h"
 #include "orchestrator/launch/ssh/inventory.h"
 #include "orchestrator/launch/ssh/provision.h"
 #include "orchestrator/launch/ssh/session.h"
+#include "orchestrator/launch/ssh/ssh_link_probe.h"
+#include "orchestrator/store/store.h"
 
 namespace dmlbench {
 namespace {
@@ -23,6 +28,11 @@ struct CheckOptions {
   std::string inventory;
   std::string trainer;
   std::string dataset;
+};
+
+struct ProbeOptions {
+  std::string inventory;
+  SshLinkProbeOptions probe;
 };
 
 struct ImportOptions {
@@ -60,6 +70,21 @@ void Check(const CheckOptions& options) {
   std::cout << hosts.size() << " host(s) ready\n";
 }
 
+void Probe(const ProbeOptions& options, const std::string& db) {
+  const Inventory inventory = LoadInventory(options.inventory);
+  Store store(db);
+  const LinkProbeResult result = ProbeSshLink(inventory, options.probe, [&](const InventoryHost& host) {
+    return std::unique_ptr<RemoteShell>(new SshSession(MakeTarget(inventory, host)));
+  });
+  const std::vector<LinkProbeRow> rows = LinkProbeRows(result);
+  store.AddLinkProbe(rows);
+  char line[256];
+  std::snprintf(line, sizeof line, "%s (%s,%s, unshaped): alpha %.1f us  B %.3f MB/s  %zu sizes stored in ",
+                result.profile.c_str(), result.hosts[0].c_str(), result.hosts[1].c_str(), result.fit.alpha_s * 1e6,
+                result.fit.bandwidth_bytes_per_s / 1e6, rows.size());
+  std::cout << line << db << "\n";
+}
+
 void ImportEc2(const ImportOptions& options) {
   std::ifstream in(options.json, std::ios::binary);
   if (!in) throw Error("cannot read " + options.json);
@@ -80,8 +105,8 @@ void ImportEc2(const ImportOptions& options) {
 
 }  // namespace
 
-void AddInventoryCommands(CLI::App& app) {
-  CLI::App* inventory = app.add_subcommand("inventory", "Check or build SSH host inventories");
+void AddInventoryCommands(CLI::App& app, const GlobalOptions& global) {
+  CLI::App* inventory = app.add_subcommand("inventory", "Check, probe or build SSH host inventories");
   inventory->require_subcommand(1);
 
   auto check_options = std::make_shared<CheckOptions>();
@@ -93,6 +118,23 @@ void AddInventoryCommands(CLI::App& app) {
   check->add_option("--dataset", check_options->dataset,
                     "Directory of dataset files to upload when their sha256 differs");
   check->callback([check_options] { Check(*check_options); });
+
+  auto probe_options = std::make_shared<ProbeOptions>();
+  probe_options->probe.probe_binary = SiblingProgram("dmlbench-linkprobe");
+  CLI::App* probe = inventory->add_subcommand(
+      "probe", "Measure latency and bandwidth between two hosts (MPI ping-pong) and store them in the database");
+  probe->add_option("FILE", probe_options->inventory, "Inventory (schemas/inventory.md)")->required();
+  probe->add_option("--profile", probe_options->probe.profile,
+                    "Profile name of the stored rows (default: ssh-<inventory file name>)");
+  probe->add_option("--hosts", probe_options->probe.hosts, "A,B: the two hosts, A runs mpirun (default: the first two)")
+      ->delimiter(',');
+  probe->add_option("--probe", probe_options->probe.probe_binary, "dmlbench-linkprobe binary to upload")
+      ->capture_default_str();
+  probe->add_option("--seconds-per-size", probe_options->probe.sizes.max_seconds_per_size,
+                    "time spent on each message size")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  probe->callback([probe_options, &global] { Probe(*probe_options, global.db); });
 
   auto import_options = std::make_shared<ImportOptions>();
   CLI::App* import = inventory->add_subcommand(

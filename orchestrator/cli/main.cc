@@ -23,7 +23,10 @@ int Main(int argc, char** argv) {
   AddQueryCommand(app, global);
   AddExportCommand(app, global);
   AddModelCommands(app, global);
-  AddInventoryCommands(app);
+  AddLogsCommand(app, global);
+  AddForgetCommand(app, global);
+  AddCompareCommand(app, global);
+  AddInventoryCommands(app, global);
   AddClusterCommands(app, global);
   return ParseAndRun(app, [&] { app.parse(argc, argv); }, std::cerr);
 }

@@ -70,8 +70,18 @@ void FitCommand(const GlobalOptions& global, const ModelOptions& o) {
   ModelData data = LoadModelData(store, o.experiments);
   // Calibration runs only: what a fit may see.
   std::erase_if(data.runs, [](const RunObservation& run) { return run.split != "calibration"; });
+  // A model the data cannot fit does not stop the others; the command
+  // fails at the end, naming it.
+  std::vector<std::string> unfitted;
   for (const PerformanceModel* model : Chosen(o)) {
-    ModelFitRecord fit = model->Fit(data);
+    ModelFitRecord fit;
+    try {
+      fit = model->Fit(data);
+    } catch (const ModelError& e) {
+      std::cout << model->name() << ": not fitted: " << e.what() << "\n\n";
+      unfitted.push_back(std::string(model->name()));
+      continue;
+    }
     fit.code_commit = BuildCommit();
     fit.scope = Scope(o);
     fit.fit_id = store.AddModelFit(fit);
@@ -85,6 +95,11 @@ void FitCommand(const GlobalOptions& global, const ModelOptions& o) {
               << Percent(worst) << "\n";
     PrintParameters(fit);
     std::cout << "\n";
+  }
+  if (!unfitted.empty()) {
+    std::string names;
+    for (const std::string& name : unfitted) names += (names.empty() ? "" : ", ") + name;
+    throw ModelError("not fitted: " + names + " (see above why)");
   }
 }
 

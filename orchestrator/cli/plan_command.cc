@@ -3,6 +3,7 @@
 // the hosts' inventory, never the hosts: runs that need more ranks than the
 // hosts have slots are refused here.
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <map>
 
@@ -12,13 +13,15 @@
 #include "orchestrator/launch/launcher.h"
 #include "trainer/sha256.h"
 #include "orchestrator/cli/table.h"
+#include "orchestrator/filter/filter.h"
 #include "orchestrator/matrix/matrix.h"
 #include "orchestrator/plan/plan.h"
 
 namespace dmlbench {
 namespace {
 
-void PlanCommand(const GlobalOptions& global, const ExperimentInputs& inputs) {
+void PlanCommand(const GlobalOptions& global, const ExperimentInputs& inputs, const std::string& only) {
+  const Filter filter = only.empty() ? Filter() : Filter::Parse(only, "--only");
   const Experiment experiment = LoadExperiment(inputs.matrix);
   const std::string dataset_dir = DatasetDir(inputs, experiment);
   // Every provider runs this binary (ssh and cluster hosts get a copy), so
@@ -32,26 +35,77 @@ void PlanCommand(const GlobalOptions& global, const ExperimentInputs& inputs) {
   }
   const bool exists = std::filesystem::exists(global.db);
   Store store(exists ? global.db : ":memory:", exists ? Store::Mode::kReadOnly : Store::Mode::kReadWrite);
-  const std::vector<PlanItem> plan = Plan(experiment, store, {inputs.trainer, trainer_sha, dataset_dir});
+  const std::vector<PlanItem> planned = Plan(experiment, store, {inputs.trainer, trainer_sha, dataset_dir});
+  const std::vector<PlanItem> plan = Select(planned, filter, experiment.name, trainer_sha);
   if (const std::optional<HostSlots> slots = SlotsOf(experiment.execution)) CheckSlots(plan, *slots);
+  // Fixed columns, then one per parameter the matrix varies beyond them.
+  struct Column {
+    std::string header;
+    bool right;
+    std::function<std::string(const RunParams&)> value;
+  };
+  std::vector<Column> parameters = {
+      {"architecture", false, [](const RunParams& p) { return std::string(Text(p.architecture)); }},
+      {"servers", true,
+       [](const RunParams& p) { return std::to_string(p.architecture == Architecture::kPs ? p.servers : 0); }},
+      {"workers", true, [](const RunParams& p) { return std::to_string(p.workers); }},
+      {"batch", true, [](const RunParams& p) { return std::to_string(p.batch_size); }}};
+  const ShownParams varying = VaryingIn(experiment.runs);
+  if (varying.learning_rate) {
+    parameters.push_back({"lr", true, [](const RunParams& p) { return ExactText(Cell(p.learning_rate)); }});
+  }
+  if (varying.hidden) {
+    parameters.push_back({"hidden", false, [](const RunParams& p) {
+                            std::string text;
+                            for (size_t i = 0; i < p.hidden.size(); ++i) {
+                              text += (i ? "," : "") + std::to_string(p.hidden[i]);
+                            }
+                            return text;
+                          }});
+  }
+  if (varying.epochs) {
+    parameters.push_back({"epochs", true, [](const RunParams& p) { return std::to_string(p.epochs); }});
+  }
+  if (varying.max_iterations_per_epoch) {
+    parameters.push_back(
+        {"iters", true, [](const RunParams& p) { return std::to_string(p.max_iterations_per_epoch); }});
+  }
+  if (varying.bucket_bytes) {
+    parameters.push_back({"bucket", true, [](const RunParams& p) { return std::to_string(p.bucket_bytes); }});
+  }
+  if (varying.dataset) {
+    parameters.push_back({"dataset", false, [](const RunParams& p) { return p.dataset; }});
+  }
+  parameters.push_back({"overlap", false, [](const RunParams& p) { return std::string(p.overlap ? "on" : "off"); }});
+  parameters.push_back(
+      {"network", false, [](const RunParams& p) { return p.network.name.empty() ? "-" : p.network.name; }});
+  parameters.push_back({"rep", true, [](const RunParams& p) { return std::to_string(p.repetition); }});
+
+  std::vector<std::string> headers = {"#", "run_key"};
+  std::vector<bool> right = {true, false};
+  for (const Column& column : parameters) {
+    headers.push_back(column.header);
+    right.push_back(column.right);
+  }
+  headers.insert(headers.end(), {"split", "state", "attempts", "last failure"});
+  right.insert(right.end(), {false, false, true, false});
+
   std::vector<std::vector<std::string>> rows;
   std::map<RunState, int> counts;
   int index = 0;
   for (const PlanItem& item : plan) {
-    const RunParams& p = item.run.params;
     ++counts[item.state];
-    rows.push_back({std::to_string(++index), item.run_key.substr(0, 12), std::string(Text(p.architecture)),
-                    std::to_string(p.architecture == Architecture::kPs ? p.servers : 0), std::to_string(p.workers),
-                    std::to_string(p.batch_size), p.overlap ? "on" : "off",
-                    p.network.name.empty() ? "-" : p.network.name, std::to_string(p.repetition), item.run.split,
-                    std::string(Text(item.state)), item.attempts ? std::to_string(item.attempts) : "",
-                    Shorten(item.failure_reason, 60)});
+    std::vector<std::string> row = {std::to_string(++index), item.run_key.substr(0, 12)};
+    for (const Column& column : parameters) row.push_back(column.value(item.run.params));
+    row.insert(row.end(), {item.run.split, std::string(Text(item.state)),
+                           item.attempts ? std::to_string(item.attempts) : "", Shorten(item.failure_reason, 60)});
+    rows.push_back(std::move(row));
   }
-  PrintTable(std::cout,
-             {"#", "run_key", "architecture", "servers", "workers", "batch", "overlap", "network", "rep", "split",
-              "state", "attempts", "last failure"},
-             rows, {true, false, false, true, true, true, false, false, true, false, false, true, false});
-  std::cout << experiment.name << ": " << Runs(plan.size()) << ": " << counts[RunState::kComplete]
+  PrintTable(std::cout, headers, rows, right);
+  std::cout << experiment.name << ": "
+            << (plan.size() == planned.size() ? Runs(plan.size())
+                                              : std::to_string(plan.size()) + " of " + Runs(planned.size()))
+            << ": " << counts[RunState::kComplete]
             << " complete, " << counts[RunState::kPending] << " pending, " << counts[RunState::kFailed]
             << " failed, " << counts[RunState::kInterrupted] << " interrupted";
   if (counts[RunState::kRunning]) std::cout << ", " << counts[RunState::kRunning] << " running";
@@ -62,9 +116,11 @@ void PlanCommand(const GlobalOptions& global, const ExperimentInputs& inputs) {
 
 void AddPlanCommand(CLI::App& app, const GlobalOptions& global) {
   auto inputs = std::make_shared<ExperimentInputs>();
+  auto only = std::make_shared<std::string>();
   CLI::App* plan = app.add_subcommand("plan", "show the runs of a matrix and their state in the database; runs nothing");
   AddExperimentInputs(plan, *inputs);
-  plan->callback([&global, inputs] { PlanCommand(global, *inputs); });
+  AddOnlyOption(plan, *only);
+  plan->callback([&global, inputs, only] { PlanCommand(global, *inputs, *only); });
 }
 
 }  // namespace dmlbench

@@ -12,6 +12,8 @@
 #include "orchestrator/cli/commands.h"
 #include "orchestrator/cli/launcher_factory.h"
 #include "orchestrator/cli/table.h"
+#include "orchestrator/core/toml_reader.h"
+#include "orchestrator/filter/filter.h"
 #include "orchestrator/matrix/matrix.h"
 #include "orchestrator/run/runner.h"
 
@@ -34,8 +36,8 @@ void InstallSignalHandlers() {
   ::sigaction(SIGTERM, &action, nullptr);
 }
 
-void PrintSummary(std::ostream& out, const std::string& name, const SweepReport& report) {
-
+void PrintSummary(std::ostream& out, const Experiment& experiment, const SweepReport& report) {
+  const ShownParams shown = VaryingIn(experiment.runs);
   std::vector<std::vector<std::string>> rows;
   for (const RunReport& run : report.runs) {
     std::string epoch_s, throughput, accuracy;
@@ -50,17 +52,22 @@ void PrintSummary(std::ostream& out, const std::string& name, const SweepReport&
         accuracy = buffer;
       }
     }
-    const std::string state = run.item.state == RunState::kComplete
-                                  ? (run.ran_now ? "complete" : "complete (earlier)")
-                                  : std::string(Text(run.item.state));
-    rows.push_back({Describe(run.item.run.params), run.item.run.split, state, std::to_string(run.item.attempts),
+    std::string state(Text(run.item.state));
+    if (!run.ran_now && (run.item.state == RunState::kComplete || run.item.state == RunState::kFailed)) {
+      state += " (earlier)";
+    }
+    rows.push_back({Describe(run.item.run.params, shown), run.item.run.split, state, std::to_string(run.item.attempts),
                     epoch_s, throughput, accuracy, Shorten(run.item.failure_reason, 70)});
   }
   PrintTable(out, {"run", "split", "status", "attempts", "epoch_s", "samples/s", "test_acc", "reason"}, rows,
              {false, false, false, true, true, true, true, false});
   int now = 0;
   for (const RunReport& run : report.runs) now += run.ran_now && run.item.state == RunState::kComplete;
-  out << name << ": " << Runs(report.runs.size()) << ": " << report.complete << " complete (" << now
+  out << experiment.name << ": "
+      << (static_cast<int>(report.runs.size()) == report.planned
+              ? Runs(report.runs.size())
+              : std::to_string(report.runs.size()) + " of " + Runs(report.planned))
+      << ": " << report.complete << " complete (" << now
       << " just now), " << report.failed << " failed, " << report.interrupted << " interrupted, "
       << report.pending << " pending\n";
   if (report.recovered) {
@@ -70,11 +77,30 @@ void PrintSummary(std::ostream& out, const std::string& name, const SweepReport&
   if (report.exhausted) {
     out << report.exhausted << (report.exhausted == 1 ? " run has" : " runs have")
         << " failed `attempts` times and " << (report.exhausted == 1 ? "was" : "were")
-        << " not tried again; raise [execution] attempts to give them more tries\n";
+        << " not tried again, --retry-failed or not; raise [execution] attempts to give "
+        << (report.exhausted == 1 ? "it" : "them") << " more tries, or `dmlbench forget` "
+        << (report.exhausted == 1 ? "it" : "them") << " to start afresh\n";
   }
 }
 
-void RunCommand(const GlobalOptions& global, const ExperimentInputs& inputs) {
+// What `run` takes besides the experiment inputs.
+struct RunChoices {
+  std::string only;  // --only FILTER
+  bool retry_failed = true;
+  std::vector<std::string> tags;
+};
+
+void RunCommand(const GlobalOptions& global, const ExperimentInputs& inputs, const RunChoices& choices) {
+  RunnerOptions options;
+  if (!choices.only.empty()) options.only = Filter::Parse(choices.only, "--only");
+  options.retry_failed = choices.retry_failed;
+  for (const std::string& tag : choices.tags) {
+    if (!IsValidName(tag)) {
+      throw Error("--tag: a tag must be 1 to " + std::to_string(kMaxNameLength) +
+                  " letters, digits, '.', '_' or '-', got " + Quoted(tag));
+    }
+  }
+  options.tags = choices.tags;
   const Experiment experiment = LoadExperiment(inputs.matrix);
   // Before the database is opened, and released after it is closed.
   const RunLock lock(global.db);
@@ -84,7 +110,6 @@ void RunCommand(const GlobalOptions& global, const ExperimentInputs& inputs) {
   paths.mpirun = inputs.mpirun;
   paths.dataset_dir = DatasetDir(inputs, experiment);
   std::unique_ptr<Launcher> launcher = MakeLauncher(experiment.execution, paths);
-  RunnerOptions options;
   options.trainer = inputs.trainer;
   options.dataset_dir = paths.dataset_dir;
   options.progress = &std::cerr;
@@ -93,7 +118,7 @@ void RunCommand(const GlobalOptions& global, const ExperimentInputs& inputs) {
   Runner runner(store, *launcher, options);
   InstallSignalHandlers();
   const SweepReport report = runner.Run(experiment, lock, g_cancel);
-  PrintSummary(std::cout, experiment.name, report);
+  PrintSummary(std::cout, experiment, report);
   if (report.cancelled) {
     std::cerr << "dmlbench: interrupted; `dmlbench run " << inputs.matrix << "` resumes\n";
     throw CLI::RuntimeError(ExitStatusOfSignal(g_signal == 0 ? SIGINT : g_signal));
@@ -106,9 +131,17 @@ void RunCommand(const GlobalOptions& global, const ExperimentInputs& inputs) {
 
 void AddRunCommand(CLI::App& app, const GlobalOptions& global) {
   auto inputs = std::make_shared<ExperimentInputs>();
+  auto choices = std::make_shared<RunChoices>();
   CLI::App* run = app.add_subcommand("run", "execute the runs of a matrix that are not complete, then print a summary");
   AddExperimentInputs(run, *inputs);
-  run->callback([&global, inputs] { RunCommand(global, *inputs); });
+  AddOnlyOption(run, choices->only);
+  run->add_flag("--retry-failed,!--no-retry-failed", choices->retry_failed,
+                "run again the runs that failed before and have failed fewer than [execution] attempts "
+                "times over all sweeps (the default); --no-retry-failed leaves them failed");
+  run->add_option("--tag", choices->tags,
+                  "give every run of this sweep the tag NAME, besides the experiment's tags (repeatable)")
+      ->type_name("NAME");
+  run->callback([&global, inputs, choices] { RunCommand(global, *inputs, *choices); });
 }
 
 }  // namespace dmlbench

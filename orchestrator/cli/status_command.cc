@@ -1,5 +1,7 @@
-// `dmlbench status`: runs per experiment and their states, read-only. A run
-// counts for every experiment text that planned it (experiment_runs).
+// `dmlbench status`: runs per experiment and their states, read-only. Each
+// experiment is shown with its id and the path it was read from, so that two
+// versions of one experiment file tell apart. A run counts for every
+// experiment text that planned it (experiment_runs).
 #include <iostream>
 
 #include "orchestrator/cli/commands.h"
@@ -18,11 +20,11 @@ void StatusCommand(const GlobalOptions& global) {
                                   ? "experiment_runs m USING (experiment_id) LEFT JOIN runs r USING (run_id)"
                                   : "runs r USING (experiment_id)";
   PrintQueryTable(std::cout, store->Query(R"(
-    SELECT e.name AS experiment, count(r.run_id) AS runs,
+    SELECT e.experiment_id AS id, e.name AS experiment, count(r.run_id) AS runs,
            total(r.status = 'complete') AS complete, total(r.status = 'failed') AS failed,
            total(r.status = 'interrupted') AS interrupted,
            total(r.status IN ('pending', 'running')) AS pending_or_running,
-           datetime(max(r.end_unix_s), 'unixepoch') AS last_run_end_utc
+           datetime(max(r.end_unix_s), 'unixepoch') AS last_run_end_utc, e.source_path
     FROM experiments e LEFT JOIN )" + members + R"(
     GROUP BY e.experiment_id ORDER BY e.experiment_id)"));
 }
@@ -30,7 +32,8 @@ void StatusCommand(const GlobalOptions& global) {
 }  // namespace
 
 void AddStatusCommand(CLI::App& app, const GlobalOptions& global) {
-  CLI::App* status = app.add_subcommand("status", "runs per experiment and their states");
+  CLI::App* status =
+      app.add_subcommand("status", "runs per experiment (id, name, source path) and their states");
   status->callback([&global] { StatusCommand(global); });
 }
 

@@ -1,18 +1,73 @@
 #include "orchestrator/core/run_spec.h"
 
+#include <algorithm>
+#include <charconv>
+
 #include <nlohmann/json.hpp>
 
 #include "trainer/sha256.h"
 
 namespace dmlbench {
+namespace {
 
-std::string Describe(const RunParams& params) {
+// Shortest text that reads back as the same double ("0.05", "1e-05").
+std::string ShortestDouble(double value) {
+  char buffer[64];
+  const auto end = std::to_chars(buffer, buffer + sizeof buffer, value).ptr;
+  return std::string(buffer, end);
+}
+
+std::string JoinInts(const std::vector<int>& values) {
+  std::string text;
+  for (size_t i = 0; i < values.size(); ++i) text += (i ? "," : "") + std::to_string(values[i]);
+  return text;
+}
+
+}  // namespace
+
+bool IsValidName(std::string_view name) {
+  return !name.empty() && name.size() <= kMaxNameLength && std::all_of(name.begin(), name.end(), [](char c) {
+           return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+                  c == '_' || c == '-';
+         });
+}
+
+ShownParams VaryingIn(const std::vector<RunParams>& runs) {
+  ShownParams varying;
+  if (runs.empty()) return varying;
+  const RunParams& first = runs.front();
+  for (const RunParams& p : runs) {
+    varying.learning_rate = varying.learning_rate || p.learning_rate != first.learning_rate;
+    varying.hidden = varying.hidden || p.hidden != first.hidden;
+    varying.epochs = varying.epochs || p.epochs != first.epochs;
+    varying.max_iterations_per_epoch =
+        varying.max_iterations_per_epoch || p.max_iterations_per_epoch != first.max_iterations_per_epoch;
+    varying.bucket_bytes = varying.bucket_bytes || p.bucket_bytes != first.bucket_bytes;
+    varying.dataset = varying.dataset || p.dataset != first.dataset;
+  }
+  return varying;
+}
+
+ShownParams VaryingIn(const std::vector<PlannedRun>& runs) {
+  std::vector<RunParams> params;
+  params.reserve(runs.size());
+  for (const PlannedRun& run : runs) params.push_back(run.params);
+  return VaryingIn(params);
+}
+
+std::string Describe(const RunParams& params, const ShownParams& shown) {
   std::string text(Text(params.architecture));
   if (params.architecture == Architecture::kPs) text += " k=" + std::to_string(params.servers);
   text += " w=" + std::to_string(params.workers) + " b=" + std::to_string(params.batch_size);
+  if (shown.learning_rate) text += " lr=" + ShortestDouble(params.learning_rate);
+  if (shown.hidden) text += " hidden=" + JoinInts(params.hidden);
+  if (shown.epochs) text += " epochs=" + std::to_string(params.epochs);
+  if (shown.max_iterations_per_epoch) text += " iters=" + std::to_string(params.max_iterations_per_epoch);
+  if (shown.bucket_bytes) text += " bucket=" + std::to_string(params.bucket_bytes);
+  if (shown.dataset) text += " dataset=" + params.dataset;
   if (params.overlap) text += " overlap";
   if (!params.network.name.empty()) text += " net=" + params.network.name;
-  text += " rep=" + std::to_string(params.repetition);
+  if (shown.repetition) text += " rep=" + std::to_string(params.repetition);
   return text;
 }
 
@@ -38,6 +93,12 @@ std::string CanonicalJson(const RunParams& params) {
       {"network", {{"bandwidth_bits_per_s", params.network.bandwidth_bits_per_s},
                    {"latency_s", params.network.latency_s}}},
   };
+  return json.dump();
+}
+
+std::string ConfigurationJson(const RunParams& params) {
+  nlohmann::json json = nlohmann::json::parse(CanonicalJson(params));
+  json.erase("seed");
   return json.dump();
 }
 

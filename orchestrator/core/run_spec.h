@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "orchestrator/core/enums.h"
@@ -73,6 +74,7 @@ struct PlannedRun {
 struct Experiment {
   std::string name;
   std::string description;
+  std::vector<std::string> tags;         // [experiment] tags, given to every run a sweep selects
   std::string source_path;               // as given by the user
   std::string source_text;               // the file's bytes
   std::string source_sha256;             // hex
@@ -95,15 +97,44 @@ struct LinkProbeRow {
   std::string hosts;
 };
 
+// The parameters a label names besides architecture, servers, workers,
+// batch size, overlap and network (always named): the others only when they
+// tell runs of one listing apart, the repetition unless told not to.
+struct ShownParams {
+  bool learning_rate = false;
+  bool hidden = false;
+  bool epochs = false;
+  bool max_iterations_per_epoch = false;
+  bool bucket_bytes = false;
+  bool dataset = false;
+  bool repetition = true;
+};
+
+// The parameters that take more than one value among `runs`.
+ShownParams VaryingIn(const std::vector<RunParams>& runs);
+ShownParams VaryingIn(const std::vector<PlannedRun>& runs);
+
+// The longest experiment name or tag.
+inline constexpr std::size_t kMaxNameLength = 64;
+// Whether `name` can name an experiment or a tag: 1 to kMaxNameLength
+// letters, digits, '.', '_' or '-'.
+bool IsValidName(std::string_view name);
+
 // One line naming the point for progress output and messages, e.g.
-// "ps k=2 w=4 b=100 net=1gbit rep=0".
-std::string Describe(const RunParams& params);
+// "ps k=2 w=4 b=100 net=1gbit rep=0"; with `shown`, also
+// "lr=0.1 hidden=128,32 epochs=3 iters=100 bucket=65536 dataset=synthetic"
+// for the parameters it names.
+std::string Describe(const RunParams& params, const ShownParams& shown = {});
 
 // The canonical form of the parameters (sorted keys, no whitespace JSON);
 // the run key is sha256(canonical || trainer sha256 || dataset checksum).
 std::string CanonicalJson(const RunParams& params);
 std::string RunKey(const RunParams& params, const std::string& trainer_sha256,
                    const std::string& dataset_sha256);
+// A configuration: CanonicalJson without the seed (the repetition and the
+// profile's name are not in it either) — what the repetitions of one point
+// share, and what `compare` matches across experiments and builds.
+std::string ConfigurationJson(const RunParams& params);
 
 }  // namespace dmlbench
 

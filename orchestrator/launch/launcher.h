@@ -42,6 +42,11 @@ struct LaunchSpec {
   std::string dataset_dir;                 // local directory of IDX files to use; "" = none (synthetic)
   NetworkProfile network;
   double timeout_s = 600;                  // wall-clock limit of the whole mpirun
+  // A local, existing, empty directory where Launch() leaves, before it
+  // returns, what the job printed in the layout of job_output.h (each rank's
+  // stdout and stderr, mpirun's stderr), however the job ended; output of a
+  // host that was lost may be missing. "" = keep none.
+  std::string output_dir;
 };
 
 struct LaunchResult {

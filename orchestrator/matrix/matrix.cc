@@ -19,7 +19,7 @@ namespace {
 
 const std::vector<std::string_view> kTopLevelKeys = {"experiment", "defaults", "matrix",    "zip",  "include",
                                                      "exclude",    "networks", "execution", "split"};
-const std::vector<std::string_view> kExperimentKeys = {"name", "description"};
+const std::vector<std::string_view> kExperimentKeys = {"name", "description", "tags"};
 const std::vector<std::string_view> kExecutionKeys = {"provider", "inventory", "repetitions", "seed", "timeout_s",
                                                       "attempts", "dataset_dir", "order", "order_seed"};
 const std::vector<std::string_view> kOrders = {"shuffled", "matrix"};
@@ -36,7 +36,6 @@ constexpr int kMaxHiddenLayers = 16;
 constexpr int kMaxLayerSize = 65536;
 constexpr int kMaxRepetitions = 1000;
 constexpr int kMaxAttempts = 100;
-constexpr std::size_t kMaxNameLength = 64;
 
 std::string JoinNames(const std::vector<std::string_view>& names) {
   std::string joined;
@@ -184,17 +183,27 @@ class ExperimentReader : public TomlReader {
     const toml::node* name = table->get("name");
     if (name == nullptr) Fail(table->source(), "[experiment] must have a name, got none");
     experiment.name = ReadString(*name, "name");
-    const bool valid = !experiment.name.empty() && experiment.name.size() <= kMaxNameLength &&
-                       std::all_of(experiment.name.begin(), experiment.name.end(), [](char c) {
-                         return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                                c == '.' || c == '_' || c == '-';
-                       });
-    if (!valid) {
+    if (!IsValidName(experiment.name)) {
       Fail(*name, "name must be 1 to " + std::to_string(kMaxNameLength) +
                       " letters, digits, '.', '_' or '-', got " + Found(*name));
     }
     if (const toml::node* description = table->get("description")) {
       experiment.description = ReadString(*description, "description");
+    }
+    if (const toml::node* tags = table->get("tags")) {
+      const toml::array* array = tags->as_array();
+      if (array == nullptr) Fail(*tags, "tags must be an array of strings, got " + Found(*tags));
+      for (const toml::node& element : *array) {
+        const std::string tag = ReadString(element, "tags");
+        if (!IsValidName(tag)) {
+          Fail(element, "a tag must be 1 to " + std::to_string(kMaxNameLength) +
+                            " letters, digits, '.', '_' or '-', got " + Found(element));
+        }
+        if (std::find(experiment.tags.begin(), experiment.tags.end(), tag) != experiment.tags.end()) {
+          Fail(element, "tags must be distinct, got " + Quoted(tag) + " twice");
+        }
+        experiment.tags.push_back(tag);
+      }
     }
   }
 

@@ -176,65 +176,126 @@ class Paper2019 : public PerformanceModel {
 
 // ---- corrected and corrected+overlap ------------------------------------------
 
-// The fitted coefficients of the corrected model, seconds:
-//   iteration_overhead_s   per iteration, whatever the batch (synchronisation, bookkeeping)
-//   compute_per_sample_s   forward + backward per sample of the local batch
-//   update_per_byte_s      SGD on one byte of parameters (worker or server)
-//   reduce_per_byte_s      summing one byte of gradients
-//   per_message_s          software cost of one message posted or handled (MPI, polling)
-// besides the probed alpha and B. Fitted on all architectures at once,
-// weighting each run by 1/t^2 so that relative errors count alike.
-const std::vector<std::string> kCorrectedNames = {"iteration_overhead_s", "compute_per_sample_s",
-                                                  "update_per_byte_s", "reduce_per_byte_s", "per_message_s"};
-const std::vector<std::string> kCorrectedUnits = {"s", "s/sample", "s/byte", "s/byte", "s/message"};
+// The corrected model (DESIGN.md section 1), per iteration:
+//
+//   iteration = max(path, worker_cpu / s, server_cpu / s)
+//
+// where s is the CPU share of a host in cores (1 when uncapped, at most 1:
+// a rank runs on one core). `path` is the critical path at full CPU speed:
+//   path = path_compute_factor compute + latency_steps alpha + link_bytes / B   (physics.h)
+// and `*_cpu` the CPU seconds a rank spends per iteration, which a quota
+// of s cores stretches to *_cpu / s whatever the wire does:
+//   worker_cpu = compute + cpu_per_byte_s worker_cpu_bytes + cpu_per_message_s worker_cpu_messages
+//   server_cpu = cpu_overhead_s + cpu_per_byte_s server_cpu_bytes + cpu_per_message_s server_cpu_messages
+//   compute    = cpu_overhead_s + cpu_per_sample_s b
+// Fitted coefficients (CPU seconds at full speed):
+//   cpu_overhead_s        per iteration whatever the batch (update, bookkeeping, polling)
+//   cpu_per_sample_s      forward + backward of one sample
+//   cpu_per_byte_s        one byte through a rank's network stack (sent, received or summed)
+//   cpu_per_message_s     one message sent or received
+//   path_compute_factor   compute's wall time over its CPU time on a path the
+//                         wire binds (1: never stalled, 1/s: always throttled):
+//                         a rank waiting on the wire uses its quota in bursts
+// and the path's compute is path_compute_factor x compute. alpha and B come
+// from the link probe, never from the runs. Fit, in stages, each a weighted
+// least squares (weights 1/t^2, so that relative errors count alike):
+//   1. each calibration run's side, from its measurement: the wire binds
+//      where alpha and B explain at least half its time, else the CPU of
+//      its busiest rank;
+//   2. compute from the one-worker runs of ring, mpi and p2p (no exchange:
+//      their time is compute / s), one row per configuration;
+//   3. the exchange's CPU costs from the other runs a CPU binds, with that
+//      compute subtracted;
+//   4. path_compute_factor from the runs the wire binds.
+const std::vector<std::string> kCorrectedNames = {"cpu_overhead_s", "cpu_per_sample_s", "cpu_per_byte_s",
+                                                  "cpu_per_message_s"};
+const std::vector<std::string> kCorrectedUnits = {"s", "s/sample", "s/byte", "s/message"};
 
-struct CorrectedTerms {
-  double compute_s = 0;
-  double update_s = 0;
-  double comm_s = 0;
-  double hidden_comm_s = 0;
+enum class Binding { kPath, kWorkerCpu, kServerCpu };
+
+double CpuShare(const ModelConfig& config) {
+  return config.cpu_cores > 0 ? std::min(config.cpu_cores, 1.0) : 1.0;
+}
+
+// One configuration's terms, each as the coefficients' multipliers plus
+// what is known without them (seconds): term = known + x . coefficients.
+struct LinearTerm {
+  double known = 0;
+  std::vector<double> x;
+  double At(const std::vector<double>& c) const {
+    double t = known;
+    for (std::size_t i = 0; i < x.size(); ++i) t += x[i] * c[i];
+    return t;
+  }
 };
 
-CorrectedTerms Corrected(const ModelFitRecord& fit, const ModelConfig& config, double gradient_bytes,
-                         bool with_overlap) {
-  const LinkParameters link = LinkFor(fit, config);
+struct CorrectedTerms {
+  LinearTerm path, worker_cpu, server_cpu;  // *_cpu already divided by s
+  bool has_server = false;
+  double link_s = 0;                        // wire time on the path (alpha and B)
+};
+
+CorrectedTerms Terms(const ModelConfig& config, double gradient_bytes, const LinkParameters& link,
+                     double path_factor) {
   const IterationTraffic t = Traffic(config, gradient_bytes);
-  const double overhead = Parameter(fit, "iteration_overhead_s"), per_sample = Parameter(fit, "compute_per_sample_s");
-  const double per_update = Parameter(fit, "update_per_byte_s"), per_reduce = Parameter(fit, "reduce_per_byte_s");
-  const double per_message = Parameter(fit, "per_message_s");
+  const double s = CpuShare(config), b = config.batch_size;
   CorrectedTerms terms;
-  terms.compute_s = overhead + per_sample * config.batch_size;
-  terms.update_s = per_update * t.worker_update_bytes;
-  // Per exchange (each bucket): latencies and messages are paid whole,
-  // bytes in proportion.
-  const double fixed = t.latency_steps * link.alpha_s + t.messages * per_message;
-  const double proportional =
-      t.link_bytes / link.bytes_per_s + per_reduce * t.reduce_bytes + per_update * t.server_update_bytes;
-  if (!with_overlap || !config.overlap) {
-    terms.comm_s = fixed + proportional;
-    return terms;
+  terms.link_s = t.latency_steps * link.alpha_s + t.link_bytes / link.bytes_per_s;
+  terms.path = {terms.link_s, {path_factor, path_factor * b, 0, 0}};
+  terms.worker_cpu = {0, {1 / s, b / s, t.worker_cpu_bytes / s, t.worker_cpu_messages / s}};
+  terms.has_server = config.architecture == Architecture::kPs;
+  terms.server_cpu = {0, {1 / s, 0, t.server_cpu_bytes / s, t.server_cpu_messages / s}};
+  return terms;
+}
+
+std::pair<Binding, double> Bind(const CorrectedTerms& terms, const std::vector<double>& c) {
+  std::pair<Binding, double> best{Binding::kPath, terms.path.At(c)};
+  if (const double w = terms.worker_cpu.At(c); w > best.second) best = {Binding::kWorkerCpu, w};
+  if (terms.has_server) {
+    if (const double v = terms.server_cpu.At(c); v > best.second) best = {Binding::kServerCpu, v};
   }
-  // Buckets go out as their layers' gradients are ready, one after another:
-  // exchange j starts at max(ready_j, end of j-1). What ends after backward
-  // is exposed; the rest was hidden.
-  const double forward_share = Parameter(fit, "forward_share");
-  const double backward_s = (1 - forward_share) * terms.compute_s;
+  return best;
+}
+
+const LinearTerm& TermOf(const CorrectedTerms& terms, Binding binding) {
+  switch (binding) {
+    case Binding::kPath: return terms.path;
+    case Binding::kWorkerCpu: return terms.worker_cpu;
+    case Binding::kServerCpu: return terms.server_cpu;
+  }
+  return terms.path;
+}
+
+std::vector<double> Coefficients(const ModelFitRecord& fit) {
+  std::vector<double> c;
+  for (const std::string& name : kCorrectedNames) c.push_back(Parameter(fit, name));
+  return c;
+}
+
+// The exchange with overlap: buckets go out as their layers' gradients are
+// ready, one after another; exchange j starts at max(ready_j, end of j-1).
+// What ends after backward is exposed; the rest was hidden. Returns
+// {exposed, hidden} wire time.
+std::pair<double, double> OverlappedExchange(const ModelConfig& config, double gradient_bytes,
+                                             const LinkParameters& link, double backward_s) {
+  const IterationTraffic t = Traffic(config, gradient_bytes);
+  const double fixed = t.latency_steps * link.alpha_s;
+  const double proportional = t.link_bytes / link.bytes_per_s;
   double end = 0, total = 0;
   for (const Bucket& bucket : Buckets(config)) {
     const double comm = fixed + proportional * bucket.bytes / gradient_bytes;
     end = std::max(end, bucket.ready_fraction * backward_s) + comm;
     total += comm;
   }
-  terms.comm_s = std::max(0.0, end - backward_s);
-  terms.hidden_comm_s = total - terms.comm_s;
-  return terms;
+  const double exposed = std::max(0.0, end - backward_s);
+  return {exposed, total - exposed};
 }
 
 class CorrectedModel : public PerformanceModel {
  public:
   explicit CorrectedModel(bool overlap) : overlap_(overlap) {}
   std::string_view name() const override { return overlap_ ? "corrected+overlap" : "corrected"; }
-  int version() const override { return 1; }
+  int version() const override { return 2; }
 
   ModelFitRecord Fit(const ModelData& data) const override {
     ModelFitRecord fit = NewFit(*this);
@@ -244,27 +305,119 @@ class CorrectedModel : public PerformanceModel {
       // Overlap runs are predicted, not fitted: their bucket schedule is the model's.
       if (!run->config.overlap) runs.push_back(run);
     }
-    std::vector<std::vector<double>> rows;
-    std::vector<double> y, weights, shares;
+    std::vector<double> shares;
     std::set<std::string> points;
+    std::vector<LinkParameters> links;
     for (const RunObservation* run : runs) {
-      const double W = 4.0 * run->parameters;
-      const LinkParameters link = LinkFor(fit, run->config);
-      const IterationTraffic t = Traffic(run->config, W);
-      const double physics = t.latency_steps * link.alpha_s + t.link_bytes / link.bytes_per_s;
-      rows.push_back({1.0, static_cast<double>(run->config.batch_size), t.worker_update_bytes + t.server_update_bytes,
-                      t.reduce_bytes, t.messages});
-      y.push_back(run->iteration_s - physics);
-      weights.push_back(1 / (run->iteration_s * run->iteration_s));
+      links.push_back(LinkFor(fit, run->config));
       if (run->forward_s + run->backward_s > 0) shares.push_back(run->forward_s / (run->forward_s + run->backward_s));
       points.insert(ConfigLabel(run->config) + ProfileScope(run->config.bandwidth_bits_per_s, run->config.latency_s));
     }
-    LeastSquaresFit solved;
-    try {
-      solved = FitLeastSquares(kCorrectedNames, rows, y, weights);
-    } catch (const FitError& e) {
-      throw ModelError(std::string(name()) + ": " + e.what());
+    // The wall time of compute on the path: a rank that waits on the wire
+    // still loses time to its quota's stalls (its CPU use is bursty), so its
+    // compute takes path_compute_factor times its CPU time (stage 4).
+    double factor = 1;
+    std::vector<CorrectedTerms> terms;
+    auto rebuild = [&] {
+      terms.clear();
+      for (std::size_t i = 0; i < runs.size(); ++i) {
+        terms.push_back(Terms(runs[i]->config, 4.0 * runs[i]->parameters, links[i], factor));
+      }
+    };
+    rebuild();
+    // The side each calibration run is on, from its measurement: the wire
+    // binds where it explains at least half the run's time, else a CPU.
+    std::vector<Binding> sides;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      const bool wire = terms[i].link_s >= 0.5 * runs[i]->iteration_s;
+      sides.push_back(!wire ? Binding::kWorkerCpu : Binding::kPath);
+      // A ps run's CPU side is its busiest rank's.
+      if (!wire && terms[i].has_server) {
+        const IterationTraffic t = Traffic(runs[i]->config, 4.0 * runs[i]->parameters);
+        if (t.server_cpu_bytes > t.worker_cpu_bytes) sides.back() = Binding::kServerCpu;
+      }
     }
+    // Stages 2-4, then each run's side again from the model itself (the
+    // measurement's rule errs near the boundary), until no run changes side.
+    LeastSquaresFit solved;
+    std::vector<double> c;
+    for (int pass = 0; pass < 5; ++pass) {
+      // The CPU costs in two stages, each a weighted least squares (weights
+      // 1/t^2, so that relative errors count alike): compute from the runs
+      // that exchange nothing (one worker of ring, mpi or p2p: their time is
+      // compute over the share), then the exchange's costs from the other
+      // runs a CPU binds, with that compute subtracted.
+      // Compute: one row per one-worker configuration (the median of its
+      // runs), so that the batch sizes count alike however many
+      // architectures ran at one of them.
+      std::map<std::string, std::vector<double>> by_point;
+      std::map<std::string, const RunObservation*> example;
+      for (std::size_t i = 0; i < runs.size(); ++i) {
+        if (runs[i]->config.workers != 1 || terms[i].has_server) continue;
+        const std::string point = ConfigLabel(runs[i]->config) +
+                                  ProfileScope(runs[i]->config.bandwidth_bits_per_s, runs[i]->config.latency_s);
+        by_point[point].push_back(runs[i]->iteration_s);
+        example[point] = runs[i];
+      }
+      std::vector<std::vector<double>> rows;
+      std::vector<double> y, weights;
+      for (const auto& [point, times] : by_point) {
+        const double s = CpuShare(example[point]->config), median = Median(times);
+        rows.push_back({1 / s, example[point]->config.batch_size / s});
+        y.push_back(median);
+        weights.push_back(1 / (median * median));
+      }
+      LeastSquaresFit compute_fit, exchange_fit;
+      try {
+        compute_fit = FitLeastSquares({kCorrectedNames[0], kCorrectedNames[1]}, rows, y, weights);
+      } catch (const FitError& e) {
+        throw ModelError(std::string(name()) + ": compute needs one-worker runs of ring, mpi or p2p at two batch "
+                         "sizes or more (experiments/compute.toml): " + e.what());
+      }
+      c = {compute_fit.coefficients[0].value, compute_fit.coefficients[1].value, 0, 0};
+      rows.clear();
+      y.clear();
+      weights.clear();
+      for (std::size_t i = 0; i < runs.size(); ++i) {
+        if (sides[i] == Binding::kPath || (runs[i]->config.workers == 1 && !terms[i].has_server)) continue;
+        const LinearTerm& term = TermOf(terms[i], sides[i]);
+        rows.push_back({term.x[2], term.x[3]});
+        y.push_back(runs[i]->iteration_s - term.At(c));
+        weights.push_back(1 / (runs[i]->iteration_s * runs[i]->iteration_s));
+      }
+      try {
+        exchange_fit = FitLeastSquares({kCorrectedNames[2], kCorrectedNames[3]}, rows, y, weights);
+      } catch (const FitError& e) {
+        throw ModelError(std::string(name()) + ": the exchange's CPU costs need runs of several workers that a "
+                         "CPU binds: " + e.what());
+      }
+      c[2] = exchange_fit.coefficients[0].value;
+      c[3] = exchange_fit.coefficients[1].value;
+      solved.coefficients = {compute_fit.coefficients[0], compute_fit.coefficients[1], exchange_fit.coefficients[0],
+                             exchange_fit.coefficients[1]};
+      // The path's compute factor from the runs the wire binds: weighted least
+      // squares of their time beyond the wire on their compute, between 1
+      // (never stalled) and 1/s (always throttled).
+      double numerator = 0, denominator = 0, ceiling = 1;
+      for (std::size_t i = 0; i < runs.size(); ++i) {
+        if (sides[i] != Binding::kPath) continue;
+        const double compute = c[0] + c[1] * runs[i]->config.batch_size;
+        const double weight = 1 / (runs[i]->iteration_s * runs[i]->iteration_s);
+        numerator += weight * compute * (runs[i]->iteration_s - terms[i].link_s);
+        denominator += weight * compute * compute;
+        ceiling = std::max(ceiling, 1 / CpuShare(runs[i]->config));
+      }
+      factor = denominator > 0 ? std::clamp(numerator / denominator, 1.0, ceiling) : 1.0;
+      rebuild();
+      bool changed = false;
+      for (std::size_t i = 0; i < runs.size(); ++i) {
+        const Binding side = Bind(terms[i], c).first;
+        changed = changed || side != sides[i];
+        sides[i] = side;
+      }
+      if (!changed) break;
+    }
+    fit.parameters.push_back({"path_compute_factor", factor, std::nullopt, std::nullopt, "1", "fitted", ""});
     for (std::size_t i = 0; i < solved.coefficients.size(); ++i) {
       fit.parameters.push_back(Fitted(solved.coefficients[i], kCorrectedUnits[i]));
     }
@@ -272,23 +425,44 @@ class CorrectedModel : public PerformanceModel {
     fit.parameters.push_back({"forward_share", share.median, share.low, share.high, "1", "fitted", ""});
     double squares = 0;
     for (std::size_t i = 0; i < runs.size(); ++i) {
-      const double fitted = runs[i]->iteration_s - solved.residuals[i];
+      const double fitted = Bind(terms[i], c).second;
       fit.runs.push_back({runs[i]->run_id, runs[i]->iteration_s, fitted});
-      squares += solved.residuals[i] * solved.residuals[i];
+      squares += (fitted - runs[i]->iteration_s) * (fitted - runs[i]->iteration_s);
     }
     fit.points = static_cast<int>(points.size());
     fit.residual_rms_s = std::sqrt(squares / static_cast<double>(runs.size()));
     return fit;
   }
 
+  // Per term: compute (at the speed the binding side runs it), the update
+  // inside it, and the exchange that is left on the path; with overlap the
+  // part of the exchange that ran behind backward is hidden.
   Prediction Predict(const ModelFitRecord& fit, const ModelConfig& config) const override {
-    const CorrectedTerms terms = Corrected(fit, config, GradientBytes(config), overlap_);
+    const double W = GradientBytes(config);
+    const LinkParameters link = LinkFor(fit, config);
+    const std::vector<double> c = Coefficients(fit);
+    const double factor = Parameter(fit, "path_compute_factor");
+    const CorrectedTerms terms = Terms(config, W, link, factor);
+    const double compute = c[0] + c[1] * config.batch_size;
     Prediction p;
-    p.compute_s = terms.compute_s;
-    p.update_s = terms.update_s;
-    p.comm_s = terms.comm_s;
-    p.hidden_comm_s = terms.hidden_comm_s;
-    return Finish(config, terms.compute_s + terms.update_s + terms.comm_s, p);
+    double iteration = 0;
+    if (overlap_ && config.overlap) {
+      const double backward = (1 - Parameter(fit, "forward_share")) * compute;
+      const auto [exposed, hidden] = OverlappedExchange(config, W, link, backward);
+      const double path = factor * compute + exposed;
+      double cpu = terms.worker_cpu.At(c);
+      if (terms.has_server) cpu = std::max(cpu, terms.server_cpu.At(c));
+      iteration = std::max(path, cpu);
+      p.hidden_comm_s = hidden;
+    } else {
+      iteration = Bind(terms, c).second;
+    }
+    const auto [side, binding_s] = Bind(terms, c);
+    p.compute_s = side == Binding::kPath ? factor * compute : compute / CpuShare(config);
+    p.compute_s = std::min(p.compute_s, iteration);
+    p.comm_s = iteration - p.compute_s;
+    (void)binding_s;
+    return Finish(config, iteration, p);
   }
 
  private:

@@ -7,8 +7,11 @@
 //                      B/(2(w-1)); its per-iteration processing time fitted per
 //                      architecture the paper's way (from total epoch times).
 //   corrected          per-iteration alpha-beta terms x iterations per epoch
-//                      (physics.h), with compute, update, reduce and
-//                      per-message costs fitted jointly on every architecture.
+//                      (physics.h): the larger of the critical path at full
+//                      CPU speed (compute + latencies + bytes / B) and each
+//                      rank's CPU work over its CPU share (compute, bytes
+//                      through its network stack, messages); the CPU costs
+//                      fitted jointly on every architecture.
 //   corrected+overlap  the same parameters; with overlap the exchange of each
 //                      bucket runs behind the backward pass (Tfwd + max(...)).
 //   linear             epoch time linear in w per architecture, profile and

@@ -40,6 +40,10 @@ IterationTraffic Traffic(const ModelConfig& config, double gradient_bytes) {
       t.link_bytes = 2 * std::max(W, w * W / k);
       t.reduce_bytes = (w - 1) * W / k;
       t.server_update_bytes = W / k;
+      t.worker_cpu_bytes = 2 * W;
+      t.worker_cpu_messages = 2 * k;
+      t.server_cpu_bytes = 2 * w * W / k + (w - 1) * W / k;
+      t.server_cpu_messages = 2 * w;
       return t;
     }
     case Architecture::kP2p:
@@ -50,8 +54,10 @@ IterationTraffic Traffic(const ModelConfig& config, double gradient_bytes) {
       t.link_bytes = 2 * (w - 1) * W / w;
       t.reduce_bytes = (w - 1) * W / w;
       t.worker_update_bytes = W / w;
+      t.worker_cpu_bytes = 2 * t.link_bytes + t.reduce_bytes;
+      t.worker_cpu_messages = 2 * t.messages;
       return t;
-    case Architecture::kMpi:
+    case Architecture::kMpi: {
       if (config.workers == 1) break;
       if (config.workers < 4) {
         // libnbc's binomial tree: ceil(log2 w) rounds up with the whole
@@ -62,9 +68,29 @@ IterationTraffic Traffic(const ModelConfig& config, double gradient_bytes) {
         t.link_bytes = 2 * rounds * W;
         t.reduce_bytes = rounds * W;
         t.worker_update_bytes = W;
+        t.worker_cpu_bytes = t.link_bytes + t.reduce_bytes;  // the root receives, then sends
+        t.worker_cpu_messages = t.messages;
         return t;
       }
-      [[fallthrough]];
+      // libnbc's Rabenseifner (reduce-scatter by recursive halving, then
+      // allgather by recursive doubling) over the largest power of two
+      // p <= w: log2 p steps each way, (p-1)/p W per direction. With w > p,
+      // w - p ranks first hand their whole gradient to a partner and get the
+      // result back at the end: W more each way, two more steps.
+      const double p = std::exp2(std::floor(std::log2(w)));
+      const double steps = std::log2(p);
+      const bool folded = w > p;
+      t.latency_steps = 2 * steps + (folded ? 2 : 0);
+      t.messages = t.latency_steps;
+      t.link_bytes = 2 * (p - 1) / p * W + (folded ? 2 * W : 0);
+      t.reduce_bytes = (p - 1) / p * W + (folded ? W : 0);
+      t.worker_update_bytes = W;
+      // Halving and doubling send and receive at once; the fold receives
+      // first and sends at the end.
+      t.worker_cpu_bytes = 4 * (p - 1) / p * W + (folded ? 2 * W : 0) + t.reduce_bytes;
+      t.worker_cpu_messages = 4 * steps + (folded ? 2 : 0);
+      return t;
+    }
     case Architecture::kRing:
       if (config.workers == 1) break;
       t.latency_steps = 2 * (w - 1);
@@ -72,6 +98,8 @@ IterationTraffic Traffic(const ModelConfig& config, double gradient_bytes) {
       t.link_bytes = 2 * (w - 1) * W / w;
       t.reduce_bytes = (w - 1) * W / w;
       t.worker_update_bytes = W;
+      t.worker_cpu_bytes = 2 * t.link_bytes + t.reduce_bytes;  // each step sends and receives
+      t.worker_cpu_messages = 2 * t.messages;
       return t;
   }
   t.worker_update_bytes = W;  // one worker: SGD on its own gradient

@@ -52,13 +52,24 @@ struct IterationTraffic {
   double reduce_bytes = 0;         // gradient bytes summed in sequence
   double worker_update_bytes = 0;  // parameters updated by each worker (SGD), bytes
   double server_update_bytes = 0;  // parameters updated by a server on the critical path, bytes
+  // CPU work of the busiest worker and of a server (ps only), per
+  // iteration: bytes through its network stack (sent plus received, plus
+  // bytes summed) and messages it sends or receives. Under a CPU quota
+  // this work, not the wire, can set the pace.
+  double worker_cpu_bytes = 0;
+  double worker_cpu_messages = 0;
+  double server_cpu_bytes = 0;
+  double server_cpu_messages = 0;
 };
 
 // The exchange of `gradient_bytes` in the configuration's scheme:
 //   ring     2(w-1) steps of W/w to the right neighbour (reduce-scatter, allgather);
-//   mpi      Open MPI 4.1's MPI_Iallreduce (libnbc): the same ring for w >= 4,
-//            a binomial tree for w < 4 (reduce up, broadcast down) moving the
-//            whole W 2 ceil(log2 w) times;
+//   mpi      Open MPI 4.1's MPI_Iallreduce (libnbc, coll_libnbc_iallreduce_
+//            algorithm 0): a binomial tree for w < 4 (reduce up, broadcast
+//            down) moving the whole W 2 ceil(log2 w) times; Rabenseifner for
+//            w >= 4 (messages above 64 KiB): 2 (p-1)/p W over 2 log2 p steps
+//            for the largest power of two p <= w, plus 2 W and 2 steps when
+//            w > p (the ranks beyond p fold into partners first);
 //   p2p      scatter then gather, each w-1 messages of W/w per worker, concurrent;
 //   ps(k)    push W (k messages of W/k), pull W; a server's link carries w W/k
 //            each way, so the busiest link moves max(W, w W/k) per direction.

@@ -6,11 +6,13 @@
 #ifndef DMLBENCH_ORCHESTRATOR_PLAN_PLAN_H_
 #define DMLBENCH_ORCHESTRATOR_PLAN_PLAN_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "orchestrator/core/error.h"
 #include "orchestrator/core/run_spec.h"
+#include "orchestrator/filter/filter.h"
 #include "orchestrator/store/store.h"
 
 namespace dmlbench {
@@ -27,9 +29,12 @@ struct PlanItem {
   std::string run_key;
   std::string dataset_sha256;
   RunState state = RunState::kPending;
+  std::int64_t run_id = 0;   // 0 = not in the database yet
   int attempts = 0;   // stored so far
   int failures = 0;   // of those, failed or timed out
   std::string failure_reason;
+  std::vector<std::string> tags;  // stored so far, sorted
+  std::string experiment;         // the experiment that first planned it: the database's, else this one
 };
 
 // What a run key depends on besides the run's parameters.
@@ -53,6 +58,12 @@ struct HostSlots {
 // Throws PlanError naming every run of `plan` that is not complete and needs
 // more ranks than `hosts` has slots: such a run fails on every attempt.
 void CheckSlots(const std::vector<PlanItem>& plan, const HostSlots& hosts);
+
+// The items `filter` matches, in order (all of them for the empty filter);
+// `trainer_sha256` is what `trainer=` compares. Throws PlanError
+// "--only F matches none of the N runs of NAME" when it matches none.
+std::vector<PlanItem> Select(std::vector<PlanItem> items, const Filter& filter, const std::string& experiment_name,
+                             const std::string& trainer_sha256);
 
 // The dataset checksum of a run exactly as the trainer reports it in
 // run_start: `trainer --dataset-sha256 DIR` (the trainer alone knows which

@@ -1,26 +1,61 @@
 #include "orchestrator/run/runner.h"
 
+#include <stdlib.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <limits>
 #include <map>
-#include <random>
 #include <ostream>
+#include <random>
 
 #include "orchestrator/core/clock.h"
 #include "orchestrator/ingest/ingest.h"
+#include "orchestrator/launch/job_output.h"
 #include "orchestrator/launch/trainer_command.h"
 #include "orchestrator/run/outcome.h"
 #include "orchestrator/run/progress.h"
 #include "orchestrator/run/provenance.h"
 
 namespace dmlbench {
+namespace {
+
+// A fresh directory under the system's temporary directory for one attempt's
+// output, removed with its content at destruction.
+class OutputDir {
+ public:
+  OutputDir() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "dmlbench-output-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) {
+      throw RunnerError("cannot create a directory for an attempt's output in " +
+                        std::filesystem::temp_directory_path().string() + ": " + std::strerror(errno));
+    }
+    path_ = pattern;
+  }
+  ~OutputDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  OutputDir(const OutputDir&) = delete;
+  OutputDir& operator=(const OutputDir&) = delete;
+
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace
 
 // One sweep: the state Runner::Run shares between its steps.
 class Runner::Sweep {
  public:
   Sweep(Runner& runner, const Experiment& experiment, const std::atomic<bool>& cancel)
       : store_(runner.store_), launcher_(runner.launcher_), options_(runner.options_),
-        experiment_(experiment), cancel_(cancel) {}
+        experiment_(experiment), cancel_(cancel), shown_(VaryingIn(experiment.runs)),
+        tags_(TagsOf(experiment, options_)) {}
 
   SweepReport Run(const RunLock& lock) {
     if (!lock.Covers(store_.path())) {
@@ -29,11 +64,19 @@ class Runner::Sweep {
     report_.recovered = store_.RecoverInterrupted(UnixNow());
     provenance_.trainer_sha256 = launcher_.TrainerSha256();
     AddGitState(experiment_.source_path, &provenance_);
-    std::vector<PlanItem> plan =
+    std::vector<PlanItem> planned =
         Plan(experiment_, store_, {options_.trainer, provenance_.trainer_sha256, options_.dataset_dir});
+    report_.planned = static_cast<int>(planned.size());
+    std::vector<PlanItem> plan = Select(planned, options_.only, experiment_.name, provenance_.trainer_sha256);
     if (options_.slots) CheckSlots(plan, *options_.slots);
     PrepareHosts();
-    AddExperimentRuns(plan);
+    // Every run the experiment plans belongs to it, chosen or not.
+    AddExperimentRuns(planned);
+    for (PlanItem& item : plan) item.run_id = run_ids_.at(item.run_key);
+    // The runs it skips belong to the sweep as much as those it runs.
+    if (!tags_.empty()) {
+      for (const PlanItem& item : plan) store_.TagRun(item.run_id, tags_, UnixNow());
+    }
 
     int done = 0;
     for (const PlanItem& item : plan) done += !Runnable(item);
@@ -41,7 +84,8 @@ class Runner::Sweep {
     int remaining = static_cast<int>(plan.size()) - done;
     for (PlanItem& item : plan) {
       report_.runs.push_back(RunReport{item, false, std::nullopt});
-      report_.exhausted += item.state != RunState::kComplete && !Runnable(item);
+      report_.exhausted += item.state != RunState::kComplete && Exhausted(item) &&
+                           (options_.retry_failed || item.state != RunState::kFailed);
     }
     int position = 0;
     for (std::size_t index : ExecutionOrder(plan)) {
@@ -90,7 +134,7 @@ class Runner::Sweep {
 
   // Registers the experiment and every run of it in one transaction: runs
   // not stored yet are added as pending, and all become its members.
-  void AddExperimentRuns(std::vector<PlanItem>& plan) {
+  void AddExperimentRuns(const std::vector<PlanItem>& plan) {
     std::vector<NewRun> runs;
     runs.reserve(plan.size());
     for (const PlanItem& item : plan) {
@@ -104,21 +148,35 @@ class Runner::Sweep {
   }
 
   // `attempts` bounds the failed tries of a run over every sweep: a run that
-  // failed that often is not tried again until the bound is raised.
-  // Interrupted attempts do not count: they say nothing about the run.
+  // failed that often is not tried again, with or without --retry-failed,
+  // until the bound is raised (or the run forgotten). Interrupted attempts
+  // do not count: they say nothing about the run.
   int Bound() const { return std::max(1, experiment_.execution.attempts); }
+  bool Exhausted(const PlanItem& item) const { return item.failures >= Bound(); }
+
+  // Whether the sweep runs `item`: it is not complete, has tries left, and
+  // is not failed when failed runs are kept (--no-retry-failed).
   bool Runnable(const PlanItem& item) const {
-    return item.state != RunState::kComplete && item.failures < Bound();
+    return item.state != RunState::kComplete && !Exhausted(item) &&
+           (options_.retry_failed || item.state != RunState::kFailed);
+  }
+
+  // The experiment's tags, then the command line's, each once.
+  static std::vector<std::string> TagsOf(const Experiment& experiment, const RunnerOptions& options) {
+    std::vector<std::string> tags = experiment.tags;
+    for (const std::string& tag : options.tags) {
+      if (std::find(tags.begin(), tags.end(), tag) == tags.end()) tags.push_back(tag);
+    }
+    return tags;
   }
 
   // Runs one run through its remaining tries; updates `item` to its new state.
   void ExecuteRun(PlanItem& item, ProgressLine& progress) {
     const RunParams& params = item.run.params;
-    const std::int64_t run_id = run_ids_.at(item.run_key);
     const LaunchSpec spec = SpecOf(item);
-    while (item.failures < Bound()) {
-      progress.StartRun(Describe(params), item.attempts + 1, params.epochs);
-      const Decision decision = Attempt(run_id, spec, progress);
+    while (!Exhausted(item)) {
+      progress.StartRun(Describe(params, shown_), item.attempts + 1, params.epochs);
+      const Decision decision = Attempt(item.run_id, spec, progress);
       const AttemptOutcome& outcome = decision.outcome;
       const bool failed = outcome.status != AttemptState::kOk && outcome.status != AttemptState::kInterrupted;
       item.attempts += 1;
@@ -129,7 +187,7 @@ class Runner::Sweep {
       } else if (failed && (decision.permanent || item.failures >= Bound())) {
         disposition = RunDisposition::kFailed;
       }
-      store_.FinishAttempt(run_id, current_attempt_id_, outcome, disposition, HostIds(outcome.hosts));
+      store_.FinishAttempt(item.run_id, current_attempt_id_, outcome, disposition, HostIds(outcome.hosts));
       if (outcome.status == AttemptState::kOk) {
         item.state = RunState::kComplete;
         item.failure_reason.clear();
@@ -147,17 +205,21 @@ class Runner::Sweep {
         item.state = RunState::kFailed;
         progress.FinishRun(false, "failed: " + outcome.reason);
         if (decision.permanent) {
-          report_.stopped = Describe(params) + " failed with an error that every attempt would meet: " + outcome.reason;
+          report_.stopped = Describe(params, shown_) + " failed with an error that every attempt would meet: " +
+                            outcome.reason;
         }
         return;
       }
     }
   }
 
-  // One launch of a run, its events streamed into the store as they arrive.
-  Decision Attempt(std::int64_t run_id, const LaunchSpec& spec, ProgressLine& progress) {
+  // One launch of a run, its events streamed into the store as they arrive
+  // and what its ranks printed kept beside the database when it ends.
+  Decision Attempt(std::int64_t run_id, LaunchSpec spec, ProgressLine& progress) {
     current_attempt_id_ = store_.BeginAttempt(run_id, UnixNow(), order_);
     Ingest ingest(store_, run_id, current_attempt_id_);
+    const OutputDir output;
+    spec.output_dir = output.path();
     const LaunchResult launch = launcher_.Launch(
         spec,
         [&](std::string_view line) {
@@ -166,6 +228,9 @@ class Runner::Sweep {
         },
         cancel_);
     ingest.Flush();
+    std::vector<AttemptLog> logs;
+    for (const JobOutputFile& file : ListJobOutput(output.path())) logs.push_back({file.rank, file.stream, file.path});
+    store_.KeepAttemptLogs(current_attempt_id_, logs);
     return DecideOutcome(launch, ingest, UnixNow());
   }
 
@@ -194,7 +259,7 @@ class Runner::Sweep {
     for (RunReport& run : report_.runs) {
       if (run.item.state == RunState::kComplete) {
         ++report_.complete;
-        run.measures = store_.CompleteRunMeasures(run_ids_.at(run.item.run_key));
+        run.measures = store_.CompleteRunMeasures(run.item.run_id);
       } else if (run.item.state == RunState::kFailed) {
         ++report_.failed;
       } else if (run.item.state == RunState::kInterrupted) {
@@ -210,6 +275,8 @@ class Runner::Sweep {
   const RunnerOptions& options_;
   const Experiment& experiment_;
   const std::atomic<bool>& cancel_;
+  const ShownParams shown_;  // what progress labels name: the parameters the matrix varies
+  const std::vector<std::string> tags_;  // given to every run the sweep considers
   SweepReport report_;
   RunProvenance provenance_;
   std::map<std::string, std::int64_t> host_ids_;

@@ -1,7 +1,7 @@
 // Runner: the run loop. Plans an experiment against the database (which of
 // its runs are done, pending, failed or interrupted), registers the
-// experiment with all its runs, and executes every run that is not complete
-// and has tries left, through a Launcher: retries up to `attempts` failures
+// experiment with all its runs, and executes every chosen run that is not
+// complete and has tries left, through a Launcher: retries up to `attempts` failures
 // per run over all sweeps, per-run timeouts, cancellation, events streamed
 // into the Store as they arrive, a live progress line. A failure no retry
 // can fix stops the sweep. One sweep per database at a time (RunLock). Not
@@ -18,6 +18,7 @@
 
 #include "orchestrator/core/error.h"
 #include "orchestrator/core/run_spec.h"
+#include "orchestrator/filter/filter.h"
 #include "orchestrator/launch/launcher.h"
 #include "orchestrator/plan/plan.h"
 #include "orchestrator/run/run_lock.h"
@@ -36,6 +37,9 @@ class RunnerError : public Error {
 struct RunnerOptions {
   std::string trainer;                // the local dmlbench-trainer (dataset checksums)
   std::string dataset_dir;            // IDX files for `fashion-mnist` runs
+  Filter only;                        // the runs of the experiment to consider; empty = all
+  bool retry_failed = true;           // false: a run that failed stays failed and is not run again
+  std::vector<std::string> tags;      // given, with the experiment's, to every run considered
   std::ostream* progress = nullptr;   // live progress; nullptr = silent
   bool progress_redraws = false;      // one line redrawn with \r (a terminal), else a line per event
   std::optional<HostSlots> slots;     // the hosts' slots, when known before they are contacted
@@ -49,10 +53,13 @@ struct RunReport {
 };
 
 struct SweepReport {
-  std::vector<RunReport> runs;
+  int planned = 0;         // runs of the experiment, before `only` chose among them
+  std::vector<RunReport> runs;  // the runs `only` chose, in plan order
   int complete = 0, failed = 0, interrupted = 0, pending = 0;
   int recovered = 0;       // runs left running by a dead orchestrator, redone
-  int exhausted = 0;       // runs not tried because they failed `attempts` times before
+  // Chosen runs not tried because they failed `attempts` times before
+  // (those --no-retry-failed leaves alone are not counted).
+  int exhausted = 0;
   bool cancelled = false;  // stopped by the cancel flag (SIGINT/SIGTERM)
   // Why the sweep stopped before its end: a run failed in a way every
   // attempt would ("" = it did not). The runs after it were not started.
@@ -64,13 +71,17 @@ class Runner {
   // `store` and `launcher` must outlive the Runner.
   Runner(Store& store, Launcher& launcher, RunnerOptions options);
 
-  // Prepares the hosts and executes every run of the experiment that is not
-  // complete. `lock` must hold the store's database file. Returns when all
-  // ran, a run failed in a way no retry can fix, or `cancel` became true
-  // (the current run is stopped and stored as interrupted). Throws
-  // RunnerError, PlanError, LaunchError (from Prepare) or StoreError; the
-  // database stays consistent, and the experiment is recorded only once its
-  // plan is made and its hosts are prepared.
+  // Plans the experiment, keeps the runs `only` matches (PlanError when it
+  // matches none, or when a chosen run needs more ranks than `slots`, before
+  // any host is touched), prepares the hosts, records the experiment with
+  // every run it plans, and executes every chosen run that is not complete,
+  // has failed fewer than `attempts` times over all sweeps, and is not
+  // failed when retry_failed is false. `lock` must hold the store's
+  // database file. Returns when all ran, a run failed in a way no retry can
+  // fix, or `cancel` became true (the current run is stopped and stored as
+  // interrupted). Throws RunnerError, PlanError, LaunchError (from Prepare)
+  // or StoreError; the database stays consistent, and the experiment is
+  // recorded only once its plan is made and its hosts are prepared.
   SweepReport Run(const Experiment& experiment, const RunLock& lock, const std::atomic<bool>& cancel);
 
  private:

@@ -1,5 +1,6 @@
 #include "orchestrator/store/store.h"
 
+#include "orchestrator/store/gzip.h"
 #include "orchestrator/store/migrations.h"
 
 #include <SQLiteCpp/SQLiteCpp.h>
@@ -13,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 namespace dmlbench {
@@ -94,6 +96,14 @@ std::string JoinInts(const std::vector<int>& values) {
     out += std::to_string(values[i]);
   }
   return out;
+}
+
+// "128,32" -> {128, 32}; the hidden column's text.
+std::vector<int> SplitInts(const std::string& text) {
+  std::vector<int> values;
+  std::istringstream parts(text);
+  for (std::string part; std::getline(parts, part, ',');) values.push_back(std::stoi(part));
+  return values;
 }
 
 std::string JoinStrings(const std::vector<std::string>& values) {
@@ -257,7 +267,7 @@ Store::Store(const std::string& path, Mode mode) : path_(path) {
 Store::~Store() = default;
 
 int Store::KnownSchemaVersion() {
-  static const int known = static_cast<int>(Migrations().size());
+  static const int known = Migrations().rbegin()->first;
   return known;
 }
 
@@ -334,9 +344,11 @@ std::unordered_map<std::string, StoredRun> Store::FindRuns(const std::vector<std
   std::unordered_map<std::string, StoredRun> found;
   found.reserve(run_keys.size());
   SQLite::Statement select(impl_->db, R"(
-    SELECT run_id, status, split, attempts, coalesce(failure_reason, ''),
-           (SELECT count(*) FROM attempts a WHERE a.run_id = runs.run_id AND a.status IN ('failed', 'timed_out'))
-    FROM runs WHERE run_key = ?)");
+    SELECT r.run_id, r.status, r.split, r.attempts, coalesce(r.failure_reason, ''),
+           (SELECT count(*) FROM attempts a WHERE a.run_id = r.run_id AND a.status IN ('failed', 'timed_out')),
+           e.name
+    FROM runs r JOIN experiments e USING (experiment_id) WHERE r.run_key = ?)");
+  SQLite::Statement tags(impl_->db, "SELECT tag FROM run_tags WHERE run_id = ? ORDER BY tag");
   for (const std::string& key : run_keys) {
     select.bind(1, key);
     if (select.executeStep()) {
@@ -347,11 +359,78 @@ std::unordered_map<std::string, StoredRun> Store::FindRuns(const std::vector<std
       run.attempts = select.getColumn(3).getInt();
       run.failure_reason = select.getColumn(4).getString();
       run.failures = select.getColumn(5).getInt();
+      run.experiment = select.getColumn(6).getString();
+      tags.bind(1, run.run_id);
+      while (tags.executeStep()) run.tags.push_back(tags.getColumn(0).getString());
+      tags.reset();
       found.emplace(key, std::move(run));
     }
     select.reset();
   }
   return found;
+  });
+}
+
+std::vector<RunRecord> Store::Runs() const {
+  return WithStoreErrors(path_, [&] {
+  std::map<std::int64_t, std::vector<std::string>> tags;
+  SQLite::Statement select_tags(impl_->db, "SELECT run_id, tag FROM run_tags ORDER BY run_id, tag");
+  while (select_tags.executeStep()) {
+    tags[select_tags.getColumn(0).getInt64()].push_back(select_tags.getColumn(1).getString());
+  }
+  SQLite::Statement select(impl_->db, R"(
+    SELECT r.run_id, r.run_key, r.architecture, r.workers, r.servers, r.batch_size, r.epochs, r.hidden,
+           r.learning_rate, r.overlap, r.bucket_bytes, r.max_iterations_per_epoch, r.dataset, r.seed,
+           r.repetition, r.network, r.network_bandwidth_bits_per_s, r.network_latency_s, r.split, r.status,
+           r.attempts, e.name, r.trainer_sha256
+    FROM runs r JOIN experiments e USING (experiment_id) ORDER BY r.run_id)");
+  std::vector<RunRecord> runs;
+  while (select.executeStep()) {
+    RunRecord run;
+    run.run_id = select.getColumn(0).getInt64();
+    run.run_key = select.getColumn(1).getString();
+    RunParams& p = run.params;
+    p.architecture = FromText<Architecture>(select.getColumn(2).getString()).value_or(Architecture::kRing);
+    p.workers = select.getColumn(3).getInt();
+    p.servers = select.getColumn(4).getInt();
+    p.batch_size = select.getColumn(5).getInt();
+    p.epochs = select.getColumn(6).getInt();
+    p.hidden = SplitInts(select.getColumn(7).getString());
+    p.learning_rate = select.getColumn(8).getDouble();
+    p.overlap = select.getColumn(9).getInt() != 0;
+    p.bucket_bytes = select.getColumn(10).getInt64();
+    p.max_iterations_per_epoch = select.getColumn(11).getInt64();
+    p.dataset = select.getColumn(12).getString();
+    p.seed = static_cast<std::uint64_t>(select.getColumn(13).getInt64());
+    p.repetition = select.getColumn(14).getInt();
+    p.network.name = select.getColumn(15).getString();
+    p.network.bandwidth_bits_per_s = select.getColumn(16).getDouble();
+    p.network.latency_s = select.getColumn(17).getDouble();
+    run.split = select.getColumn(18).getString();
+    run.status = FromText<RunState>(select.getColumn(19).getString()).value_or(RunState::kPending);
+    run.attempts = select.getColumn(20).getInt();
+    run.experiment = select.getColumn(21).getString();
+    run.trainer_sha256 = select.getColumn(22).getString();
+    if (auto it = tags.find(run.run_id); it != tags.end()) run.tags = std::move(it->second);
+    runs.push_back(std::move(run));
+  }
+  return runs;
+  });
+}
+
+void Store::TagRun(std::int64_t run_id, const std::vector<std::string>& tags, double now_unix_s) {
+  WithStoreErrors(path_, [&] {
+    SQLite::Transaction transaction(impl_->db, SQLite::TransactionBehavior::IMMEDIATE);
+    SQLite::Statement insert(impl_->db,
+                             "INSERT OR IGNORE INTO run_tags (run_id, tag, tagged_unix_s) VALUES (?, ?, ?)");
+    for (const std::string& tag : tags) {
+      insert.bind(1, run_id);
+      insert.bind(2, tag);
+      insert.bind(3, now_unix_s);
+      insert.exec();
+      insert.reset();
+    }
+    transaction.commit();
   });
 }
 
@@ -406,6 +485,86 @@ std::int64_t Store::AddRun(std::int64_t experiment_id, const PlannedRun& run, co
   member.exec();
   return run_id;
   });
+}
+
+RunContents Store::Contents(const std::vector<std::int64_t>& run_ids) const {
+  return WithStoreErrors(path_, [&] {
+    SQLite::Statement select(impl_->db, R"(
+      SELECT (SELECT count(*) FROM attempts WHERE run_id = ?1),
+             (SELECT count(*) FROM epochs WHERE run_id = ?1),
+             (SELECT count(*) FROM attempt_logs l JOIN attempts a USING (attempt_id) WHERE a.run_id = ?1),
+             (SELECT count(*) FROM predictions WHERE run_id = ?1))");
+    SQLite::Statement fits(impl_->db, "SELECT fit_id FROM model_fit_runs WHERE run_id = ?");
+    RunContents contents;
+    std::set<std::int64_t> fit_ids;
+    for (std::int64_t run_id : run_ids) {
+      select.bind(1, run_id);
+      select.executeStep();
+      contents.attempts += select.getColumn(0).getInt64();
+      contents.epochs += select.getColumn(1).getInt64();
+      contents.log_files += select.getColumn(2).getInt64();
+      contents.predictions += select.getColumn(3).getInt64();
+      select.reset();
+      fits.bind(1, run_id);
+      while (fits.executeStep()) fit_ids.insert(fits.getColumn(0).getInt64());
+      fits.reset();
+    }
+    contents.fit_ids.assign(fit_ids.begin(), fit_ids.end());
+    return contents;
+  });
+}
+
+void Store::Forget(const std::vector<RunRecord>& runs, const std::string& filter, double now_unix_s) {
+  WithStoreErrors(path_, [&] {
+    SQLite::Transaction transaction(impl_->db, SQLite::TransactionBehavior::IMMEDIATE);
+    SQLite::Statement used(impl_->db, "SELECT min(fit_id) FROM model_fit_runs WHERE run_id = ?");
+    for (const RunRecord& run : runs) {
+      used.bind(1, run.run_id);
+      used.executeStep();
+      if (!used.getColumn(0).isNull()) {
+        throw StoreError(path_ + ": run " + run.run_key.substr(0, 12) + " is not forgotten: model fit " +
+                             std::to_string(used.getColumn(0).getInt64()) + " used it",
+                         -1);
+      }
+      used.reset();
+    }
+    // A complete run and its completing attempt refer to each other: the
+    // references are checked at commit, when both are gone.
+    impl_->db.exec("PRAGMA defer_foreign_keys = ON");
+    SQLite::Statement record(impl_->db, R"(
+      INSERT INTO forgotten_runs (run_key, experiment, architecture, servers, workers, batch_size, repetition,
+        network, canonical_params, split, status, attempts, tags, trainer_sha256, filter, forgotten_unix_s)
+      SELECT run_key, experiment, architecture, servers, workers, batch_size, repetition, network,
+             (SELECT canonical_params FROM runs WHERE run_id = ?1), split, status, attempts, tags,
+             trainer_sha256, ?2, ?3
+      FROM run_overview WHERE run_id = ?1)");
+    std::vector<SQLite::Statement> removals;
+    for (const char* sql : {"DELETE FROM predictions WHERE run_id = ?",
+                            "DELETE FROM epochs WHERE run_id = ?",  // and their rank_phases
+                            "DELETE FROM attempts WHERE run_id = ?",  // and their hosts and logs
+                            "DELETE FROM run_tags WHERE run_id = ?", "DELETE FROM runs WHERE run_id = ?"}) {
+      removals.emplace_back(impl_->db, sql);
+    }
+    for (const RunRecord& run : runs) {
+      record.bind(1, run.run_id);
+      record.bind(2, filter);
+      record.bind(3, now_unix_s);
+      if (record.exec() != 1) {
+        throw StoreError(path_ + ": run " + run.run_key.substr(0, 12) + " does not exist", -1);
+      }
+      record.reset();
+      for (SQLite::Statement& removal : removals) {
+        removal.bind(1, run.run_id);
+        removal.exec();
+        removal.reset();
+      }
+    }
+    transaction.commit();
+  });
+  for (const RunRecord& run : runs) {
+    std::error_code ignored;
+    std::filesystem::remove_all(logs_dir() + "/" + run.run_key, ignored);
+  }
 }
 
 int Store::RecoverInterrupted(double now_unix_s) {
@@ -549,6 +708,91 @@ void Store::AddEpoch(std::int64_t run_id, std::int64_t attempt_id, const EpochRe
     rank.exec();
   }
   if (transaction) transaction->commit();
+  });
+}
+
+void Store::KeepAttemptLogs(std::int64_t attempt_id, const std::vector<AttemptLog>& logs) {
+  if (logs.empty()) return;
+  const std::string dir = WithStoreErrors(path_, [&] {
+    SQLite::Statement select(impl_->db, R"(
+      SELECT r.run_key, a.number FROM attempts a JOIN runs r USING (run_id) WHERE a.attempt_id = ?)");
+    select.bind(1, attempt_id);
+    if (!select.executeStep()) {
+      throw StoreError(path_ + ": attempt " + std::to_string(attempt_id) + " does not exist", -1);
+    }
+    return select.getColumn(0).getString() + "/attempt-" + std::to_string(select.getColumn(1).getInt());
+  });
+  std::error_code error;
+  std::filesystem::create_directories(logs_dir() + "/" + dir, error);
+  if (error) throw StoreError(logs_dir() + "/" + dir + ": cannot create: " + error.message(), -1);
+  std::vector<AttemptLog> kept;
+  std::vector<std::int64_t> stored_bytes;
+  for (const AttemptLog& log : logs) {
+    AttemptLog entry = log;
+    entry.file = dir + "/" + (log.rank ? "rank-" + std::to_string(*log.rank) : std::string("mpirun")) + "." +
+                 log.stream + ".gz";
+    entry.bytes = GzipFile(log.file, logs_dir() + "/" + entry.file);
+    stored_bytes.push_back(static_cast<std::int64_t>(std::filesystem::file_size(logs_dir() + "/" + entry.file)));
+    kept.push_back(std::move(entry));
+  }
+  WithStoreErrors(path_, [&] {
+    SQLite::Transaction transaction(impl_->db, SQLite::TransactionBehavior::IMMEDIATE);
+    SQLite::Statement update(impl_->db, "UPDATE attempts SET log_dir = ? WHERE attempt_id = ?");
+    update.bind(1, dir);
+    update.bind(2, attempt_id);
+    update.exec();
+    SQLite::Statement insert(impl_->db, R"(
+      INSERT INTO attempt_logs (attempt_id, rank, stream, file, bytes, stored_bytes) VALUES (?, ?, ?, ?, ?, ?))");
+    for (size_t i = 0; i < kept.size(); ++i) {
+      insert.bind(1, attempt_id);
+      BindOptional(insert, 2, kept[i].rank);
+      insert.bind(3, kept[i].stream);
+      insert.bind(4, kept[i].file);
+      insert.bind(5, kept[i].bytes);
+      insert.bind(6, stored_bytes[i]);
+      insert.exec();
+      insert.reset();
+    }
+    transaction.commit();
+  });
+}
+
+std::vector<AttemptLog> Store::AttemptLogs(std::int64_t attempt_id) const {
+  return WithStoreErrors(path_, [&] {
+    SQLite::Statement select(impl_->db, R"(
+      SELECT rank, stream, file, bytes FROM attempt_logs WHERE attempt_id = ?
+      ORDER BY rank IS NULL, rank, stream = 'stderr')");
+    select.bind(1, attempt_id);
+    std::vector<AttemptLog> logs;
+    while (select.executeStep()) {
+      AttemptLog log;
+      if (!select.getColumn(0).isNull()) log.rank = select.getColumn(0).getInt();
+      log.stream = select.getColumn(1).getString();
+      log.file = select.getColumn(2).getString();
+      log.bytes = select.getColumn(3).getInt64();
+      logs.push_back(std::move(log));
+    }
+    return logs;
+  });
+}
+
+std::vector<AttemptRecord> Store::Attempts(std::int64_t run_id) const {
+  return WithStoreErrors(path_, [&] {
+    SQLite::Statement select(impl_->db, R"(
+      SELECT attempt_id, number, status, coalesce(reason, ''), coalesce(log_dir, '')
+      FROM attempts WHERE run_id = ? ORDER BY number)");
+    select.bind(1, run_id);
+    std::vector<AttemptRecord> attempts;
+    while (select.executeStep()) {
+      AttemptRecord attempt;
+      attempt.attempt_id = select.getColumn(0).getInt64();
+      attempt.number = select.getColumn(1).getInt();
+      attempt.status = FromText<AttemptState>(select.getColumn(2).getString()).value_or(AttemptState::kRunning);
+      attempt.reason = select.getColumn(3).getString();
+      attempt.log_dir = select.getColumn(4).getString();
+      attempts.push_back(std::move(attempt));
+    }
+    return attempts;
   });
 }
 
@@ -795,6 +1039,19 @@ std::optional<RunMeasures> Store::CompleteRunMeasures(std::int64_t run_id) const
     measures.throughput_mean = select.getColumn(2).getDouble();
     if (!select.getColumn(3).isNull()) measures.final_test_accuracy = select.getColumn(3).getDouble();
     return measures;
+  });
+}
+
+std::vector<Store::SteadyEpoch> Store::SteadyEpochs() const {
+  return WithStoreErrors(path_, [&] {
+    SQLite::Statement select(impl_->db,
+                             "SELECT run_id, epoch, wall_s, warmup_included FROM steady_epochs ORDER BY run_id, epoch");
+    std::vector<SteadyEpoch> epochs;
+    while (select.executeStep()) {
+      epochs.push_back({select.getColumn(0).getInt64(), select.getColumn(1).getInt(),
+                        select.getColumn(2).getDouble(), select.getColumn(3).getInt() != 0});
+    }
+    return epochs;
   });
 }
 

@@ -48,6 +48,23 @@ struct StoredRun {
   int attempts = 0;
   int failures = 0;  // attempts that failed or timed out (interrupted ones are not the run's doing)
   std::string failure_reason;
+  std::vector<std::string> tags;  // sorted
+  std::string experiment;         // name of the experiment that first planned it
+};
+
+// A run as the database holds it: its parameters rebuilt from their columns
+// and what the commands that choose stored runs (forget, logs, compare) show
+// and filter on.
+struct RunRecord {
+  std::int64_t run_id = 0;
+  std::string run_key;
+  RunParams params;
+  std::string split;
+  RunState status = RunState::kPending;
+  int attempts = 0;
+  std::vector<std::string> tags;  // sorted
+  std::string experiment;         // name of the experiment that first planned it
+  std::string trainer_sha256;
 };
 
 // A run as a sweep registers it (Store::AddExperimentRuns).
@@ -169,6 +186,35 @@ struct PredictionRow {
   double relative_error = 0;
 };
 
+// One stream an attempt printed: a rank's standard output or error, or
+// mpirun's own standard error (no rank).
+struct AttemptLog {
+  std::optional<int> rank;
+  std::string stream;       // "stdout" | "stderr"
+  // To KeepAttemptLogs: the plain file to keep. From AttemptLogs: the kept
+  // gzip file, relative to logs_dir().
+  std::string file;
+  std::int64_t bytes = 0;   // uncompressed size (from AttemptLogs)
+};
+
+// An attempt of a run as `logs` lists it.
+struct AttemptRecord {
+  std::int64_t attempt_id = 0;
+  int number = 0;
+  AttemptState status = AttemptState::kRunning;
+  std::string reason;
+  std::string log_dir;      // relative to logs_dir(); "" when it kept no output
+};
+
+// What belongs to a set of runs, as `forget` counts it.
+struct RunContents {
+  std::int64_t attempts = 0;
+  std::int64_t epochs = 0;
+  std::int64_t log_files = 0;
+  std::int64_t predictions = 0;       // model predictions for them (recomputed by `model validate`)
+  std::vector<std::int64_t> fit_ids;  // model fits that used them, ascending
+};
+
 // Result of a free-form query: column names and typed cells.
 using Cell = std::variant<std::nullptr_t, std::int64_t, double, std::string>;
 struct QueryResult {
@@ -215,6 +261,21 @@ class Store {
   std::int64_t AddRun(std::int64_t experiment_id, const PlannedRun& run, const std::string& run_key,
                       const RunProvenance& provenance);
 
+  // Every run, by run_id.
+  std::vector<RunRecord> Runs() const;
+  // Gives a run these tags (those it has already are kept as they are).
+  void TagRun(std::int64_t run_id, const std::vector<std::string>& tags, double now_unix_s);
+
+  // What the runs with these ids hold.
+  RunContents Contents(const std::vector<std::int64_t>& run_ids) const;
+  // Removes `runs` and everything that belongs to them (attempts, epochs,
+  // rank phases, host links, tags, log rows, model predictions) and records
+  // each in forgotten_runs with `filter` and the time, in one transaction;
+  // then removes their directories in logs_dir() (missing ones are no
+  // error). Throws StoreError, removing nothing, when a model fit used one
+  // of them: a fit keeps the runs it rests on.
+  void Forget(const std::vector<RunRecord>& runs, const std::string& filter, double now_unix_s);
+
   // Marks runs and attempts left `running` by an orchestrator that died as
   // interrupted. Call only while holding the run lock. Returns how many runs.
   int RecoverInterrupted(double now_unix_s);
@@ -247,6 +308,20 @@ class Store {
   void FinishAttempt(std::int64_t run_id, std::int64_t attempt_id, const AttemptOutcome& outcome,
                      RunDisposition disposition, const std::vector<std::int64_t>& host_ids);
 
+  // The directory beside the database that holds the attempts' output:
+  // "<path>.logs" (schemas/database.md).
+  std::string logs_dir() const { return path_ + ".logs"; }
+  // Compresses `logs` (plain files, each a rank's or mpirun's stream) into
+  // logs_dir()/<run key>/attempt-<number>/ and records them with the
+  // attempt, in one transaction. Throws StoreError naming a file it cannot
+  // read or write.
+  void KeepAttemptLogs(std::int64_t attempt_id, const std::vector<AttemptLog>& logs);
+  // What KeepAttemptLogs kept of an attempt: by rank, stdout before stderr,
+  // mpirun's stream last.
+  std::vector<AttemptLog> AttemptLogs(std::int64_t attempt_id) const;
+  // The attempts of a run, by number.
+  std::vector<AttemptRecord> Attempts(std::int64_t run_id) const;
+
   // The rows of one link probe, in one transaction.
   void AddLinkProbe(const std::vector<LinkProbeRow>& rows);
 
@@ -261,6 +336,17 @@ class Store {
 
   // Means over the epochs of a complete run; nullopt for other runs.
   std::optional<RunMeasures> CompleteRunMeasures(std::int64_t run_id) const;
+
+  // The steady epochs of every complete run (the steady_epochs view: its
+  // completing attempt's epochs without the first, warm-up, unless that is
+  // the only one), by run id and epoch.
+  struct SteadyEpoch {
+    std::int64_t run_id = 0;
+    int epoch = 0;
+    double wall_s = 0;
+    bool warmup_included = false;  // a one-epoch run: its warm-up epoch is all there is
+  };
+  std::vector<SteadyEpoch> SteadyEpochs() const;
 
   // Free-form SQL (the `query` command): one statement, any the mode
   // allows; text after it other than white space and comments is refused.

@@ -4,9 +4,11 @@
 # generator, with the source and build trees hidden (a private mount
 # namespace lays an empty tmpfs over both). The database must come out at the
 # schema version of the installed migrations.
-#   install_test.sh SOURCE_DIR BUILD_DIR CMAKE
+# The installed trainer must be the built one byte for byte: its sha256 is
+# part of every run key, so runs finished with one are finished with the other.
+#   install_test.sh SOURCE_DIR BUILD_DIR CMAKE TRAINER
 set -euo pipefail
-source_dir=$1 build_dir=$2 cmake=$3
+source_dir=$1 build_dir=$2 cmake=$3 trainer=$4
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -19,6 +21,13 @@ for f in share/dmlbench/experiments/quickstart.toml share/dmlbench/reports/figur
          share/dmlbench/schemas/database.md share/dmlbench/schemas/migrations/001_initial.sql; do
   [[ -s $work/prefix/$f ]] || { echo "not installed: $f"; exit 1; }
 done
+built=$(sha256sum <"$trainer" | cut -d' ' -f1)
+installed=$(sha256sum <"$work/prefix/bin/dmlbench-trainer" | cut -d' ' -f1)
+if [[ $built != "$installed" ]]; then
+  echo "the installed trainer differs from the built one (sha256 $installed, built $built):"
+  echo "every run finished with one would be pending with the other"
+  exit 1
+fi
 migrations=$(ls "$work/prefix/share/dmlbench/schemas/migrations" | wc -l)
 
 mkdir "$work/elsewhere"

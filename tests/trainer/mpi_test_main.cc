@@ -1,8 +1,9 @@
 // GoogleTest main for tests run through mpirun: every rank runs every test;
 // the job fails if any rank fails. Only rank 0 prints the usual report; the
 // other ranks print just their failures, each line prefixed "[rank r]", so a
-// failure on any rank is both visible and fatal. MPI is initialised at the
-// thread level the exchange schemes need.
+// failure on any rank is both visible and fatal. MPI is initialised with the
+// trainer's transport settings and at the thread level the exchange schemes
+// need.
 #include <mpi.h>
 
 #include <gtest/gtest.h>
@@ -43,6 +44,7 @@ class FailurePrinter : public testing::EmptyTestEventListener {
 
 int main(int argc, char** argv) {
   int provided = 0;
+  dmlbench::SetTransportDefaults();  // as the trainer does
   MPI_Init_thread(&argc, &argv, dmlbench::RequiredMpiThreadLevel(), &provided);
   testing::InitGoogleTest(&argc, argv);
   int rank = 0;

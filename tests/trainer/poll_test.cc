@@ -12,10 +12,21 @@ namespace {
 
 constexpr const char* kNames[] = {"OMPI_MCA_btl_tcp_eager_limit", "OMPI_MCA_btl_tcp_rndv_eager_limit",
                                   "OMPI_MCA_btl_tcp_max_send_size"};
+constexpr const char* kInclude = "OMPI_MCA_btl_tcp_if_include";
+constexpr const char* kExclude = "OMPI_MCA_btl_tcp_if_exclude";
 
 std::string Env(const char* name) {
   const char* value = getenv(name);
   return value ? value : "<unset>";
+}
+
+// The environment mpirun gives a rank of a job with `world` ranks, `local`
+// of them on this machine, and no interface settings.
+void JobOf(int world, int local) {
+  setenv("OMPI_COMM_WORLD_SIZE", std::to_string(world).c_str(), 1);
+  setenv("OMPI_COMM_WORLD_LOCAL_SIZE", std::to_string(local).c_str(), 1);
+  unsetenv(kInclude);
+  unsetenv(kExclude);
 }
 
 TEST(SetTransportDefaults, MakesTcpMessagesUpToOneMebibyteEager) {
@@ -30,6 +41,41 @@ TEST(SetTransportDefaults, KeepsWhatTheUserSet) {
   SetTransportDefaults();
   EXPECT_EQ(Env("OMPI_MCA_btl_tcp_eager_limit"), "4096");
   EXPECT_EQ(Env("OMPI_MCA_btl_tcp_max_send_size"), "1048576");
+}
+
+TEST(SetTransportDefaults, KeepsTcpOnTheLoopbackWhenEveryRankIsOnThisMachine) {
+  JobOf(3, 3);
+  SetTransportDefaults();
+  EXPECT_EQ(Env(kInclude), "127.0.0.1/8");
+  EXPECT_EQ(Env(kExclude), "<unset>");
+}
+
+TEST(SetTransportDefaults, LeavesTheInterfacesAloneForAJobOverSeveralMachines) {
+  JobOf(4, 2);
+  SetTransportDefaults();
+  EXPECT_EQ(Env(kInclude), "<unset>");
+}
+
+TEST(SetTransportDefaults, LeavesTheInterfacesAloneWithoutMpirun) {
+  JobOf(1, 1);
+  unsetenv("OMPI_COMM_WORLD_SIZE");
+  unsetenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  SetTransportDefaults();
+  EXPECT_EQ(Env(kInclude), "<unset>");
+}
+
+TEST(SetTransportDefaults, KeepsTheInterfacesTheUserNamed) {
+  JobOf(2, 2);
+  setenv(kInclude, "eth0", 1);
+  SetTransportDefaults();
+  EXPECT_EQ(Env(kInclude), "eth0");
+
+  // Open MPI refuses both settings at once: an exclusion stays alone.
+  JobOf(2, 2);
+  setenv(kExclude, "docker0", 1);
+  SetTransportDefaults();
+  EXPECT_EQ(Env(kInclude), "<unset>");
+  EXPECT_EQ(Env(kExclude), "docker0");
 }
 
 }  // namespace

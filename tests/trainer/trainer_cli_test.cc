@@ -2,12 +2,14 @@
 // line from rank 0 and a non-zero exit; a good run writes the events
 // schemas/trainer-events.md documents. mpirun -q adds nothing of its own to
 // stderr; odls_base_sigkill_timeout 0 spares the 2 s mpirun otherwise waits
-// before ending a job whose ranks all exit 1 on their own. The checksum mode
-// (--dataset-sha256) runs the binary alone.
+// before ending a job whose ranks all exit 1 on their own; MPIEXEC_TIMEOUT
+// makes mpirun end a job that hangs, so the test fails instead of waiting for
+// CTest. The checksum mode (--dataset-sha256) runs the binary alone.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -27,7 +29,11 @@ struct Outcome {
   int exit_code = -1;
   std::string out;
   std::string err;
+  double wall_s = 0;
 };
+
+// Longest an mpirun job here may take; they take 1-10 s on a loaded machine.
+constexpr int kJobTimeoutS = 120;
 
 std::string Slurp(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -51,9 +57,12 @@ class TrainerCli : public ::testing::Test {
   // Runs `command` through the shell with its stdout and stderr captured.
   Outcome Execute(const std::string& command) {
     const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
+    const auto start = std::chrono::steady_clock::now();
     const int status =
         std::system((command + " >" + out.string() + " 2>" + err.string()).c_str());
     Outcome outcome;
+    outcome.wall_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     outcome.out = Slurp(out);
     outcome.err = Slurp(err);
@@ -61,9 +70,15 @@ class TrainerCli : public ::testing::Test {
   }
 
   Outcome Run(int ranks, const std::string& args) {
-    return Execute(std::string(DMLBENCH_MPIRUN) +
-                   " -q --oversubscribe --mca btl self,tcp --mca odls_base_sigkill_timeout 0 -np " +
-                   std::to_string(ranks) + " " + DMLBENCH_TRAINER + " " + args);
+    Outcome outcome = Execute(
+        "MPIEXEC_TIMEOUT=" + std::to_string(kJobTimeoutS) + " " + DMLBENCH_MPIRUN +
+        " -q --oversubscribe --mca btl self,tcp --mca odls_base_sigkill_timeout 0 -np " +
+        std::to_string(ranks) + " " + DMLBENCH_TRAINER + " " + args);
+    // With -q mpirun ends a timed-out job without a word: say it here.
+    if (outcome.wall_s >= kJobTimeoutS)
+      ADD_FAILURE() << "mpirun ended the job after " << kJobTimeoutS << " s (hung?): -np "
+                    << ranks << " " << args;
+    return outcome;
   }
 
   // The binary alone, without mpirun; `environment` ("NAME=value ") is set

@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -71,20 +72,27 @@ CgroupLayout DetectCgroupLayout(const std::string& root) {
                      ": neither cgroup v2 with the cpu controller nor cgroup v1 cpu.cfs_quota_us");
 }
 
+int CpuPeriodUs(double cores) {
+  constexpr int kPeriodUs = 10000;
+  if (!(cores > 0) || cores * kPeriodUs >= kMinCpuQuotaUs) return kPeriodUs;
+  return static_cast<int>(std::min<double>(kMaxCpuPeriodUs, std::ceil(kMinCpuQuotaUs / cores)));
+}
+
 void CreateCpuCgroup(const CgroupLayout& layout, const std::string& name, double cores) {
   const fs::path group = GroupDir(layout, name);
   std::error_code error;
   fs::create_directory(group, error);
   if (error) throw ClusterError("cannot create cgroup " + group.string() + ": " + error.message());
-  const long quota_us = cores > 0 ? std::lround(cores * kCpuPeriodUs) : -1;
+  const int period_us = CpuPeriodUs(cores);
+  const long quota_us = cores > 0 ? std::lround(cores * period_us) : -1;
   if (layout.version == CgroupVersion::kV1) {
-    WriteFile(group / "cpu.cfs_period_us", std::to_string(kCpuPeriodUs));
+    WriteFile(group / "cpu.cfs_period_us", std::to_string(period_us));
     WriteFile(group / "cpu.cfs_quota_us", std::to_string(quota_us));
   } else {
     WriteFile(fs::path(layout.cpu_root) / "cgroup.subtree_control", "+cpu");
     WriteFile(group / "cpu.max",
               (quota_us < 0 ? std::string("max") : std::to_string(quota_us)) + " " +
-                  std::to_string(kCpuPeriodUs));
+                  std::to_string(period_us));
   }
 }
 

@@ -27,8 +27,15 @@ struct CgroupLayout {
 // controller nor cgroup v1 cpu.cfs_quota_us".
 CgroupLayout DetectCgroupLayout(const std::string& root);
 
-// The period the quota is measured over.
-constexpr int kCpuPeriodUs = 100000;
+// The period a quota of `cores` is measured over, microseconds: 10 ms, or
+// longer for shares below 0.1 core, whose quota would fall under the
+// kernel's minimum of 1 ms (at most kMaxCpuPeriodUs). A short period makes
+// a capped host a slower CPU rather than a fast one that stops: over
+// 100 ms, 0.15 core ran 15 ms at full speed and then nothing for 85 ms, and
+// the link probe measured 256 KiB and 512 KiB both at 50 ms one way.
+int CpuPeriodUs(double cores);
+constexpr int kMinCpuQuotaUs = 1000;
+constexpr int kMaxCpuPeriodUs = 100000;
 
 // Creates group `name` (or reuses it) limited to `cores` CPUs; 0 = no limit.
 // v2: enables +cpu in the parent's cgroup.subtree_control first. Throws

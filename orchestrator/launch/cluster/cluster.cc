@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <pwd.h>
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/socket.h>
@@ -33,10 +34,34 @@ constexpr int kMaxHosts = 64;
 constexpr double kUsableCoreFraction = 0.9;
 constexpr int kFirstHostOctet = 10;          // host i (1-based) is .10+i
 constexpr double kSshdStartTimeoutS = 5;
+constexpr int kLogTailLines = 5;             // of a failed sshd's log, in the error
 constexpr std::uint64_t kCapNetAdmin = 1ull << 12;
 constexpr std::uint64_t kCapSysAdmin = 1ull << 21;
 
+// Runs in a host's new mount namespace (private propagation: nothing goes
+// back to this machine) and becomes its sshd. $1 is the host's directory in
+// the state dir, which appears at $2, a path without spaces in the runtime
+// dir; its home/ is mounted over the hosts' user's home $3; /tmp and /dev/shm
+// start empty. A bind mount holds the directory itself, not its path, so
+// the state dir may lie under /tmp or the home. $4 -f $5 -E $6 is sshd.
+constexpr char kHostStartScript[] =
+    "set -e\n"
+    "mount --bind \"$1\" \"$2\"\n"
+    "mount --bind \"$1/home\" \"$3\"\n"
+    "mount -t tmpfs -o mode=1777,nosuid,nodev dmlbench-tmp /tmp\n"
+    "mount -t tmpfs -o mode=1777,nosuid,nodev dmlbench-shm /dev/shm\n"
+    "exec \"$4\" -f \"$5\" -E \"$6\"\n";
+
 std::string Prefix(const std::string& name) { return std::string(kClusterPrefix) + name + "-"; }
+std::string RuntimeDir(const std::string& name) { return (fs::path(kClusterRuntimeRoot) / name).string(); }
+// Where the log of a host whose sshd failed is kept once up has rolled back.
+std::string KeptLogPath(const std::string& state_dir, const std::string& host) {
+  return (fs::path(state_dir) / (host + ".sshd.log")).string();
+}
+// A host's directory as the host itself sees it (kHostStartScript's $2).
+std::string InsideHostDir(const ClusterState& state, const ClusterHost& host) {
+  return (fs::path(state.runtime_dir) / host.name).string();
+}
 std::string BridgeName(const std::string& name) { return std::string(kClusterPrefix) + name; }
 std::string HostName(const std::string& name, int i) { return Prefix(name) + "h" + std::to_string(i); }
 std::string VethName(const std::string& name, int i) { return Prefix(name) + std::to_string(i); }
@@ -92,14 +117,15 @@ bool PortOpen(const std::string& address, int port) {
   return open;
 }
 
-std::string SshdConfig(const fs::path& host_dir, const std::string& address,
-                       const std::string& authorized_keys) {
+// `inside` is the host's directory as the host sees it: a path without
+// spaces, which sshd_config could not hold unquoted.
+std::string SshdConfig(const fs::path& inside, const std::string& address) {
   return "# sshd of one emulated host; written by `dmlbench cluster up`.\n"
          "ListenAddress " + address + "\n"
          "Port 22\n"
-         "HostKey " + (host_dir / "ssh_host_ed25519_key").string() + "\n"
-         "AuthorizedKeysFile " + authorized_keys + "\n"
-         "PidFile " + (host_dir / "sshd.pid").string() + "\n"
+         "HostKey " + (inside / "ssh_host_ed25519_key").string() + "\n"
+         "AuthorizedKeysFile .ssh/authorized_keys\n"
+         "PidFile " + (inside / "sshd.pid").string() + "\n"
          "PermitRootLogin prohibit-password\n"
          "PasswordAuthentication no\n"
          "KbdInteractiveAuthentication no\n"
@@ -135,8 +161,8 @@ std::string CoresText(double cores) {
   return text.str();
 }
 
-// Where the ssh connections mpirun keeps open live: <state_dir>/ssh-<hash>.
-std::string ControlPathPrefix(const std::string& state_dir) { return (fs::path(state_dir) / "ssh-").string(); }
+// Where the ssh connections mpirun keeps open live: <runtime_dir>/ssh-<hash>.
+std::string ControlPathPrefix(const std::string& dir) { return (fs::path(dir) / "ssh-").string(); }
 
 // The inventory (schemas/inventory.md) with this module's state in its
 // [emulated_cluster] table.
@@ -144,12 +170,16 @@ std::string InventoryText(const ClusterState& state) {
   // One ssh connection per host is kept open between runs (ControlMaster):
   // a new one costs its host's sshd a key exchange, about a second of a
   // 0.15-core share, for every daemon mpirun starts.
-  // (A socket path has at most 107 bytes; %C is 40.)
-  std::string ssh_options = "-i " + state.identity_file() + " -o UserKnownHostsFile=" + state.known_hosts_path() +
+  // (A socket path has at most 107 bytes; %C is 40.) Open MPI splits these
+  // arguments at spaces, hence paths in the runtime dir; hosts run ssh with
+  // them too (tree spawn, the peer check), and see the same runtime dir.
+  // No ssh configuration of this machine's user applies (-F none).
+  std::string ssh_options = "-F none -i " + state.identity_file() + " -o UserKnownHostsFile=" +
+                            state.known_hosts_path() +
                             " -o StrictHostKeyChecking=yes -o BatchMode=yes -o LogLevel=ERROR";
-  if (ControlPathPrefix(state.state_dir).size() + 40 < 107) {
+  if (ControlPathPrefix(state.runtime_dir).size() + 40 < 107) {
     ssh_options += " -o ControlMaster=auto -o ControlPersist=600 -o ControlPath=" +
-                   ControlPathPrefix(state.state_dir) + "%C";
+                   ControlPathPrefix(state.runtime_dir) + "%C";
   }
   // Every namespace has the same hostname and shares memory with the others,
   // so only TCP over the cluster's links may carry MPI traffic. Each host
@@ -177,6 +207,8 @@ std::string InventoryText(const ClusterState& state) {
                                                      {"cpu_cores", CoresText(state.cpu_cores)}}}});
   }
   toml::table cluster{{"name", state.name},
+                      {"runtime_dir", state.runtime_dir},
+                      {"host_home", state.host_home},
                       {"subnet", state.subnet},
                       {"bridge", state.bridge},
                       {"head_address", state.head_address},
@@ -189,7 +221,8 @@ std::string InventoryText(const ClusterState& state) {
                         {"known_hosts", state.known_hosts_path()},
                         {"host_key_policy", "strict"},
                         {"connect_timeout_s", 10},
-                        {"work_dir", (fs::path(state.state_dir) / "work").string()},
+                        {"ssh_config", ""},  // the machine user's ~/.ssh/config is not the cluster's
+                        {"work_dir", state.work_dir},
                         {"mpi_args", mpi_args},
                         {"host", hosts},
                         {"emulated_cluster", cluster}};
@@ -229,37 +262,163 @@ std::string Pad(std::string text, std::size_t width) {
   return text + " ";
 }
 
-// One host: namespace, link (shaped), cgroup, host key and sshd. Returns
-// its known_hosts line.
-std::string SetUpHost(const ClusterState& state, const ClusterHost& host, const std::string& sshd,
-                      CommandRunner& runner) {
-  AddNamespace(runner, host.name);
-  AddHostLink(runner, state.bridge, host.veth, host.name, host.address);
-  ShapeHostLink(runner, host.veth, host.name, state.network);
-  CreateCpuCgroup(state.cgroup, host.cgroup, state.cpu_cores);
+// The last `count` non-empty lines of `text`, each on a line of its own
+// and indented: how an sshd's log ends.
+std::string IndentedTail(const std::string& text, int count) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty()) lines.push_back(line);
+  }
+  std::string tail;
+  for (std::size_t i = lines.size() > static_cast<std::size_t>(count) ? lines.size() - count : 0; i < lines.size();
+       ++i) {
+    tail += "\n  " + lines[i];
+  }
+  return tail;
+}
 
-  const fs::path host_dir = fs::path(state.state_dir) / host.name;
-  fs::create_directories(host_dir);
-  const fs::path host_key = host_dir / "ssh_host_ed25519_key";
-  fs::remove(host_key);
-  fs::remove(host_key.string() + ".pub");
+// "sshd of <host> <what>", with the end of its log (kept on rollback), or
+// of `output` when the log is empty.
+std::string SshdProblem(const ClusterState& state, const ClusterHost& host, const std::string& what,
+                        const std::string& output) {
+  const std::string log = ReadFile(fs::path(state.host_dir(host)) / "sshd.log");
+  std::string message = "sshd of " + host.name + " " + what;
+  if (!log.empty()) {
+    message += "; the end of its log (kept in " + KeptLogPath(state.state_dir, host.name) + "):" +
+               IndentedTail(log, kLogTailLines);
+  } else if (!IndentedTail(output, 1).empty()) {
+    message += ":" + IndentedTail(output, kLogTailLines);
+  }
+  return message;
+}
+
+void ThrowIfCancelled(const std::atomic<bool>* cancel) {
+  if (cancel != nullptr && cancel->load()) {
+    throw ClusterInterrupted("cluster up interrupted; everything it had made is removed");
+  }
+}
+
+// The home of the user the hosts are logged into (root), as on this machine:
+// each host mounts its own over it.
+std::string HostUserHome() {
+  const passwd* root = getpwnam("root");
+  const std::string home = root != nullptr && root->pw_dir != nullptr ? root->pw_dir : "";
+  std::error_code error;
+  if (home.empty() || home.front() != '/' || home == "/" || !fs::is_directory(home, error)) {
+    throw ClusterError("the hosts log in as root, whose home must be a directory other than /, got \"" + home +
+                       "\"");
+  }
+  return home;
+}
+
+// A host's files, made afresh: host key, sshd_config and a home holding only
+// the cluster's authorized key. Returns its known_hosts line.
+std::string WriteHostFiles(const ClusterState& state, const ClusterHost& host, CommandRunner& runner) {
+  const fs::path dir = state.host_dir(host);
+  std::error_code error;
+  fs::remove_all(dir, error);
+  fs::remove(KeptLogPath(state.state_dir, host.name), error);
+  fs::create_directories(dir / "home" / ".ssh", error);
+  if (error) throw ClusterError("cannot create " + (dir / "home").string() + ": " + error.message());
+  fs::permissions(dir / "home", fs::perms::owner_all, error);
+  fs::permissions(dir / "home" / ".ssh", fs::perms::owner_all, error);
+  const fs::path host_key = dir / "ssh_host_ed25519_key";
   RunChecked(runner, {"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", host.name, "-f", host_key.string()});
+  WriteFile(dir / "sshd_config", SshdConfig(InsideHostDir(state, host), host.address));
+  WriteFile(dir / "home" / ".ssh" / "authorized_keys", ReadFile(state.identity_file() + ".pub"));
   std::istringstream public_key(ReadFile(host_key.string() + ".pub"));
   std::string type, key;
   public_key >> type >> key;
-  WriteFile(host_dir / "sshd_config", SshdConfig(host_dir, host.address, state.identity_file() + ".pub"));
-  // Started in the host's namespace and cgroup: Open MPI's daemon and the
-  // ranks it starts through this sshd inherit both.
-  RunChecked(runner, {sshd, "-f", (host_dir / "sshd_config").string(), "-E", (host_dir / "sshd.log").string()},
-             {host.name, CgroupProcsFile(state.cgroup, host.cgroup)});
   return host.address + " " + type + " " + key + "\n";
+}
+
+// One host: namespace, link (shaped), cgroup, files, and sshd in a mount
+// namespace of its own (kHostStartScript). Returns its known_hosts line.
+// Sets `keep_log` when its sshd failed.
+std::string SetUpHost(const ClusterState& state, const ClusterHost& host, const std::string& sshd,
+                      CommandRunner& runner, const std::atomic<bool>* cancel, char& keep_log) {
+  ThrowIfCancelled(cancel);
+  AddNamespace(runner, host.name);
+  ThrowIfCancelled(cancel);
+  AddHostLink(runner, state.bridge, host.veth, host.name, host.address);
+  ThrowIfCancelled(cancel);
+  ShapeHostLink(runner, host.veth, host.name, state.network);
+  CreateCpuCgroup(state.cgroup, host.cgroup, state.cpu_cores);
+  ThrowIfCancelled(cancel);
+  const std::string known_host = WriteHostFiles(state, host, runner);
+  const std::string inside = InsideHostDir(state, host);
+  std::error_code error;
+  fs::create_directories(inside, error);  // on this machine, only what the host's mount covers
+  if (error) throw ClusterError("cannot create " + inside + ": " + error.message());
+  ThrowIfCancelled(cancel);
+  // Started in the host's namespace and cgroup: Open MPI's daemon and the
+  // ranks it starts through this sshd inherit both, and its mounts.
+  const CommandResult started =
+      runner.Run({"unshare", "--mount", "--propagation", "private", "--", "/bin/sh", "-c", kHostStartScript,
+                  "dmlbench-host", state.host_dir(host), inside, state.host_home, sshd, inside + "/sshd_config",
+                  inside + "/sshd.log"},
+                 {host.name, CgroupProcsFile(state.cgroup, host.cgroup)});
+  if (started.exit_code != 0) {
+    keep_log = 1;
+    throw ClusterError(
+        SshdProblem(state, host, "did not start (exit " + std::to_string(started.exit_code) + ")", started.output));
+  }
+  return known_host;
+}
+
+// Waits until every sshd accepts connections.
+void WaitForSshd(const ClusterState& state, const std::atomic<bool>* cancel, std::vector<char>& keep_logs) {
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::milliseconds(static_cast<int>(kSshdStartTimeoutS * 1000));
+  for (std::size_t i = 0; i < state.hosts.size(); ++i) {
+    const ClusterHost& host = state.hosts[i];
+    while (!PortOpen(host.address, 22)) {
+      ThrowIfCancelled(cancel);
+      if (std::chrono::steady_clock::now() > deadline) {
+        keep_logs[i] = 1;
+        throw ClusterError(SshdProblem(state, host,
+                                       "does not accept connections on " + host.address + ":22 after " +
+                                           std::to_string(static_cast<int>(kSshdStartTimeoutS)) + " s",
+                                       ""));
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  }
+}
+
+// Removes what a failed or interrupted up made, except the logs of hosts
+// whose sshd failed: those stay as <state_dir>/<host>.sshd.log.
+void RollBack(const ClusterOptions& options, const ClusterState& state, const std::vector<char>& keep_logs,
+              CommandRunner& runner) {
+  std::vector<std::pair<std::string, std::string>> logs;  // kept path, text
+  for (std::size_t i = 0; i < state.hosts.size() && i < keep_logs.size(); ++i) {
+    if (!keep_logs[i]) continue;
+    const std::string text = ReadFile(fs::path(state.host_dir(state.hosts[i])) / "sshd.log");
+    if (!text.empty()) logs.emplace_back(KeptLogPath(state.state_dir, state.hosts[i].name), text);
+  }
+  try {
+    ClusterDown(options.name, state.state_dir, options.cgroup_root, runner);
+  } catch (const std::exception&) {
+    // The first failure is the one worth reporting.
+  }
+  for (const auto& [path, text] : logs) {
+    std::error_code error;
+    fs::create_directories(state.state_dir, error);
+    try {
+      WriteFile(path, text);
+    } catch (const ClusterError&) {
+      // The message already holds the log's end.
+    }
+  }
 }
 
 }  // namespace
 
 std::string ClusterState::inventory_path() const { return (fs::path(state_dir) / "inventory.toml").string(); }
-std::string ClusterState::known_hosts_path() const { return (fs::path(state_dir) / "known_hosts").string(); }
-std::string ClusterState::identity_file() const { return (fs::path(state_dir) / "id_ed25519").string(); }
+std::string ClusterState::known_hosts_path() const { return (fs::path(runtime_dir) / "known_hosts").string(); }
+std::string ClusterState::identity_file() const { return (fs::path(runtime_dir) / "id_ed25519").string(); }
+std::string ClusterState::host_dir(const ClusterHost& host) const { return (fs::path(state_dir) / host.name).string(); }
 
 std::string PrivilegeProblem(std::uint64_t effective_caps, bool cgroup_writable,
                              const std::string& cgroup_dir) {
@@ -291,13 +450,14 @@ void CheckClusterPrivileges(const std::string& cgroup_root) {
   if (!problem.empty()) throw ClusterError(problem);
 }
 
+void ValidateClusterName(const std::string& name) {
+  const bool ok = !name.empty() && name.size() <= 6 &&
+                  name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789") == std::string::npos;
+  if (!ok) throw ClusterError("cluster name must be 1-6 characters of a-z and 0-9, got \"" + name + "\"");
+}
+
 void ValidateClusterOptions(const ClusterOptions& options) {
-  const bool name_ok = !options.name.empty() && options.name.size() <= 6 &&
-                       options.name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789") ==
-                           std::string::npos;
-  if (!name_ok) {
-    throw ClusterError("cluster name must be 1-6 characters of a-z and 0-9, got \"" + options.name + "\"");
-  }
+  ValidateClusterName(options.name);
   if (options.hosts < 1 || options.hosts > kMaxHosts) {
     throw ClusterError("hosts must be between 1 and " + std::to_string(kMaxHosts) + ", got " +
                        std::to_string(options.hosts));
@@ -308,8 +468,9 @@ void ValidateClusterOptions(const ClusterOptions& options) {
     message << "cpu share must be between 0 and " << cores << " cores, got " << options.cpu_cores;
     throw ClusterError(message.str());
   }
-  // The kernel cannot run a quota below a millisecond of a 100 ms period.
-  if (options.cpu_cores > 0 && options.cpu_cores * kCpuPeriodUs < 1000) {
+  // The kernel cannot run a quota below a millisecond, nor a period above
+  // kMaxCpuPeriodUs we accept.
+  if (options.cpu_cores > 0 && options.cpu_cores * kMaxCpuPeriodUs < kMinCpuQuotaUs) {
     std::ostringstream message;
     message << "cpu share must be 0 (uncapped) or at least 0.01 cores, got " << options.cpu_cores;
     throw ClusterError(message.str());
@@ -327,8 +488,21 @@ void ValidateClusterOptions(const ClusterOptions& options) {
   }
 }
 
-ClusterState ClusterUp(const ClusterOptions& options, CommandRunner& runner) {
+std::string ClusterNameIn(const std::string& state_dir) {
+  std::error_code error;
+  if (!fs::exists(fs::path(state_dir) / "inventory.toml", error)) return "";
+  return LoadClusterState(state_dir).name;
+}
+
+ClusterState ClusterUp(const ClusterOptions& options, CommandRunner& runner, const std::atomic<bool>* cancel) {
   ValidateClusterOptions(options);
+  const std::string state_dir = fs::absolute(options.state_dir).lexically_normal().string();
+  const std::string owner = ClusterNameIn(state_dir);
+  if (!owner.empty() && owner != options.name) {
+    throw ClusterError("state directory " + state_dir + " belongs to cluster " + owner +
+                       ": bring up cluster " + options.name + " with another --state-dir, or take " + owner +
+                       " down first");
+  }
   CheckClusterPrivileges(options.cgroup_root);
   const std::vector<std::string> existing = ClusterLeftovers(options.name, options.cgroup_root, runner);
   if (!existing.empty()) {
@@ -338,21 +512,27 @@ ClusterState ClusterUp(const ClusterOptions& options, CommandRunner& runner) {
 
   ClusterState state;
   state.name = options.name;
-  state.state_dir = fs::absolute(options.state_dir).lexically_normal().string();
+  state.state_dir = state_dir;
+  state.runtime_dir = RuntimeDir(options.name);
+  state.host_home = HostUserHome();
+  state.work_dir = (fs::path(state.host_home) / "dmlbench").string();
   state.bridge = BridgeName(options.name);
   state.cgroup = DetectCgroupLayout(options.cgroup_root);
   state.cpu_cores = options.cpu_cores;
   state.base_network = options.network;
   state.network = options.network;
+  std::vector<char> keep_logs(static_cast<std::size_t>(options.hosts), 0);  // per host: its sshd failed
 
   try {
     std::error_code error;
-    fs::create_directories(state.state_dir, error);
-    if (error) throw ClusterError("cannot create " + state.state_dir + ": " + error.message());
-    fs::remove(state.identity_file());
-    fs::remove(state.identity_file() + ".pub");
+    for (const std::string& dir : {state.state_dir, state.runtime_dir}) {
+      fs::create_directories(dir, error);
+      if (error) throw ClusterError("cannot create " + dir + ": " + error.message());
+    }
+    fs::permissions(state.runtime_dir, fs::perms::owner_all, error);
     RunChecked(runner, {"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C",
                         "dmlbench-cluster-" + state.name, "-f", state.identity_file()});
+    ThrowIfCancelled(cancel);
     {
       SubnetLock lock;
       const Subnet subnet = ChooseSubnet(RunChecked(runner, {"ip", "-o", "-4", "addr", "show"}),
@@ -377,13 +557,14 @@ ClusterState ClusterUp(const ClusterOptions& options, CommandRunner& runner) {
     for (std::size_t i = 0; i < state.hosts.size(); ++i) {
       threads.emplace_back([&, i] {
         try {
-          host_keys[i] = SetUpHost(state, state.hosts[i], options.sshd, runner);
+          host_keys[i] = SetUpHost(state, state.hosts[i], options.sshd, runner, cancel, keep_logs[i]);
         } catch (...) {
           errors[i] = std::current_exception();
         }
       });
     }
     for (std::thread& thread : threads) thread.join();
+    ThrowIfCancelled(cancel);
     for (const std::exception_ptr& failure : errors) {
       if (failure) std::rethrow_exception(failure);
     }
@@ -391,25 +572,9 @@ ClusterState ClusterUp(const ClusterOptions& options, CommandRunner& runner) {
     for (const std::string& line : host_keys) known_hosts += line;
     WriteFile(state.known_hosts_path(), known_hosts);
     WriteFile(state.inventory_path(), InventoryText(state));
-
-    const auto deadline = std::chrono::steady_clock::now() +
-                          std::chrono::milliseconds(static_cast<int>(kSshdStartTimeoutS * 1000));
-    for (const ClusterHost& host : state.hosts) {
-      while (!PortOpen(host.address, 22)) {
-        if (std::chrono::steady_clock::now() > deadline) {
-          throw ClusterError("sshd of " + host.name + " does not accept connections on " + host.address +
-                             ":22 after " + std::to_string(static_cast<int>(kSshdStartTimeoutS)) +
-                             " s (see " + state.state_dir + "/" + host.name + "/sshd.log)");
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-      }
-    }
+    WaitForSshd(state, cancel, keep_logs);
   } catch (const std::exception& e) {
-    try {
-      ClusterDown(options.name, options.state_dir, options.cgroup_root, runner);
-    } catch (const std::exception&) {
-      // The first failure is the one worth reporting.
-    }
+    RollBack(options, state, keep_logs, runner);
     if (dynamic_cast<const ClusterError*>(&e) != nullptr) throw;
     throw ClusterError(std::string("cluster up failed: ") + e.what());
   }
@@ -437,6 +602,11 @@ ClusterState LoadClusterState(const std::string& state_dir) {
   if (state.name.empty()) {
     throw ClusterError(path.string() + ": no [emulated_cluster] table: not written by `dmlbench cluster up`");
   }
+  // Clusters made before the runtime dir kept their keys in the state dir,
+  // and their hosts shared this machine's files.
+  state.runtime_dir = table["runtime_dir"].value_or(state.state_dir);
+  state.host_home = table["host_home"].value_or(std::string());
+  state.work_dir = inventory.work_dir;
   state.subnet = table["subnet"].value_or(std::string());
   state.bridge = table["bridge"].value_or(std::string());
   state.head_address = table["head_address"].value_or(std::string());
@@ -517,23 +687,35 @@ std::vector<std::string> ClusterLeftovers(const std::string& name, const std::st
   } catch (const ClusterError&) {
     // No CPU controller: no cgroup can be left over.
   }
+  std::error_code error;
+  if (fs::exists(RuntimeDir(name), error)) found.push_back("runtime directory " + RuntimeDir(name));
   return found;
 }
 
 void ClusterDown(const std::string& name, const std::string& state_dir, const std::string& cgroup_root,
                  CommandRunner& runner) {
-  // The ssh connections kept open into the hosts (ControlMaster) end first.
-  std::error_code listing;
-  const std::string socket_prefix =
-      state_dir.empty() ? "" : ControlPathPrefix(fs::absolute(state_dir, listing).lexically_normal().string());
-  for (const fs::directory_entry& entry : fs::directory_iterator(state_dir, listing)) {
-    if (socket_prefix.empty()) break;
-    const std::string path = entry.path().string();
-    if (path.rfind(socket_prefix, 0) != 0) continue;
-    runner.Run({"ssh", "-o", "ControlPath=" + path, "-O", "exit", "host"});
+  ValidateClusterName(name);
+  std::error_code error;
+  const std::string state = state_dir.empty() ? "" : fs::absolute(state_dir, error).lexically_normal().string();
+  const std::string owner = state.empty() ? "" : ClusterNameIn(state);
+  if (!owner.empty() && owner != name) {
+    throw ClusterError("state directory " + state + " belongs to cluster " + owner + ", not " + name +
+                       ": to take " + owner + " down, use --name " + owner + " (or leave --name out)");
   }
-  // Namespaces first: deleting one kills its processes (sshd, orted, ranks)
-  // and takes the host's end of its veth pair, and with it the pair.
+  // The ssh connections kept open into the hosts (ControlMaster) end first;
+  // clusters made before the runtime dir kept them in the state dir.
+  const std::string runtime_dir = RuntimeDir(name);
+  for (const std::string& dir : {runtime_dir, state}) {
+    if (dir.empty()) continue;
+    for (const fs::directory_entry& entry : fs::directory_iterator(dir, error)) {
+      const std::string path = entry.path().string();
+      if (path.rfind(ControlPathPrefix(dir), 0) != 0) continue;
+      runner.Run({"ssh", "-o", "ControlPath=" + path, "-O", "exit", "host"});
+    }
+  }
+  // Namespaces first: deleting one kills its processes (sshd, orted, ranks),
+  // and with the last of them its mounts, and takes the host's end of its
+  // veth pair, and with it the pair.
   for (const std::string& ns : ListNamespaces(runner, Prefix(name))) DeleteNamespace(runner, ns);
   for (const std::string& link : ListLinks(runner, BridgeName(name))) {
     if (link == BridgeName(name) || link.rfind(Prefix(name), 0) == 0) DeleteLink(runner, link);
@@ -544,9 +726,11 @@ void ClusterDown(const std::string& name, const std::string& state_dir, const st
   } catch (const ClusterError&) {
     // No CPU controller: no cgroup was made.
   }
-  // The state files up wrote; the directory itself goes only when empty.
-  const fs::path dir(state_dir);
-  std::error_code error;
+  // Nothing is mounted on this machine (the hosts' mounts lived in their
+  // own namespaces), so removing files removes only files.
+  fs::remove_all(runtime_dir, error);
+  if (state.empty()) return;
+  const fs::path dir(state);
   for (const char* file : {"inventory.toml", "inventory.toml.tmp", "known_hosts", "known_hosts.tmp",
                            "id_ed25519", "id_ed25519.pub"}) {
     fs::remove(dir / file, error);
@@ -556,6 +740,24 @@ void ClusterDown(const std::string& name, const std::string& state_dir, const st
     if (file.rfind(Prefix(name), 0) == 0 || file == "work") fs::remove_all(entry.path(), error);
   }
   fs::remove(dir, error);
+}
+
+std::string CopyToHosts(const ClusterState& state, const std::vector<ClusterHost>& hosts,
+                        const std::string& local_path) {
+  // Hosts made before they had disks of their own see this machine's files.
+  if (state.host_home.empty()) return local_path;
+  const std::string file = fs::path(local_path).filename().string();
+  const fs::path relative = fs::path(state.work_dir).lexically_relative(state.host_home);
+  for (const ClusterHost& host : hosts) {
+    const fs::path dir = fs::path(state.host_dir(host)) / "home" / relative;
+    const fs::path temporary = dir / (file + ".tmp");
+    std::error_code error;
+    fs::create_directories(dir, error);
+    if (!error) fs::copy_file(local_path, temporary, fs::copy_options::overwrite_existing, error);
+    if (!error) fs::rename(temporary, dir / file, error);
+    if (error) throw ClusterError("cannot copy " + local_path + " to host " + host.name + ": " + error.message());
+  }
+  return state.work_dir + "/" + file;
 }
 
 }  // namespace dmlbench

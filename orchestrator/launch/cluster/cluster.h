@@ -1,14 +1,19 @@
 // Cluster: an EC2-like cluster on this machine (DESIGN.md section 4). Each
 // host is a network namespace with its own sshd, started inside the host's
-// CPU cgroup, on a bridge over veth links shaped in both directions. Up
-// writes the state directory: keys, known_hosts and an inventory the SSH
-// provider reads unchanged (schemas/inventory.md), whose [emulated_cluster]
-// table is this module's own state. Everything carries the prefix
-// dmlb-<name>- so Down() also removes what a crashed run left. Not
-// thread-safe: one Up/Reshape/Down at a time per cluster name.
+// CPU cgroup and its own mount namespace (a home, /tmp and /dev/shm of its
+// own, so it starts like a fresh machine), on a bridge over veth links shaped
+// in both directions. Up writes the state directory (the inventory the SSH
+// provider reads unchanged, schemas/inventory.md, whose [emulated_cluster]
+// table is this module's own state, and each host's files) and the runtime
+// directory /run/dmlbench/<name> (keys, known_hosts, ssh sockets: paths
+// without spaces that every host sees too). A state directory holds one
+// cluster. Everything carries the prefix dmlb-<name>- so Down() also removes
+// what a crashed run left. Not thread-safe: one Up/Reshape/Down at a time per
+// cluster name.
 #ifndef DMLBENCH_ORCHESTRATOR_LAUNCH_CLUSTER_CLUSTER_H_
 #define DMLBENCH_ORCHESTRATOR_LAUNCH_CLUSTER_CLUSTER_H_
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -21,6 +26,15 @@ namespace dmlbench {
 
 inline constexpr char kClusterStateDir[] = ".dmlbench/cluster";
 inline constexpr char kClusterPrefix[] = "dmlb-";
+// Holds <name>/ per cluster: what must have the same short path on this
+// machine and inside every host.
+inline constexpr char kClusterRuntimeRoot[] = "/run/dmlbench";
+
+// Up stopped by its cancel flag (Ctrl-C); everything it made is removed.
+class ClusterInterrupted : public ClusterError {
+ public:
+  using ClusterError::ClusterError;
+};
 
 struct ClusterOptions {
   std::string name = "main";            // 1-6 of [a-z0-9]; objects are dmlb-<name>-*
@@ -42,6 +56,9 @@ struct ClusterHost {
 struct ClusterState {
   std::string name;
   std::string state_dir;        // absolute
+  std::string runtime_dir;      // /run/dmlbench/<name> (the state dir for clusters made before it existed)
+  std::string host_home;        // each host's own home as the hosts see it ("/root"); "" before it existed
+  std::string work_dir;         // the inventory's work_dir, the same path on every host
   std::string subnet;           // "10.199.7.0/24"
   std::string bridge;           // dmlb-<name>
   std::string head_address;     // the bridge's address, where a local mpirun lives
@@ -52,8 +69,9 @@ struct ClusterState {
   std::vector<ClusterHost> hosts;
 
   std::string inventory_path() const;   // <state_dir>/inventory.toml
-  std::string known_hosts_path() const;
-  std::string identity_file() const;    // private user key
+  std::string known_hosts_path() const; // <runtime_dir>/known_hosts
+  std::string identity_file() const;    // <runtime_dir>/id_ed25519, the private user key
+  std::string host_dir(const ClusterHost& host) const;  // <state_dir>/<host>: its sshd's files and home
 };
 
 // Throws ClusterError "the emulated cluster needs root: missing ..." listing
@@ -65,16 +83,28 @@ void CheckClusterPrivileges(const std::string& cgroup_root);
 std::string PrivilegeProblem(std::uint64_t effective_caps, bool cgroup_writable,
                              const std::string& cgroup_dir);
 
-// Validates options: ClusterError "cluster name must be 1-6 characters of
-// a-z and 0-9, got \"X\"", "hosts must be between 1 and 64, got N",
+// Throws ClusterError "cluster name must be 1-6 characters of a-z and 0-9,
+// got \"X\"" unless `name` is one.
+void ValidateClusterName(const std::string& name);
+
+// Validates options: the name, "hosts must be between 1 and 64, got N",
 // "cpu share must be between 0 and <cores> cores, got X".
 void ValidateClusterOptions(const ClusterOptions& options);
 
+// The name of the cluster whose state `state_dir` holds, "" when it holds
+// none. Throws ClusterError when it holds an inventory that `cluster up` did
+// not write.
+std::string ClusterNameIn(const std::string& state_dir);
+
 // Creates the cluster, shaped and capped, with every sshd accepting
 // connections. Sets the hosts up in parallel, calling `runner` from one
-// thread per host. Refuses when objects of this name exist. On failure removes
-// what it created and throws ClusterError.
-ClusterState ClusterUp(const ClusterOptions& options, CommandRunner& runner);
+// thread per host. Refuses when objects of this name exist or the state
+// directory belongs to another cluster. On failure removes what it created,
+// keeps the log of an sshd that failed as <state_dir>/<host>.sshd.log (its
+// end is in the message), and throws ClusterError; ClusterInterrupted when
+// `cancel` became true.
+ClusterState ClusterUp(const ClusterOptions& options, CommandRunner& runner,
+                       const std::atomic<bool>* cancel = nullptr);
 
 // Reads <state_dir>/inventory.toml. Throws ClusterError "no emulated cluster
 // in <dir> (run `dmlbench cluster up`)" when it is not there.
@@ -93,10 +123,17 @@ std::vector<std::string> ClusterLeftovers(const std::string& name, const std::st
                                           CommandRunner& runner);
 
 // Removes every namespace (with its processes: sshd, orted, ranks), link and
-// cgroup of cluster `name`, and the state files in `state_dir`. Works from
-// the prefix alone, so also after a crash or without a state directory.
+// cgroup of cluster `name`, its runtime directory and the state files in
+// `state_dir`. Works from the prefix alone, so also after a crash or without
+// a state directory. Refuses (ClusterError, nothing removed) an invalid name
+// and a state directory that belongs to another cluster.
 void ClusterDown(const std::string& name, const std::string& state_dir,
                  const std::string& cgroup_root, CommandRunner& runner);
+
+// Copies `local_path` into the work directory of each of `hosts` (their own
+// disks) and returns its path as the hosts see it.
+std::string CopyToHosts(const ClusterState& state, const std::vector<ClusterHost>& hosts,
+                        const std::string& local_path);
 
 }  // namespace dmlbench
 

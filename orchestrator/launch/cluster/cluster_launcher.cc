@@ -8,6 +8,7 @@
 #include "orchestrator/launch/cluster/cluster.h"
 #include "orchestrator/launch/cluster/links.h"
 #include "orchestrator/launch/local/local_launcher.h"
+#include "orchestrator/launch/ssh/collect_output.h"
 #include "orchestrator/launch/ssh/inventory.h"
 #include "orchestrator/launch/ssh/ssh_launcher.h"
 
@@ -102,6 +103,11 @@ class ClusterLauncher : public Launcher {
     options.trainer = inventory_.work_dir + "/dmlbench-trainer";
     LaunchSpec remote = spec;
     if (!remote.dataset_dir.empty()) remote.dataset_dir = inventory_.work_dir + "/dataset";
+    // The ranks write their output in their hosts' own work directories,
+    // fetched over SSH once the job has ended.
+    if (!spec.output_dir.empty()) {
+      options.ranks_output_dir = RemoteOutputDir(inventory_.work_dir, spec.run_key, spec.output_dir);
+    }
     // A job starts (daemons, MPI_Init, the dataset) with the hosts' CPU
     // uncapped and runs capped from the trainer's first event (run_start) on:
     // start-up at 0.15 core took seconds per run and is never measured, and
@@ -115,6 +121,11 @@ class ClusterLauncher : public Launcher {
         },
         cancel);
     result.hosts = names;
+    if (!options.ranks_output_dir.empty()) {
+      std::vector<size_t> hosts(static_cast<size_t>(spec.ranks));
+      for (size_t i = 0; i < hosts.size(); ++i) hosts[i] = i;
+      CollectOutput(inventory_, hosts, options.ranks_output_dir, spec.output_dir);
+    }
     std::error_code ignored;
     std::filesystem::remove(hostfile, ignored);
     return result;

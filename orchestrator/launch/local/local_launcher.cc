@@ -12,6 +12,7 @@
 #include "trainer/sha256.h"
 #include "orchestrator/core/shell_quote.h"
 #include "orchestrator/core/subprocess.h"
+#include "orchestrator/launch/job_output.h"
 
 namespace dmlbench {
 namespace {
@@ -101,6 +102,11 @@ LaunchResult LocalLauncher::Launch(const LaunchSpec& spec,
                << " cores: oversubscribing, timings include CPU contention\n";
     }
   }
+  if (!spec.output_dir.empty()) {
+    const std::vector<std::string> output =
+        OutputFilenameArgs(options_.ranks_output_dir.empty() ? spec.output_dir : options_.ranks_output_dir);
+    argv.insert(argv.end(), output.begin(), output.end());
+  }
   argv.push_back(options_.trainer);
   argv.insert(argv.end(), spec.trainer_args.begin(), spec.trainer_args.end());
   if (!spec.dataset_dir.empty()) {
@@ -124,8 +130,14 @@ LaunchResult LocalLauncher::Launch(const LaunchSpec& spec,
   }
   const double deadline = MonotonicNow() + spec.timeout_s;
   TailBuffer stderr_tail(kStderrTailBytes);
+  std::ofstream mpirun_stderr;
+  if (!spec.output_dir.empty()) mpirun_stderr.open(spec.output_dir + "/" + kMpirunStderrFile, std::ios::binary);
   Pump(
-      child, on_line, [&](std::string_view chunk) { stderr_tail.Add(chunk); },
+      child, on_line,
+      [&](std::string_view chunk) {
+        stderr_tail.Add(chunk);
+        if (mpirun_stderr.is_open()) mpirun_stderr.write(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+      },
       [&] {
         if (result.timed_out || result.interrupted) return true;
         if (cancel.load()) {

@@ -50,6 +50,25 @@ std::string LastLine(const std::string& text) {
   return trimmed.substr(trimmed.rfind('\n') + 1);
 }
 
+// Why a remote command failed: its last line on stderr; for one that timed
+// out, the time and the last lines it wrote on stderr by then (a slow shell
+// start-up file, a prompt), which are what tells why.
+std::string RemoteFailure(const ExecResult& result, double timeout_s) {
+  if (!result.timed_out) return LastLine(result.err);
+  std::vector<std::string> lines;
+  std::istringstream in(result.err);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty()) lines.push_back(line);
+  }
+  std::string message = "timed out after " + std::to_string(static_cast<int>(timeout_s)) + " s";
+  if (lines.empty()) return message + ", with nothing on its standard error";
+  message += "; its standard error ends:";
+  for (size_t i = lines.size() > 3 ? lines.size() - 3 : 0; i < lines.size(); ++i) message += " " + lines[i] + " |";
+  message.pop_back();
+  message.pop_back();
+  return message;
+}
+
 HostFacts ParseFacts(const InventoryHost& host, const std::vector<std::string>& lines,
                      const std::vector<std::string>& mpi) {
   HostFacts facts;
@@ -131,7 +150,7 @@ HostProvision ProvisionHost(RemoteShell& shell, const InventoryHost& host, const
   const ExecResult probe = shell.Exec(command, kCommandTimeoutS);
   if (probe.exit_status != 0) {
     throw ProvisionError(HostLabel(host) + ": cannot prepare work dir " + plan.work_dir + ": " +
-                         (probe.timed_out ? "timed out" : LastLine(probe.err)));
+                         RemoteFailure(probe, kCommandTimeoutS));
   }
   auto sections = Sections(probe.out);
   if (sections["pwd"].empty()) {
@@ -165,7 +184,7 @@ HostProvision ProvisionHost(RemoteShell& shell, const InventoryHost& host, const
     const ExecResult moved = shell.Exec(renames, kUploadRenameTimeoutS);
     if (moved.exit_status != 0) {
       throw ProvisionError(HostLabel(host) + ": cannot move uploaded files into place: " +
-                           LastLine(moved.err));
+                           RemoteFailure(moved, kUploadRenameTimeoutS));
     }
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

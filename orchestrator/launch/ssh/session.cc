@@ -398,4 +398,26 @@ void SshSession::WriteFile(const std::string& remote_path, std::string_view byte
   });
 }
 
+void SshSession::Download(const std::string& remote_path, const std::string& local_path) {
+  sftp_session sftp = Sftp();
+  const std::string path = SftpPath(remote_path);
+  SftpFile file(sftp_open(sftp, path.c_str(), O_RDONLY, 0));
+  auto fail = [&](const std::string& what) {
+    throw SshError(target_.name, label_ + ": " + what + " " + remote_path + ": " + ssh_get_error(session_),
+                   sftp_get_error(sftp));
+  };
+  if (file.get() == nullptr) fail("SFTP cannot open");
+  std::ofstream out(local_path, std::ios::binary | std::ios::trunc);
+  if (!out) throw SshError(target_.name, label_ + ": cannot write local file " + local_path);
+  std::vector<char> buffer(kChunkBytes);
+  while (true) {
+    const ssize_t n = sftp_read(file.get(), buffer.data(), buffer.size());
+    if (n < 0) fail("SFTP read failed for");
+    if (n == 0) break;
+    out.write(buffer.data(), n);
+  }
+  if (!file.Close()) fail("SFTP close failed for");
+  if (!out.flush()) throw SshError(target_.name, label_ + ": cannot write local file " + local_path);
+}
+
 }  // namespace dmlbench

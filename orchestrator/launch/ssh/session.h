@@ -1,5 +1,5 @@
 // Session: one authenticated SSH connection (libssh) with exec (captured or
-// streamed by line) and SFTP upload. Owns every libssh handle; SshError is the
+// streamed by line) and SFTP upload and download. Owns every libssh handle; SshError is the
 // only exception leaving this module. A session is used by one thread at a
 // time; distinct sessions may be used from different threads concurrently.
 #ifndef DMLBENCH_ORCHESTRATOR_LAUNCH_SSH_SESSION_H_
@@ -103,6 +103,9 @@ class SshSession final : public RemoteShell {
   ExecResult Exec(const std::string& command, double timeout_s) override;
   void Upload(const std::string& local_path, const std::string& remote_path) override;
   void WriteFile(const std::string& remote_path, std::string_view bytes) override;
+  // Copies remote_path ("~/" = remote home) to local_path (created or
+  // truncated), byte for byte. Throws SshError naming the remote file.
+  void Download(const std::string& remote_path, const std::string& local_path);
 
   // Runs `command`, passing complete output lines to the callbacks as they
   // arrive (from the calling thread). Never throws for the command's own

@@ -3,14 +3,17 @@
 #include <chrono>
 #include <condition_variable>
 #include <filesystem>
+#include <fstream>
 #include <iterator>
 #include <mutex>
 #include <sstream>
 
+#include "orchestrator/launch/ssh/collect_output.h"
 #include "orchestrator/launch/ssh/inventory.h"
 #include "orchestrator/launch/ssh/provision.h"
 #include "orchestrator/core/shell_quote.h"
 #include "orchestrator/core/subprocess.h"
+#include "orchestrator/launch/job_output.h"
 #include "orchestrator/launch/ssh/session.h"
 
 namespace dmlbench {
@@ -101,7 +104,7 @@ class SshLauncher final : public Launcher {
     std::lock_guard<std::mutex> lock(mutex_);
     pool_[index].down = true;
   }
-  std::string RemoteCommand(const LaunchSpec& spec, const std::string& hostfile,
+  std::string RemoteCommand(const LaunchSpec& spec, const std::string& hostfile, const std::string& output_dir,
                             std::string* failure) const;
   // The steps of Launch().
   std::string WorkDir();
@@ -110,10 +113,11 @@ class SshLauncher final : public Launcher {
   // marked down, `result` saying why) when it cannot be reached.
   std::unique_ptr<SshSession> OpenHead(size_t head, const std::string& hostfile, const std::string& hostfile_text,
                                        LaunchResult* result);
-  // Runs the job, streaming its stdout lines; keeps the stderr tail.
+  // Runs the job, streaming its stdout lines; keeps the stderr tail, and the
+  // whole stderr in `mpirun_stderr` when it is open.
   StreamResult StreamJob(SshSession& session, const LaunchSpec& spec,
                          const std::function<void(std::string_view line)>& on_line,
-                         const std::atomic<bool>& cancel, LaunchResult* result);
+                         const std::atomic<bool>& cancel, std::ofstream& mpirun_stderr, LaunchResult* result);
   // The failure reason of a job that did not end with 0.
   void DescribeEnd(const LaunchSpec& spec, const StreamResult& streamed, const std::vector<size_t>& hosts,
                    LaunchResult* result);
@@ -166,7 +170,7 @@ std::vector<size_t> SshLauncher::Acquire(int ranks, const std::atomic<bool>& can
 }
 
 std::string SshLauncher::RemoteCommand(const LaunchSpec& spec, const std::string& hostfile,
-                                       std::string* failure) const {
+                                       const std::string& output_dir, std::string* failure) const {
   const std::string work_dir = hostfile.substr(0, hostfile.rfind('/'));
   std::vector<std::string> trainer_args = spec.trainer_args;
   if (!spec.dataset_dir.empty()) {
@@ -197,6 +201,10 @@ std::string SshLauncher::RemoteCommand(const LaunchSpec& spec, const std::string
   words.insert(words.end(), std::begin(kMpirunEnvironment), std::end(kMpirunEnvironment));
   words.insert(words.end(), {"mpirun", "--hostfile", hostfile, "-np", std::to_string(spec.ranks)});
   words.insert(words.end(), inventory_.mpi_args.begin(), inventory_.mpi_args.end());
+  if (!output_dir.empty()) {
+    const std::vector<std::string> output = OutputFilenameArgs(output_dir);
+    words.insert(words.end(), output.begin(), output.end());
+  }
   words.push_back(work_dir + "/dmlbench-trainer");
   words.insert(words.end(), trainer_args.begin(), trainer_args.end());
   // setsid: mpirun and everything it starts form one process group, whose
@@ -226,13 +234,19 @@ LaunchResult SshLauncher::Launch(const LaunchSpec& spec,
   for (size_t i : allocation.hosts()) result.hosts.push_back(inventory_.hosts[i].name);
   const size_t head = allocation.hosts().front();
   const std::string hostfile = work_dir + "/.hostfile-" + spec.run_key;
-  result.command_line = RemoteCommand(spec, hostfile, &result.failure_reason);
+  // Each rank writes its output on its own host, in a directory named after
+  // the (unique) local one it is collected into.
+  const std::string remote_output =
+      spec.output_dir.empty() ? "" : RemoteOutputDir(work_dir, spec.run_key, spec.output_dir);
+  result.command_line = RemoteCommand(spec, hostfile, remote_output, &result.failure_reason);
   if (result.command_line.empty()) return result;
 
   // mpirun runs on the first host, which reaches the others itself.
   std::unique_ptr<SshSession> session = OpenHead(head, hostfile, HostfileText(allocation.hosts()), &result);
   if (!session) return result;
-  const StreamResult streamed = StreamJob(*session, spec, on_line, cancel, &result);
+  std::ofstream mpirun_stderr;
+  if (!spec.output_dir.empty()) mpirun_stderr.open(spec.output_dir + "/" + kMpirunStderrFile, std::ios::binary);
+  const StreamResult streamed = StreamJob(*session, spec, on_line, cancel, mpirun_stderr, &result);
   if (streamed.connection_lost) {
     MarkDown(head);
     result.host_failure = true;
@@ -243,6 +257,9 @@ LaunchResult SshLauncher::Launch(const LaunchSpec& spec,
     session->Exec("rm -f -- " + ShellQuote(hostfile), kHousekeepingTimeoutS);
   } catch (const SshError&) {
     // The run's outcome stands; a leftover hostfile is harmless.
+  }
+  if (!remote_output.empty()) {
+    CollectOutput(inventory_, allocation.hosts(), remote_output, spec.output_dir, session.get());
   }
   DescribeEnd(spec, streamed, allocation.hosts(), &result);
   return result;
@@ -277,7 +294,8 @@ std::unique_ptr<SshSession> SshLauncher::OpenHead(size_t head, const std::string
 
 StreamResult SshLauncher::StreamJob(SshSession& session, const LaunchSpec& spec,
                                     const std::function<void(std::string_view line)>& on_line,
-                                    const std::atomic<bool>& cancel, LaunchResult* result) {
+                                    const std::atomic<bool>& cancel, std::ofstream& mpirun_stderr,
+                                    LaunchResult* result) {
   std::string pgid;
   TailBuffer stderr_tail(kStderrTailBytes);
   StreamOptions options;
@@ -292,6 +310,7 @@ StreamResult SshLauncher::StreamJob(SshSession& session, const LaunchSpec& spec,
     }
     stderr_tail.Add(line);
     stderr_tail.Add("\n");
+    if (mpirun_stderr.is_open()) mpirun_stderr << line << '\n';
   };
   options.stop_command = [&]() -> std::string {
     if (pgid.empty()) return "";

@@ -17,6 +17,7 @@
 #include "orchestrator/core/build_info.h"
 #include "orchestrator/core/subprocess.h"
 #include "orchestrator/store/store.h"
+#include "tests/orchestrator/support/dmlbench_program.h"
 #include "tests/orchestrator/support/run_fixture.h"
 #include "tests/orchestrator/support/store_queries.h"
 #include "tests/orchestrator/support/tmpfs_mount.h"
@@ -37,16 +38,9 @@ using testing::TempDir;
 using testing::TmpfsMount;
 using testing::WriteScript;
 
-// The build tree holds trainer/dmlbench-trainer and orchestrator/dmlbench.
-std::string DmlbenchProgram() {
-  return (std::filesystem::path(DMLBENCH_TRAINER).parent_path().parent_path() / "orchestrator" / "dmlbench")
-      .string();
-}
-
-CommandOutput Dmlbench(std::vector<std::string> args) {
-  args.insert(args.begin(), DmlbenchProgram());
-  return RunCommand(args, 120);
-}
+using testing::Dmlbench;
+using testing::DmlbenchProgram;
+using testing::DmlbenchWithInput;
 
 // Starts dmlbench in the background with stdout/stderr to files.
 pid_t StartDmlbench(const std::vector<std::string>& args, const std::string& out, const std::string& err) {
@@ -120,7 +114,7 @@ class CliTest : public ::testing::Test {
 TEST_F(CliTest, EverySubcommandHasHelp) {
   for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
            {"--help"}, {"plan", "--help"}, {"run", "--help"}, {"status", "--help"}, {"query", "--help"},
-           {"export", "--help"}}) {
+           {"export", "--help"}, {"logs", "--help"}, {"forget", "--help"}, {"compare", "--help"}}) {
     const CommandOutput output = Dmlbench(args);
     EXPECT_EQ(output.exit_code, 0) << args[0];
     EXPECT_NE(output.out.find("Usage:"), std::string::npos) << args[0];
@@ -155,6 +149,10 @@ TEST_F(CliTest, PlanRunStatusQueryAndExport) {
   EXPECT_NE(status.out.find("cli-test       2         2       0            0                   0"),
             std::string::npos)
       << status.out;
+  // Each experiment with its id first and the path it was read from last.
+  EXPECT_NE(status.out.find("id  experiment  runs"), std::string::npos) << status.out;
+  EXPECT_NE(status.out.find(" 1  cli-test "), std::string::npos) << status.out;
+  EXPECT_NE(status.out.find("  " + matrix + "\n"), std::string::npos) << status.out;
 
   const std::string sql = "SELECT architecture, workers, 0.5 AS x, NULL AS n FROM runs ORDER BY architecture";
   EXPECT_EQ(Dmlbench({"--db", db_, "query", sql}).out,
@@ -183,6 +181,253 @@ TEST_F(CliTest, FailedRunMakesTheExitStatusNonZero) {
   const CommandOutput run = Dmlbench({"--db", db_, "run", matrix, "--trainer", trainer});
   EXPECT_EQ(run.exit_code, 1);
   EXPECT_NE(run.out.find("mpirun exited with status 1: dmlbench-trainer: error: no"), std::string::npos) << run.out;
+}
+
+TEST_F(CliTest, PlanAndSummaryNameEveryParameterTheMatrixVaries) {
+  const std::string matrix =
+      WriteMatrix("hidden = [[16], [32, 8]]\nlearning_rate = [0.1, 0.25]\nmax_iterations_per_epoch = [3]\n");
+  const std::string trainer = WriteScript(dir_ / "trainer", testing::GoodTrainerBody());
+
+  const CommandOutput plan = Dmlbench({"--db", db_, "plan", matrix, "--trainer", trainer});
+  EXPECT_EQ(plan.exit_code, 0) << plan.err;
+  std::istringstream lines(plan.out);
+  std::string header;
+  std::getline(lines, header);
+  EXPECT_EQ(header.rfind("#  run_key       architecture  servers  workers  batch    lr  hidden  overlap  network  rep",
+                         0),
+            0u)
+      << plan.out;
+  EXPECT_NE(plan.out.find("ring                0        1    100  0.25  32,8    off      -          0"),
+            std::string::npos)
+      << plan.out;
+
+  const CommandOutput run = Dmlbench({"--db", db_, "run", matrix, "--trainer", trainer});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  for (const char* label : {"ring w=1 b=100 lr=0.1 hidden=16 rep=0", "ring w=1 b=100 lr=0.1 hidden=32,8 rep=0",
+                            "ring w=1 b=100 lr=0.25 hidden=16 rep=0", "ring w=1 b=100 lr=0.25 hidden=32,8 rep=0"}) {
+    EXPECT_NE(run.out.find(std::string(label) + "  "), std::string::npos) << label << "\n" << run.out;
+    EXPECT_NE(run.err.find(std::string(label) + ": complete"), std::string::npos) << label << "\n" << run.err;
+  }
+}
+
+TEST_F(CliTest, PlanAndRunChooseRunsWithOnly) {
+  const std::string matrix = WriteMatrix("architecture = [\"ring\", \"mpi\", \"p2p\"]\nworkers = [1]\n");
+  const std::string trainer = WriteScript(dir_ / "trainer", testing::GoodTrainerBody());
+
+  const CommandOutput plan =
+      Dmlbench({"--db", db_, "plan", matrix, "--trainer", trainer, "--only", "architecture=ring|mpi"});
+  EXPECT_EQ(plan.exit_code, 0) << plan.err;
+  EXPECT_NE(plan.out.find("cli-test: 2 of 3 runs: 0 complete, 2 pending, 0 failed, 0 interrupted\n"),
+            std::string::npos)
+      << plan.out;
+  EXPECT_EQ(plan.out.find("p2p"), std::string::npos) << plan.out;
+
+  const CommandOutput run = Dmlbench({"--db", db_, "run", matrix, "--trainer", trainer, "--only", "architecture=mpi"});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("cli-test: 1 of 3 runs: 1 complete (1 just now), 0 failed, 0 interrupted, 0 pending\n"),
+            std::string::npos)
+      << run.out;
+  Store store(db_, Store::Mode::kReadOnly);
+  // The sweep records every run of the experiment; it ran only the mpi one.
+  EXPECT_EQ(Text(store, "SELECT group_concat(architecture || ':' || status, ',') FROM "
+                        "(SELECT architecture, status FROM runs ORDER BY architecture)"),
+            "mpi:complete,p2p:pending,ring:pending");
+  EXPECT_EQ(Text(store, "SELECT group_concat(architecture) FROM runs r JOIN attempts a USING (run_id)"), "mpi");
+
+  // A run-key prefix chooses that run.
+  const std::string key = Text(store, "SELECT substr(run_key, 1, 10) FROM runs WHERE architecture = 'mpi'");
+  const CommandOutput by_key = Dmlbench({"--db", db_, "plan", matrix, "--trainer", trainer, "--only", key});
+  EXPECT_NE(by_key.out.find("cli-test: 1 of 3 runs: 1 complete, 0 pending"), std::string::npos) << by_key.out;
+}
+
+TEST_F(CliTest, NoRetryFailedLeavesFailedRunsAlone) {
+  // Two tries per run; the mpi run's trainer refuses its input, which
+  // fails the run at once (and stops the sweep) with a try left.
+  const std::string matrix = WriteMatrix("architecture = [\"ring\", \"mpi\"]\nworkers = [1]\n", 2);
+  const std::string trainer = WriteScript(
+      dir_ / "trainer",
+      "case \" $* \" in *\" --architecture mpi \"*) echo 'dmlbench-trainer: error: no' >&2; exit 1;; esac\n" +
+          testing::GoodTrainerBody());
+  EXPECT_EQ(Dmlbench({"--db", db_, "run", matrix, "--trainer", trainer}).exit_code, 1);
+
+  const CommandOutput again = Dmlbench({"--db", db_, "run", matrix, "--trainer", trainer, "--no-retry-failed"});
+  EXPECT_EQ(again.exit_code, 1) << again.err;
+  EXPECT_NE(again.out.find("failed (earlier)"), std::string::npos) << again.out;
+  EXPECT_NE(again.out.find("cli-test: 2 runs: 1 complete (0 just now), 1 failed"), std::string::npos) << again.out;
+  {
+    Store store(db_, Store::Mode::kReadOnly);
+    EXPECT_EQ(Int(store, "SELECT count(*) FROM attempts"), 2);
+  }
+  // The default retries it.
+  EXPECT_EQ(Dmlbench({"--db", db_, "run", matrix, "--trainer", trainer, "--retry-failed"}).exit_code, 1);
+  {
+    Store store(db_, Store::Mode::kReadOnly);
+    EXPECT_EQ(Int(store, "SELECT count(*) FROM attempts"), 3);
+  }
+  // Until it has failed `attempts` times: then the summary says so and how to go on.
+  const CommandOutput exhausted = Dmlbench({"--db", db_, "run", matrix, "--trainer", trainer, "--retry-failed"});
+  EXPECT_EQ(exhausted.exit_code, 1);
+  EXPECT_NE(exhausted.out.find("1 run has failed `attempts` times and was not tried again, --retry-failed or not; "
+                               "raise [execution] attempts to give it more tries, or `dmlbench forget` it to "
+                               "start afresh\n"),
+            std::string::npos)
+      << exhausted.out;
+  {
+    Store store(db_, Store::Mode::kReadOnly);
+    EXPECT_EQ(Int(store, "SELECT count(*) FROM attempts"), 3);
+  }
+  // A forgotten run starts afresh.
+  ASSERT_EQ(Dmlbench({"--db", db_, "forget", "architecture=mpi", "--yes"}).exit_code, 0);
+  EXPECT_EQ(Dmlbench({"--db", db_, "run", matrix, "--trainer", trainer}).exit_code, 1);
+  Store store(db_, Store::Mode::kReadOnly);
+  EXPECT_EQ(Int(store, "SELECT attempts FROM runs WHERE architecture = 'mpi'"), 1);
+
+  const CommandOutput help = Dmlbench({"run", "--help"});
+  EXPECT_NE(help.out.find("--no-retry-failed"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("(the default)"), std::string::npos) << help.out;
+}
+
+TEST_F(CliTest, TagsComeFromTheMatrixAndTheCommandLine) {
+  testing::WriteFile(dir_ / "tagged.toml",
+                     "[experiment]\nname = \"tagged\"\ntags = [\"baseline\"]\n[defaults]\ndataset = \"synthetic\"\n"
+                     "[matrix]\narchitecture = [\"ring\", \"mpi\"]\n");
+  const std::string trainer = WriteScript(dir_ / "trainer", testing::GoodTrainerBody());
+  const CommandOutput run =
+      Dmlbench({"--db", db_, "run", dir_ / "tagged.toml", "--trainer", trainer, "--tag", "v2", "--tag", "nightly"});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(Dmlbench({"--db", db_, "query", "--csv",
+                      "SELECT architecture, tags FROM run_overview ORDER BY architecture"})
+                .out,
+            "architecture,tags\nmpi,\"baseline,nightly,v2\"\nring,\"baseline,nightly,v2\"\n");
+  const CommandOutput plan =
+      Dmlbench({"--db", db_, "plan", dir_ / "tagged.toml", "--trainer", trainer, "--only", "tag=nightly"});
+  EXPECT_NE(plan.out.find("tagged: 2 runs: 2 complete"), std::string::npos) << plan.out;
+}
+
+// A trainer of two ranks: rank 0 prints a good run, rank 1 a line on stderr,
+// and for the mpi architecture rank 1 then fails.
+std::string TwoRankTrainerBody() {
+  return "if [ \"$OMPI_COMM_WORLD_RANK\" = 1 ]; then\n"
+         "  echo 'rank 1 says hi' >&2\n"
+         "  case \" $* \" in *\" --architecture mpi \"*) echo 'dmlbench-trainer: error: rank 1 fails' >&2; exit 3;; "
+         "esac\n"
+         "  exit 0\n"
+         "fi\n" +
+         testing::GoodTrainerBody();
+}
+
+TEST_F(CliTest, LogsPrintWhatEachRankOfAnAttemptWrote) {
+  const std::string matrix = WriteMatrix("architecture = [\"ring\", \"mpi\"]\nworkers = [2]\n", 1);
+  const std::string trainer = WriteScript(dir_ / "trainer", TwoRankTrainerBody());
+  EXPECT_EQ(Dmlbench({"--db", db_, "run", matrix, "--trainer", trainer}).exit_code, 1);
+  std::string ring_key, mpi_key;
+  {
+    Store store(db_, Store::Mode::kReadOnly);
+    ring_key = Text(store, "SELECT substr(run_key, 1, 12) FROM runs WHERE architecture = 'ring'");
+    mpi_key = Text(store, "SELECT substr(run_key, 1, 12) FROM runs WHERE architecture = 'mpi'");
+    // The failures view keeps its tail besides the whole logs.
+    EXPECT_NE(Text(store, "SELECT stderr_tail FROM failures").find("rank 1 fails"), std::string::npos);
+  }
+
+  const std::string events =
+      testing::RunStartLine() + "\n" + testing::EpochLine(1) + "\n" + testing::RunEndLine() + "\n";
+  const CommandOutput ring = Dmlbench({"--db", db_, "logs", ring_key});
+  EXPECT_EQ(ring.exit_code, 0) << ring.err;
+  EXPECT_EQ(ring.out, "run " + ring_key + " (ring w=2 b=100 rep=0), attempt 1 of 1: ok\n"
+                      "==> rank 0 stdout (" + std::to_string(events.size()) + " bytes) <==\n" + events +
+                      "==> rank 0 stderr (empty) <==\n"
+                      "==> rank 1 stdout (empty) <==\n"
+                      "==> rank 1 stderr (15 bytes) <==\n"
+                      "rank 1 says hi\n"
+                      "==> mpirun stderr (15 bytes) <==\n"
+                      "rank 1 says hi\n");
+
+  // Any filter that chooses one run will do; --rank keeps one rank's streams.
+  const CommandOutput mpi = Dmlbench({"--db", db_, "logs", "architecture=mpi", "--rank", "1"});
+  EXPECT_EQ(mpi.exit_code, 0) << mpi.err;
+  EXPECT_EQ(mpi.out, "run " + mpi_key + " (mpi w=2 b=100 rep=0), attempt 1 of 1: failed (mpirun exited with status 3: "
+                     "dmlbench-trainer: error: rank 1 fails)\n"
+                     "==> rank 1 stdout (empty) <==\n"
+                     "==> rank 1 stderr (53 bytes) <==\n"
+                     "rank 1 says hi\ndmlbench-trainer: error: rank 1 fails\n");
+  EXPECT_EQ(Dmlbench({"--db", db_, "logs", mpi_key, "--attempt", "1", "--rank", "1"}).out, mpi.out);
+}
+
+TEST_F(CliTest, LogsOfADatabaseCopiedWithoutThemAreMissing) {
+  const std::string matrix = WriteMatrix("architecture = [\"ring\"]\nworkers = [2]\n", 1);
+  ASSERT_EQ(Dmlbench({"--db", db_, "run", matrix, "--trainer", WriteScript(dir_ / "trainer", TwoRankTrainerBody())})
+                .exit_code,
+            0);
+  ASSERT_TRUE(std::filesystem::exists(db_ + ".logs"));
+  std::filesystem::copy_file(db_, dir_ / "copy.db");
+  const std::string copy = dir_ / "copy.db";
+  std::string key, file;
+  {
+    Store store(copy, Store::Mode::kReadOnly);
+    key = Text(store, "SELECT substr(run_key, 1, 12) FROM runs");
+    file = Text(store, "SELECT file FROM attempt_logs ORDER BY rank IS NULL, rank, stream = 'stderr'");
+  }
+  // The copy works ...
+  EXPECT_EQ(Dmlbench({"--db", copy, "status"}).exit_code, 0);
+  EXPECT_EQ(Dmlbench({"--db", copy, "query", "--csv", "SELECT count(*) AS n FROM complete_epochs"}).out, "n\n1\n");
+  // ... and says where its logs should be.
+  const CommandOutput logs = Dmlbench({"--db", copy, "logs", key});
+  EXPECT_EQ(logs.exit_code, 1);
+  EXPECT_EQ(logs.err, "dmlbench: error: the logs of attempt 1 of run " + key + " are missing: " + copy + ".logs/" +
+                          file + " does not exist; was the database copied without " + copy + ".logs?\n");
+}
+
+TEST_F(CliTest, ForgetShowsAsksRemovesAndRecords) {
+  const std::string matrix = WriteMatrix("architecture = [\"ring\", \"mpi\", \"p2p\"]\nworkers = [1]\n");
+  const std::string trainer = WriteScript(dir_ / "trainer", testing::GoodTrainerBody(2));
+  ASSERT_EQ(Dmlbench({"--db", db_, "run", matrix, "--trainer", trainer, "--tag", "first"}).exit_code, 0);
+  std::string mpi_key;
+  {
+    Store store(db_, Store::Mode::kReadOnly);
+    mpi_key = Text(store, "SELECT run_key FROM runs WHERE architecture = 'mpi'");
+  }
+  ASSERT_TRUE(std::filesystem::exists(db_ + ".logs/" + mpi_key));
+
+  // Anything but yes keeps everything.
+  const CommandOutput declined = DmlbenchWithInput({"--db", db_, "forget", "architecture=mpi"}, "n\n");
+  EXPECT_EQ(declined.exit_code, 1);
+  EXPECT_NE(declined.out.find(mpi_key.substr(0, 12) + "  cli-test    mpi w=1 b=100 rep=0  complete         1  first"),
+            std::string::npos)
+      << declined.out;
+  EXPECT_NE(declined.out.find("forget 1 run with 1 attempt, 2 epochs and 3 log files from " + db_ +
+                              "? [y/N] nothing was forgotten\n"),
+            std::string::npos)
+      << declined.out;
+  EXPECT_EQ(DmlbenchWithInput({"--db", db_, "forget", "architecture=mpi"}, "").exit_code, 1);
+  {
+    Store store(db_, Store::Mode::kReadOnly);
+    EXPECT_EQ(Int(store, "SELECT count(*) FROM runs"), 3);
+  }
+
+  const CommandOutput forgot = DmlbenchWithInput({"--db", db_, "forget", "architecture=mpi"}, "y\n");
+  EXPECT_EQ(forgot.exit_code, 0) << forgot.err;
+  EXPECT_NE(forgot.out.find("forgot 1 run; the table forgotten_runs records what they were\n"), std::string::npos)
+      << forgot.out;
+  {
+    Store store(db_, Store::Mode::kReadOnly);
+    EXPECT_EQ(Text(store, "SELECT group_concat(architecture) FROM (SELECT architecture FROM runs ORDER BY 1)"),
+              "p2p,ring");
+    EXPECT_EQ(Int(store, "SELECT count(*) FROM attempts"), 2);
+    EXPECT_EQ(Int(store, "SELECT count(*) FROM epochs"), 4);
+    EXPECT_EQ(Text(store, "SELECT run_key || ' ' || filter FROM forgotten_runs"), mpi_key + " architecture=mpi");
+  }
+  EXPECT_FALSE(std::filesystem::exists(db_ + ".logs/" + mpi_key));
+  // The forgotten run is pending again, and --yes does not ask.
+  EXPECT_NE(Dmlbench({"--db", db_, "plan", matrix, "--trainer", trainer}).out.find("2 complete, 1 pending"),
+            std::string::npos);
+  const CommandOutput all = Dmlbench({"--db", db_, "forget", "tag=first", "--yes"});
+  EXPECT_EQ(all.exit_code, 0) << all.err;
+  EXPECT_NE(all.out.find("forget 2 runs with 2 attempts, 4 epochs and 6 log files from " + db_ + "? yes (--yes)\n"),
+            std::string::npos)
+      << all.out;
+  Store store(db_, Store::Mode::kReadOnly);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM runs"), 0);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM forgotten_runs"), 3);
 }
 
 // ---- error paths of main.cc follow ---------------------------------------
@@ -218,6 +463,118 @@ TEST_F(CliTest, MatrixErrorShowsTheSourceLineAndACaret) {
                           ":6:15: workers must be between 1 and 64, got 0\n"
                           "workers = [1, 0]\n"
                           "              ^\n");
+}
+
+TEST_F(CliTest, OnlyThatDoesNotParseShowsTheColumnAndACaret) {
+  const std::string matrix = WriteMatrix("workers = [1]\n");
+  const CommandOutput run = Dmlbench({"--db", db_, "run", matrix, "--only", "architecture=ps,workers>="});
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_EQ(run.err,
+            "dmlbench: error: --only: column 26: expected a value after '>='\n"
+            "architecture=ps,workers>=\n"
+            "                         ^\n");
+  EXPECT_FALSE(std::filesystem::exists(db_));
+}
+
+TEST_F(CliTest, OnlyThatMatchesNothingIsAnError) {
+  const std::string matrix = WriteMatrix("architecture = [\"ring\", \"ps\"]\nworkers = [1, 2]\n");
+  const std::string trainer = WriteScript(dir_ / "trainer", testing::GoodTrainerBody());
+  for (const char* command : {"plan", "run"}) {
+    const CommandOutput output =
+        Dmlbench({"--db", db_, command, matrix, "--trainer", trainer, "--only", "architecture=ps,workers>=64"});
+    EXPECT_EQ(output.exit_code, 1) << command;
+    EXPECT_EQ(output.err,
+              "dmlbench: error: --only architecture=ps,workers>=64 matches none of the 4 runs of cli-test\n")
+        << command;
+  }
+}
+
+TEST_F(CliTest, InvalidTagIsRefusedBeforeAnythingRuns) {
+  const CommandOutput run = Dmlbench({"--db", db_, "run", WriteMatrix("workers = [1]\n"), "--tag", "two words"});
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_EQ(run.err, "dmlbench: error: --tag: a tag must be 1 to 64 letters, digits, '.', '_' or '-', got "
+                     "\"two words\"\n");
+  EXPECT_FALSE(std::filesystem::exists(db_));
+}
+
+TEST_F(CliTest, LogsSayWhichAttemptOrRankDoesNotExist) {
+  const std::string matrix = WriteMatrix("architecture = [\"ring\", \"mpi\"]\nworkers = [2]\n", 1);
+  Dmlbench({"--db", db_, "run", matrix, "--trainer", WriteScript(dir_ / "trainer", TwoRankTrainerBody())});
+  std::string key;
+  {
+    Store store(db_, Store::Mode::kReadOnly);
+    key = Text(store, "SELECT substr(run_key, 1, 12) FROM runs WHERE architecture = 'ring'");
+  }
+  CommandOutput logs = Dmlbench({"--db", db_, "logs", key, "--attempt", "2"});
+  EXPECT_EQ(logs.exit_code, 1);
+  EXPECT_EQ(logs.err, "dmlbench: error: run " + key + " has no attempt 2; its attempts are 1 to 1\n");
+  logs = Dmlbench({"--db", db_, "logs", key, "--rank", "2"});
+  EXPECT_EQ(logs.err, "dmlbench: error: attempt 1 of run " + key + " has no output of rank 2; its ranks are 0 to 1\n");
+  logs = Dmlbench({"--db", db_, "logs", "workers=64"});
+  EXPECT_EQ(logs.err, "dmlbench: error: RUN workers=64 matches none of the 2 runs in " + db_ + "\n");
+  logs = Dmlbench({"--db", db_, "logs", "workers=2"});
+  EXPECT_EQ(logs.err.rfind("dmlbench: error: workers=2 matches 2 runs, not one: ", 0), 0u) << logs.err;
+  EXPECT_NE(logs.err.find("; give a longer run-key prefix or more terms\n"), std::string::npos) << logs.err;
+  logs = Dmlbench({"--db", db_, "logs", "workers>"});
+  EXPECT_EQ(logs.err, "dmlbench: error: RUN: column 9: expected a value after '>'\nworkers>\n        ^\n");
+}
+
+TEST_F(CliTest, ForgetThatChoosesNothingOrAMissingDatabase) {
+  const CommandOutput missing = Dmlbench({"--db", db_, "forget", "status=failed", "--yes"});
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_EQ(missing.err, "dmlbench: error: " + db_ + ": no such database (it is created by `dmlbench run MATRIX`)\n");
+  EXPECT_FALSE(std::filesystem::exists(db_));
+  ASSERT_EQ(Dmlbench({"--db", db_, "run", WriteMatrix("workers = [1]\n"), "--trainer",
+                      WriteScript(dir_ / "trainer", testing::GoodTrainerBody())})
+                .exit_code,
+            0);
+  const CommandOutput none = Dmlbench({"--db", db_, "forget", "status=failed", "--yes"});
+  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_EQ(none.err, "dmlbench: error: FILTER status=failed matches none of the 1 run in " + db_ + "\n");
+  const CommandOutput bad = Dmlbench({"--db", db_, "forget", "status=", "--yes"});
+  EXPECT_EQ(bad.err, "dmlbench: error: FILTER: column 8: expected a value after '='\nstatus=\n       ^\n");
+}
+
+TEST_F(CliTest, ForgetRefusesTheRunsOfAModelFit) {
+  testing::WriteFile(dir_ / "split.toml",
+                     "[experiment]\nname = \"split\"\n[defaults]\ndataset = \"synthetic\"\n"
+                     "[matrix]\narchitecture = [\"ring\", \"mpi\"]\n[split]\ncalibration = { architecture = [\"ring\"] }\n");
+  ASSERT_EQ(Dmlbench({"--db", db_, "run", dir_ / "split.toml", "--trainer",
+                      WriteScript(dir_ / "trainer", testing::GoodTrainerBody())})
+                .exit_code,
+            0);
+  {
+    Store store(db_);
+    ModelFitRecord fit;
+    fit.model = "corrected";
+    fit.code_commit = "test";
+    fit.runs.push_back({Int(store, "SELECT run_id FROM runs WHERE architecture = 'ring'"), 1, 1});
+    ASSERT_EQ(store.AddModelFit(fit), 1);
+  }
+  const CommandOutput forget = Dmlbench({"--db", db_, "forget", "workers<=2", "--yes"});
+  EXPECT_EQ(forget.exit_code, 1);
+  EXPECT_EQ(forget.err, "dmlbench: error: FILTER workers<=2 chooses runs that model fit 1 used; a fit keeps the "
+                        "runs it rests on, so nothing was forgotten (choose others, e.g. add ',split=validation')\n");
+  EXPECT_EQ(forget.out, "");
+  EXPECT_EQ(Dmlbench({"--db", db_, "forget", "workers<=2,split=validation", "--yes"}).exit_code, 0);
+  Store store(db_, Store::Mode::kReadOnly);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM runs"), 1);
+}
+
+TEST_F(CliTest, ForgetWaitsForNoSweep) {
+  const std::string matrix = WriteMatrix("architecture = [\"ring\", \"mpi\"]\nworkers = [1]\n");
+  const std::string trainer = SlowTrainer("60");
+  const pid_t pid = StartDmlbench({"--db", db_, "run", matrix, "--trainer", trainer}, dir_ / "out", dir_ / "err");
+  ASSERT_GT(pid, 0);
+  ASSERT_TRUE(WaitFor(db_, "SELECT count(*) FROM attempts WHERE world_size IS NOT NULL"));
+  const CommandOutput forget = Dmlbench({"--db", db_, "forget", "architecture=ring", "--yes"});
+  ::kill(pid, SIGINT);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  EXPECT_EQ(forget.exit_code, 1);
+  EXPECT_EQ(forget.err, "dmlbench: error: " + db_ + ": another `dmlbench run` is using this database\n");
+  Store store(db_, Store::Mode::kReadOnly);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM runs WHERE architecture = 'ring'"), 1);
 }
 
 // ---- reliability of a whole process ----------------------------------------
@@ -412,7 +769,7 @@ TEST_F(CliTest, PlanRefusesRunsThatNeedMoreRanksThanTheInventoryHasSlots) {
     EXPECT_EQ(output.exit_code, 1) << command;
     EXPECT_EQ(output.err, "dmlbench: error: " + (dir_ / "hosts.toml") +
                               " has 2 slots, but 1 run needs more ranks: ps k=1 w=2 b=100 rep=0 (3 ranks); "
-                              "remove such runs with [[exclude]] or add hosts\n")
+                              "remove such runs with [[exclude]] (or leave them out with --only) or add hosts\n")
         << command;
   }
 }

@@ -1,16 +1,21 @@
-// Tests of orchestrator/cli/inventory_command: `inventory check` against a real sshd
-// and `inventory import-ec2` on the describe-instances fixture.
+// Tests of orchestrator/cli/inventory_command: `inventory check` and
+// `inventory probe` against a real sshd (and real mpirun), and `inventory
+// import-ec2` on the describe-instances fixture.
 #include "orchestrator/cli/commands.h"
 
 #include <pwd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 
 #include <gtest/gtest.h>
 
 #include "orchestrator/launch/ssh/inventory.h"
+#include "orchestrator/store/store.h"
 #include "tests/orchestrator/support/sshd_fixture.h"
+#include "trainer/sha256.h"
 
 namespace dmlbench {
 namespace {
@@ -23,9 +28,15 @@ struct Outcome {
   std::string err;
 };
 
+// The build tree's dmlbench-linkprobe, beside the trainer.
+const std::string kProbe = (std::filesystem::path(DMLBENCH_TRAINER).parent_path() / "dmlbench-linkprobe").string();
+
 Outcome RunCli(std::vector<std::string> args) {
   CLI::App app("dmlbench");
-  AddInventoryCommands(app);
+  app.fallthrough();
+  GlobalOptions global;
+  app.add_option("--db", global.db);
+  AddInventoryCommands(app, global);
   std::reverse(args.begin(), args.end());  // CLI11 takes them last first
   Outcome outcome;
   ::testing::internal::CaptureStdout();
@@ -81,6 +92,56 @@ TEST(SshCliTest, ImportEc2SkipsAnInstanceWithoutAnAddressAndNamesIt) {
   EXPECT_EQ(inventory.hosts[1].name, "i-3");
 }
 
+ino_t Inode(const std::string& path) {
+  struct stat info {};
+  return ::stat(path.c_str(), &info) == 0 ? info.st_ino : 0;
+}
+
+TEST(SshCliTest, ProbeStoresTheLinkBetweenTwoHostsUnshapedUnderTheInventorysName) {
+  SshdFixture sshd;
+  const std::string inventory = sshd.WriteInventory("hosts.toml");
+  const std::string db = sshd.dir() + "/results.db";
+  const Outcome first =
+      RunCli({"inventory", "probe", inventory, "--probe", kProbe, "--seconds-per-size", "0.02", "--db", db});
+  ASSERT_EQ(first.status, 0) << first.err;
+  EXPECT_EQ(first.out.rfind("ssh-hosts (a,b, unshaped): alpha ", 0), 0u) << first.out;
+  EXPECT_NE(first.out.find(" MB/s  23 sizes stored in " + db + "\n"), std::string::npos) << first.out;
+  const std::string remote = sshd.dir() + "/remote-work/dmlbench-linkprobe";
+  EXPECT_EQ(Sha256FileHex(remote), Sha256FileHex(kProbe));
+  const ino_t uploaded = Inode(remote);
+
+  // Again from b to a, named: the probe on the hosts is up to date and stays.
+  const Outcome second = RunCli({"--db", db, "inventory", "probe", inventory, "--probe", kProbe,
+                                 "--seconds-per-size", "0.02", "--hosts", "b,a", "--profile", "loopback"});
+  ASSERT_EQ(second.status, 0) << second.err;
+  EXPECT_EQ(second.out.rfind("loopback (b,a, unshaped): alpha ", 0), 0u) << second.out;
+  EXPECT_EQ(Inode(remote), uploaded);
+
+  // What the model looks up for a run of this inventory: bandwidth and
+  // latency 0 (unshaped), one fit per probe, calibration data.
+  Store store(db);
+  const QueryResult rows = store.Query(
+      "SELECT profile, hosts, count(*), min(message_bytes), max(message_bytes), max(bandwidth_bits_per_s), "
+      "max(latency_s), min(alpha_s) > 0, min(bandwidth_bytes_per_s) > 0, count(DISTINCT alpha_s), "
+      "count(DISTINCT time_unix_s), min(split) FROM link_probes GROUP BY profile ORDER BY profile");
+  ASSERT_EQ(rows.rows.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    const auto& row = rows.rows[i];
+    EXPECT_EQ(std::get<std::string>(row[0]), i == 0 ? "loopback" : "ssh-hosts");
+    EXPECT_EQ(std::get<std::string>(row[1]), i == 0 ? "b,a" : "a,b");
+    EXPECT_EQ(std::get<std::int64_t>(row[2]), 23);
+    EXPECT_EQ(std::get<std::int64_t>(row[3]), 1);
+    EXPECT_EQ(std::get<std::int64_t>(row[4]), 4 << 20);
+    EXPECT_EQ(std::get<double>(row[5]), 0);
+    EXPECT_EQ(std::get<double>(row[6]), 0);
+    EXPECT_EQ(std::get<std::int64_t>(row[7]), 1) << "alpha must be positive";
+    EXPECT_EQ(std::get<std::int64_t>(row[8]), 1) << "B must be positive";
+    EXPECT_EQ(std::get<std::int64_t>(row[9]), 1);
+    EXPECT_EQ(std::get<std::int64_t>(row[10]), 1);
+    EXPECT_EQ(std::get<std::string>(row[11]), "calibration");
+  }
+}
+
 // Error paths of inventory_command.cc follow.
 
 TEST(SshCliTest, CheckReportsABadInventory) {
@@ -104,6 +165,53 @@ TEST(SshCliTest, CheckReportsAnUnreachableHost) {
   EXPECT_EQ(outcome.err, "dmlbench: error: host 'a' (" + std::string(getpwuid(getuid())->pw_name) +
                              "@127.0.0.2:" + std::to_string(sshd.port()) +
                              "): connect failed: Connection refused\n");
+}
+
+TEST(SshCliTest, ProbeNamesAnUnreachableHeadAndTheCause) {
+  SshdFixture sshd;
+  const std::string inventory = sshd.WriteInventory("hosts.toml");
+  sshd.StopHost(0);
+  const Outcome outcome = RunCli({"--db", sshd.dir() + "/results.db", "inventory", "probe", inventory, "--probe", kProbe});
+  EXPECT_EQ(outcome.status, 1);
+  // Every host that cannot be used is reported: b, too, cannot reach a.
+  EXPECT_EQ(outcome.err.rfind("dmlbench: error: 2 of 2 hosts cannot be used:\n  host 'a' (" +
+                                  std::string(getpwuid(getuid())->pw_name) + "@127.0.0.2:" +
+                                  std::to_string(sshd.port()) + "): connect failed: Connection refused\n",
+                              0),
+            0u)
+      << outcome.err;
+  EXPECT_NE(outcome.err.find("\n  host 'b' cannot reach host 'a' over ssh as mpirun will ("), std::string::npos)
+      << outcome.err;
+}
+
+TEST(SshCliTest, ProbeNamesAPeerTheHeadCannotReach) {
+  SshdFixture sshd;
+  const std::string inventory = sshd.WriteInventory("hosts.toml");
+  sshd.StopHost(1);
+  const Outcome outcome = RunCli({"--db", sshd.dir() + "/results.db", "inventory", "probe", inventory, "--probe", kProbe});
+  EXPECT_EQ(outcome.status, 1);
+  EXPECT_EQ(outcome.err.rfind("dmlbench: error: 2 of 2 hosts cannot be used:\n"
+                              "  host 'a' cannot reach host 'b' over ssh as mpirun will (",
+                              0),
+            0u)
+      << outcome.err;
+  EXPECT_NE(outcome.err.find("\n  host 'b' (" + std::string(getpwuid(getuid())->pw_name) + "@127.0.0.3:" +
+                             std::to_string(sshd.port()) + "): connect failed: Connection refused\n"),
+            std::string::npos)
+      << outcome.err;
+  EXPECT_NE(outcome.err.find(" 127.0.0.3): ssh: connect to host 127.0.0.3 port " + std::to_string(sshd.port()) +
+                             ": Connection refused; "),
+            std::string::npos)
+      << outcome.err;
+}
+
+TEST(SshCliTest, ProbeReportsAHostTheInventoryLacks) {
+  SshdFixture sshd;
+  const std::string inventory = sshd.WriteInventory("hosts.toml");
+  const Outcome outcome = RunCli({"--db", sshd.dir() + "/results.db", "inventory", "probe", inventory, "--probe",
+                                  kProbe, "--hosts", "a,z"});
+  EXPECT_EQ(outcome.status, 1);
+  EXPECT_EQ(outcome.err, "dmlbench: error: " + inventory + " has no host 'z' (its hosts: a, b)\n");
 }
 
 TEST(SshCliTest, ImportEc2ReportsAMissingFile) {

@@ -49,6 +49,13 @@ TEST(MatrixExpansionTest, ProductVariesTheEarlierParameterSlowest) {
                                       "mpi w=1 b=100 rep=0", "mpi w=2 b=100 rep=0"}));
 }
 
+TEST(MatrixExperimentTest, TagsAreReadInTheirOrder) {
+  const Experiment experiment =
+      ParseExperiment("[experiment]\nname = \"t\"\ntags = [\"nightly\", \"v2.1_rc-1\"]\n[matrix]\nworkers = [1]\n", kPath);
+  EXPECT_EQ(experiment.tags, (std::vector<std::string>{"nightly", "v2.1_rc-1"}));
+  EXPECT_TRUE(Parse("[matrix]\nworkers = [1]\n").tags.empty());
+}
+
 TEST(MatrixExpansionTest, ValuesKeepTheirListOrder) {
   Experiment experiment = Parse("[matrix]\nworkers = [4, 1, 2]\n");
   EXPECT_EQ(Described(experiment),
@@ -583,6 +590,22 @@ TEST(MatrixErrorTest, NameWithSpaces) {
   EXPECT_EQ(ErrorOf("[experiment]\nname = \"my sweep\"\n[matrix]\nworkers = [1]\n"),
             "experiments/sweep.toml:2:8: name must be 1 to 64 letters, digits, '.', '_' or "
             "'-', got string \"my sweep\"");
+}
+
+TEST(MatrixErrorTest, TagsOfWrongType) {
+  EXPECT_EQ(ErrorOf("[experiment]\nname = \"t\"\ntags = \"nightly\"\n[matrix]\nworkers = [1]\n"),
+            "experiments/sweep.toml:3:8: tags must be an array of strings, got string \"nightly\"");
+}
+
+TEST(MatrixErrorTest, TagWithSpaces) {
+  EXPECT_EQ(ErrorOf("[experiment]\nname = \"t\"\ntags = [\"ok\", \"two words\"]\n[matrix]\nworkers = [1]\n"),
+            "experiments/sweep.toml:3:15: a tag must be 1 to 64 letters, digits, '.', '_' or '-', got string "
+            "\"two words\"");
+}
+
+TEST(MatrixErrorTest, TagTwice) {
+  EXPECT_EQ(ErrorOf("[experiment]\nname = \"t\"\ntags = [\"a\", \"a\"]\n[matrix]\nworkers = [1]\n"),
+            "experiments/sweep.toml:3:14: tags must be distinct, got \"a\" twice");
 }
 
 TEST(MatrixErrorTest, DescriptionOfWrongType) {

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -28,17 +29,24 @@ using testing::Text;
 constexpr double kGigabit = 1e9, kHundredMegabit = 1e8;
 constexpr double kAlpha = 12e-6;
 
-// The truth the synthetic runs follow.
+// The truth the synthetic runs follow: the corrected model's form, on
+// hosts of 0.25 core (ModelDatabase's default), so some configurations are
+// bound by the wire and others by a rank's CPU.
 struct Truth {
-  double overhead_s = 2e-4, per_sample_s = 6e-6, per_update_byte_s = 1.5e-9, per_reduce_byte_s = 0.8e-9,
-         per_message_s = 60e-6;
+  double overhead_s = 2e-4, per_sample_s = 6e-6, per_byte_s = 1.2e-9, per_message_s = 30e-6;
+  double share = 0.25;
   double IterationS(const ModelConfig& config) const {
     const double W = 4.0 * ParameterCount(config);
     const IterationTraffic t = Traffic(config, W);
     const double bytes_per_s = config.bandwidth_bits_per_s / 8 * 0.95;
-    return overhead_s + per_sample_s * config.batch_size + per_update_byte_s * (t.worker_update_bytes + t.server_update_bytes) +
-           per_reduce_byte_s * t.reduce_bytes + per_message_s * t.messages + t.latency_steps * kAlpha +
-           t.link_bytes / bytes_per_s;
+    const double compute = overhead_s + per_sample_s * config.batch_size;
+    const double path = compute + t.latency_steps * kAlpha + t.link_bytes / bytes_per_s;
+    const double worker = compute + per_byte_s * t.worker_cpu_bytes + per_message_s * t.worker_cpu_messages;
+    double server = 0;
+    if (config.architecture == Architecture::kPs) {
+      server = overhead_s + per_byte_s * t.server_cpu_bytes + per_message_s * t.server_cpu_messages;
+    }
+    return std::max({path, worker / share, server / share});
   }
 };
 
@@ -55,6 +63,7 @@ RunParams Params(Architecture architecture, int workers, int servers, int batch,
 
 ModelConfig ConfigOf(const RunParams& p) {
   ModelConfig c;
+  c.cpu_cores = 0.25;
   c.architecture = p.architecture;
   c.workers = p.workers;
   c.servers = p.servers;
@@ -132,9 +141,8 @@ TEST_F(ModelsTest, CorrectedFitFindsTheTrueParametersFromCalibrationRunsOnly) {
   Populate(store);
   const ModelFitRecord fit = ModelNamed("corrected").Fit(Calibration(store));
   const std::vector<std::pair<std::string, double>> truths = {
-      {"iteration_overhead_s", truth_.overhead_s}, {"compute_per_sample_s", truth_.per_sample_s},
-      {"update_per_byte_s", truth_.per_update_byte_s}, {"reduce_per_byte_s", truth_.per_reduce_byte_s},
-      {"per_message_s", truth_.per_message_s}};
+      {"cpu_overhead_s", truth_.overhead_s}, {"cpu_per_sample_s", truth_.per_sample_s},
+      {"cpu_per_byte_s", truth_.per_byte_s}, {"cpu_per_message_s", truth_.per_message_s}};
   for (const auto& [name, value] : truths) {
     const ModelParameterRow& p = ParameterOf(fit, name);
     EXPECT_LE(*p.ci_low, value) << name;
@@ -197,7 +205,7 @@ TEST_F(ModelsTest, OverlapHidesTheExchangeOfEarlyBuckets) {
   const Prediction on = overlap.Predict(fit, config);
   EXPECT_EQ(off.hidden_comm_s, 0);
   EXPECT_GT(on.hidden_comm_s, 0);
-  EXPECT_LT(on.comm_s, off.comm_s + 2 * (6 * kAlpha + 6 * truth_.per_message_s));
+  EXPECT_LE(on.comm_s, off.comm_s);
   EXPECT_LE(on.iteration_s, on.compute_s + on.update_s + on.comm_s + 1e-12);
 }
 

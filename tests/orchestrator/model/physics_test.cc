@@ -38,17 +38,29 @@ TEST(PhysicsTest, RingMoves2WMinusOneStepsOfWOverW) {
   EXPECT_EQ(t.worker_update_bytes, 400);
 }
 
-TEST(PhysicsTest, MpiIsABinomialTreeBelowFourRanksAndTheRingFromFour) {
+TEST(PhysicsTest, MpiIsABinomialTreeBelowFourRanksAndRabenseifnerFromFour) {
   const IterationTraffic two = Traffic(Config(Architecture::kMpi, 2), 400);
   EXPECT_EQ(two.latency_steps, 2);
   EXPECT_EQ(two.link_bytes, 2 * 400);
   const IterationTraffic three = Traffic(Config(Architecture::kMpi, 3), 400);
   EXPECT_EQ(three.latency_steps, 4);
   EXPECT_EQ(three.link_bytes, 4 * 400);
+  // A power of two: recursive halving and doubling move what the ring
+  // moves, in log2 w steps each way instead of w - 1.
   const IterationTraffic four = Traffic(Config(Architecture::kMpi, 4), 400);
-  const IterationTraffic ring = Traffic(Config(Architecture::kRing, 4), 400);
-  EXPECT_EQ(four.link_bytes, ring.link_bytes);
-  EXPECT_EQ(four.latency_steps, ring.latency_steps);
+  EXPECT_EQ(four.link_bytes, Traffic(Config(Architecture::kRing, 4), 400).link_bytes);
+  EXPECT_EQ(four.latency_steps, 4);
+  const IterationTraffic eight = Traffic(Config(Architecture::kMpi, 8), 800);
+  EXPECT_EQ(eight.link_bytes, 2 * 700);
+  EXPECT_EQ(eight.latency_steps, 6);
+  // Five to seven ranks fold into four first: the whole gradient travels
+  // once more each way, 3.5 W in all against the ring's 2 (w-1)/w W.
+  for (int w : {5, 6, 7}) {
+    const IterationTraffic folded = Traffic(Config(Architecture::kMpi, w), 400);
+    EXPECT_EQ(folded.link_bytes, 2 * 300 + 2 * 400) << w;
+    EXPECT_EQ(folded.latency_steps, 6) << w;
+    EXPECT_EQ(folded.reduce_bytes, 300 + 400) << w;
+  }
 }
 
 TEST(PhysicsTest, PeerToPeerScattersAndGathersShards) {

@@ -15,6 +15,7 @@
 #include "orchestrator/core/subprocess.h"
 #include "orchestrator/launch/local/local_launcher.h"
 #include "orchestrator/matrix/matrix.h"
+#include "orchestrator/store/gzip.h"
 #include "tests/orchestrator/run/runner_fixture.h"
 #include "tests/orchestrator/support/run_fixture.h"
 #include "tests/orchestrator/support/store_queries.h"
@@ -142,6 +143,35 @@ TEST_F(RunnerMpirunTest, ADatasetTheTrainerCannotReadFailsOnceAndStopsTheSweep) 
   EXPECT_NE(report.runs[0].item.failure_reason.find("dmlbench-trainer: error: " + dataset), std::string::npos)
       << report.runs[0].item.failure_reason;
   EXPECT_EQ(Int(store, "SELECT count(*) FROM attempts"), 1);
+}
+
+TEST_F(RunnerMpirunTest, EveryAttemptKeepsWhatItsRanksPrinted) {
+  // The mpi run fails on rank 1 in its first attempt and succeeds in its second.
+  const std::string trainer = WriteScript(
+      dir_ / "trainer", "if [ \"$OMPI_COMM_WORLD_RANK\" = 1 ] && [ ! -e " + (dir_ / "failed-once") + " ]; then\n"
+                        "  touch " + (dir_ / "failed-once") + "; echo 'rank 1 gives up' >&2; exit 4\n"
+                        "fi\n"
+                        "[ \"$OMPI_COMM_WORLD_RANK\" = 0 ] || exit 0\n" + testing::GoodTrainerBody());
+  const Experiment experiment = Load(
+      "[experiment]\nname = \"logs\"\n[defaults]\ndataset = \"synthetic\"\n[matrix]\narchitecture = [\"mpi\"]\n"
+      "workers = [2]\n[execution]\ntimeout_s = 60\nattempts = 2\n");
+  Store store(db_);
+  const SweepReport report = Sweep(store, trainer, experiment);
+  ASSERT_EQ(report.complete, 1) << report.runs[0].item.failure_reason;
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM attempts WHERE log_dir IS NOT NULL"), 2);
+  // Two ranks' stdout and stderr and mpirun's stderr, for each attempt.
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM attempt_logs"), 10);
+  const std::int64_t run_id = Int(store, "SELECT run_id FROM runs");
+  const std::vector<AttemptRecord> attempts = store.Attempts(run_id);
+  ASSERT_EQ(attempts.size(), 2u);
+  const std::vector<AttemptLog> first = store.AttemptLogs(attempts[0].attempt_id);
+  ASSERT_EQ(first.size(), 5u);
+  EXPECT_EQ(GunzipFile(store.logs_dir() + "/" + first[3].file), "rank 1 gives up\n");
+  const std::vector<AttemptLog> second = store.AttemptLogs(attempts[1].attempt_id);
+  ASSERT_EQ(second.size(), 5u);
+  EXPECT_EQ(GunzipFile(store.logs_dir() + "/" + second[0].file),
+            RunStartLine() + "\n" + testing::EpochLine(1) + "\n" + testing::RunEndLine() + "\n");
+  EXPECT_EQ(GunzipFile(store.logs_dir() + "/" + second[3].file), "");
 }
 
 }  // namespace

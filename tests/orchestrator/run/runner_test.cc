@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "orchestrator/matrix/matrix.h"
+#include "orchestrator/store/gzip.h"
 #include "tests/orchestrator/support/fake_launcher.h"
 #include "tests/orchestrator/run/runner_fixture.h"
 #include "tests/orchestrator/support/run_fixture.h"
@@ -47,10 +48,13 @@ class RunnerTest : public ::testing::Test {
   }
 
   SweepReport Sweep(Store& store, Launcher& launcher, const Experiment& experiment,
-                    const std::atomic<bool>& cancel) {
-    RunnerOptions options;
+                    const std::atomic<bool>& cancel, RunnerOptions options = {}) {
     options.progress = &progress_;
     return Runner(store, launcher, options).Run(experiment, lock_, cancel);
+  }
+
+  SweepReport Sweep(Store& store, Launcher& launcher, const Experiment& experiment, RunnerOptions options) {
+    return Sweep(store, launcher, experiment, no_cancel_, std::move(options));
   }
 
   SweepReport Sweep(Store& store, Launcher& launcher, const Experiment& experiment) {
@@ -139,6 +143,135 @@ TEST_F(RunnerTest, CrashingTrainerIsRetriedThenFailedAndTheSweepGoesOn) {
   const std::vector<PlanItem> plan = PlanOf(experiment, store, launcher);
   EXPECT_EQ(plan[0].state, RunState::kFailed);
   EXPECT_EQ(plan[1].state, RunState::kComplete);
+}
+
+TEST_F(RunnerTest, OnlyRunsWhatTheFilterChooses) {
+  FakeLauncher launcher([](const LaunchSpec&, int) { return GoodJob(); });
+  const Experiment experiment = Load(MatrixText("architecture = [\"ring\", \"ps\"]\nworkers = [1, 2, 4]\n"));
+  Store store(db_);
+  RunnerOptions options;
+  options.only = Filter::Parse("architecture=ps,workers>=2", "--only");
+  const SweepReport report = Sweep(store, launcher, experiment, options);
+  EXPECT_EQ(report.planned, 6);
+  ASSERT_EQ(report.runs.size(), 2u);
+  EXPECT_EQ(Describe(report.runs[0].item.run.params), "ps k=1 w=2 b=100 rep=0");
+  EXPECT_EQ(Describe(report.runs[1].item.run.params), "ps k=1 w=4 b=100 rep=0");
+  EXPECT_EQ(report.complete, 2);
+  EXPECT_EQ(launcher.specs().size(), 2u);
+  // The others belong to the experiment too, pending and never tried.
+  EXPECT_EQ(Text(store, "SELECT group_concat(status || ':' || attempts, ',') FROM "
+                        "(SELECT status, attempts FROM runs ORDER BY status, run_id)"),
+            "complete:1,complete:1,pending:0,pending:0,pending:0,pending:0");
+  EXPECT_NE(progress_.str().find("[2/2] ps k=1 w=4 b=100 rep=0: complete"), std::string::npos) << progress_.str();
+}
+
+TEST_F(RunnerTest, OnlyFiltersOnTheStateInTheDatabase) {
+  FakeLauncher launcher([](const LaunchSpec& spec, int launch) {
+    // The mpi run fails in the first sweep only.
+    return TrainerArg(spec, "--architecture") == "mpi" && launch <= 3 ? FailingJob(1) : GoodJob();
+  });
+  const Experiment experiment = Load(MatrixText("architecture = [\"ring\", \"mpi\"]\nworkers = [1]\n"));
+  Store store(db_);
+  EXPECT_EQ(Sweep(store, launcher, experiment).failed, 1);
+  ASSERT_EQ(launcher.specs().size(), 3u);
+  // The failed run had its two tries: a third needs a higher bound.
+  RunnerOptions options;
+  options.only = Filter::Parse("status=failed", "--only");
+  const SweepReport report =
+      Sweep(store, launcher, Load(MatrixText("architecture = [\"ring\", \"mpi\"]\nworkers = [1]\n", 60, 3)), options);
+  ASSERT_EQ(report.runs.size(), 1u);
+  EXPECT_EQ(report.runs[0].item.run.params.architecture, Architecture::kMpi);
+  EXPECT_EQ(report.runs[0].item.state, RunState::kComplete);
+  EXPECT_EQ(launcher.specs().size(), 4u);
+}
+
+TEST_F(RunnerTest, WithoutRetryFailedRunsThatFailedStayFailed) {
+  FakeLauncher launcher([](const LaunchSpec& spec, int) {
+    return TrainerArg(spec, "--architecture") == "mpi" ? FailingJob(1) : GoodJob();
+  });
+  const Experiment experiment = Load(MatrixText("architecture = [\"ring\", \"mpi\", \"p2p\"]\nworkers = [1]\n"));
+  Store store(db_);
+  RunnerOptions first;
+  first.only = Filter::Parse("architecture=ring|mpi", "--only");
+  EXPECT_EQ(Sweep(store, launcher, experiment, first).failed, 1);
+  const size_t launches = launcher.specs().size();
+
+  RunnerOptions options;
+  options.retry_failed = false;
+  const SweepReport report = Sweep(store, launcher, experiment, options);
+  ASSERT_EQ(report.runs.size(), 3u);
+  EXPECT_EQ(report.runs[1].item.state, RunState::kFailed);
+  EXPECT_FALSE(report.runs[1].ran_now);
+  EXPECT_EQ(report.runs[1].item.attempts, 2);
+  EXPECT_TRUE(report.runs[2].ran_now);  // the p2p run was pending: it runs
+  EXPECT_EQ(report.failed, 1);
+  ASSERT_EQ(launcher.specs().size(), launches + 1);
+  EXPECT_EQ(TrainerArg(launcher.specs().back(), "--architecture"), "p2p");
+  EXPECT_EQ(Int(store, "SELECT attempts FROM runs WHERE architecture = 'mpi'"), 2);
+}
+
+TEST_F(RunnerTest, TagsOfTheExperimentAndTheSweepGoToEveryRunItConsidered) {
+  FakeLauncher launcher([](const LaunchSpec&, int) { return GoodJob(); });
+  const Experiment first = Load(
+      "[experiment]\nname = \"tagged\"\ntags = [\"baseline\"]\n[defaults]\ndataset = \"synthetic\"\n"
+      "[matrix]\nworkers = [1, 2]\n");
+  Store store(db_);
+  RunnerOptions options;
+  options.tags = {"nightly", "baseline"};
+  options.only = Filter::Parse("workers=1", "--only");
+  Sweep(store, launcher, first, options);
+  // The run --only left out is stored (pending), without the sweep's tags.
+  EXPECT_EQ(Text(store, "SELECT group_concat(workers || ':' || tags, ' ') FROM run_overview"),
+            "1:baseline,nightly 2:");
+
+  // A later sweep tags the runs it finds complete as well as those it runs.
+  options.tags = {"rerun"};
+  options.only = Filter();
+  Sweep(store, launcher, first, options);
+  EXPECT_EQ(Text(store, "SELECT group_concat(workers || ':' || tags, ' ') FROM run_overview"),
+            "1:baseline,nightly,rerun 2:baseline,rerun");
+  EXPECT_EQ(launcher.specs().size(), 2u);
+  options.only = Filter::Parse("tag=nightly", "--only");
+  options.tags = {};
+  const SweepReport report = Sweep(store, launcher, first, options);
+  ASSERT_EQ(report.runs.size(), 1u);
+  EXPECT_EQ(report.runs[0].item.run.params.workers, 1);
+}
+
+TEST_F(RunnerTest, EachAttemptGetsAnOutputDirectoryWhoseFilesAreKept) {
+  FakeLauncher launcher([](const LaunchSpec& spec, int launch) {
+    // What a launcher leaves: rank 0's streams and mpirun's stderr.
+    std::filesystem::create_directories(spec.output_dir + "/rank.0");
+    testing::WriteFile(spec.output_dir + "/rank.0/stdout", "launch " + std::to_string(launch) + "\n");
+    testing::WriteFile(spec.output_dir + "/rank.0/stderr", "");
+    testing::WriteFile(spec.output_dir + "/mpirun.stderr", "");
+    return launch == 1 ? FailingJob(1) : GoodJob();
+  });
+  const Experiment experiment = Load(MatrixText("workers = [1]\n"));
+  Store store(db_);
+  EXPECT_EQ(Sweep(store, launcher, experiment).complete, 1);
+  ASSERT_EQ(launcher.specs().size(), 2u);
+  EXPECT_NE(launcher.specs()[0].output_dir, launcher.specs()[1].output_dir);
+  for (const LaunchSpec& spec : launcher.specs()) {
+    EXPECT_FALSE(spec.output_dir.empty());
+    EXPECT_FALSE(std::filesystem::exists(spec.output_dir)) << spec.output_dir << " was left behind";
+  }
+  const std::vector<AttemptRecord> attempts = store.Attempts(Int(store, "SELECT run_id FROM runs"));
+  ASSERT_EQ(attempts.size(), 2u);
+  for (int n = 0; n < 2; ++n) {
+    const std::vector<AttemptLog> logs = store.AttemptLogs(attempts[n].attempt_id);
+    ASSERT_EQ(logs.size(), 3u);
+    EXPECT_EQ(GunzipFile(store.logs_dir() + "/" + logs[0].file), "launch " + std::to_string(n + 1) + "\n");
+  }
+}
+
+TEST_F(RunnerTest, AttemptThatPrintedNothingKeepsNoLogs) {
+  FakeLauncher launcher([](const LaunchSpec&, int) { return GoodJob(); });
+  Store store(db_);
+  Sweep(store, launcher, Load(MatrixText("workers = [1]\n")));
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM attempts WHERE log_dir IS NULL"), 1);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM attempt_logs"), 0);
+  EXPECT_FALSE(std::filesystem::exists(store.logs_dir()));
 }
 
 TEST_F(RunnerTest, PartialDataOfAFailedAttemptIsNeverDuplicated) {
@@ -260,6 +393,35 @@ TEST_F(RunnerTest, AttemptsBoundARunAcrossSweeps) {
   EXPECT_EQ(Int(store, "SELECT attempts FROM runs"), 3);
 }
 
+TEST_F(RunnerTest, RetryFailedRetriesAFailedRunOnlyWithTheTriesItHasLeft) {
+  // The trainer refuses its input: each attempt fails the run at once.
+  FakeLauncher launcher([](const LaunchSpec&, int) {
+    return FailingJob(1, {}, "dmlbench-trainer: error: /data/train-images-idx3-ubyte.gz: truncated\n");
+  });
+  const Experiment experiment = Load(MatrixText("workers = [1]\n", 60, 2));
+  Store store(db_);
+  EXPECT_EQ(Sweep(store, launcher, experiment).failed, 1);
+  EXPECT_EQ(launcher.specs().size(), 1u);
+  RunnerOptions keep;
+  keep.retry_failed = false;
+  SweepReport report = Sweep(store, launcher, experiment, keep);
+  EXPECT_FALSE(report.runs[0].ran_now);
+  EXPECT_EQ(report.exhausted, 0);
+  EXPECT_EQ(launcher.specs().size(), 1u);
+  // Retried: one try of the two is left.
+  report = Sweep(store, launcher, experiment);
+  EXPECT_TRUE(report.runs[0].ran_now);
+  EXPECT_EQ(report.runs[0].item.attempts, 2);
+  EXPECT_EQ(launcher.specs().size(), 2u);
+  // Now it failed `attempts` times: retrying does not try it.
+  report = Sweep(store, launcher, experiment);
+  EXPECT_FALSE(report.runs[0].ran_now);
+  EXPECT_EQ(report.exhausted, 1);
+  EXPECT_EQ(report.failed, 1);
+  EXPECT_EQ(launcher.specs().size(), 2u);
+  EXPECT_EQ(Int(store, "SELECT attempts FROM runs"), 2);
+}
+
 TEST_F(RunnerTest, AnInterruptedAttemptDoesNotCountAgainstTheBound) {
   std::atomic<bool> cancel{false};
   FakeLauncher launcher([&](const LaunchSpec&, int number) {
@@ -336,6 +498,23 @@ TEST_F(RunnerTest, ASweepWithoutTheDatabasesLockIsRefused) {
     EXPECT_EQ(std::string(e.what()), db_ + ": the sweep does not hold this database's run lock");
   }
   EXPECT_TRUE(launcher.specs().empty());
+}
+
+TEST_F(RunnerTest, FilterThatMatchesNothingStopsBeforeAnyHostIsPrepared) {
+  FakeLauncher launcher([](const LaunchSpec&, int) { return GoodJob(); });
+  const Experiment experiment = Load(MatrixText("architecture = [\"ring\", \"ps\"]\nworkers = [1, 2]\n"));
+  Store store(db_);
+  RunnerOptions options;
+  options.only = Filter::Parse("architecture=ps,workers>=64", "--only");
+  try {
+    Sweep(store, launcher, experiment, options);
+    FAIL() << "a sweep ran with no run chosen";
+  } catch (const PlanError& e) {
+    EXPECT_EQ(std::string(e.what()), "--only architecture=ps,workers>=64 matches none of the 4 runs of runner-test");
+  }
+  EXPECT_TRUE(launcher.specs().empty());
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM experiments"), 0);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM hosts"), 0);
 }
 
 TEST_F(RunnerTest, UnreadableDatasetStopsThePlan) {

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 
+#include "orchestrator/store/gzip.h"
 #include "orchestrator/store/migrations.h"
 #include "trainer/sha256.h"
 
@@ -105,7 +106,7 @@ TEST_F(StoreTest, NewDatabaseHasEveryMigrationWalAndForeignKeys) {
   EXPECT_EQ(Int(store, "PRAGMA foreign_keys"), 1);
   const std::vector<std::string> names = store.TablesAndViews();
   for (const char* name : {"experiments", "runs", "attempts", "hosts", "epochs", "rank_phases", "run_summary",
-                           "failures", "complete_epochs"}) {
+                           "failures", "complete_epochs", "run_tags", "run_overview"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
   }
 }
@@ -295,6 +296,226 @@ TEST_F(StoreTest, HostsOfAnAttemptAreLinked) {
   store.FinishAttempt(run, attempt, Outcome("failed", "x"), RunDisposition::kFailed, {h});
   EXPECT_EQ(Int(store, "SELECT host_id FROM attempt_hosts"), h);
   EXPECT_EQ(Text(store, "SELECT hosts FROM attempts"), "local");
+}
+
+TEST_F(StoreTest, RunsRebuildTheParametersFromTheirColumns) {
+  Store store(db_);
+  const std::int64_t experiment = store.AddExperiment(MakeExperiment(), 1);
+  PlannedRun run = MakeRun(Architecture::kPs, 4);
+  RunParams& p = run.params;
+  p.servers = 2;
+  p.batch_size = 50;
+  p.epochs = 3;
+  p.hidden = {256, 64, 8};
+  p.learning_rate = 0.025;
+  p.overlap = true;
+  p.bucket_bytes = 65536;
+  p.max_iterations_per_epoch = 7;
+  p.seed = 12;
+  p.repetition = 11;
+  p.network = {"slow", 1e8, 5e-5};
+  const std::int64_t id = store.AddRun(experiment, run, std::string(64, 'b'), MakeProvenance());
+  store.AddRun(experiment, MakeRun(), std::string(64, 'a'), MakeProvenance());
+  store.TagRun(id, {"x", "a"}, 2);
+
+  const std::vector<RunRecord> runs = store.Runs();
+  ASSERT_EQ(runs.size(), 2u);
+  const RunRecord& r = runs[0];
+  EXPECT_EQ(r.run_id, id);
+  EXPECT_EQ(r.run_key, std::string(64, 'b'));
+  EXPECT_EQ(CanonicalJson(r.params), CanonicalJson(p));
+  EXPECT_EQ(r.params.repetition, 11);
+  EXPECT_EQ(r.params.network.name, "slow");
+  EXPECT_EQ(r.split, "validation");
+  EXPECT_EQ(r.status, RunState::kPending);
+  EXPECT_EQ(r.attempts, 0);
+  EXPECT_EQ(r.tags, (std::vector<std::string>{"a", "x"}));
+  EXPECT_EQ(r.experiment, "unit");
+  EXPECT_EQ(r.trainer_sha256, std::string(64, 't'));
+  EXPECT_TRUE(runs[1].tags.empty());
+}
+
+TEST_F(StoreTest, TagsAreKeptOnceWithTheTimeTheyWereFirstGiven) {
+  Store store(db_);
+  const std::int64_t experiment = store.AddExperiment(MakeExperiment(), 1);
+  const std::int64_t id = store.AddRun(experiment, MakeRun(), std::string(64, 'a'), MakeProvenance());
+  store.TagRun(id, {"nightly"}, 5);
+  store.TagRun(id, {"nightly", "baseline"}, 9);
+  EXPECT_EQ(Text(store, "SELECT tags FROM run_overview"), "baseline,nightly");
+  EXPECT_EQ(Int(store, "SELECT tagged_unix_s = 5 FROM run_tags WHERE tag = 'nightly'"), 1);
+  const auto found = store.FindRuns({std::string(64, 'a')});
+  EXPECT_EQ(found.at(std::string(64, 'a')).tags, (std::vector<std::string>{"baseline", "nightly"}));
+  EXPECT_EQ(found.at(std::string(64, 'a')).experiment, "unit");
+}
+
+TEST_F(StoreTest, KeptLogsAreCompressedBesideTheDatabaseAndListedWithTheirAttempt) {
+  Store store(db_);
+  const std::int64_t run = store.AddRun(store.AddExperiment(MakeExperiment(), 1), MakeRun(), std::string(64, 'a'),
+                                        MakeProvenance());
+  store.FinishAttempt(run, store.BeginAttempt(run, 10), Outcome("failed", "boom"), RunDisposition::kRetry, {});
+  const std::int64_t second = store.BeginAttempt(run, 11);
+  testing::WriteFile(dir_ / "out0", "event lines\n");
+  testing::WriteFile(dir_ / "err1", "");
+  testing::WriteFile(dir_ / "mpirun", "mpirun noticed\n");
+  store.KeepAttemptLogs(second, {{std::nullopt, "stderr", dir_ / "mpirun", 0},
+                                 {1, "stderr", dir_ / "err1", 0},
+                                 {0, "stdout", dir_ / "out0", 0}});
+
+  EXPECT_EQ(store.logs_dir(), db_ + ".logs");
+  const std::string dir = std::string(64, 'a') + "/attempt-2";
+  EXPECT_EQ(Text(store, "SELECT log_dir FROM attempts WHERE number = 2"), dir);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM attempts WHERE number = 1 AND log_dir IS NULL"), 1);
+  const std::vector<AttemptLog> logs = store.AttemptLogs(second);
+  ASSERT_EQ(logs.size(), 3u);
+  EXPECT_EQ(logs[0].rank, 0);
+  EXPECT_EQ(logs[0].stream, "stdout");
+  EXPECT_EQ(logs[0].file, dir + "/rank-0.stdout.gz");
+  EXPECT_EQ(logs[0].bytes, 12);
+  EXPECT_EQ(logs[1].file, dir + "/rank-1.stderr.gz");
+  EXPECT_EQ(logs[1].bytes, 0);
+  EXPECT_FALSE(logs[2].rank.has_value());
+  EXPECT_EQ(logs[2].file, dir + "/mpirun.stderr.gz");
+  EXPECT_EQ(GunzipFile(store.logs_dir() + "/" + logs[0].file), "event lines\n");
+  EXPECT_EQ(GunzipFile(store.logs_dir() + "/" + logs[2].file), "mpirun noticed\n");
+  EXPECT_EQ(Int(store, "SELECT stored_bytes > 0 FROM attempt_logs WHERE rank = 0"), 1);
+
+  const std::vector<AttemptRecord> attempts = store.Attempts(run);
+  ASSERT_EQ(attempts.size(), 2u);
+  EXPECT_EQ(attempts[0].number, 1);
+  EXPECT_EQ(attempts[0].status, AttemptState::kFailed);
+  EXPECT_EQ(attempts[0].reason, "boom");
+  EXPECT_EQ(attempts[0].log_dir, "");
+  EXPECT_EQ(attempts[1].attempt_id, second);
+  EXPECT_EQ(attempts[1].status, AttemptState::kRunning);
+  EXPECT_EQ(attempts[1].log_dir, dir);
+  EXPECT_TRUE(store.AttemptLogs(attempts[0].attempt_id).empty());
+}
+
+TEST_F(StoreTest, ForgetRemovesRunsWithEverythingTheyHoldAndRecordsThem) {
+  Store store(db_);
+  const std::int64_t experiment = store.AddExperiment(MakeExperiment(), 1);
+  HostFacts host;
+  host.name = "local";
+  host.cpu_model = "cpu";
+  host.kernel = "Linux";
+  host.mpi_version = "4.1";
+  host.provider = "local";
+  const std::int64_t host_id = store.AddHost(host, 1);
+  // Two runs with the same history: one failed attempt, then a complete one
+  // with two epochs, logs and tags.
+  for (const std::string& key : {std::string(64, 'a'), std::string(64, 'b')}) {
+    const std::int64_t run = store.AddRun(experiment, MakeRun(Architecture::kRing, key == std::string(64, 'a') ? 2 : 4),
+                                          key, MakeProvenance());
+    store.FinishAttempt(run, store.BeginAttempt(run, 1), Outcome("failed", "x"), RunDisposition::kRetry, {host_id});
+    const std::int64_t attempt = store.BeginAttempt(run, 2);
+    store.AddEpoch(run, attempt, MakeEpoch(1));
+    store.AddEpoch(run, attempt, MakeEpoch(2));
+    store.RecordRunEnd(attempt, OkEnd());
+    testing::WriteFile(dir_ / "out", "hello\n");
+    store.KeepAttemptLogs(attempt, {{0, "stdout", dir_ / "out", 0}});
+    store.FinishAttempt(run, attempt, Outcome("ok"), RunDisposition::kRetry, {host_id});
+    store.TagRun(run, {"t1", "t2"}, 3);
+  }
+  std::vector<RunRecord> runs = store.Runs();
+  runs.erase(runs.begin() + 1);  // forget the first
+  EXPECT_EQ(store.Contents({runs[0].run_id}).attempts, 2);
+  EXPECT_EQ(store.Contents({runs[0].run_id}).epochs, 2);
+  EXPECT_EQ(store.Contents({runs[0].run_id}).log_files, 1);
+
+  store.Forget(runs, "workers=2", 50);
+  EXPECT_EQ(Text(store, "PRAGMA integrity_check"), "ok");
+  EXPECT_TRUE(store.Query("PRAGMA foreign_key_check").rows.empty());
+  EXPECT_EQ(Text(store, "SELECT group_concat(run_key) FROM runs"), std::string(64, 'b'));
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM attempts"), 2);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM epochs"), 2);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM rank_phases"), 4);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM attempt_hosts"), 2);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM run_tags"), 2);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM attempt_logs"), 1);
+  EXPECT_FALSE(std::filesystem::exists(store.logs_dir() + "/" + std::string(64, 'a')));
+  EXPECT_TRUE(std::filesystem::exists(store.logs_dir() + "/" + std::string(64, 'b')));
+  // The hosts and the experiment stay; the audit row says what went.
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM hosts"), 1);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM experiments"), 1);
+  EXPECT_EQ(Text(store, "SELECT run_key || ' ' || experiment || ' ' || architecture || ' ' || workers || ' ' || "
+                        "status || ' ' || attempts || ' ' || tags || ' ' || filter || ' ' || "
+                        "(forgotten_unix_s = 50) FROM forgotten_runs"),
+            std::string(64, 'a') + " unit ring 2 complete 2 t1,t2 workers=2 1");
+  EXPECT_EQ(Text(store, "SELECT canonical_params FROM forgotten_runs"), CanonicalJson(runs[0].params));
+  // The key can be run again from scratch.
+  const std::int64_t again = store.AddRun(experiment, MakeRun(), std::string(64, 'a'), MakeProvenance());
+  EXPECT_EQ(Int(store, "SELECT attempts FROM runs WHERE run_id = " + std::to_string(again)), 0);
+}
+
+TEST_F(StoreTest, ForgetKeepsTheRunsOfAModelFitAndDropsPredictions) {
+  Store store(db_);
+  const std::int64_t experiment = store.AddExperiment(MakeExperiment(), 1);
+  PlannedRun calibration = MakeRun(Architecture::kRing, 2);
+  calibration.split = "calibration";
+  const std::int64_t fitted = store.AddRun(experiment, calibration, std::string(64, 'a'), MakeProvenance());
+  const std::int64_t predicted =
+      store.AddRun(experiment, MakeRun(Architecture::kRing, 4), std::string(64, 'b'), MakeProvenance());
+  ModelFitRecord fit;
+  fit.model = "corrected";
+  fit.code_commit = "test";
+  fit.runs.push_back({fitted, 1, 1});
+  fit.fit_id = store.AddModelFit(fit);
+  PredictionRow prediction;
+  prediction.fit_id = fit.fit_id;
+  prediction.run_id = predicted;
+  prediction.split = "validation";
+  prediction.iterations_per_epoch = 1;
+  store.AddPredictions({prediction});
+
+  const std::vector<RunRecord> runs = store.Runs();
+  EXPECT_EQ(store.Contents({fitted, predicted}).fit_ids, std::vector<std::int64_t>{fit.fit_id});
+  EXPECT_EQ(store.Contents({predicted}).predictions, 1);
+  try {
+    store.Forget(runs, "all", 5);
+    FAIL() << "forgot a run a model fit used";
+  } catch (const StoreError& e) {
+    EXPECT_EQ(std::string(e.what()), db_ + ": run " + std::string(12, 'a') + " is not forgotten: model fit " +
+                                         std::to_string(fit.fit_id) + " used it");
+  }
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM runs"), 2);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM forgotten_runs"), 0);
+
+  store.Forget({runs[1]}, "workers=4", 5);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM predictions"), 0);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM model_fit_runs"), 1);
+  EXPECT_TRUE(store.Query("PRAGMA foreign_key_check").rows.empty());
+}
+
+TEST_F(StoreTest, SteadyEpochsLeaveOutWarmUpAndIncompleteRuns) {
+  Store store(db_);
+  const std::int64_t experiment = store.AddExperiment(MakeExperiment(), 1);
+  // Three epochs, one epoch, and a run that never completed.
+  std::vector<std::int64_t> runs;
+  for (int epochs : {3, 1, 2}) {
+    const std::string key(64, static_cast<char>('a' + runs.size()));
+    const std::int64_t run = store.AddRun(experiment, MakeRun(), key, MakeProvenance());
+    const std::int64_t attempt = store.BeginAttempt(run, 1);
+    for (int e = 1; e <= epochs; ++e) {
+      EpochRecord epoch = MakeEpoch(e);
+      epoch.wall_s = 10 * epochs + e;
+      store.AddEpoch(run, attempt, epoch);
+    }
+    if (epochs != 2) {
+      store.RecordRunEnd(attempt, OkEnd());
+      store.FinishAttempt(run, attempt, Outcome("ok"), RunDisposition::kRetry, {});
+    }
+    runs.push_back(run);
+  }
+  const std::vector<Store::SteadyEpoch> steady = store.SteadyEpochs();
+  ASSERT_EQ(steady.size(), 3u);
+  EXPECT_EQ(steady[0].run_id, runs[0]);
+  EXPECT_EQ(steady[0].epoch, 2);
+  EXPECT_EQ(steady[0].wall_s, 32);
+  EXPECT_FALSE(steady[0].warmup_included);
+  EXPECT_EQ(steady[1].epoch, 3);
+  EXPECT_EQ(steady[2].run_id, runs[1]);
+  EXPECT_EQ(steady[2].wall_s, 11);
+  EXPECT_TRUE(steady[2].warmup_included);
 }
 
 TEST_F(StoreTest, QueryReturnsTypedCells) {

@@ -239,7 +239,10 @@ std::string SshdFixture::InventoryToml(int slots, const std::string& extra) cons
        << port_ << " -i " << user_key_ << " -o UserKnownHostsFile=" << known_hosts_
        << " -o StrictHostKeyChecking=yes -o BatchMode=yes\", \"--mca\", \"btl\", \"tcp,self\", "
           "\"--mca\", \"btl_tcp_if_include\", \"lo\", \"--mca\", \"oob_tcp_if_include\", \"lo\", "
-          "\"--oversubscribe\"]\n"
+          "\"--oversubscribe\", "
+          // Every "host" is this machine: each fixture gets its own Open MPI
+          // session directory, or two tests' daemons can collide in /tmp.
+          "\"--mca\", \"orte_tmpdir_base\", \"" << dir_ << "\"]\n"
        << extra << "\n";
   char name = 'a';
   for (const std::string& address : addresses_) {

@@ -83,13 +83,19 @@ TEST_F(FakeCgroupTree, WritesV1Quota) {
   const CgroupLayout layout{CgroupVersion::kV1, (root_ / "cpu").string()};
   PrepareGroup(root_ / "cpu" / "dmlb-t-h1", CgroupVersion::kV1);
   CreateCpuCgroup(layout, "dmlb-t-h1", 0.4);
-  EXPECT_EQ(Read(root_ / "cpu" / "dmlb-t-h1" / "cpu.cfs_quota_us"), "40000");
-  EXPECT_EQ(Read(root_ / "cpu" / "dmlb-t-h1" / "cpu.cfs_period_us"), "100000");
+  EXPECT_EQ(Read(root_ / "cpu" / "dmlb-t-h1" / "cpu.cfs_quota_us"), "4000");
+  EXPECT_EQ(Read(root_ / "cpu" / "dmlb-t-h1" / "cpu.cfs_period_us"), "10000");
   EXPECT_DOUBLE_EQ(CpuCgroupCores(layout, "dmlb-t-h1"), 0.4);
   EXPECT_EQ(CgroupProcsFile(layout, "dmlb-t-h1"), (root_ / "cpu" / "dmlb-t-h1" / "cgroup.procs").string());
   CreateCpuCgroup(layout, "dmlb-t-h1", 0);
   EXPECT_EQ(Read(root_ / "cpu" / "dmlb-t-h1" / "cpu.cfs_quota_us"), "-1");
   EXPECT_DOUBLE_EQ(CpuCgroupCores(layout, "dmlb-t-h1"), 0);
+  // A share whose 10 ms quota would be under the kernel's 1 ms minimum
+  // gets a longer period instead.
+  CreateCpuCgroup(layout, "dmlb-t-h1", 0.05);
+  EXPECT_EQ(Read(root_ / "cpu" / "dmlb-t-h1" / "cpu.cfs_quota_us"), "1000");
+  EXPECT_EQ(Read(root_ / "cpu" / "dmlb-t-h1" / "cpu.cfs_period_us"), "20000");
+  EXPECT_DOUBLE_EQ(CpuCgroupCores(layout, "dmlb-t-h1"), 0.05);
 }
 
 TEST_F(FakeCgroupTree, WritesV2MaxAndEnablesTheController) {
@@ -97,10 +103,10 @@ TEST_F(FakeCgroupTree, WritesV2MaxAndEnablesTheController) {
   PrepareGroup(root_ / "dmlb-t-h2", CgroupVersion::kV2);
   CreateCpuCgroup(layout, "dmlb-t-h2", 1.5);
   EXPECT_EQ(Read(root_ / "cgroup.subtree_control"), "+cpu");
-  EXPECT_EQ(Read(root_ / "dmlb-t-h2" / "cpu.max"), "150000 100000");
+  EXPECT_EQ(Read(root_ / "dmlb-t-h2" / "cpu.max"), "15000 10000");
   EXPECT_DOUBLE_EQ(CpuCgroupCores(layout, "dmlb-t-h2"), 1.5);
   CreateCpuCgroup(layout, "dmlb-t-h2", 0);
-  EXPECT_EQ(Read(root_ / "dmlb-t-h2" / "cpu.max"), "max 100000");
+  EXPECT_EQ(Read(root_ / "dmlb-t-h2" / "cpu.max"), "max 10000");
   EXPECT_DOUBLE_EQ(CpuCgroupCores(layout, "dmlb-t-h2"), 0);
 }
 
@@ -146,7 +152,7 @@ TEST_F(FakeCgroupTree, UnwritableQuotaFileIsNamed) {
     CreateCpuCgroup(layout, "dmlb-t-h1", 0.5);
     FAIL() << "no error";
   } catch (const ClusterError& e) {
-    EXPECT_EQ(std::string(e.what()), "cannot write \"100000\" to " +
+    EXPECT_EQ(std::string(e.what()), "cannot write \"10000\" to " +
                                          (root_ / "dmlb-t-h1" / "cpu.cfs_period_us").string() +
                                          ": Is a directory");
   }

@@ -112,10 +112,16 @@ TEST_F(ClusterAcceptance, RingOfThreeRanksOnThreeHostsThroughTheOrchestratorThen
   EXPECT_EQ(std::get<std::string>(hosts.rows[0][1]), "cluster");
   // The run's profile was applied before it ran.
   EXPECT_EQ(LoadClusterState(state_.state_dir).network.name, "fast");
+  // Each rank wrote its output on its own host; all of it came back.
+  const QueryResult logs = store.Query(
+      "SELECT group_concat(coalesce(rank, 'mpirun') || '.' || stream, ' ') FROM "
+      "(SELECT rank, stream FROM attempt_logs ORDER BY rank IS NULL, rank, stream DESC)");
+  EXPECT_EQ(std::get<std::string>(logs.rows[0][0]),
+            "0.stdout 0.stderr 1.stdout 1.stderr 2.stdout 2.stderr mpirun.stderr");
 
   ClusterDown(name_, state_.state_dir, "/sys/fs/cgroup", *runner_);
   EXPECT_EQ(ClusterLeftovers(name_, "/sys/fs/cgroup", *runner_), std::vector<std::string>{});
-  EXPECT_EQ(runner_->Run({"pgrep", "-f", state_.state_dir}).exit_code, 1) << "a process of the cluster survived";
+  EXPECT_EQ(runner_->Run({"pgrep", "-f", state_.runtime_dir + "/"}).exit_code, 1) << "a process of the cluster survived";
 }
 
 TEST_F(ClusterAcceptance, ProbeMeasuresTheConfiguredRateWithinTenPercent) {

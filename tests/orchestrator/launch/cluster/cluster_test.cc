@@ -1,21 +1,33 @@
-// Cluster: option and privilege checks (no root needed), then the real
-// lifecycle as root: up, ssh into a host lands in its namespace and cgroup,
-// status, reshape, down, and down after a crash. Every test run uses a
-// cluster name of its own so parallel runs do not collide.
+// Cluster: option, name and privilege checks (no root needed); up's
+// rollback against a fake machine (root for the privilege check, but no
+// namespace or cgroup is made); then the real lifecycle as root, in a state
+// directory whose path has a space: up, ssh into a host lands in its
+// namespace, cgroup and mounts, status, reshape, down, and down after a
+// crash. Every test run uses a cluster name of its own so parallel runs do
+// not collide.
 #include "orchestrator/launch/cluster/cluster.h"
 
+#include <pwd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <mutex>
+#include <set>
 
 #include <gtest/gtest.h>
 
 #include <sstream>
 
+#include "orchestrator/launch/cluster/cgroup.h"
 #include "orchestrator/launch/cluster/links.h"
 #include "orchestrator/launch/ssh/inventory.h"
+#include "orchestrator/launch/ssh/ssh_launcher.h"
+#include "trainer/sha256.h"
 
 namespace dmlbench {
 namespace {
@@ -52,6 +64,22 @@ TEST(ClusterTest, PrivilegeProblemNamesEverythingMissing) {
 }
 
 // Error paths of cluster.cc follow.
+
+// A capped host is a slower CPU, not a fast one that stops for most of
+// 100 ms: the period is 10 ms unless the quota would fall below the
+// kernel's 1 ms minimum.
+TEST(ClusterTest, CpuQuotaPeriodIsShortYetNeverBelowTheKernelsMinimumQuota) {
+  EXPECT_EQ(CpuPeriodUs(0.15), 10000);
+  EXPECT_EQ(CpuPeriodUs(1.5), 10000);
+  EXPECT_EQ(CpuPeriodUs(0.1), 10000);
+  EXPECT_EQ(CpuPeriodUs(0.05), 20000);
+  EXPECT_EQ(CpuPeriodUs(0.01), 100000);
+  EXPECT_EQ(CpuPeriodUs(0), 10000);
+  for (double cores : {0.01, 0.013, 0.05, 0.099, 0.15, 0.4}) {
+    EXPECT_GE(cores * CpuPeriodUs(cores), 1000 - 1e-9) << cores;
+    EXPECT_LE(CpuPeriodUs(cores), kMaxCpuPeriodUs) << cores;
+  }
+}
 
 TEST(ClusterTest, RejectsABadName) {
   ClusterOptions options;
@@ -105,6 +133,240 @@ TEST(ClusterTest, RejectsAShareBelowTheKernelsSmallestQuota) {
             "cpu share must be 0 (uncapped) or at least 0.01 cores, got 0.0001");
 }
 
+std::string ReadText(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The state an earlier `cluster up` of cluster `name` left in `dir`.
+void WriteClusterState(const fs::path& dir, const std::string& name) {
+  fs::create_directories(dir);
+  std::ofstream(dir / "inventory.toml") << "format_version = 1\n[[host]]\nname = \"dmlb-" << name
+                                        << "-h1\"\naddress = \"10.199.1.11\"\n[emulated_cluster]\nname = \""
+                                        << name << "\"\n";
+}
+
+// This machine as cluster up and down see it through CommandRunner, without
+// touching the kernel: namespaces exist as names, ip and tc succeed,
+// ssh-keygen runs for real, and a host's start (`unshare ... sshd`) runs
+// `on_start`. A namespace's deletion also empties the cgroup of the same
+// name in the fake cgroup tree, whose files the kernel's rmdir would take.
+class FakeMachine : public CommandRunner {
+ public:
+  explicit FakeMachine(fs::path cgroup_cpu_root) : cgroup_cpu_root_(std::move(cgroup_cpu_root)) {}
+
+  CommandResult Run(const std::vector<std::string>& argv, const CommandPlace& place) override {
+    std::unique_lock<std::mutex> lock(mutex_);
+    commands_.push_back(argv);
+    if (on_command) on_command(argv);
+    if (argv[0] == "ssh-keygen") {
+      lock.unlock();
+      return real_->Run(argv, place);
+    }
+    if (argv[0] == "unshare") {
+      lock.unlock();
+      return on_start ? on_start(argv) : CommandResult{0, ""};
+    }
+    if (argv.size() >= 3 && argv[0] == "ip" && argv[1] == "netns") {
+      if (argv[2] == "list") {
+        std::string names;
+        for (const std::string& name : namespaces_) names += name + "\n";
+        return {0, names};
+      }
+      if (argv[2] == "add") namespaces_.insert(argv[3]);
+      if (argv[2] == "delete") {
+        namespaces_.erase(argv[3]);
+        std::error_code error;
+        for (const fs::directory_entry& file : fs::directory_iterator(cgroup_cpu_root_ / argv[3], error)) {
+          fs::remove(file.path(), error);
+        }
+      }
+    }
+    return {0, ""};
+  }
+
+  std::vector<std::vector<std::string>> commands() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return commands_;
+  }
+  std::set<std::string> namespaces() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return namespaces_;
+  }
+
+  std::function<CommandResult(const std::vector<std::string>& argv)> on_start;  // argv of `unshare ...`
+  std::function<void(const std::vector<std::string>& argv)> on_command;       // under the lock, before it runs
+
+ private:
+  const fs::path cgroup_cpu_root_;
+  std::unique_ptr<CommandRunner> real_ = MakeSystemCommandRunner();
+  std::mutex mutex_;
+  std::vector<std::vector<std::string>> commands_;
+  std::set<std::string> namespaces_;
+};
+
+// Up and down on a FakeMachine with a cgroup v1 tree of its own, in a state
+// directory whose path has a space.
+class ClusterOnAFakeMachine : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    name_ = UniqueName('f');
+    work_ = fs::temp_directory_path() / ("dmlb fake machine " + name_);
+    fs::remove_all(work_);
+    fs::create_directories(work_ / "cgroup" / "cpu");
+    std::ofstream(work_ / "cgroup" / "cpu" / "cpu.cfs_quota_us") << "-1\n";
+    state_dir_ = (work_ / "state dir").string();
+    machine_ = std::make_unique<FakeMachine>(work_ / "cgroup" / "cpu");
+  }
+  void TearDown() override {
+    std::error_code error;
+    fs::remove_all(std::string(kClusterRuntimeRoot) + "/" + name_, error);
+    fs::remove_all(work_, error);
+  }
+
+  ClusterOptions Options(int hosts) const {
+    ClusterOptions options;
+    options.name = name_;
+    options.state_dir = state_dir_;
+    options.hosts = hosts;
+    options.cpu_cores = 0.1;
+    options.cgroup_root = (work_ / "cgroup").string();
+    return options;
+  }
+
+  // Nothing of the cluster is left but what `kept` names, in the state dir.
+  void ExpectRolledBack(const std::vector<std::string>& kept) {
+    EXPECT_EQ(machine_->namespaces(), std::set<std::string>{});
+    EXPECT_FALSE(fs::exists(std::string(kClusterRuntimeRoot) + "/" + name_));
+    std::vector<std::string> groups;
+    for (const auto& entry : fs::directory_iterator(work_ / "cgroup" / "cpu")) {
+      if (entry.is_directory()) groups.push_back(entry.path().filename().string());
+    }
+    EXPECT_EQ(groups, std::vector<std::string>{});
+    std::vector<std::string> files;
+    std::error_code error;
+    for (const auto& entry : fs::directory_iterator(state_dir_, error)) files.push_back(entry.path().filename().string());
+    std::sort(files.begin(), files.end());
+    EXPECT_EQ(files, kept);
+  }
+
+  std::string name_;
+  fs::path work_;
+  std::string state_dir_;
+  std::unique_ptr<FakeMachine> machine_;
+};
+
+TEST_F(ClusterOnAFakeMachine, AnSshdThatFailsKeepsItsLogAndTheMessageShowsItsEnd) {
+  if (geteuid() != 0) GTEST_SKIP() << "up checks for root first";
+  const std::string failing = "dmlb-" + name_ + "-h2";
+  std::vector<std::string> start;  // the failing host's start command
+  machine_->on_start = [&](const std::vector<std::string>& argv) -> CommandResult {
+    if (argv[9].size() < failing.size() || argv[9].substr(argv[9].size() - failing.size()) != failing) {
+      return {0, ""};
+    }
+    start = argv;
+    // sshd writes its complaints to its -E log (argv[14], which is
+    // argv[9]/sshd.log on this machine).
+    std::ofstream(argv[9] + "/sshd.log") << "line 1\nline 2\n/x/sshd_config line 3: Bad configuration option: Foo\n"
+                                         << "line 4\nline 5\n\nline 6\nsshd: terminating, 1 bad configuration options\n";
+    return {255, "some output"};
+  };
+  std::string error = "(no error)";
+  try {
+    ClusterUp(Options(2), *machine_);
+  } catch (const ClusterError& e) {
+    error = e.what();
+  }
+  const std::string kept = fs::path(state_dir_).lexically_normal().string() + "/" + failing + ".sshd.log";
+  EXPECT_EQ(error, "sshd of " + failing + " did not start (exit 255); the end of its log (kept in " + kept +
+                       "):\n  /x/sshd_config line 3: Bad configuration option: Foo\n  line 4\n  line 5\n  line 6\n"
+                       "  sshd: terminating, 1 bad configuration options");
+  EXPECT_EQ(ReadText(kept).substr(0, 14), "line 1\nline 2\n");
+  ExpectRolledBack({failing + ".sshd.log"});
+
+  // The host started in a mount namespace of its own, its sshd reading its
+  // files from a path without the state dir's space.
+  ASSERT_EQ(start.size(), 15u);
+  const std::string inside = std::string(kClusterRuntimeRoot) + "/" + name_ + "/" + failing;
+  EXPECT_EQ(std::vector<std::string>(start.begin(), start.begin() + 7),
+            (std::vector<std::string>{"unshare", "--mount", "--propagation", "private", "--", "/bin/sh", "-c"}));
+  EXPECT_EQ(start[9], fs::path(state_dir_).lexically_normal().string() + "/" + failing);
+  EXPECT_EQ(start[10], inside);
+  EXPECT_EQ(start[11], getpwnam("root")->pw_dir);
+  EXPECT_EQ(std::vector<std::string>(start.begin() + 13, start.end()),
+            (std::vector<std::string>{inside + "/sshd_config", inside + "/sshd.log"}));
+}
+
+TEST_F(ClusterOnAFakeMachine, AnInterruptedUpRemovesEverythingItMade) {
+  if (geteuid() != 0) GTEST_SKIP() << "up checks for root first";
+  std::atomic<bool> cancel{false};
+  machine_->on_command = [&](const std::vector<std::string>& argv) {
+    if (argv == std::vector<std::string>{"ip", "netns", "add", "dmlb-" + name_ + "-h2"}) cancel = true;
+  };
+  std::string error = "(no error)";
+  try {
+    ClusterUp(Options(3), *machine_, &cancel);
+  } catch (const ClusterInterrupted& e) {
+    error = e.what();
+  }
+  EXPECT_EQ(error, "cluster up interrupted; everything it had made is removed");
+  ExpectRolledBack({});
+  EXPECT_FALSE(fs::exists(state_dir_));
+  // Down ran: every namespace that was made was deleted.
+  int added = 0, deleted = 0;
+  for (const auto& argv : machine_->commands()) {
+    added += argv.size() == 4 && argv[1] == "netns" && argv[2] == "add";
+    deleted += argv.size() == 4 && argv[1] == "netns" && argv[2] == "delete";
+  }
+  EXPECT_GE(added, 1);
+  EXPECT_EQ(deleted, added);
+}
+
+TEST_F(ClusterOnAFakeMachine, AStateDirectoryBelongsToOneCluster) {
+  WriteClusterState(state_dir_, "other");
+  const std::string before = ReadText(fs::path(state_dir_) / "inventory.toml");
+  const std::string dir = fs::path(state_dir_).lexically_normal().string();
+  std::string error = "(no error)";
+  try {
+    ClusterUp(Options(1), *machine_);
+  } catch (const ClusterError& e) {
+    error = e.what();
+  }
+  EXPECT_EQ(error, "state directory " + dir + " belongs to cluster other: bring up cluster " + name_ +
+                       " with another --state-dir, or take other down first");
+  error = "(no error)";
+  try {
+    ClusterDown(name_, state_dir_, (work_ / "cgroup").string(), *machine_);
+  } catch (const ClusterError& e) {
+    error = e.what();
+  }
+  EXPECT_EQ(error, "state directory " + dir + " belongs to cluster other, not " + name_ +
+                       ": to take other down, use --name other (or leave --name out)");
+  EXPECT_EQ(ReadText(fs::path(state_dir_) / "inventory.toml"), before);
+  EXPECT_EQ(machine_->commands(), std::vector<std::vector<std::string>>{});
+}
+
+TEST_F(ClusterOnAFakeMachine, AnInventoryNotWrittenByUpIsLeftAlone) {
+  fs::create_directories(state_dir_);
+  const std::string text = "format_version = 1\n[[host]]\nname = \"mine\"\naddress = \"192.0.2.1\"\n";
+  std::ofstream(fs::path(state_dir_) / "inventory.toml") << text;
+  const std::string expected = fs::path(state_dir_).string() + "/inventory.toml: no [emulated_cluster] table: not "
+                               "written by `dmlbench cluster up`";
+  EXPECT_EQ(ErrorOf([&] { ClusterUp(Options(1), *machine_); }), expected);
+  EXPECT_EQ(ErrorOf([&] { ClusterDown(name_, state_dir_, (work_ / "cgroup").string(), *machine_); }), expected);
+  EXPECT_EQ(ReadText(fs::path(state_dir_) / "inventory.toml"), text);
+}
+
+TEST_F(ClusterOnAFakeMachine, DownRefusesANameThatIsNotAClusterName) {
+  for (const std::string name : {"", "../x", "Main", "toolong", "a b"}) {
+    EXPECT_EQ(ErrorOf([&] { ClusterDown(name, state_dir_, (work_ / "cgroup").string(), *machine_); }),
+              "cluster name must be 1-6 characters of a-z and 0-9, got \"" + name + "\"");
+  }
+  EXPECT_EQ(machine_->commands(), std::vector<std::vector<std::string>>{});
+}
+
 TEST(ClusterTest, NoStateIsNamed) {
   EXPECT_EQ(ErrorOf([] { LoadClusterState("no/such/dir"); }),
             "no emulated cluster in no/such/dir (run `dmlbench cluster up`)");
@@ -150,12 +412,16 @@ class ClusterOnThisMachine : public ::testing::Test {
   void SetUp() override {
     if (geteuid() != 0) GTEST_SKIP() << "needs root";
     name_ = UniqueName('l');
-    state_dir_ = (fs::temp_directory_path() / ("dmlb-cluster-test-" + name_)).string();
+    // A space in the path: sshd_config and Open MPI's ssh arguments cannot
+    // hold one, and must not need to.
+    work_ = fs::temp_directory_path() / ("dmlb cluster test " + name_);
+    state_dir_ = (work_ / "state dir").string();
     runner_ = MakeSystemCommandRunner();
     ClusterDown(name_, state_dir_, "/sys/fs/cgroup", *runner_);
   }
   void TearDown() override {
     if (runner_) ClusterDown(name_, state_dir_, "/sys/fs/cgroup", *runner_);
+    fs::remove_all(work_);
   }
 
   ClusterOptions Options(int hosts) const {
@@ -170,12 +436,14 @@ class ClusterOnThisMachine : public ::testing::Test {
 
   // Runs a shell command on a host over the cluster's own ssh settings.
   CommandResult Ssh(const ClusterState& state, int host, const std::string& command) {
-    return runner_->Run({"ssh", "-i", state.identity_file(), "-o", "UserKnownHostsFile=" + state.known_hosts_path(),
+    return runner_->Run({"ssh", "-F", "none", "-i", state.identity_file(), "-o",
+                         "UserKnownHostsFile=" + state.known_hosts_path(),
                          "-o", "StrictHostKeyChecking=yes", "-o", "BatchMode=yes", "root@" + state.hosts[host].address,
                          command});
   }
 
   std::string name_;
+  fs::path work_;
   std::string state_dir_;
   std::unique_ptr<CommandRunner> runner_;
 };
@@ -253,7 +521,74 @@ TEST_F(ClusterOnThisMachine, DownRemovesTheLeftoversOfACrashedRun) {
   ASSERT_EQ(started.exit_code, 0);
   ClusterDown(name_, state_dir_, "/sys/fs/cgroup", *runner_);
   EXPECT_EQ(ClusterLeftovers(name_, "/sys/fs/cgroup", *runner_), std::vector<std::string>{});
-  EXPECT_EQ(runner_->Run({"pgrep", "-f", state_dir_ + "/dmlb-"}).exit_code, 1);
+  EXPECT_EQ(runner_->Run({"pgrep", "-f", state.runtime_dir + "/dmlb-"}).exit_code, 1);
+}
+
+TEST_F(ClusterOnThisMachine, HostsStartLikeFreshMachines) {
+  const ClusterState state = ClusterUp(Options(2), *runner_);
+  const std::string home = getpwnam("root")->pw_dir;
+  // Its own home (only the cluster's key in it: none of this machine's
+  // user's files, no shell start-up file), its own empty /tmp and /dev/shm.
+  const CommandResult first = Ssh(state, 0,
+                                  "echo \"$HOME\"; ls -A; stat -f -c %T /tmp; { ls -A /tmp; ls -A /dev/shm; } | grep -c . ; "
+                                  "touch /tmp/mark ~/mark /dev/shm/mark");
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  EXPECT_EQ(first.output, home + "\n.ssh\ntmpfs\n0\n");
+  // What one host writes, no other host and not this machine sees.
+  const CommandResult second = Ssh(state, 1, "ls -A; ls /tmp /dev/shm | grep -c mark");
+  EXPECT_EQ(second.output, ".ssh\n0\n") << second.output;
+  EXPECT_TRUE(fs::exists(fs::path(state.host_dir(state.hosts[0])) / "home" / "mark"));
+  EXPECT_FALSE(fs::exists(fs::path(home) / "mark"));
+  EXPECT_FALSE(fs::exists("/tmp/mark"));
+}
+
+TEST_F(ClusterOnThisMachine, ProvisioningUploadsToEveryHostsOwnDisk) {
+  const ClusterState state = ClusterUp(Options(2), *runner_);
+  std::unique_ptr<Launcher> launcher = MakeSshLauncher(state.inventory_path(), DMLBENCH_TRAINER, "");
+  launcher->Prepare();
+  const std::string sha256 = Sha256FileHex(DMLBENCH_TRAINER);
+  for (const ClusterHost& host : state.hosts) {
+    const fs::path uploaded = fs::path(state.host_dir(host)) / "home" / "dmlbench" / "dmlbench-trainer";
+    ASSERT_TRUE(fs::exists(uploaded)) << "not uploaded to " << host.name;
+    EXPECT_EQ(Sha256FileHex(uploaded.string()), sha256);
+  }
+  EXPECT_EQ(state.work_dir, std::string(getpwnam("root")->pw_dir) + "/dmlbench");
+}
+
+TEST_F(ClusterOnThisMachine, AStateDirectoryHoldsOneCluster) {
+  const ClusterState state = ClusterUp(Options(1), *runner_);
+  const std::string inventory = ReadText(state.inventory_path());
+  const std::string key = ReadText(state.identity_file());
+  ClusterOptions other = Options(1);
+  other.name = UniqueName('b');
+  EXPECT_EQ(ErrorOf([&] { ClusterUp(other, *runner_); }),
+            "state directory " + state.state_dir + " belongs to cluster " + name_ + ": bring up cluster " + other.name +
+                " with another --state-dir, or take " + name_ + " down first");
+  EXPECT_EQ(ErrorOf([&] { ClusterDown("z", state_dir_, "/sys/fs/cgroup", *runner_); }),
+            "state directory " + state.state_dir + " belongs to cluster " + name_ + ", not z: to take " + name_ +
+                " down, use --name " + name_ + " (or leave --name out)");
+  EXPECT_EQ(ReadText(state.inventory_path()), inventory);
+  EXPECT_EQ(ReadText(state.identity_file()), key);
+  EXPECT_EQ(Ssh(state, 0, "true").exit_code, 0) << "cluster " << name_ << " did not survive";
+  EXPECT_EQ(ClusterLeftovers(other.name, "/sys/fs/cgroup", *runner_), std::vector<std::string>{});
+}
+
+TEST_F(ClusterOnThisMachine, AFailedSshdKeepsItsLog) {
+  // An sshd that complains in its log (-E) and exits, as one with a bad
+  // configuration does. Not under /tmp, which the host has its own of.
+  const fs::path sshd = fs::path("/var/tmp") / ("dmlb-fake-sshd-" + name_);
+  std::ofstream(sshd) << "#!/bin/sh\necho \"$2: line 9: Bad configuration option: Foo\" >> \"$4\"\nexit 255\n";
+  fs::permissions(sshd, fs::perms::owner_all);
+  ClusterOptions options = Options(1);
+  options.sshd = sshd.string();
+  const std::string host = "dmlb-" + name_ + "-h1";
+  const std::string kept = fs::path(state_dir_).string() + "/" + host + ".sshd.log";
+  EXPECT_EQ(ErrorOf([&] { ClusterUp(options, *runner_); }),
+            "sshd of " + host + " did not start (exit 255); the end of its log (kept in " + kept + "):\n  " +
+                kClusterRuntimeRoot + "/" + name_ + "/" + host + "/sshd_config: line 9: Bad configuration option: Foo");
+  EXPECT_TRUE(fs::exists(kept));
+  EXPECT_EQ(ClusterLeftovers(name_, "/sys/fs/cgroup", *runner_), std::vector<std::string>{});
+  fs::remove(sshd);
 }
 
 }  // namespace

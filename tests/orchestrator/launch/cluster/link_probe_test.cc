@@ -1,94 +1,13 @@
-// LinkProbe: the probe's lines, the fit of alpha and B, and the rows it
-// stores (a real SQLite file through the Store).
+// LinkProbe of the cluster: what it refuses before starting anything (the
+// parsing and fit it shares are tested in tests/orchestrator/launch/).
 #include "orchestrator/launch/cluster/link_probe.h"
 
-#include <unistd.h>
-
-#include <filesystem>
+#include <functional>
 
 #include <gtest/gtest.h>
 
-#include "orchestrator/store/store.h"
-
 namespace dmlbench {
 namespace {
-
-std::vector<ProbePoint> ExactPoints(double alpha_s, double bytes_per_s) {
-  std::vector<ProbePoint> points;
-  for (std::int64_t m = 1; m <= (4 << 20); m *= 4) {
-    points.push_back({m, alpha_s + static_cast<double>(m) / bytes_per_s, 10});
-  }
-  return points;
-}
-
-TEST(ClusterProbeTest, ParsesAProbeLine) {
-  const ProbePoint point = ParseProbeLine(
-      R"({"bandwidth_bytes_per_s":11652042.3,"event":"link_probe","format_version":1,"hosts":["vm","vm"],)"
-      R"("median_one_way_s":0.36,"median_round_trip_s":0.72,"message_bytes":4194304,"repetitions":3})");
-  EXPECT_EQ(point.message_bytes, 4194304);
-  EXPECT_DOUBLE_EQ(point.median_one_way_s, 0.36);
-  EXPECT_EQ(point.repetitions, 3);
-}
-
-TEST(ClusterProbeTest, FitRecoversAlphaAndBandwidth) {
-  const LinkFit fit = FitLink(ExactPoints(150e-6, 12.5e6));
-  EXPECT_NEAR(fit.alpha_s, 150e-6, 1e-9);
-  EXPECT_NEAR(fit.bandwidth_bytes_per_s, 12.5e6, 1);
-}
-
-TEST(ClusterProbeTest, FitWeighsSmallAndLargeMessages) {
-  // 20% noise on one small message moves alpha, not B.
-  std::vector<ProbePoint> points = ExactPoints(100e-6, 125e6);
-  points[1].median_one_way_s *= 1.2;
-  const LinkFit fit = FitLink(points);
-  EXPECT_NEAR(fit.bandwidth_bytes_per_s / 125e6, 1, 0.01);
-  EXPECT_NEAR(fit.alpha_s / 100e-6, 1, 0.1);
-}
-
-TEST(ClusterProbeTest, FitIgnoresMessagesThatRideTheTokenBucket) {
-  // Mid-size messages pass at twice the shaped rate (tbf's burst): B comes
-  // from the large messages, alpha from the small ones.
-  std::vector<ProbePoint> points = ExactPoints(100e-6, 12.5e6);
-  for (ProbePoint& p : points)
-    if (p.message_bytes > 1024 && p.message_bytes < (64 << 10))
-      p.median_one_way_s = 100e-6 + p.message_bytes / 25e6;
-  const LinkFit fit = FitLink(points);
-  EXPECT_NEAR(fit.bandwidth_bytes_per_s / 12.5e6, 1, 0.01);
-  EXPECT_NEAR(fit.alpha_s / 100e-6, 1, 0.01);
-}
-
-TEST(ClusterProbeTest, StoresOneRowPerSizeWithTheFit) {
-  const std::string db = (std::filesystem::temp_directory_path() /
-                          ("dmlb-probe-test-" + std::to_string(getpid()) + ".db")).string();
-  std::filesystem::remove(db);
-  {
-    Store store(db);
-    LinkProbeResult result;
-    result.network = {"", 1e8, 1e-4};
-    result.points = ExactPoints(200e-6, 12e6);
-    result.fit = FitLink(result.points);
-    result.hosts = {"dmlb-t-h1", "dmlb-t-h2"};
-    result.time_unix_s = 1700000000.5;
-    const std::vector<LinkProbeRow> probe_rows = LinkProbeRows(result);
-    store.AddLinkProbe(probe_rows);
-    EXPECT_EQ(probe_rows.size(), 12u);
-    const QueryResult rows = store.Query(
-        "SELECT profile, bandwidth_bits_per_s, latency_s, count(*), min(message_bytes), max(message_bytes), "
-        "round(avg(alpha_s) * 1e6), round(avg(bandwidth_bytes_per_s)), hosts FROM link_probes GROUP BY profile");
-    ASSERT_EQ(rows.rows.size(), 1u);
-    const auto& row = rows.rows[0];
-    EXPECT_EQ(std::get<std::string>(row[0]), "100mbit-100us");
-    EXPECT_DOUBLE_EQ(std::get<double>(row[1]), 1e8);
-    EXPECT_DOUBLE_EQ(std::get<double>(row[2]), 1e-4);
-    EXPECT_EQ(std::get<std::int64_t>(row[3]), 12);
-    EXPECT_EQ(std::get<std::int64_t>(row[4]), 1);
-    EXPECT_EQ(std::get<std::int64_t>(row[5]), 4 << 20);
-    EXPECT_DOUBLE_EQ(std::get<double>(row[6]), 200);
-    EXPECT_DOUBLE_EQ(std::get<double>(row[7]), 12e6);
-    EXPECT_EQ(std::get<std::string>(row[8]), "dmlb-t-h1,dmlb-t-h2");
-  }
-  std::filesystem::remove(db);
-}
 
 // Error paths of link_probe.cc follow.
 
@@ -99,32 +18,6 @@ std::string ErrorOf(const std::function<void()>& body) {
     return e.what();
   }
   return "(no error)";
-}
-
-TEST(ClusterProbeTest, RejectsALineThatIsNotJson) {
-  EXPECT_EQ(ErrorOf([] { ParseProbeLine("{\"event\": "); }), "link probe printed an invalid line: {\"event\": ");
-}
-
-TEST(ClusterProbeTest, RejectsAnotherEvent) {
-  EXPECT_EQ(ErrorOf([] { ParseProbeLine(R"({"event":"epoch"})"); }),
-            R"(link probe printed an invalid line: {"event":"epoch"})");
-}
-
-TEST(ClusterProbeTest, RejectsANonPositiveTime) {
-  EXPECT_EQ(ErrorOf([] {
-              ParseProbeLine(R"({"event":"link_probe","message_bytes":4,"median_one_way_s":0,"repetitions":3})");
-            }),
-            R"(link probe printed an invalid line: {"event":"link_probe","message_bytes":4,"median_one_way_s":0,"repetitions":3})");
-}
-
-TEST(ClusterProbeTest, FitNeedsTwoSizes) {
-  EXPECT_EQ(ErrorOf([] { FitLink({{1024, 0.001, 5}}); }),
-            "cannot fit alpha and B: need at least 2 message sizes, got 1");
-}
-
-TEST(ClusterProbeTest, FitNeedsTimeGrowingWithSize) {
-  EXPECT_EQ(ErrorOf([] { FitLink({{1, 0.002, 5}, {1 << 20, 0.001, 5}}); }),
-            "cannot fit alpha and B: time does not grow with message size");
 }
 
 TEST(ClusterProbeTest, ProbeNeedsTwoHosts) {

@@ -9,10 +9,13 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <sstream>
 #include <thread>
 
+#include "orchestrator/launch/job_output.h"
 #include "trainer/sha256.h"
 #include "tests/orchestrator/support/run_fixture.h"
 
@@ -95,6 +98,62 @@ TEST_F(LocalLauncherTest, StreamsStdoutLinesAsTheyArrive) {
   EXPECT_FALSE(result.interrupted);
   EXPECT_EQ(result.hosts, std::vector<std::string>{"local"});
   EXPECT_EQ(result.command_line, std::string(DMLBENCH_MPIRUN) + " -np 1 " + trainer + " --events -");
+}
+
+TEST_F(LocalLauncherTest, KeepsEachRanksStdoutAndStderrApart) {
+  // Rank 1 writes a line in pieces while rank 0 prints its lines: mpirun's
+  // merged stdout may interleave them, each rank's own file holds its output
+  // whole.
+  const std::string trainer = WriteScript(
+      dir_ / "trainer",
+      "if [ \"$OMPI_COMM_WORLD_RANK\" = 0 ]; then\n"
+      "  echo '{\"event\":\"a\"}'; sleep 0.2; echo '{\"event\":\"b\"}'; echo 'rank 0 complains' >&2\n"
+      "else\n"
+      "  printf 'rank 1 '; sleep 0.4; printf 'writes slowly\\n'; printf 'no newline' >&2; sleep 0.2; exit 3\n"
+      "fi\n");
+  LocalLauncher launcher = MakeLauncher(trainer);
+  LaunchSpec spec = Spec(2);
+  spec.output_dir = dir_ / "output";
+  std::filesystem::create_directories(spec.output_dir);
+  std::vector<std::string> lines;
+  const LaunchResult result =
+      launcher.Launch(spec, [&](std::string_view line) { lines.emplace_back(line); }, no_cancel_);
+  EXPECT_NE(result.exit_code, 0);
+  EXPECT_NE(result.command_line.find(" -np 2 --output-filename " + spec.output_dir + ":nojobid " + trainer + " "),
+            std::string::npos)
+      << result.command_line;
+  EXPECT_FALSE(lines.empty());
+
+  const std::vector<JobOutputFile> files = ListJobOutput(spec.output_dir);
+  ASSERT_EQ(files.size(), 5u);
+  EXPECT_EQ(testing::ReadFile(files[0].path), "{\"event\":\"a\"}\n{\"event\":\"b\"}\n");
+  EXPECT_EQ(testing::ReadFile(files[1].path), "rank 0 complains\n");
+  EXPECT_EQ(*files[2].rank, 1);
+  EXPECT_EQ(testing::ReadFile(files[2].path), "rank 1 writes slowly\n");
+  EXPECT_EQ(testing::ReadFile(files[3].path), "no newline");
+  EXPECT_FALSE(files[4].rank.has_value());
+  // mpirun's own stderr holds the ranks' stderr and its own report.
+  const std::string mpirun = testing::ReadFile(files[4].path);
+  EXPECT_NE(mpirun.find("rank 0 complains"), std::string::npos) << mpirun;
+  EXPECT_NE(mpirun.find("exit code"), std::string::npos) << mpirun;
+  EXPECT_EQ(result.stderr_tail, mpirun.substr(mpirun.size() - result.stderr_tail.size()));
+}
+
+TEST_F(LocalLauncherTest, RankZeroStdoutFileHoldsExactlyTheEventLinesOfTheRealTrainer) {
+  LocalLauncher launcher = MakeLauncher(DMLBENCH_TRAINER);
+  LaunchSpec spec = Spec(2);
+  spec.trainer_args = {"--synthetic", "2000", "--epochs", "2", "--batch-size", "10", "--hidden", "16",
+                       "--max-iterations-per-epoch", "5", "--events", "-", "--quiet"};
+  spec.output_dir = dir_ / "output";
+  std::filesystem::create_directories(spec.output_dir);
+  std::string streamed;
+  const LaunchResult result =
+      launcher.Launch(spec, [&](std::string_view line) { (streamed += line) += '\n'; }, no_cancel_);
+  ASSERT_EQ(result.exit_code, 0) << result.stderr_tail;
+  EXPECT_EQ(std::count(streamed.begin(), streamed.end(), '\n'), 4);  // run_start, 2 epochs, run_end
+  EXPECT_EQ(testing::ReadFile(spec.output_dir + "/rank.0/stdout"), streamed);
+  EXPECT_EQ(testing::ReadFile(spec.output_dir + "/rank.1/stdout"), "");
+  EXPECT_EQ(testing::ReadFile(spec.output_dir + "/rank.1/stderr"), "");
 }
 
 TEST_F(LocalLauncherTest, MpirunGetsTheLaunchEnvironment) {

@@ -149,6 +149,28 @@ TEST(ProvisionTest, WorkDirThatCannotBeCreatedIsReported) {
   }
 }
 
+TEST(ProvisionTest, ATimeoutShowsWhatTheRemoteCommandWroteOnStderr) {
+  // A slow shell start-up file on the host: what it printed tells why.
+  FakeShell shell("a", {{"@@pwd", {-1, true, "",
+                                   "loading ~/.bashrc\nconda: initialising\n\nconda: still solving\n"
+                                   "waiting for conda\n"}}});
+  try {
+    ProvisionHost(shell, Host("a"), FakePlan());
+    FAIL() << "provisioned although the command timed out";
+  } catch (const ProvisionError& error) {
+    EXPECT_STREQ(error.what(), "host 'a': cannot prepare work dir ~/w: timed out after 60 s; its standard error "
+                               "ends: conda: initialising | conda: still solving | waiting for conda");
+  }
+  FakeShell silent("a", {{"@@pwd", {-1, true, "", ""}}});
+  try {
+    ProvisionHost(silent, Host("a"), FakePlan());
+    FAIL() << "provisioned although the command timed out";
+  } catch (const ProvisionError& error) {
+    EXPECT_STREQ(error.what(),
+                 "host 'a': cannot prepare work dir ~/w: timed out after 60 s, with nothing on its standard error");
+  }
+}
+
 TEST(ProvisionTest, FailedRenameIsReported) {
   FakeShell shell("a", {{"@@pwd", {0, false, ProbeOutput("/w", "mpirun (Open MPI) 4.1.4\n", ""), ""}},
                         {"mv -f", {1, false, "", "mv: cannot move: No space left on device\n"}}});

@@ -131,6 +131,20 @@ TEST(SshSessionTest, UploadsAFileAndWritesBytes) {
             std::filesystem::perms::owner_exec);
 }
 
+TEST(SshSessionTest, DownloadsAFileByteForByte) {
+  SshdFixture sshd;
+  SshSession session(TargetFor(sshd));
+  std::string bytes(100 * 1024 + 3, 'x');
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i * 17 % 253);
+  bytes += "last line without a newline";
+  session.WriteFile(sshd.dir() + "/remote", bytes);
+  session.Download(sshd.dir() + "/remote", sshd.dir() + "/downloaded");
+  EXPECT_EQ(SshdFixture::ReadFile(sshd.dir() + "/downloaded"), bytes);
+  session.WriteFile(sshd.dir() + "/empty", "");
+  session.Download(sshd.dir() + "/empty", sshd.dir() + "/downloaded");
+  EXPECT_EQ(SshdFixture::ReadFile(sshd.dir() + "/downloaded"), "");
+}
+
 TEST(SshSessionTest, AcceptNewAddsAnUnknownKeyToKnownHosts) {
   SshdFixture sshd;
   SshTarget target = TargetFor(sshd);
@@ -277,6 +291,19 @@ int BindOn127002(const std::string& name, SshTarget* target) {
   target->user = UserName();
   target->known_hosts = "/dev/null";
   return fd;
+}
+
+TEST(SshSessionTest, DownloadOfAMissingFileNamesIt) {
+  SshdFixture sshd;
+  SshSession session(TargetFor(sshd));
+  try {
+    session.Download(sshd.dir() + "/absent", sshd.dir() + "/downloaded");
+    FAIL() << "downloaded a file that does not exist";
+  } catch (const SshError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind(Label(sshd) + ": SFTP cannot open " + sshd.dir() + "/absent: ", 0), 0u)
+        << e.what();
+  }
+  EXPECT_FALSE(std::filesystem::exists(sshd.dir() + "/downloaded"));
 }
 
 TEST(SshSessionTest, NothingListeningFailsAtOnce) {

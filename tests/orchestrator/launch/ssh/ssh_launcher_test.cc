@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "orchestrator/launch/job_output.h"
 #include "orchestrator/launch/ssh/inventory.h"
 #include "tests/orchestrator/support/sshd_fixture.h"
 
@@ -112,6 +113,55 @@ TEST(SshLauncherTest, RunsTheTrainerAcrossTwoRemoteHosts) {
             std::string::npos);
   // The hostfile is removed after the run.
   EXPECT_FALSE(std::filesystem::exists(sshd.dir() + "/remote-work/.hostfile-two-hosts"));
+}
+
+TEST(SshLauncherTest, FetchesEachRanksOutputFromTheHostsItRanOn) {
+  SshdFixture sshd;
+  auto launcher = MakeSshLauncher(sshd.WriteInventory("hosts.toml"), DMLBENCH_TRAINER);
+  launcher->Prepare();
+  LaunchSpec spec = TinyRun(2, "output", 2);
+  spec.output_dir = sshd.dir() + "/local-output";
+  std::filesystem::create_directories(spec.output_dir);
+  const Collected run = LaunchAndCollect(*launcher, spec);
+  ASSERT_EQ(run.result.exit_code, 0) << run.result.failure_reason << "\n" << run.result.stderr_tail;
+  ASSERT_EQ(run.lines.size(), 4u);
+  EXPECT_NE(run.result.command_line.find(" --output-filename " + sshd.dir() +
+                                         "/remote-work/.output-output-local-output:nojobid "),
+            std::string::npos)
+      << run.result.command_line;
+
+  // Rank 0's file holds exactly the event lines that were streamed.
+  std::string streamed;
+  for (const std::string& line : run.lines) streamed += line + "\n";
+  const std::vector<JobOutputFile> files = ListJobOutput(spec.output_dir);
+  ASSERT_EQ(files.size(), 5u);
+  EXPECT_EQ(SshdFixture::ReadFile(files[0].path), streamed);
+  EXPECT_EQ(*files[2].rank, 1);
+  EXPECT_EQ(files[2].stream, "stdout");
+  EXPECT_EQ(SshdFixture::ReadFile(files[2].path), "");
+  EXPECT_FALSE(files[4].rank.has_value());
+  // The remote copies are gone; the marker line of the process group is not
+  // part of mpirun's stderr.
+  for (const auto& entry : std::filesystem::directory_iterator(sshd.dir() + "/remote-work")) {
+    EXPECT_EQ(entry.path().filename().string().rfind(".output-", 0), std::string::npos) << entry.path();
+  }
+  EXPECT_EQ(SshdFixture::ReadFile(files[4].path).find("dmlbench-pgid="), std::string::npos);
+}
+
+TEST(SshLauncherTest, OutputOfAFailingRankIsFetchedToo) {
+  SshdFixture sshd({"127.0.0.2"});
+  auto launcher = MakeSshLauncher(sshd.WriteInventory("hosts.toml"), DMLBENCH_TRAINER);
+  launcher->Prepare();
+  LaunchSpec spec = TinyRun(1, "failing-output");
+  spec.trainer_args.insert(spec.trainer_args.end(), {"--architecture", "nope"});
+  spec.output_dir = sshd.dir() + "/local-output";
+  std::filesystem::create_directories(spec.output_dir);
+  const Collected run = LaunchAndCollect(*launcher, spec);
+  EXPECT_EQ(run.result.exit_code, 1);
+  EXPECT_EQ(SshdFixture::ReadFile(spec.output_dir + "/rank.0/stderr"),
+            "dmlbench-trainer: error: unknown architecture \"nope\" (expected ring, mpi, ps or p2p)\n");
+  EXPECT_NE(SshdFixture::ReadFile(spec.output_dir + "/mpirun.stderr").find("dmlbench-trainer: error: unknown"),
+            std::string::npos);
 }
 
 TEST(SshLauncherTest, RunsOnTheHostsCopyOfTheDataset) {

@@ -1,0 +1,293 @@
+// `dmlbench compare` as users run it, on real databases: scripted trainers
+// whose epoch times are known, so that every median, interval and verdict
+// is checked against a hand computation; then the real trainer through real
+// mpirun on Fashion-MNIST, a ring against the same ring made twice as slow.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <utility>
+#include <vector>
+
+#include "orchestrator/core/shell_quote.h"
+#include "orchestrator/store/store.h"
+#include "tests/orchestrator/support/dmlbench_program.h"
+#include "tests/orchestrator/support/run_fixture.h"
+#include "tests/orchestrator/support/store_queries.h"
+
+namespace dmlbench {
+namespace {
+
+using testing::Dmlbench;
+using testing::Echo;
+using testing::EpochLine;
+using testing::RunEndLine;
+using testing::RunStartLine;
+using testing::TempDir;
+using testing::Text;
+using testing::WriteScript;
+
+constexpr int kEpochs = 4;
+
+// The scripted epoch time of (seed, epoch): 0.1 s plus 0 to 6 ms, times `scale`.
+double ScriptedEpochS(int seed, int epoch, double scale) {
+  return scale * (0.1 + 0.001 * ((seed * 3 + epoch) % 7));
+}
+
+// A trainer printing kEpochs epochs whose times follow ScriptedEpochS for
+// the seeds 1 to 3 (repetitions 0 to 2 of seed 1).
+std::string ScriptedTrainerBody(double scale) {
+  std::string body = "seed=1\nwhile [ $# -gt 0 ]; do [ \"$1\" = --seed ] && seed=$2; shift; done\n" +
+                     Echo(RunStartLine()) + "case $seed in\n";
+  for (int seed = 1; seed <= 3; ++seed) {
+    body += std::to_string(seed) + ")\n";
+    for (int e = 1; e <= kEpochs; ++e) body += Echo(EpochLine(e, 1, ScriptedEpochS(seed, e, scale)));
+    body += ";;\n";
+  }
+  return body + "esac\n" + Echo(RunEndLine());
+}
+
+class CompareCommandTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    testing::WriteFile(dir_ / "matrix.toml",
+                       "[experiment]\nname = \"sweep\"\n[defaults]\ndataset = \"synthetic\"\nepochs = " +
+                           std::to_string(kEpochs) +
+                           "\n[matrix]\narchitecture = [\"ring\", \"mpi\"]\nworkers = [1]\n"
+                           "[execution]\nrepetitions = 3\ntimeout_s = 60\nattempts = 1\n");
+    fast_ = WriteScript(dir_ / "fast-trainer", ScriptedTrainerBody(1));
+    slow_ = WriteScript(dir_ / "slow-trainer", ScriptedTrainerBody(2));
+  }
+
+  void Run(const std::string& db, const std::string& trainer, const std::string& tag) {
+    const CommandOutput run = Dmlbench({"--db", db, "run", dir_ / "matrix.toml", "--trainer", trainer, "--tag", tag});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+  }
+
+  TempDir dir_;
+  std::string db_ = dir_ / "results.db";
+  std::string fast_, slow_;
+};
+
+// The steady epochs (2 to kEpochs) of the three repetitions, pooled: their
+// median and the 95% interval of 9 values, order statistics 2 and 8.
+struct Expected {
+  double median, low, high;
+};
+Expected Pooled(double scale) {
+  std::vector<double> sample;
+  for (int seed = 1; seed <= 3; ++seed) {
+    for (int e = 2; e <= kEpochs; ++e) sample.push_back(std::stod(std::to_string(ScriptedEpochS(seed, e, scale))));
+  }
+  std::sort(sample.begin(), sample.end());
+  return {sample[4], sample[1], sample[7]};
+}
+
+std::string G4(double s) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.4g", s);
+  return buffer;
+}
+
+TEST_F(CompareCommandTest, AnExperimentAgainstItselfShowsNoSignificantDifference) {
+  Run(db_, fast_, "first");
+  const CommandOutput self = Dmlbench({"--db", db_, "compare", "sweep", "experiment=sweep"});
+  ASSERT_EQ(self.exit_code, 0) << self.err;
+  const Expected e = Pooled(1);
+  ASSERT_EQ(e.median, 0.104);  // by hand: 0.100 0.101 0.102 0.103 [0.104] 0.105 0.105 0.106 0.106
+  const std::string ci = "[" + G4(e.low) + ", " + G4(e.high) + "]";
+  EXPECT_EQ(self.out,
+            "A: experiment=sweep in " + db_ + "\n"
+            "B: experiment=sweep in " + db_ + "\n"
+            "configuration   A epochs  A median s  A 95% CI        B epochs  B median s  B 95% CI          B/A  "
+            "verdict\n"
+            "--------------  --------  ----------  --------------  --------  ----------  --------------  -----  "
+            "-------------------------\n"
+            "mpi w=1 b=100          9       0.104  " + ci + "         9       0.104  " + ci +
+            "  1.000  no significant difference\n"
+            "ring w=1 b=100         9       0.104  " + ci + "         9       0.104  " + ci +
+            "  1.000  no significant difference\n"
+            "2 configurations in both: 0 slower, 0 faster, 2 no significant difference; 0 only in A, 0 only in B "
+            "(not compared)\n"
+            "epoch time: median of the steady epochs (warm-up excluded) with its rank-based 95% confidence "
+            "interval; B is slower or faster than A when the two intervals do not overlap\n");
+}
+
+TEST_F(CompareCommandTest, TwoTrainerBuildsTwoTagsAndTwoDatabases) {
+  Run(db_, fast_, "fast");
+  Run(db_, slow_, "slow");
+  std::string fast_sha, slow_sha;
+  {
+    Store store(db_, Store::Mode::kReadOnly);
+    fast_sha = Text(store, "SELECT min(trainer_sha256) FROM run_overview WHERE tags = 'fast'");
+    slow_sha = Text(store, "SELECT min(trainer_sha256) FROM run_overview WHERE tags = 'slow'");
+  }
+  const Expected f = Pooled(1), s = Pooled(2);
+  // Trainer builds by sha256 prefix, as CSV.
+  const CommandOutput builds =
+      Dmlbench({"--db", db_, "compare", fast_sha.substr(0, 8), slow_sha.substr(0, 8), "--csv"});
+  ASSERT_EQ(builds.exit_code, 0) << builds.err;
+  const std::string header =
+      "configuration,parameters,a_runs,a_epochs,a_median_s,a_ci_low_s,a_ci_high_s,a_ci_coverage,b_runs,b_epochs,"
+      "b_median_s,b_ci_low_s,b_ci_high_s,b_ci_coverage,ratio,verdict\n";
+  EXPECT_EQ(builds.out.substr(0, header.size()), header);
+  EXPECT_NE(builds.out.find("\nring w=1 b=100,"), std::string::npos) << builds.out;
+  EXPECT_NE(builds.out.find(",slower\n"), std::string::npos) << builds.out;
+  EXPECT_EQ(builds.out.find("no significant"), std::string::npos) << builds.out;
+
+  // Tags, as JSON: every number as computed by hand.
+  const CommandOutput tags = Dmlbench({"--db", db_, "compare", "fast", "tag=slow", "--json"});
+  ASSERT_EQ(tags.exit_code, 0) << tags.err;
+  const nlohmann::json report = nlohmann::json::parse(tags.out);
+  EXPECT_EQ(report["a"]["filter"], "tag=fast");
+  EXPECT_EQ(report["b"]["filter"], "tag=slow");
+  EXPECT_EQ(report["a"]["complete_runs"], 6);
+  EXPECT_EQ(report["confidence_level"], 0.95);
+  ASSERT_EQ(report["configurations"].size(), 2u);
+  for (const nlohmann::json& c : report["configurations"]) {
+    EXPECT_EQ(c["a"]["runs"], 3);
+    EXPECT_EQ(c["a"]["epochs"], 9);
+    EXPECT_DOUBLE_EQ(c["a"]["median_s"].get<double>(), f.median);
+    EXPECT_DOUBLE_EQ(c["a"]["ci_low_s"].get<double>(), f.low);
+    EXPECT_DOUBLE_EQ(c["a"]["ci_high_s"].get<double>(), f.high);
+    EXPECT_NEAR(c["a"]["ci_coverage"].get<double>(), 1 - 2 * 10.0 / 512, 1e-12);
+    EXPECT_DOUBLE_EQ(c["b"]["median_s"].get<double>(), s.median);
+    EXPECT_DOUBLE_EQ(c["ratio"].get<double>(), s.median / f.median);
+    EXPECT_EQ(c["verdict"], "slower");
+    EXPECT_EQ(c["parameters"]["workers"], 1);
+    EXPECT_FALSE(c["parameters"].contains("seed"));
+  }
+  // Swapped, B is faster.
+  const CommandOutput swapped = Dmlbench({"--db", db_, "compare", "slow", "fast", "--only", "architecture=ring"});
+  EXPECT_NE(swapped.out.find("  0.500  faster\n1 configuration in both: 0 slower, 1 faster"), std::string::npos)
+      << swapped.out;
+
+  // Two databases: every run of each.
+  const std::string other = dir_ / "other.db";
+  Run(other, slow_, "elsewhere");
+  const CommandOutput databases = Dmlbench({"--db", db_, "compare", db_, other});
+  ASSERT_EQ(databases.exit_code, 0) << databases.err;
+  EXPECT_NE(databases.out.find("A: every run in " + db_ + "\nB: every run in " + other + "\n"), std::string::npos)
+      << databases.out;
+  // A holds the fast and the slow build: its pooled sample straddles B's.
+  EXPECT_NE(databases.out.find("2 configurations in both"), std::string::npos) << databases.out;
+}
+
+// ---- error paths of compare_command.cc follow -------------------------------
+
+TEST_F(CompareCommandTest, OperandsThatChooseNothingOrDoNotParse) {
+  const CommandOutput missing = Dmlbench({"--db", db_, "compare", "a", "b"});
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_EQ(missing.err, "dmlbench: error: " + db_ + ": no such database (it is created by `dmlbench run MATRIX`)\n");
+  Run(db_, fast_, "sweep");  // a tag with the experiment's name
+
+  CommandOutput out = Dmlbench({"--db", db_, "compare", "architecture=ring,workers>", "sweep"});
+  EXPECT_EQ(out.exit_code, 1);
+  EXPECT_EQ(out.err, "dmlbench: error: A: column 27: expected a value after '>'\n"
+                     "architecture=ring,workers>\n"
+                     "                          ^\n");
+  out = Dmlbench({"--db", db_, "compare", "experiment=sweep", "workers=7"});
+  EXPECT_EQ(out.err, "dmlbench: error: B workers=7 matches none of the 6 runs in " + db_ + "\n");
+  out = Dmlbench({"--db", db_, "compare", "experiment=sweep", "nightly"});
+  EXPECT_EQ(out.err.rfind("dmlbench: error: B: \"nightly\" is no experiment, tag or trainer build in " + db_ +
+                              " (experiments: sweep; tags: sweep; trainer builds: ",
+                          0),
+            0u)
+      << out.err;
+  out = Dmlbench({"--db", db_, "compare", "sweep", "experiment=sweep"});
+  EXPECT_EQ(out.err, "dmlbench: error: A: \"sweep\" names more than one thing in " + db_ +
+                         "; write experiment=sweep or tag=sweep\n");
+  out = Dmlbench({"--db", db_, "compare", "experiment=sweep", "tag=sweep", "--only", "architecture=p2p"});
+  EXPECT_EQ(out.err, "dmlbench: error: A experiment=sweep: --only architecture=p2p matches none of its 6 runs in " +
+                         db_ + "\n");
+  out = Dmlbench({"--db", db_, "compare", "experiment=sweep", "architecture=ring", "--only", "architecture="});
+  EXPECT_EQ(out.err, "dmlbench: error: --only: column 14: expected a value after '='\n"
+                     "architecture=\n"
+                     "             ^\n");
+  out = Dmlbench({"--db", db_, "compare", "architecture=mpi", "architecture=ring"});
+  EXPECT_EQ(out.err, "dmlbench: error: A and B have no configuration in common: A has 1, B has 1 (a configuration "
+                     "is every parameter but the seed and the repetition)\n");
+  out = Dmlbench({"--db", db_, "compare", "sweep.db", "experiment=sweep"});
+  EXPECT_EQ(out.err, "dmlbench: error: sweep.db: no such database (it is created by `dmlbench run MATRIX`)\n");
+  out = Dmlbench({"--db", db_, "compare", "status=failed", "experiment=sweep"});
+  EXPECT_EQ(out.err, "dmlbench: error: A status=failed matches none of the 6 runs in " + db_ + "\n");
+  out = Dmlbench({"--db", db_, "compare", "experiment=sweep", "tag=sweep", "--csv", "--json"});
+  EXPECT_NE(out.exit_code, 0);
+
+  // Runs that never completed have no epoch time to compare.
+  const CommandOutput broken = Dmlbench({"--db", db_, "run", dir_ / "matrix.toml", "--trainer",
+                                         WriteScript(dir_ / "broken-trainer", "exit 3\n"), "--tag", "broken",
+                                         "--only", "architecture=ring,repetition=0"});
+  ASSERT_EQ(broken.exit_code, 1) << broken.err;
+  out = Dmlbench({"--db", db_, "compare", "experiment=sweep", "broken"});
+  EXPECT_EQ(out.err, "dmlbench: error: B broken chooses 1 run in " + db_ + ", none of them complete\n");
+}
+
+// ---- the real trainer -------------------------------------------------------
+
+// A build of the trainer that does twice the work in every epoch: the real
+// trainer, given twice the iterations per epoch the orchestrator asked for.
+// Its epochs really take twice as long, compute and communication alike, as
+// its own clock measures them; nothing is faked, and no CPU quota (a cgroup,
+// which needs root) or test-only option of the trainer is needed.
+std::string TwiceTheWorkTrainer(const std::string& path) {
+  return WriteScript(path,
+                     "trainer=" + ShellQuote(DMLBENCH_TRAINER) +
+                         "\n"
+                         "n=$#; i=0; doubled=0\n"
+                         "while [ $i -lt $n ]; do\n"
+                         "  a=$1; shift; i=$((i + 1))\n"
+                         "  if [ $doubled = 1 ]; then a=$((a * 2)); doubled=0; fi\n"
+                         "  [ \"$a\" = --max-iterations-per-epoch ] && doubled=1\n"
+                         "  set -- \"$@\" \"$a\"\n"
+                         "done\n"
+                         "exec \"$trainer\" \"$@\"\n");
+}
+
+TEST(CompareRealTrainerTest, ARingTwiceAsSlowIsReportedSlower) {
+  TempDir dir;
+  const std::string db = dir / "results.db";
+  testing::WriteFile(dir / "ring.toml",
+                     "[experiment]\nname = \"ring\"\n[defaults]\ndataset = \"fashion-mnist\"\nepochs = 6\n"
+                     "max_iterations_per_epoch = 100\n[matrix]\narchitecture = [\"ring\"]\nworkers = [2]\n"
+                     "[execution]\nrepetitions = 3\ntimeout_s = 120\nattempts = 1\n");
+  const std::string slowed = TwiceTheWorkTrainer(dir / "twice-the-work");
+  // The repetitions alternate between the builds, so that a drift of this
+  // machine's load falls on both alike.
+  for (int rep = 0; rep < 3; ++rep) {
+    for (const auto& [trainer, tag] : std::vector<std::pair<std::string, std::string>>{
+             {DMLBENCH_TRAINER, "baseline"}, {slowed, "slowed"}}) {
+      const CommandOutput run = Dmlbench({"--db", db, "run", dir / "ring.toml", "--trainer", trainer, "--tag", tag,
+                                          "--only", "repetition=" + std::to_string(rep)},
+                                         300);
+      ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+    }
+  }
+  {
+    Store store(db, Store::Mode::kReadOnly);
+    EXPECT_EQ(testing::Int(store, "SELECT DISTINCT iterations FROM epochs e JOIN run_overview r USING (run_id) "
+                                  "WHERE r.tags = 'slowed'"),
+              200);
+  }
+  const CommandOutput self = Dmlbench({"--db", db, "compare", "baseline", "baseline"});
+  EXPECT_NE(self.out.find("  1.000  no significant difference\n"), std::string::npos) << self.out;
+
+  const CommandOutput compare = Dmlbench({"--db", db, "compare", "baseline", "slowed", "--json"});
+  ASSERT_EQ(compare.exit_code, 0) << compare.err;
+  const nlohmann::json report = nlohmann::json::parse(compare.out);
+  ASSERT_EQ(report["configurations"].size(), 1u);
+  const nlohmann::json& ring = report["configurations"][0];
+  EXPECT_EQ(ring["verdict"], "slower") << compare.out;
+  EXPECT_EQ(ring["a"]["epochs"], 15);  // 5 steady epochs of each of 3 repetitions
+  // Twice the iterations cost about twice the time: 1.97 to 2.00 measured
+  // here; the bounds leave room for a machine shared with other work.
+  EXPECT_GT(ring["ratio"].get<double>(), 1.3) << compare.out;
+  EXPECT_LT(ring["ratio"].get<double>(), 3.0) << compare.out;
+  std::printf("ring w=2, twice the work: B/A = %.3f\n", ring["ratio"].get<double>());
+}
+
+}  // namespace
+}  // namespace dmlbench

@@ -1,0 +1,80 @@
+// Tests of orchestrator/core/run_spec: the labels that name a run, and which
+// parameters they name when a listing varies them.
+#include "orchestrator/core/run_spec.h"
+
+#include <gtest/gtest.h>
+
+namespace dmlbench {
+namespace {
+
+TEST(DescribeTest, NamesTheAlwaysShownParametersByDefault) {
+  RunParams params;
+  params.learning_rate = 0.1;
+  params.hidden = {64};
+  EXPECT_EQ(Describe(params), "ring w=1 b=100 rep=0");
+}
+
+TEST(DescribeTest, NamesEveryParameterItIsAskedTo) {
+  RunParams params;
+  params.architecture = Architecture::kPs;
+  params.servers = 2;
+  params.learning_rate = 0.025;
+  params.hidden = {256, 64};
+  params.epochs = 3;
+  params.max_iterations_per_epoch = 100;
+  params.bucket_bytes = 65536;
+  params.dataset = "synthetic";
+  params.overlap = true;
+  params.network.name = "1gbit";
+  params.repetition = 2;
+  ShownParams all;
+  all.learning_rate = all.hidden = all.epochs = all.max_iterations_per_epoch = all.bucket_bytes = all.dataset =
+      true;
+  EXPECT_EQ(Describe(params, all),
+            "ps k=2 w=1 b=100 lr=0.025 hidden=256,64 epochs=3 iters=100 bucket=65536 dataset=synthetic overlap "
+            "net=1gbit rep=2");
+  all.repetition = false;
+  EXPECT_EQ(Describe(params, all).find("rep="), std::string::npos);
+}
+
+TEST(VaryingInTest, FindsExactlyTheParametersWithSeveralValues) {
+  RunParams a;
+  RunParams b = a;
+  b.hidden = {64};
+  b.max_iterations_per_epoch = 7;
+  b.workers = 4;         // always shown: not reported
+  b.repetition = 1;      // always shown: not reported
+  const ShownParams varying = VaryingIn(std::vector<RunParams>{a, b, a});
+  EXPECT_TRUE(varying.hidden);
+  EXPECT_TRUE(varying.max_iterations_per_epoch);
+  EXPECT_FALSE(varying.learning_rate);
+  EXPECT_FALSE(varying.epochs);
+  EXPECT_FALSE(varying.bucket_bytes);
+  EXPECT_FALSE(varying.dataset);
+  EXPECT_EQ(Describe(b, varying), "ring w=4 b=100 hidden=64 iters=7 rep=1");
+}
+
+TEST(VaryingInTest, OneRunOrNoneVariesNothing) {
+  RunParams a;
+  a.epochs = 9;
+  for (const std::vector<RunParams>& runs : {std::vector<RunParams>{}, std::vector<RunParams>{a}}) {
+    const ShownParams varying = VaryingIn(runs);
+    EXPECT_FALSE(varying.learning_rate || varying.hidden || varying.epochs || varying.max_iterations_per_epoch ||
+                 varying.bucket_bytes || varying.dataset);
+  }
+}
+
+TEST(ConfigurationJsonTest, IsTheRunsIdentityWithoutTheSeed) {
+  RunParams x;
+  RunParams y = x;
+  y.seed = 42;
+  y.repetition = 5;
+  y.network.name = "renamed";
+  EXPECT_EQ(ConfigurationJson(x), ConfigurationJson(y));
+  y.workers = 2;
+  EXPECT_NE(ConfigurationJson(x), ConfigurationJson(y));
+  EXPECT_EQ(ConfigurationJson(x).find("seed"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace dmlbench
