@@ -1,5 +1,6 @@
 #include "orchestrator/plan/plan.h"
 
+#include <algorithm>
 #include <map>
 #include <string_view>
 #include <utility>
@@ -50,7 +51,7 @@ std::vector<PlanItem> Plan(const Experiment& experiment, const Store& store, con
     item.run = run;
     item.dataset_sha256 = DatasetChecksum(run.params, inputs.dataset_dir, inputs.trainer);
     item.run_key = RunKey(run.params, inputs.trainer_sha256, item.dataset_sha256);
-    item.experiment = experiment.name;
+    item.experiments = {experiment.name};
     keys.push_back(item.run_key);
     items.push_back(std::move(item));
   }
@@ -68,7 +69,10 @@ std::vector<PlanItem> Plan(const Experiment& experiment, const Store& store, con
     item.failures = run.failures;
     item.failure_reason = run.failure_reason;
     item.tags = run.tags;
-    item.experiment = run.experiment;
+    item.experiments = run.experiments;
+    if (std::find(item.experiments.begin(), item.experiments.end(), experiment.name) == item.experiments.end()) {
+      item.experiments.push_back(experiment.name);
+    }
     // The split was decided when the run was first planned and never changes.
     item.run.split = run.split;
   }
@@ -103,8 +107,8 @@ std::vector<PlanItem> Select(std::vector<PlanItem> items, const Filter& filter, 
   if (filter.empty()) return items;
   const size_t planned = items.size();
   std::erase_if(items, [&](const PlanItem& item) {
-    return !filter.Matches({item.run.params, item.run_key, item.state, item.run.split, item.tags, item.experiment,
-                            trainer_sha256});
+    return !filter.Matches({item.run.params, item.run_key, item.state, item.run.split, item.tags,
+                            item.experiments, trainer_sha256});
   });
   if (items.empty()) {
     throw PlanError(filter.NoMatch("the " + std::to_string(planned) + (planned == 1 ? " run of " : " runs of ") +

@@ -34,7 +34,9 @@ struct PlanItem {
   int failures = 0;   // of those, failed or timed out
   std::string failure_reason;
   std::vector<std::string> tags;  // stored so far, sorted
-  std::string experiment;         // the experiment that first planned it: the database's, else this one
+  // The experiments that planned it: the database's (the first planner
+  // first), and this one.
+  std::vector<std::string> experiments;
 };
 
 // What a run key depends on besides the run's parameters.

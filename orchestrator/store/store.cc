@@ -136,6 +136,25 @@ void BindTextOrNull(SQLite::Statement& statement, int index, const std::string& 
   }
 }
 
+// Schema version from which experiment_runs holds which experiments planned
+// each run (migration 7); before it a run belonged to runs.experiment_id.
+constexpr int kExperimentRunsVersion = 7;
+
+// The (experiment_id, run_id) pairs of experiments and the runs they
+// planned, as a table expression for a FROM clause of `db`'s schema (a
+// read-only store is never migrated).
+std::string Memberships(SQLite::Database& db) {
+  return db.execAndGet("PRAGMA user_version").getInt() >= kExperimentRunsVersion
+             ? "experiment_runs"
+             : "(SELECT experiment_id, run_id FROM runs)";
+}
+
+// Appends `name` to `names` unless it is there (two experiment texts may
+// share a name).
+void AddOnce(std::vector<std::string>& names, std::string name) {
+  if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(std::move(name));
+}
+
 }  // namespace
 
 struct Store::Impl {
@@ -345,10 +364,13 @@ std::unordered_map<std::string, StoredRun> Store::FindRuns(const std::vector<std
   found.reserve(run_keys.size());
   SQLite::Statement select(impl_->db, R"(
     SELECT r.run_id, r.status, r.split, r.attempts, coalesce(r.failure_reason, ''),
-           (SELECT count(*) FROM attempts a WHERE a.run_id = r.run_id AND a.status IN ('failed', 'timed_out')),
-           e.name
-    FROM runs r JOIN experiments e USING (experiment_id) WHERE r.run_key = ?)");
+           (SELECT count(*) FROM attempts a WHERE a.run_id = r.run_id AND a.status IN ('failed', 'timed_out'))
+    FROM runs r WHERE r.run_key = ?)");
   SQLite::Statement tags(impl_->db, "SELECT tag FROM run_tags WHERE run_id = ? ORDER BY tag");
+  SQLite::Statement experiments(impl_->db, R"(
+    SELECT e.name FROM )" + Memberships(impl_->db) + R"( m JOIN experiments e USING (experiment_id)
+    WHERE m.run_id = ?1
+    ORDER BY e.experiment_id != (SELECT experiment_id FROM runs WHERE run_id = ?1), e.experiment_id)");
   for (const std::string& key : run_keys) {
     select.bind(1, key);
     if (select.executeStep()) {
@@ -359,10 +381,12 @@ std::unordered_map<std::string, StoredRun> Store::FindRuns(const std::vector<std
       run.attempts = select.getColumn(3).getInt();
       run.failure_reason = select.getColumn(4).getString();
       run.failures = select.getColumn(5).getInt();
-      run.experiment = select.getColumn(6).getString();
       tags.bind(1, run.run_id);
       while (tags.executeStep()) run.tags.push_back(tags.getColumn(0).getString());
       tags.reset();
+      experiments.bind(1, run.run_id);
+      while (experiments.executeStep()) AddOnce(run.experiments, experiments.getColumn(0).getString());
+      experiments.reset();
       found.emplace(key, std::move(run));
     }
     select.reset();
@@ -378,12 +402,21 @@ std::vector<RunRecord> Store::Runs() const {
   while (select_tags.executeStep()) {
     tags[select_tags.getColumn(0).getInt64()].push_back(select_tags.getColumn(1).getString());
   }
+  // The experiment that first planned each run, then the others that did.
+  std::map<std::int64_t, std::vector<std::string>> experiments;
+  SQLite::Statement select_experiments(impl_->db, R"(
+    SELECT m.run_id, e.name FROM )" + Memberships(impl_->db) + R"( m JOIN experiments e USING (experiment_id)
+    JOIN runs r USING (run_id)
+    ORDER BY m.run_id, e.experiment_id != r.experiment_id, e.experiment_id)");
+  while (select_experiments.executeStep()) {
+    AddOnce(experiments[select_experiments.getColumn(0).getInt64()], select_experiments.getColumn(1).getString());
+  }
   SQLite::Statement select(impl_->db, R"(
     SELECT r.run_id, r.run_key, r.architecture, r.workers, r.servers, r.batch_size, r.epochs, r.hidden,
            r.learning_rate, r.overlap, r.bucket_bytes, r.max_iterations_per_epoch, r.dataset, r.seed,
            r.repetition, r.network, r.network_bandwidth_bits_per_s, r.network_latency_s, r.split, r.status,
-           r.attempts, e.name, r.trainer_sha256
-    FROM runs r JOIN experiments e USING (experiment_id) ORDER BY r.run_id)");
+           r.attempts, r.trainer_sha256
+    FROM runs r ORDER BY r.run_id)");
   std::vector<RunRecord> runs;
   while (select.executeStep()) {
     RunRecord run;
@@ -409,9 +442,9 @@ std::vector<RunRecord> Store::Runs() const {
     run.split = select.getColumn(18).getString();
     run.status = FromText<RunState>(select.getColumn(19).getString()).value_or(RunState::kPending);
     run.attempts = select.getColumn(20).getInt();
-    run.experiment = select.getColumn(21).getString();
-    run.trainer_sha256 = select.getColumn(22).getString();
+    run.trainer_sha256 = select.getColumn(21).getString();
     if (auto it = tags.find(run.run_id); it != tags.end()) run.tags = std::move(it->second);
+    if (auto it = experiments.find(run.run_id); it != experiments.end()) run.experiments = std::move(it->second);
     runs.push_back(std::move(run));
   }
   return runs;

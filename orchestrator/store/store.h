@@ -49,7 +49,9 @@ struct StoredRun {
   int failures = 0;  // attempts that failed or timed out (interrupted ones are not the run's doing)
   std::string failure_reason;
   std::vector<std::string> tags;  // sorted
-  std::string experiment;         // name of the experiment that first planned it
+  // Names of the experiments that planned it (experiment_runs), the one
+  // that first did first, each name once.
+  std::vector<std::string> experiments;
 };
 
 // A run as the database holds it: its parameters rebuilt from their columns
@@ -63,7 +65,9 @@ struct RunRecord {
   RunState status = RunState::kPending;
   int attempts = 0;
   std::vector<std::string> tags;  // sorted
-  std::string experiment;         // name of the experiment that first planned it
+  // Names of the experiments that planned it (experiment_runs), the one
+  // that first did first, each name once.
+  std::vector<std::string> experiments;
   std::string trainer_sha256;
 };
 

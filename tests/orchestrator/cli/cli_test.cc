@@ -561,6 +561,25 @@ TEST_F(CliTest, ForgetRefusesTheRunsOfAModelFit) {
   EXPECT_EQ(Int(store, "SELECT count(*) FROM runs"), 1);
 }
 
+TEST_F(CliTest, AnExperimentInAFilterChoosesTheRunsItSharesWithAnotherToo) {
+  const std::string matrix = WriteMatrix("workers = [1]\n");
+  const std::string trainer = WriteScript(dir_ / "trainer", testing::GoodTrainerBody());
+  ASSERT_EQ(Dmlbench({"--db", db_, "run", matrix, "--trainer", trainer}).exit_code, 0);
+  // An edited copy under another name: its batch_size = 100 run is the one above.
+  testing::WriteFile(dir_ / "copy.toml",
+                     "[experiment]\nname = \"copy\"\n[defaults]\ndataset = \"synthetic\"\n[matrix]\n"
+                     "workers = [1]\nbatch_size = [100, 50]\n[execution]\ntimeout_s = 60\n");
+  const CommandOutput copy = Dmlbench({"--db", db_, "run", dir_ / "copy.toml", "--trainer", trainer});
+  ASSERT_EQ(copy.exit_code, 0) << copy.out << copy.err;
+  const CommandOutput forget = Dmlbench({"--db", db_, "forget", "experiment=copy,batch_size=100", "--yes"});
+  EXPECT_EQ(forget.exit_code, 0) << forget.err;
+  EXPECT_NE(forget.out.find("  cli-test,copy  "), std::string::npos) << forget.out;
+  EXPECT_NE(forget.out.find("forget 1 run with 1 attempt"), std::string::npos) << forget.out;
+  Store store(db_, Store::Mode::kReadOnly);
+  EXPECT_EQ(Text(store, "SELECT group_concat(batch_size) FROM runs"), "50");
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM experiment_runs"), 1);
+}
+
 TEST_F(CliTest, ForgetWaitsForNoSweep) {
   const std::string matrix = WriteMatrix("architecture = [\"ring\", \"mpi\"]\nworkers = [1]\n");
   const std::string trainer = SlowTrainer("60");

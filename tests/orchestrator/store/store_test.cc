@@ -136,6 +136,35 @@ TEST_F(StoreTest, ARunBelongsToEveryExperimentThatPlansIt) {
   EXPECT_EQ(Int(store, "SELECT experiment_id FROM runs WHERE run_id = " + std::to_string(first_ids[1])), first);
 }
 
+TEST_F(StoreTest, ARunNamesEveryExperimentThatPlannedItTheFirstPlannerFirst) {
+  Store store(db_);
+  const PlannedRun ring = MakeRun();
+  const PlannedRun mpi = MakeRun(Architecture::kMpi);
+  const std::string ring_key(64, 'r');
+  const std::string mpi_key(64, 'm');
+  Experiment original = MakeExperiment("a");
+  original.name = "original";
+  Experiment copy = MakeExperiment("b");
+  copy.name = "copy";
+  Experiment original_edited = MakeExperiment("c");
+  original_edited.name = "original";
+  std::vector<std::int64_t> ids;
+  store.AddExperimentRuns(original, {{&ring, ring_key, MakeProvenance()}}, 1, &ids);
+  store.AddExperimentRuns(copy, {{&ring, ring_key, MakeProvenance()}, {&mpi, mpi_key, MakeProvenance()}}, 2, &ids);
+  // The original plans the mpi run later, under two texts of one name.
+  store.AddExperimentRuns(original, {{&ring, ring_key, MakeProvenance()}, {&mpi, mpi_key, MakeProvenance()}}, 3,
+                          &ids);
+  store.AddExperimentRuns(original_edited, {{&mpi, mpi_key, MakeProvenance()}}, 4, &ids);
+
+  const auto found = store.FindRuns({ring_key, mpi_key});
+  EXPECT_EQ(found.at(ring_key).experiments, (std::vector<std::string>{"original", "copy"}));
+  EXPECT_EQ(found.at(mpi_key).experiments, (std::vector<std::string>{"copy", "original"}));
+  const std::vector<RunRecord> runs = store.Runs();
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].experiments, (std::vector<std::string>{"original", "copy"}));
+  EXPECT_EQ(runs[1].experiments, (std::vector<std::string>{"copy", "original"}));
+}
+
 TEST_F(StoreTest, MigrationSevenGivesEveryOldRunItsExperiment) {
   // A database as version 6 left it, with one experiment and one run.
   sqlite3* raw = nullptr;
@@ -157,6 +186,14 @@ TEST_F(StoreTest, MigrationSevenGivesEveryOldRunItsExperiment) {
             SQLITE_OK)
       << sqlite3_errmsg(raw);
   sqlite3_close(raw);
+  {
+    // Read as it is, without experiment_runs.
+    const Store old(db_, Store::Mode::kReadOnly);
+    ASSERT_EQ(old.Runs().size(), 1u);
+    EXPECT_EQ(old.Runs()[0].experiments, std::vector<std::string>{"old"});
+    EXPECT_EQ(old.FindRuns({std::string(63, '0') + "1"}).at(std::string(63, '0') + "1").experiments,
+              std::vector<std::string>{"old"});
+  }
   Store store(db_);
   EXPECT_EQ(store.schema_version(), Store::KnownSchemaVersion());
   EXPECT_EQ(Text(store, "SELECT experiment_id || ':' || run_id FROM experiment_runs"), "5:1");
@@ -330,7 +367,7 @@ TEST_F(StoreTest, RunsRebuildTheParametersFromTheirColumns) {
   EXPECT_EQ(r.status, RunState::kPending);
   EXPECT_EQ(r.attempts, 0);
   EXPECT_EQ(r.tags, (std::vector<std::string>{"a", "x"}));
-  EXPECT_EQ(r.experiment, "unit");
+  EXPECT_EQ(r.experiments, std::vector<std::string>{"unit"});
   EXPECT_EQ(r.trainer_sha256, std::string(64, 't'));
   EXPECT_TRUE(runs[1].tags.empty());
 }
@@ -345,7 +382,7 @@ TEST_F(StoreTest, TagsAreKeptOnceWithTheTimeTheyWereFirstGiven) {
   EXPECT_EQ(Int(store, "SELECT tagged_unix_s = 5 FROM run_tags WHERE tag = 'nightly'"), 1);
   const auto found = store.FindRuns({std::string(64, 'a')});
   EXPECT_EQ(found.at(std::string(64, 'a')).tags, (std::vector<std::string>{"baseline", "nightly"}));
-  EXPECT_EQ(found.at(std::string(64, 'a')).experiment, "unit");
+  EXPECT_EQ(found.at(std::string(64, 'a')).experiments, std::vector<std::string>{"unit"});
 }
 
 TEST_F(StoreTest, KeptLogsAreCompressedBesideTheDatabaseAndListedWithTheirAttempt) {
