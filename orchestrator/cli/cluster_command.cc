@@ -79,7 +79,7 @@ void Up(const ClusterCliOptions& o) {
     state = ClusterUp(options, *runner, &g_cancel);
   } catch (const ClusterInterrupted& e) {
     std::cerr << "dmlbench: " << e.what() << "\n";
-    throw CLI::RuntimeError(g_signal.load() == SIGTERM ? 128 + SIGTERM : kExitInterrupted);
+    throw CLI::RuntimeError(ExitStatusOfSignal(g_signal.load() == SIGTERM ? SIGTERM : SIGINT));
   }
   std::cout << ClusterStatus(state, *runner);
 }

@@ -26,8 +26,9 @@ struct GlobalOptions {
   std::string db = "results.db";  // the results database
 };
 
-// Exit status of a run stopped by SIGINT or SIGTERM.
-inline constexpr int kExitInterrupted = 130;
+// Exit status of a run stopped by signal N (SIGINT 130, SIGTERM 143), as a
+// shell reports a process killed by it.
+inline constexpr int ExitStatusOfSignal(int signal_number) { return 128 + signal_number; }
 // Where Debian's dataset-fashion-mnist package installs the IDX files.
 inline constexpr const char* kDefaultDatasetDir = "/usr/share/datasets/fashion-mnist";
 
@@ -53,6 +54,10 @@ std::unique_ptr<Store> OpenExistingReadOnly(const std::string& db);
 // "dmlbench: error: <message>" (on `err`), followed for an error in a file by
 // the source line and a caret under the column.
 int ParseAndRun(CLI::App& app, const std::function<void()>& parse, std::ostream& err);
+
+// What `dmlbench --version` prints: the version, the git commit of the
+// source (cmake/BuildInfo.cmake) and how it was built, one per line.
+std::string VersionText();
 
 void AddPlanCommand(CLI::App& app, const GlobalOptions& global);
 void AddRunCommand(CLI::App& app, const GlobalOptions& global);

@@ -2,6 +2,7 @@
 #include <ostream>
 
 #include "orchestrator/cli/commands.h"
+#include "orchestrator/core/build_info.h"
 #include "orchestrator/core/programs.h"
 #include "orchestrator/core/toml_reader.h"
 
@@ -39,6 +40,19 @@ std::unique_ptr<Store> OpenExistingReadOnly(const std::string& db) {
     throw StoreError(db + ": no such database (it is created by `dmlbench run MATRIX`)", -1);
   }
   return std::make_unique<Store>(db, Store::Mode::kReadOnly);
+}
+
+std::string VersionText() {
+#if defined(__clang__)
+  const std::string compiler = "clang " __clang_version__;
+#elif defined(__GNUC__)
+  const std::string compiler = "GCC " __VERSION__;
+#else
+  const std::string compiler = "an unknown compiler";
+#endif
+  const std::string build_type = DMLBENCH_BUILD_TYPE;
+  return "dmlbench " DMLBENCH_VERSION "\ncommit " + std::string(BuildCommit()) + "\nbuilt with " + compiler + ", " +
+         (build_type.empty() ? "no build type" : build_type) + ", " + Store::LibraryVersion();
 }
 
 int ParseAndRun(CLI::App& app, const std::function<void()>& parse, std::ostream& err) {

@@ -66,7 +66,7 @@ std::string FilterOfName(const std::string& side, const std::string& name, const
   std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
   std::set<std::string> experiments, tags, builds, matching_builds;
   for (const RunRecord& run : store.Runs()) {
-    experiments.insert(run.experiment);
+    experiments.insert(run.experiments.begin(), run.experiments.end());
     tags.insert(run.tags.begin(), run.tags.end());
     builds.insert(run.trainer_sha256.substr(0, 12));
     if (IsHexWord(name) && run.trainer_sha256.starts_with(lower)) matching_builds.insert(run.trainer_sha256);

@@ -69,7 +69,7 @@ void ForgetCommand(const GlobalOptions& global, const ForgetOptions& options) {
   const ShownParams shown = VaryingIn(params);
   std::vector<std::vector<std::string>> rows;
   for (const RunRecord& run : runs) {
-    rows.push_back({run.run_key.substr(0, 12), run.experiment, Describe(run.params, shown),
+    rows.push_back({run.run_key.substr(0, 12), Join(run.experiments), Describe(run.params, shown),
                     std::string(Text(run.status)), std::to_string(run.attempts), Join(run.tags)});
   }
   PrintTable(std::cout, {"run_key", "experiment", "run", "status", "attempts", "tags"}, rows,

@@ -1,7 +1,8 @@
 // `dmlbench inventory check FILE` (connect, provision, print host facts),
 // `dmlbench inventory probe FILE` (alpha and B of the hosts' network into the
 // database) and `dmlbench inventory import-ec2 JSON` (an inventory from `aws
-// ec2 describe-instances` output).
+// ec2 describe-instances` output; an instance without the address is left
+// out with a warning that names it).
 
 #include <cstdio>
 #include <fstream>
@@ -89,13 +90,16 @@ void ImportEc2(const ImportOptions& options) {
   if (!in) throw Error("cannot read " + options.json);
   std::ostringstream text;
   text << in.rdbuf();
-  const std::string toml = ImportEc2Inventory(text.str(), options.json, {options.private_address, options.user});
+  const Ec2Import imported = ImportEc2Inventory(text.str(), options.json, {options.private_address, options.user});
+  for (const std::string& skipped : imported.skipped) {
+    std::cerr << "dmlbench: warning: " << options.json << ": " << skipped << "; skipped\n";
+  }
   if (options.output.empty()) {
-    std::cout << toml;
+    std::cout << imported.inventory_toml;
     return;
   }
   std::ofstream out(options.output, std::ios::binary);
-  out << toml;
+  out << imported.inventory_toml;
   if (!out.flush()) throw Error("cannot write " + options.output);
 }
 

@@ -6,10 +6,12 @@
 #define DMLBENCH_ORCHESTRATOR_CLI_LAUNCHER_FACTORY_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "orchestrator/launch/launcher.h"
 #include "orchestrator/matrix/matrix.h"
+#include "orchestrator/plan/plan.h"
 
 namespace dmlbench {
 
@@ -23,6 +25,12 @@ struct LauncherPaths {
 
 // Throws LaunchError for a provider this build cannot run.
 std::unique_ptr<Launcher> MakeLauncher(const ExecutionOptions& execution, const LauncherPaths& paths);
+
+// The slots of the hosts `execution` runs on, read from their inventory
+// without contacting any host: the ssh inventory, or the inventory of the
+// emulated cluster when one is up. nullopt for this machine (it
+// oversubscribes) and for a cluster that is not up. Throws InventoryError.
+std::optional<HostSlots> SlotsOf(const ExecutionOptions& execution);
 
 }  // namespace dmlbench
 

@@ -12,6 +12,7 @@ namespace {
 
 int Main(int argc, char** argv) {
   CLI::App app{"dmlbench: runs experiment matrices of the distributed trainer into an SQLite results database"};
+  app.set_version_flag("--version", VersionText(), "print the version, source commit and build, then exit");
   app.require_subcommand(1);
   app.fallthrough();
   GlobalOptions global;

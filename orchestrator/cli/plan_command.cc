@@ -1,11 +1,14 @@
 // `dmlbench plan MATRIX`: the expanded runs and their state in the database.
-// Planning never writes: without a database every run is pending.
+// Planning never writes: without a database every run is pending. It reads
+// the hosts' inventory, never the hosts: runs that need more ranks than the
+// hosts have slots are refused here.
 #include <filesystem>
 #include <functional>
 #include <iostream>
 #include <map>
 
 #include "orchestrator/cli/commands.h"
+#include "orchestrator/cli/launcher_factory.h"
 #include "orchestrator/core/subprocess.h"
 #include "orchestrator/launch/launcher.h"
 #include "trainer/sha256.h"
@@ -34,6 +37,7 @@ void PlanCommand(const GlobalOptions& global, const ExperimentInputs& inputs, co
   Store store(exists ? global.db : ":memory:", exists ? Store::Mode::kReadOnly : Store::Mode::kReadWrite);
   const std::vector<PlanItem> planned = Plan(experiment, store, {inputs.trainer, trainer_sha, dataset_dir});
   const std::vector<PlanItem> plan = Select(planned, filter, experiment.name, trainer_sha);
+  if (const std::optional<HostSlots> slots = SlotsOf(experiment.execution)) CheckSlots(plan, *slots);
   // Fixed columns, then one per parameter the matrix varies beyond them.
   struct Column {
     std::string header;

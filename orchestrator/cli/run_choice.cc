@@ -5,7 +5,7 @@
 namespace dmlbench {
 
 RunFacts FactsOf(const RunRecord& run) {
-  return {run.params, run.run_key, run.status, run.split, run.tags, run.experiment, run.trainer_sha256};
+  return {run.params, run.run_key, run.status, run.split, run.tags, run.experiments, run.trainer_sha256};
 }
 
 std::vector<RunRecord> ChooseRuns(const Store& store, const Filter& filter) {

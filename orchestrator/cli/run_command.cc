@@ -1,10 +1,11 @@
 // `dmlbench run MATRIX`: executes the runs that are not complete, with live
 // progress on stderr, then prints the summary table. SIGINT and SIGTERM stop
-// the current run (stored as interrupted) and end with status 130.
+// the current run (stored as interrupted) and end with status 130 and 143.
 #include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <iostream>
 
@@ -20,8 +21,12 @@ namespace dmlbench {
 namespace {
 
 std::atomic<bool> g_cancel{false};
+volatile std::sig_atomic_t g_signal = 0;  // the first SIGINT or SIGTERM
 
-void OnSignal(int) { g_cancel.store(true); }
+void OnSignal(int signal_number) {
+  if (g_signal == 0) g_signal = signal_number;
+  g_cancel.store(true);
+}
 
 void InstallSignalHandlers() {
   struct sigaction action {};
@@ -69,6 +74,13 @@ void PrintSummary(std::ostream& out, const Experiment& experiment, const SweepRe
     out << report.recovered << (report.recovered == 1 ? " run was" : " runs were")
         << " left running by an orchestrator that stopped; redone\n";
   }
+  if (report.exhausted) {
+    out << report.exhausted << (report.exhausted == 1 ? " run has" : " runs have")
+        << " failed `attempts` times and " << (report.exhausted == 1 ? "was" : "were")
+        << " not tried again, --retry-failed or not; raise [execution] attempts to give "
+        << (report.exhausted == 1 ? "it" : "them") << " more tries, or `dmlbench forget` "
+        << (report.exhausted == 1 ? "it" : "them") << " to start afresh\n";
+  }
 }
 
 // What `run` takes besides the experiment inputs.
@@ -90,6 +102,8 @@ void RunCommand(const GlobalOptions& global, const ExperimentInputs& inputs, con
   }
   options.tags = choices.tags;
   const Experiment experiment = LoadExperiment(inputs.matrix);
+  // Before the database is opened, and released after it is closed.
+  const RunLock lock(global.db);
   Store store(global.db);
   LauncherPaths paths;
   paths.trainer = inputs.trainer;
@@ -100,14 +114,16 @@ void RunCommand(const GlobalOptions& global, const ExperimentInputs& inputs, con
   options.dataset_dir = paths.dataset_dir;
   options.progress = &std::cerr;
   options.progress_redraws = ::isatty(STDERR_FILENO) != 0;
+  options.slots = SlotsOf(experiment.execution);
   Runner runner(store, *launcher, options);
   InstallSignalHandlers();
-  const SweepReport report = runner.Run(experiment, g_cancel);
+  const SweepReport report = runner.Run(experiment, lock, g_cancel);
   PrintSummary(std::cout, experiment, report);
   if (report.cancelled) {
     std::cerr << "dmlbench: interrupted; `dmlbench run " << inputs.matrix << "` resumes\n";
-    throw CLI::RuntimeError(kExitInterrupted);
+    throw CLI::RuntimeError(ExitStatusOfSignal(g_signal == 0 ? SIGINT : g_signal));
   }
+  if (!report.stopped.empty()) throw Error("stopped the sweep after " + report.stopped);
   if (report.failed) throw CLI::RuntimeError(1);
 }
 
@@ -120,7 +136,8 @@ void AddRunCommand(CLI::App& app, const GlobalOptions& global) {
   AddExperimentInputs(run, *inputs);
   AddOnlyOption(run, choices->only);
   run->add_flag("--retry-failed,!--no-retry-failed", choices->retry_failed,
-                "run again the runs that failed before (the default); --no-retry-failed leaves them failed");
+                "run again the runs that failed before and have failed fewer than [execution] attempts "
+                "times over all sweeps (the default); --no-retry-failed leaves them failed");
   run->add_option("--tag", choices->tags,
                   "give every run of this sweep the tag NAME, besides the experiment's tags (repeatable)")
       ->type_name("NAME");

@@ -1,6 +1,7 @@
 // `dmlbench status`: runs per experiment and their states, read-only. Each
 // experiment is shown with its id and the path it was read from, so that two
-// versions of one experiment file tell apart.
+// versions of one experiment file tell apart. A run counts for every
+// experiment text that planned it (experiment_runs).
 #include <iostream>
 
 #include "orchestrator/cli/commands.h"
@@ -12,13 +13,19 @@ namespace {
 void StatusCommand(const GlobalOptions& global) {
   const std::unique_ptr<Store> store = OpenExistingReadOnly(global.db);
   std::cout << global.db << ": schema version " << store->schema_version() << "\n";
+  // Until schema version 7 a run belonged only to the experiment that first
+  // planned it; a database that old is read as it is.
+  constexpr int kSharedRunsVersion = 7;
+  const std::string members = store->schema_version() >= kSharedRunsVersion
+                                  ? "experiment_runs m USING (experiment_id) LEFT JOIN runs r USING (run_id)"
+                                  : "runs r USING (experiment_id)";
   PrintQueryTable(std::cout, store->Query(R"(
     SELECT e.experiment_id AS id, e.name AS experiment, count(r.run_id) AS runs,
            total(r.status = 'complete') AS complete, total(r.status = 'failed') AS failed,
            total(r.status = 'interrupted') AS interrupted,
            total(r.status IN ('pending', 'running')) AS pending_or_running,
            datetime(max(r.end_unix_s), 'unixepoch') AS last_run_end_utc, e.source_path
-    FROM experiments e LEFT JOIN runs r USING (experiment_id)
+    FROM experiments e LEFT JOIN )" + members + R"(
     GROUP BY e.experiment_id ORDER BY e.experiment_id)"));
 }
 

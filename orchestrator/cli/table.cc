@@ -2,9 +2,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <ostream>
+#include <set>
 
 namespace dmlbench {
 
@@ -35,13 +37,29 @@ std::string Shorten(const std::string& text, size_t width) {
   return line.substr(0, width - 3) + "...";
 }
 
+namespace {
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  size_t begin = 0;
+  for (size_t end; (end = text.find('\n', begin)) != std::string::npos; begin = end + 1) {
+    lines.push_back(text.substr(begin, end - begin));
+  }
+  lines.push_back(text.substr(begin));
+  return lines;
+}
+
+}  // namespace
+
 // Aligned columns; cells that are numbers align right.
 void PrintTable(std::ostream& out, const std::vector<std::string>& headers,
                 const std::vector<std::vector<std::string>>& rows, const std::vector<bool>& right) {
   std::vector<size_t> width(headers.size());
   for (size_t c = 0; c < headers.size(); ++c) width[c] = headers[c].size();
   for (const auto& row : rows) {
-    for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+    for (size_t c = 0; c < row.size(); ++c) {
+      for (const std::string& part : Lines(row[c])) width[c] = std::max(width[c], part.size());
+    }
   }
   auto line = [&](const std::vector<std::string>& cells) {
     std::string text;
@@ -56,7 +74,19 @@ void PrintTable(std::ostream& out, const std::vector<std::string>& headers,
   std::vector<std::string> rule;
   for (size_t w : width) rule.emplace_back(w, '-');
   line(rule);
-  for (const auto& row : rows) line(row);
+  for (const auto& row : rows) {
+    std::vector<std::vector<std::string>> parts;
+    size_t height = 1;
+    for (const std::string& cell : row) {
+      parts.push_back(Lines(cell));
+      height = std::max(height, parts.back().size());
+    }
+    for (size_t k = 0; k < height; ++k) {
+      std::vector<std::string> cells;
+      for (const auto& cell_lines : parts) cells.push_back(k < cell_lines.size() ? cell_lines[k] : "");
+      line(cells);
+    }
+  }
 }
 
 void PrintQueryTable(std::ostream& out, const QueryResult& result) {
@@ -66,7 +96,7 @@ void PrintQueryTable(std::ostream& out, const QueryResult& result) {
     std::vector<std::string> cells;
     for (size_t c = 0; c < row.size(); ++c) {
       if (std::holds_alternative<std::int64_t>(row[c]) || std::holds_alternative<double>(row[c])) right[c] = true;
-      cells.push_back(Shorten(ShortText(row[c]), 80));
+      cells.push_back(ShortText(row[c]));
     }
     rows.push_back(std::move(cells));
   }
@@ -94,6 +124,17 @@ void PrintCsv(std::ostream& out, const QueryResult& result) {
 }
 
 void PrintJson(std::ostream& out, const QueryResult& result) {
+  std::vector<std::string> keys;
+  std::set<std::string> used;
+  for (const std::string& name : result.columns) {
+    std::string key = name;
+    for (int n = 1; used.count(key) != 0; ++n) {
+      key = name + ":" + std::to_string(n);
+      if (std::find(result.columns.begin(), result.columns.end(), key) != result.columns.end()) key = name;
+    }
+    used.insert(key);
+    keys.push_back(std::move(key));
+  }
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   for (const auto& row : result.rows) {
     nlohmann::ordered_json object = nlohmann::ordered_json::object();
@@ -101,9 +142,9 @@ void PrintJson(std::ostream& out, const QueryResult& result) {
       std::visit(
           [&](const auto& value) {
             if constexpr (std::is_same_v<std::decay_t<decltype(value)>, std::nullptr_t>) {
-              object[result.columns[c]] = nullptr;
+              object[keys[c]] = nullptr;
             } else {
-              object[result.columns[c]] = value;
+              object[keys[c]] = value;
             }
           },
           row[c]);

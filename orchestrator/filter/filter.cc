@@ -306,7 +306,8 @@ bool TextMatches(Field field, const std::string& value, const RunFacts& run) {
     case Field::kSplit: return run.split == value;
     case Field::kStatus: return Text(run.state) == value;
     case Field::kTag: return std::find(run.tags.begin(), run.tags.end(), value) != run.tags.end();
-    case Field::kExperiment: return run.experiment == value;
+    case Field::kExperiment:
+      return std::find(run.experiments.begin(), run.experiments.end(), value) != run.experiments.end();
     case Field::kKey: return run.run_key.substr(0, value.size()) == value;
     case Field::kTrainer: return run.trainer_sha256.substr(0, value.size()) == value;
     default: return false;

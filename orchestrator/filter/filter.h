@@ -33,7 +33,7 @@ struct RunFacts {
   RunState state;                        // the plan's state, or runs.status
   std::string_view split;
   const std::vector<std::string>& tags;
-  std::string_view experiment;           // name of the experiment that first planned the run
+  const std::vector<std::string>& experiments;  // names of the experiments that planned the run
   std::string_view trainer_sha256;
 };
 

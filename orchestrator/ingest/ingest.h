@@ -35,6 +35,8 @@ class Ingest {
   // Commits every stored event. Call when the job ended. Throws StoreError.
   void Flush();
 
+  // True once the trainer's run_start arrived: it got past its input.
+  bool run_start_seen() const { return run_start_seen_; }
   // True once a run_end with status "ok" has been stored.
   bool run_end_ok() const { return run_end_ok_; }
   // The trainer's own message from a run_end with status "error", else "".

@@ -54,6 +54,7 @@ struct LaunchResult {
   bool timed_out = false;
   bool interrupted = false;                // the cancel flag was raised
   bool host_failure = false;               // a host was lost/unreachable: worth retrying elsewhere
+  bool permanent = false;                  // the job cannot start as configured: every attempt fails alike
   std::string failure_reason;              // one line, empty on success
   std::string stderr_tail;                 // last ~8 KiB of mpirun's stderr
   std::string command_line;                // as executed (shell-quoted)

@@ -1,9 +1,11 @@
 #include "orchestrator/matrix/expand.h"
 
 #include <algorithm>
+#include <charconv>
 #include <limits>
 #include <set>
 #include <tuple>
+#include <variant>
 
 namespace dmlbench {
 namespace {
@@ -28,10 +30,36 @@ bool InSplit(const SplitRule& split, const RunParams& params) {
   });
 }
 
+// A value as the experiment file writes it.
+std::string ValueText(const Value& value) {
+  if (const auto* integer = std::get_if<std::int64_t>(&value)) return std::to_string(*integer);
+  if (const auto* number = std::get_if<double>(&value)) {
+    char buffer[64];
+    return std::string(buffer, std::to_chars(buffer, buffer + sizeof buffer, *number).ptr);
+  }
+  if (const auto* flag = std::get_if<bool>(&value)) return *flag ? "true" : "false";
+  if (const auto* text = std::get_if<std::string>(&value)) return Quoted(*text);
+  std::string list;
+  for (int size : std::get<std::vector<int>>(value)) list += (list.empty() ? "" : ", ") + std::to_string(size);
+  return "[" + list + "]";
+}
+
+// "architecture = \"p2p\", workers = 4".
+std::string AssignmentText(const Assignment& assignment) {
+  std::string text;
+  for (const auto& [param, value] : assignment) {
+    text += (text.empty() ? "" : ", ") + std::string(Name(param)) + " = " + ValueText(value);
+  }
+  return text;
+}
+
 // The points of the cartesian product minus the excluded ones, without
 // duplicates: points that differ only in values a parameter does not use
-// (servers of a non-ps architecture) are one point.
-std::vector<RunParams> ProductPoints(const MatrixSpec& spec, std::set<RunParams, SamePoint>& seen) {
+// (servers of a non-ps architecture) are one point. Counts in `matched`
+// the points each exclude matches.
+std::vector<RunParams> ProductPoints(const MatrixSpec& spec, std::set<RunParams, SamePoint>& seen,
+                                     std::vector<int>& matched) {
+  matched.assign(spec.excludes.size(), 0);
   std::vector<RunParams> points;
   std::vector<std::size_t> index(spec.dimensions.size(), 0);
   for (bool done = false; !done;) {
@@ -43,8 +71,12 @@ std::vector<RunParams> ProductPoints(const MatrixSpec& spec, std::set<RunParams,
       }
     }
     ResolveServers(params);
-    const bool excluded = std::any_of(spec.excludes.begin(), spec.excludes.end(),
-                                      [&](const auto& exclude) { return Matches(params, exclude.first); });
+    bool excluded = false;
+    for (std::size_t e = 0; e < spec.excludes.size(); ++e) {
+      if (!Matches(params, spec.excludes[e].first)) continue;
+      excluded = true;
+      ++matched[e];
+    }
     if (!excluded && seen.insert(params).second) points.push_back(params);
     // Advance the odometer: the last dimension varies fastest.
     done = true;
@@ -68,7 +100,14 @@ std::string TooManyRuns(std::int64_t runs) {
 
 std::vector<PlannedRun> Expand(const MatrixSpec& spec, const TomlReader& reader) {
   std::set<RunParams, SamePoint> seen;
-  std::vector<RunParams> points = ProductPoints(spec, seen);
+  std::vector<int> matched;
+  std::vector<RunParams> points = ProductPoints(spec, seen, matched);
+  for (std::size_t e = 0; e < spec.excludes.size(); ++e) {
+    if (matched[e] != 0) continue;
+    reader.Fail(spec.excludes[e].second, "[[exclude]] matches no point of the matrix (" +
+                                             AssignmentText(spec.excludes[e].first) +
+                                             "); remove it or correct its values");
+  }
   if (points.empty() && spec.includes.empty()) {
     reader.Fail(spec.excludes.front().second,
                 "expected at least one run, got none: [[exclude]] removes every point of the matrix");

@@ -25,7 +25,8 @@ inline constexpr std::int64_t kMaxRuns = 100000;
 std::string TooManyRuns(std::int64_t runs);
 
 // The runs of `spec`, in expansion order (deterministic). Fails through
-// `reader` when nothing is left, an include repeats a point, the runs exceed
+// `reader` when an exclude matches no point of the product (almost always a
+// typo), nothing is left, an include repeats a point, the runs exceed
 // kMaxRuns or the calibration rule matches no run.
 std::vector<PlannedRun> Expand(const MatrixSpec& spec, const TomlReader& reader);
 

@@ -261,8 +261,17 @@ class ExperimentReader : public TomlReader {
       spec_.repetitions = static_cast<int>(ReadInteger(*node, "repetitions", 1, kMaxRepetitions));
     }
     if (const toml::node* node = table->get("seed")) {
-      spec_.base_seed =
-          static_cast<std::uint64_t>(ReadInteger(*node, "seed", 0, std::numeric_limits<std::int64_t>::max()));
+      // Run seeds are seed + repetition, stored as SQLite's signed 64-bit
+      // integers: the last one must fit.
+      const std::int64_t last_offset = spec_.repetitions - 1;
+      const std::int64_t largest = std::numeric_limits<std::int64_t>::max() - last_offset;
+      const std::int64_t seed = ReadInteger(*node, "seed", 0, std::numeric_limits<std::int64_t>::max());
+      if (seed > largest) {
+        Fail(*node, "seed must be at most " + std::to_string(largest) + " with " + std::to_string(spec_.repetitions) +
+                        " repetitions (the last repetition runs with seed + " + std::to_string(last_offset) +
+                        ", and seeds are stored as 64-bit signed integers), got " + std::to_string(seed));
+      }
+      spec_.base_seed = static_cast<std::uint64_t>(seed);
     }
     execution.order_seed = spec_.base_seed;
     if (const toml::node* node = table->get("order")) execution.shuffled = ReadChoice(*node, "order", kOrders) == "shuffled";

@@ -1,5 +1,6 @@
 #include "orchestrator/plan/plan.h"
 
+#include <algorithm>
 #include <map>
 #include <string_view>
 #include <utility>
@@ -50,7 +51,7 @@ std::vector<PlanItem> Plan(const Experiment& experiment, const Store& store, con
     item.run = run;
     item.dataset_sha256 = DatasetChecksum(run.params, inputs.dataset_dir, inputs.trainer);
     item.run_key = RunKey(run.params, inputs.trainer_sha256, item.dataset_sha256);
-    item.experiment = experiment.name;
+    item.experiments = {experiment.name};
     keys.push_back(item.run_key);
     items.push_back(std::move(item));
   }
@@ -65,13 +66,40 @@ std::vector<PlanItem> Plan(const Experiment& experiment, const Store& store, con
     item.state = run.status;
     item.run_id = run.run_id;
     item.attempts = run.attempts;
+    item.failures = run.failures;
     item.failure_reason = run.failure_reason;
     item.tags = run.tags;
-    item.experiment = run.experiment;
+    item.experiments = run.experiments;
+    if (std::find(item.experiments.begin(), item.experiments.end(), experiment.name) == item.experiments.end()) {
+      item.experiments.push_back(experiment.name);
+    }
     // The split was decided when the run was first planned and never changes.
     item.run.split = run.split;
   }
   return items;
+}
+
+void CheckSlots(const std::vector<PlanItem>& plan, const HostSlots& hosts) {
+  constexpr int kNamed = 3;
+  std::vector<RunParams> params;
+  for (const PlanItem& item : plan) params.push_back(item.run.params);
+  const ShownParams shown = VaryingIn(params);
+  int too_large = 0;
+  std::string named;
+  for (const PlanItem& item : plan) {
+    const int ranks = item.run.params.ranks();
+    if (item.state == RunState::kComplete || ranks <= hosts.slots) continue;
+    if (too_large++ < kNamed) {
+      named += (named.empty() ? "" : ", ") + Describe(item.run.params, shown) + " (" + std::to_string(ranks) +
+               " ranks)";
+    }
+  }
+  if (too_large == 0) return;
+  if (too_large > kNamed) named += " and " + std::to_string(too_large - kNamed) + " more";
+  throw PlanError(hosts.source + " has " + std::to_string(hosts.slots) + (hosts.slots == 1 ? " slot" : " slots") +
+                  ", but " + std::to_string(too_large) + (too_large == 1 ? " run needs" : " runs need") +
+                  " more ranks: " + named + "; remove such runs with [[exclude]] (or leave them out with --only) or " +
+                  "add hosts");
 }
 
 std::vector<PlanItem> Select(std::vector<PlanItem> items, const Filter& filter, const std::string& experiment_name,
@@ -79,8 +107,8 @@ std::vector<PlanItem> Select(std::vector<PlanItem> items, const Filter& filter, 
   if (filter.empty()) return items;
   const size_t planned = items.size();
   std::erase_if(items, [&](const PlanItem& item) {
-    return !filter.Matches({item.run.params, item.run_key, item.state, item.run.split, item.tags, item.experiment,
-                            trainer_sha256});
+    return !filter.Matches({item.run.params, item.run_key, item.state, item.run.split, item.tags,
+                            item.experiments, trainer_sha256});
   });
   if (items.empty()) {
     throw PlanError(filter.NoMatch("the " + std::to_string(planned) + (planned == 1 ? " run of " : " runs of ") +

@@ -17,7 +17,8 @@
 
 namespace dmlbench {
 
-// A plan that cannot be made (an unreadable dataset). what() names the file.
+// A plan that cannot be made (an unreadable dataset, runs larger than the
+// hosts). what() names the file.
 class PlanError : public Error {
  public:
   using Error::Error;
@@ -30,9 +31,12 @@ struct PlanItem {
   RunState state = RunState::kPending;
   std::int64_t run_id = 0;   // 0 = not in the database yet
   int attempts = 0;   // stored so far
+  int failures = 0;   // of those, failed or timed out
   std::string failure_reason;
   std::vector<std::string> tags;  // stored so far, sorted
-  std::string experiment;         // the experiment that first planned it: the database's, else this one
+  // The experiments that planned it: the database's (the first planner
+  // first), and this one.
+  std::vector<std::string> experiments;
 };
 
 // What a run key depends on besides the run's parameters.
@@ -45,6 +49,17 @@ struct PlanInputs {
 // The runs of `experiment` with their keys and database state. Throws
 // PlanError when the dataset cannot be read.
 std::vector<PlanItem> Plan(const Experiment& experiment, const Store& store, const PlanInputs& inputs);
+
+// The hosts a plan is checked against: how many ranks one run may have in
+// all, and the file that says so (an inventory).
+struct HostSlots {
+  int slots = 0;
+  std::string source;
+};
+
+// Throws PlanError naming every run of `plan` that is not complete and needs
+// more ranks than `hosts` has slots: such a run fails on every attempt.
+void CheckSlots(const std::vector<PlanItem>& plan, const HostSlots& hosts);
 
 // The items `filter` matches, in order (all of them for the empty filter);
 // `trainer_sha256` is what `trainer=` compares. Throws PlanError

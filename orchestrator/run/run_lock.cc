@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 
 #include <cerrno>
 #include <cstring>
@@ -11,12 +12,19 @@
 namespace dmlbench {
 
 RunLock::RunLock(const std::string& db_path) {
-  const std::string path = db_path + ".lock";
-  fd_.reset(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
-  if (fd_.get() < 0) throw RunnerError("cannot create lock file " + path + ": " + std::strerror(errno));
+  // O_CLOEXEC: mpirun and the ranks must not inherit (and so keep) the lock.
+  fd_.reset(::open(db_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+  if (fd_.get() < 0) throw RunnerError(db_path + ": database is not writable: " + std::strerror(errno));
   if (::flock(fd_.get(), LOCK_EX | LOCK_NB) != 0) {
     throw RunnerError(db_path + ": another `dmlbench run` is using this database");
   }
+}
+
+bool RunLock::Covers(const std::string& path) const {
+  struct stat held {};
+  struct stat named {};
+  return ::fstat(fd_.get(), &held) == 0 && ::stat(path.c_str(), &named) == 0 && held.st_dev == named.st_dev &&
+         held.st_ino == named.st_ino;
 }
 
 }  // namespace dmlbench

@@ -18,7 +18,6 @@
 #include "orchestrator/run/outcome.h"
 #include "orchestrator/run/progress.h"
 #include "orchestrator/run/provenance.h"
-#include "orchestrator/run/run_lock.h"
 
 namespace dmlbench {
 namespace {
@@ -58,18 +57,26 @@ class Runner::Sweep {
         experiment_(experiment), cancel_(cancel), shown_(VaryingIn(experiment.runs)),
         tags_(TagsOf(experiment, options_)) {}
 
-  SweepReport Run() {
-    RunLock lock(store_.path());
+  SweepReport Run(const RunLock& lock) {
+    if (!lock.Covers(store_.path())) {
+      throw RunnerError(store_.path() + ": the sweep does not hold this database's run lock");
+    }
     report_.recovered = store_.RecoverInterrupted(UnixNow());
     provenance_.trainer_sha256 = launcher_.TrainerSha256();
     AddGitState(experiment_.source_path, &provenance_);
     std::vector<PlanItem> planned =
         Plan(experiment_, store_, {options_.trainer, provenance_.trainer_sha256, options_.dataset_dir});
     report_.planned = static_cast<int>(planned.size());
-    std::vector<PlanItem> plan =
-        Select(std::move(planned), options_.only, experiment_.name, provenance_.trainer_sha256);
+    std::vector<PlanItem> plan = Select(planned, options_.only, experiment_.name, provenance_.trainer_sha256);
+    if (options_.slots) CheckSlots(plan, *options_.slots);
     PrepareHosts();
-    experiment_id_ = store_.AddExperiment(experiment_, UnixNow());
+    // Every run the experiment plans belongs to it, chosen or not.
+    AddExperimentRuns(planned);
+    for (PlanItem& item : plan) item.run_id = run_ids_.at(item.run_key);
+    // The runs it skips belong to the sweep as much as those it runs.
+    if (!tags_.empty()) {
+      for (const PlanItem& item : plan) store_.TagRun(item.run_id, tags_, UnixNow());
+    }
 
     int done = 0;
     for (const PlanItem& item : plan) done += !Runnable(item);
@@ -77,15 +84,15 @@ class Runner::Sweep {
     int remaining = static_cast<int>(plan.size()) - done;
     for (PlanItem& item : plan) {
       report_.runs.push_back(RunReport{item, false, std::nullopt});
-      // The runs it skips belong to the sweep as much as those it runs.
-      if (item.run_id != 0 && !tags_.empty()) store_.TagRun(item.run_id, tags_, UnixNow());
+      report_.exhausted += item.state != RunState::kComplete && Exhausted(item) &&
+                           (options_.retry_failed || item.state != RunState::kFailed);
     }
     int position = 0;
     for (std::size_t index : ExecutionOrder(plan)) {
       PlanItem& item = plan[index];
       if (!Runnable(item)) continue;
       report_.cancelled = report_.cancelled || cancel_.load();
-      if (report_.cancelled) break;
+      if (report_.cancelled || !report_.stopped.empty()) break;
       progress.SetRemaining(remaining--);
       order_ = Store::SweepOrder{experiment_.execution.order_seed, position++};
       ExecuteRun(item, progress);
@@ -125,10 +132,33 @@ class Runner::Sweep {
     for (const HostFacts& host : launcher_.Prepare()) host_ids_[host.name] = store_.AddHost(host, UnixNow());
   }
 
-  // Whether the sweep runs `item`: it is not complete, and not failed when
-  // failed runs are kept.
+  // Registers the experiment and every run of it in one transaction: runs
+  // not stored yet are added as pending, and all become its members.
+  void AddExperimentRuns(const std::vector<PlanItem>& plan) {
+    std::vector<NewRun> runs;
+    runs.reserve(plan.size());
+    for (const PlanItem& item : plan) {
+      RunProvenance provenance = provenance_;
+      provenance.dataset_sha256 = item.dataset_sha256;
+      runs.push_back(NewRun{&item.run, item.run_key, std::move(provenance)});
+    }
+    std::vector<std::int64_t> run_ids;
+    store_.AddExperimentRuns(experiment_, runs, UnixNow(), &run_ids);
+    for (std::size_t i = 0; i < plan.size(); ++i) run_ids_[plan[i].run_key] = run_ids[i];
+  }
+
+  // `attempts` bounds the failed tries of a run over every sweep: a run that
+  // failed that often is not tried again, with or without --retry-failed,
+  // until the bound is raised (or the run forgotten). Interrupted attempts
+  // do not count: they say nothing about the run.
+  int Bound() const { return std::max(1, experiment_.execution.attempts); }
+  bool Exhausted(const PlanItem& item) const { return item.failures >= Bound(); }
+
+  // Whether the sweep runs `item`: it is not complete, has tries left, and
+  // is not failed when failed runs are kept (--no-retry-failed).
   bool Runnable(const PlanItem& item) const {
-    return item.state != RunState::kComplete && (options_.retry_failed || item.state != RunState::kFailed);
+    return item.state != RunState::kComplete && !Exhausted(item) &&
+           (options_.retry_failed || item.state != RunState::kFailed);
   }
 
   // The experiment's tags, then the command line's, each once.
@@ -140,26 +170,24 @@ class Runner::Sweep {
     return tags;
   }
 
-  // Runs one pending run through its attempts; updates `item` to its new state.
+  // Runs one run through its remaining tries; updates `item` to its new state.
   void ExecuteRun(PlanItem& item, ProgressLine& progress) {
     const RunParams& params = item.run.params;
-    provenance_.dataset_sha256 = item.dataset_sha256;
-    const std::int64_t run_id = store_.AddRun(experiment_id_, item.run, item.run_key, provenance_);
-    item.run_id = run_id;
-    if (!tags_.empty()) store_.TagRun(run_id, tags_, UnixNow());
     const LaunchSpec spec = SpecOf(item);
-    const int attempts = std::max(1, experiment_.execution.attempts);
-    for (int attempt = 1; attempt <= attempts; ++attempt) {
-      progress.StartRun(Describe(params, shown_), attempt, params.epochs);
-      const AttemptOutcome outcome = Attempt(run_id, spec, progress);
+    while (!Exhausted(item)) {
+      progress.StartRun(Describe(params, shown_), item.attempts + 1, params.epochs);
+      const Decision decision = Attempt(item.run_id, spec, progress);
+      const AttemptOutcome& outcome = decision.outcome;
+      const bool failed = outcome.status != AttemptState::kOk && outcome.status != AttemptState::kInterrupted;
+      item.attempts += 1;
+      item.failures += failed;
       RunDisposition disposition = RunDisposition::kRetry;
       if (outcome.status == AttemptState::kInterrupted) {
         disposition = RunDisposition::kInterrupted;
-      } else if (attempt == attempts) {
+      } else if (failed && (decision.permanent || item.failures >= Bound())) {
         disposition = RunDisposition::kFailed;
       }
-      store_.FinishAttempt(run_id, current_attempt_id_, outcome, disposition, HostIds(outcome.hosts));
-      item.attempts += 1;
+      store_.FinishAttempt(item.run_id, current_attempt_id_, outcome, disposition, HostIds(outcome.hosts));
       if (outcome.status == AttemptState::kOk) {
         item.state = RunState::kComplete;
         item.failure_reason.clear();
@@ -176,13 +204,18 @@ class Runner::Sweep {
       if (disposition == RunDisposition::kFailed) {
         item.state = RunState::kFailed;
         progress.FinishRun(false, "failed: " + outcome.reason);
+        if (decision.permanent) {
+          report_.stopped = Describe(params, shown_) + " failed with an error that every attempt would meet: " +
+                            outcome.reason;
+        }
+        return;
       }
     }
   }
 
   // One launch of a run, its events streamed into the store as they arrive
   // and what its ranks printed kept beside the database when it ends.
-  AttemptOutcome Attempt(std::int64_t run_id, LaunchSpec spec, ProgressLine& progress) {
+  Decision Attempt(std::int64_t run_id, LaunchSpec spec, ProgressLine& progress) {
     current_attempt_id_ = store_.BeginAttempt(run_id, UnixNow(), order_);
     Ingest ingest(store_, run_id, current_attempt_id_);
     const OutputDir output;
@@ -226,10 +259,7 @@ class Runner::Sweep {
     for (RunReport& run : report_.runs) {
       if (run.item.state == RunState::kComplete) {
         ++report_.complete;
-        const auto stored = store_.FindRuns({run.item.run_key});
-        if (auto it = stored.find(run.item.run_key); it != stored.end()) {
-          run.measures = store_.CompleteRunMeasures(it->second.run_id);
-        }
+        run.measures = store_.CompleteRunMeasures(run.item.run_id);
       } else if (run.item.state == RunState::kFailed) {
         ++report_.failed;
       } else if (run.item.state == RunState::kInterrupted) {
@@ -250,7 +280,7 @@ class Runner::Sweep {
   SweepReport report_;
   RunProvenance provenance_;
   std::map<std::string, std::int64_t> host_ids_;
-  std::int64_t experiment_id_ = 0;
+  std::map<std::string, std::int64_t> run_ids_;  // by run key
   std::int64_t current_attempt_id_ = 0;
   std::optional<Store::SweepOrder> order_;
 };
@@ -258,8 +288,8 @@ class Runner::Sweep {
 Runner::Runner(Store& store, Launcher& launcher, RunnerOptions options)
     : store_(store), launcher_(launcher), options_(std::move(options)) {}
 
-SweepReport Runner::Run(const Experiment& experiment, const std::atomic<bool>& cancel) {
-  return Sweep(*this, experiment, cancel).Run();
+SweepReport Runner::Run(const Experiment& experiment, const RunLock& lock, const std::atomic<bool>& cancel) {
+  return Sweep(*this, experiment, cancel).Run(lock);
 }
 
 }  // namespace dmlbench

@@ -1,9 +1,11 @@
 // Runner: the run loop. Plans an experiment against the database (which of
-// its runs are done, pending, failed or interrupted) and executes every run
-// that is not complete, in order, through a Launcher: retries, per-run
-// timeouts, cancellation, events streamed into the Store as they arrive,
-// a live progress line. One sweep per database at a time (a lock file next
-// to it). Not thread-safe.
+// its runs are done, pending, failed or interrupted), registers the
+// experiment with all its runs, and executes every chosen run that is not
+// complete and has tries left, through a Launcher: retries up to `attempts` failures
+// per run over all sweeps, per-run timeouts, cancellation, events streamed
+// into the Store as they arrive, a live progress line. A failure no retry
+// can fix stops the sweep. One sweep per database at a time (RunLock). Not
+// thread-safe.
 #ifndef DMLBENCH_ORCHESTRATOR_RUN_RUNNER_H_
 #define DMLBENCH_ORCHESTRATOR_RUN_RUNNER_H_
 
@@ -19,13 +21,14 @@
 #include "orchestrator/filter/filter.h"
 #include "orchestrator/launch/launcher.h"
 #include "orchestrator/plan/plan.h"
+#include "orchestrator/run/run_lock.h"
 #include "orchestrator/store/store.h"
 
 namespace dmlbench {
 
-// A problem that stops a whole sweep before or between runs (a second
-// sweep on the same database). Failing runs are never RunnerErrors: they are
-// stored with their reason.
+// A problem that stops a whole sweep before it starts (a second sweep on
+// the same database). Failing runs are never RunnerErrors: they are stored
+// with their reason.
 class RunnerError : public Error {
  public:
   using Error::Error;
@@ -39,6 +42,7 @@ struct RunnerOptions {
   std::vector<std::string> tags;      // given, with the experiment's, to every run considered
   std::ostream* progress = nullptr;   // live progress; nullptr = silent
   bool progress_redraws = false;      // one line redrawn with \r (a terminal), else a line per event
+  std::optional<HostSlots> slots;     // the hosts' slots, when known before they are contacted
 };
 
 // One row of the summary table.
@@ -53,7 +57,13 @@ struct SweepReport {
   std::vector<RunReport> runs;  // the runs `only` chose, in plan order
   int complete = 0, failed = 0, interrupted = 0, pending = 0;
   int recovered = 0;       // runs left running by a dead orchestrator, redone
+  // Chosen runs not tried because they failed `attempts` times before
+  // (those --no-retry-failed leaves alone are not counted).
+  int exhausted = 0;
   bool cancelled = false;  // stopped by the cancel flag (SIGINT/SIGTERM)
+  // Why the sweep stopped before its end: a run failed in a way every
+  // attempt would ("" = it did not). The runs after it were not started.
+  std::string stopped;
 };
 
 class Runner {
@@ -62,12 +72,17 @@ class Runner {
   Runner(Store& store, Launcher& launcher, RunnerOptions options);
 
   // Plans the experiment, keeps the runs `only` matches (PlanError when it
-  // matches none, before any host is touched), prepares the hosts and
-  // executes every chosen run that is not complete (nor failed, without
-  // retry_failed). Returns when all ran or `cancel` became true (the current
-  // run is stopped and stored as interrupted). Throws RunnerError, PlanError,
-  // LaunchError (from Prepare) or StoreError; the database stays consistent.
-  SweepReport Run(const Experiment& experiment, const std::atomic<bool>& cancel);
+  // matches none, or when a chosen run needs more ranks than `slots`, before
+  // any host is touched), prepares the hosts, records the experiment with
+  // every run it plans, and executes every chosen run that is not complete,
+  // has failed fewer than `attempts` times over all sweeps, and is not
+  // failed when retry_failed is false. `lock` must hold the store's
+  // database file. Returns when all ran, a run failed in a way no retry can
+  // fix, or `cancel` became true (the current run is stopped and stored as
+  // interrupted). Throws RunnerError, PlanError, LaunchError (from Prepare)
+  // or StoreError; the database stays consistent, and the experiment is
+  // recorded only once its plan is made and its hosts are prepared.
+  SweepReport Run(const Experiment& experiment, const RunLock& lock, const std::atomic<bool>& cancel);
 
  private:
   class Sweep;

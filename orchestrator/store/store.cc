@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -20,6 +21,8 @@ namespace dmlbench {
 namespace {
 
 constexpr int kBusyTimeoutMs = 10000;
+// PRAGMA application_id of a dmlbench database ("dmlb"), set by migration 7.
+constexpr int kApplicationId = 0x646d6c62;
 
 // The compiled-in schemas/migrations/NNN_name.sql by number (their SQL);
 // numbers must run 1..N.
@@ -56,6 +59,34 @@ void RequireWritable(const std::string& path) {
                        -1);
     }
   }
+}
+
+// Whether this process may create files in the directory of `path`.
+bool DirectoryWritable(const std::string& path) {
+  std::filesystem::path directory = std::filesystem::path(path).parent_path();
+  if (directory.empty()) directory = ".";
+  return ::access(directory.c_str(), W_OK) == 0;
+}
+
+// The "file:" URI of `path` (absolute; what URIs reserve percent-encoded).
+std::string FileUri(const std::string& path) {
+  std::string uri = "file:";
+  for (const unsigned char c : std::filesystem::absolute(path).string()) {
+    if (c == '%' || c == '?' || c == '#' || c <= 0x20 || c >= 0x7f) {
+      char escaped[4];
+      std::snprintf(escaped, sizeof escaped, "%%%02X", c);
+      uri += escaped;
+    } else {
+      uri += static_cast<char>(c);
+    }
+  }
+  return uri;
+}
+
+std::string Trimmed(std::string_view text) {
+  const size_t begin = text.find_first_not_of(" \t\r\n");
+  if (begin == std::string_view::npos) return "";
+  return std::string(text.substr(begin, text.find_last_not_of(" \t\r\n") - begin + 1));
 }
 
 std::string JoinInts(const std::vector<int>& values) {
@@ -105,10 +136,30 @@ void BindTextOrNull(SQLite::Statement& statement, int index, const std::string& 
   }
 }
 
+// Schema version from which experiment_runs holds which experiments planned
+// each run (migration 7); before it a run belonged to runs.experiment_id.
+constexpr int kExperimentRunsVersion = 7;
+
+// The (experiment_id, run_id) pairs of experiments and the runs they
+// planned, as a table expression for a FROM clause of `db`'s schema (a
+// read-only store is never migrated).
+std::string Memberships(SQLite::Database& db) {
+  return db.execAndGet("PRAGMA user_version").getInt() >= kExperimentRunsVersion
+             ? "experiment_runs"
+             : "(SELECT experiment_id, run_id FROM runs)";
+}
+
+// Appends `name` to `names` unless it is there (two experiment texts may
+// share a name).
+void AddOnce(std::vector<std::string>& names, std::string name) {
+  if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(std::move(name));
+}
+
 }  // namespace
 
 struct Store::Impl {
-  explicit Impl(const std::string& path, int flags) : db(path, flags, kBusyTimeoutMs) {}
+  // `name` is a path, or a "file:" URI with OPEN_URI in `flags`.
+  explicit Impl(const std::string& name, int flags) : db(name, flags, kBusyTimeoutMs) {}
 
   // Declared before db: SQL functions outlive the connection that calls them.
   std::vector<std::unique_ptr<ScalarFunction>> scalar_functions;
@@ -132,18 +183,70 @@ auto WithStoreErrors(const std::string& path, Body&& body) -> decltype(body()) {
   }
 }
 
+// Refuses (StoreError) a database another program made: one that is not
+// empty and has neither dmlbench's application_id nor, from before that
+// mark (migration 7), dmlbench's tables. Adding our tables to it would mix
+// two programs' data in one file.
+void RequireOurs(SQLite::Database& db, const std::string& path, int version) {
+  const int application = db.execAndGet("PRAGMA application_id").getInt();
+  if (application == kApplicationId) return;
+  std::vector<std::string> names;
+  SQLite::Statement select(db, R"(
+    SELECT name FROM sqlite_schema WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY name)");
+  while (select.executeStep()) names.push_back(select.getColumn(0).getString());
+  const auto has = [&](const char* name) { return std::find(names.begin(), names.end(), name) != names.end(); };
+  std::string found;
+  if (application != 0) {
+    found = "its application_id is " + std::to_string(application);
+  } else if (names.empty()) {
+    if (version == 0) return;  // a new database
+    found = "its user_version is " + std::to_string(version) + " but it holds no tables";
+  } else if (version > 0 && has("experiments") && has("runs")) {
+    return;  // ours, from before migration 7
+  } else {
+    constexpr size_t kShown = 5;
+    for (size_t i = 0; i < names.size() && i < kShown; ++i) found += (i ? ", " : "") + names[i];
+    if (names.size() > kShown) found += " and " + std::to_string(names.size() - kShown) + " more";
+    found = "it holds " + found;
+  }
+  throw StoreError(path + ": not a dmlbench results database (" + found + "); refusing to add dmlbench's tables to it",
+                   -1);
+}
+
 }  // namespace
 
 Store::Store(const std::string& path, Mode mode) : path_(path) {
   WithStoreErrors(path_, [&] {
   const int known = KnownSchemaVersion();
+  int version = 0;
   if (mode != Mode::kReadWrite) {
     impl_ = std::make_unique<Impl>(path, SQLite::OPEN_READONLY);
+    try {
+      version = impl_->db.execAndGet("PRAGMA user_version").getInt();
+    } catch (const SQLite::Exception& e) {
+      // A WAL database whose directory is read-only (a read-only mount):
+      // readers need the -shm file beside it, which cannot be created. With
+      // no write-ahead log left nobody can be writing there, and the file
+      // alone is the whole database: open it as immutable.
+      if ((e.getExtendedErrorCode() & 0xff) != SQLITE_CANTOPEN || !std::filesystem::exists(path) ||
+          DirectoryWritable(path)) {
+        throw;
+      }
+      std::error_code ignored;
+      if (std::filesystem::file_size(path + "-wal", ignored) > 0 && !ignored) {
+        throw StoreError(path + ": cannot read a database on a read-only file system while its write-ahead log " +
+                             path + "-wal holds changes; copy the database with its -wal file to a writable directory",
+                         -1);
+      }
+      impl_ = std::make_unique<Impl>(FileUri(path) + "?immutable=1", SQLite::OPEN_READONLY | SQLite::OPEN_URI);
+      version = impl_->db.execAndGet("PRAGMA user_version").getInt();
+    }
   } else {
     RequireWritable(path);
     impl_ = std::make_unique<Impl>(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    version = impl_->db.execAndGet("PRAGMA user_version").getInt();
+    RequireOurs(impl_->db, path_, version);
   }
-  const int version = impl_->db.execAndGet("PRAGMA user_version").getInt();
   if (version > known) {
     throw StoreError(path_ + ": the database has schema version " + std::to_string(version) +
                          ", newer than this program's " + std::to_string(known) +
@@ -188,6 +291,8 @@ int Store::KnownSchemaVersion() {
   return known;
 }
 
+std::string Store::LibraryVersion() { return std::string("SQLite ") + sqlite3_libversion(); }
+
 int Store::schema_version() const {
   return WithStoreErrors(path_, [&] {
   return impl_->db.execAndGet("PRAGMA user_version").getInt();
@@ -210,6 +315,19 @@ std::int64_t Store::AddExperiment(const Experiment& experiment, double now_unix_
   select.bind(1, experiment.source_sha256);
   select.executeStep();
   return select.getColumn(0).getInt64();
+  });
+}
+
+std::int64_t Store::AddExperimentRuns(const Experiment& experiment, const std::vector<NewRun>& runs,
+                                      double now_unix_s, std::vector<std::int64_t>* run_ids) {
+  return WithStoreErrors(path_, [&] {
+    std::optional<SQLite::Transaction> transaction;
+    if (!batch_open_) transaction.emplace(impl_->db, SQLite::TransactionBehavior::IMMEDIATE);
+    const std::int64_t experiment_id = AddExperiment(experiment, now_unix_s);
+    run_ids->clear();
+    for (const NewRun& run : runs) run_ids->push_back(AddRun(experiment_id, *run.run, run.run_key, run.provenance));
+    if (transaction) transaction->commit();
+    return experiment_id;
   });
 }
 
@@ -246,9 +364,14 @@ std::unordered_map<std::string, StoredRun> Store::FindRuns(const std::vector<std
   std::unordered_map<std::string, StoredRun> found;
   found.reserve(run_keys.size());
   SQLite::Statement select(impl_->db, R"(
-    SELECT r.run_id, r.status, r.split, r.attempts, coalesce(r.failure_reason, ''), e.name
-    FROM runs r JOIN experiments e USING (experiment_id) WHERE r.run_key = ?)");
+    SELECT r.run_id, r.status, r.split, r.attempts, coalesce(r.failure_reason, ''),
+           (SELECT count(*) FROM attempts a WHERE a.run_id = r.run_id AND a.status IN ('failed', 'timed_out'))
+    FROM runs r WHERE r.run_key = ?)");
   SQLite::Statement tags(impl_->db, "SELECT tag FROM run_tags WHERE run_id = ? ORDER BY tag");
+  SQLite::Statement experiments(impl_->db, R"(
+    SELECT e.name FROM )" + Memberships(impl_->db) + R"( m JOIN experiments e USING (experiment_id)
+    WHERE m.run_id = ?1
+    ORDER BY e.experiment_id != (SELECT experiment_id FROM runs WHERE run_id = ?1), e.experiment_id)");
   for (const std::string& key : run_keys) {
     select.bind(1, key);
     if (select.executeStep()) {
@@ -258,10 +381,13 @@ std::unordered_map<std::string, StoredRun> Store::FindRuns(const std::vector<std
       run.split = select.getColumn(2).getString();
       run.attempts = select.getColumn(3).getInt();
       run.failure_reason = select.getColumn(4).getString();
-      run.experiment = select.getColumn(5).getString();
+      run.failures = select.getColumn(5).getInt();
       tags.bind(1, run.run_id);
       while (tags.executeStep()) run.tags.push_back(tags.getColumn(0).getString());
       tags.reset();
+      experiments.bind(1, run.run_id);
+      while (experiments.executeStep()) AddOnce(run.experiments, experiments.getColumn(0).getString());
+      experiments.reset();
       found.emplace(key, std::move(run));
     }
     select.reset();
@@ -277,12 +403,21 @@ std::vector<RunRecord> Store::Runs() const {
   while (select_tags.executeStep()) {
     tags[select_tags.getColumn(0).getInt64()].push_back(select_tags.getColumn(1).getString());
   }
+  // The experiment that first planned each run, then the others that did.
+  std::map<std::int64_t, std::vector<std::string>> experiments;
+  SQLite::Statement select_experiments(impl_->db, R"(
+    SELECT m.run_id, e.name FROM )" + Memberships(impl_->db) + R"( m JOIN experiments e USING (experiment_id)
+    JOIN runs r USING (run_id)
+    ORDER BY m.run_id, e.experiment_id != r.experiment_id, e.experiment_id)");
+  while (select_experiments.executeStep()) {
+    AddOnce(experiments[select_experiments.getColumn(0).getInt64()], select_experiments.getColumn(1).getString());
+  }
   SQLite::Statement select(impl_->db, R"(
     SELECT r.run_id, r.run_key, r.architecture, r.workers, r.servers, r.batch_size, r.epochs, r.hidden,
            r.learning_rate, r.overlap, r.bucket_bytes, r.max_iterations_per_epoch, r.dataset, r.seed,
            r.repetition, r.network, r.network_bandwidth_bits_per_s, r.network_latency_s, r.split, r.status,
-           r.attempts, e.name, r.trainer_sha256
-    FROM runs r JOIN experiments e USING (experiment_id) ORDER BY r.run_id)");
+           r.attempts, r.trainer_sha256
+    FROM runs r ORDER BY r.run_id)");
   std::vector<RunRecord> runs;
   while (select.executeStep()) {
     RunRecord run;
@@ -308,9 +443,9 @@ std::vector<RunRecord> Store::Runs() const {
     run.split = select.getColumn(18).getString();
     run.status = FromText<RunState>(select.getColumn(19).getString()).value_or(RunState::kPending);
     run.attempts = select.getColumn(20).getInt();
-    run.experiment = select.getColumn(21).getString();
-    run.trainer_sha256 = select.getColumn(22).getString();
+    run.trainer_sha256 = select.getColumn(21).getString();
     if (auto it = tags.find(run.run_id); it != tags.end()) run.tags = std::move(it->second);
+    if (auto it = experiments.find(run.run_id); it != experiments.end()) run.experiments = std::move(it->second);
     runs.push_back(std::move(run));
   }
   return runs;
@@ -377,7 +512,12 @@ std::int64_t Store::AddRun(std::int64_t experiment_id, const PlannedRun& run, co
   SQLite::Statement select(impl_->db, "SELECT run_id FROM runs WHERE run_key = ?");
   select.bind(1, run_key);
   select.executeStep();
-  return select.getColumn(0).getInt64();
+  const std::int64_t run_id = select.getColumn(0).getInt64();
+  SQLite::Statement member(impl_->db, "INSERT OR IGNORE INTO experiment_runs (experiment_id, run_id) VALUES (?, ?)");
+  member.bind(1, experiment_id);
+  member.bind(2, run_id);
+  member.exec();
+  return run_id;
   });
 }
 
@@ -1026,6 +1166,19 @@ void FinishAggregate(sqlite3_context* context) {
 
 QueryResult Store::Query(const std::string& sql) const {
   return WithStoreErrors(path_, [&] {
+  // SQLite compiles the first statement and would silently drop the rest.
+  sqlite3_stmt* first = nullptr;
+  const char* rest = nullptr;
+  if (sqlite3_prepare_v2(impl_->db.getHandle(), sql.c_str(), static_cast<int>(sql.size()), &first, &rest) ==
+      SQLITE_OK) {
+    sqlite3_finalize(first);
+    sqlite3_stmt* second = nullptr;
+    const int status = sqlite3_prepare_v2(impl_->db.getHandle(), rest, -1, &second, nullptr);
+    sqlite3_finalize(second);
+    if (status != SQLITE_OK || second != nullptr) {
+      throw StoreError(path_ + ": one SQL statement at a time, got more after the first: " + Trimmed(rest), -1);
+    }
+  }
   SQLite::Statement statement(impl_->db, sql);
   QueryResult result;
   const int count = statement.getColumnCount();

@@ -47,9 +47,12 @@ struct StoredRun {
   RunState status = RunState::kPending;
   std::string split;
   int attempts = 0;
+  int failures = 0;  // attempts that failed or timed out (interrupted ones are not the run's doing)
   std::string failure_reason;
   std::vector<std::string> tags;  // sorted
-  std::string experiment;         // name of the experiment that first planned it
+  // Names of the experiments that planned it (experiment_runs), the one
+  // that first did first, each name once.
+  std::vector<std::string> experiments;
 };
 
 // A run as the database holds it: its parameters rebuilt from their columns
@@ -63,8 +66,17 @@ struct RunRecord {
   RunState status = RunState::kPending;
   int attempts = 0;
   std::vector<std::string> tags;  // sorted
-  std::string experiment;         // name of the experiment that first planned it
+  // Names of the experiments that planned it (experiment_runs), the one
+  // that first did first, each name once.
+  std::vector<std::string> experiments;
   std::string trainer_sha256;
+};
+
+// A run as a sweep registers it (Store::AddExperimentRuns).
+struct NewRun {
+  const PlannedRun* run = nullptr;  // borrowed for the call
+  std::string run_key;
+  RunProvenance provenance;
 };
 
 // The trainer's run_start event (schemas/trainer-events.md).
@@ -227,11 +239,13 @@ class Store {
  public:
   enum class Mode { kReadWrite, kReadOnly, kReadOnlyScratch };
 
-  // kReadWrite creates the file if needed and applies pending migrations;
-  // kReadOnly opens an existing database without writing to it;
-  // kReadOnlyScratch too, but allows temporary tables and views (they live
-  // in the connection's own temporary database and vanish with it). All
-  // refuse a database whose schema is newer than this program.
+  // kReadWrite creates the file if needed and applies pending migrations; it
+  // refuses a database of another program (tables but no dmlbench schema).
+  // kReadOnly opens an existing database without writing to it, also on a
+  // read-only file system; kReadOnlyScratch too, but allows temporary tables
+  // and views (they live in the connection's own temporary database and
+  // vanish with it). All refuse a database whose schema is newer than this
+  // program.
   explicit Store(const std::string& path, Mode mode = Mode::kReadWrite);
   ~Store();
   Store(const Store&) = delete;
@@ -241,15 +255,24 @@ class Store {
   int schema_version() const;
   // Highest migration this program knows (schemas/migrations/NNN_*.sql).
   static int KnownSchemaVersion();
+  // "SQLite <version>" of the library in use.
+  static std::string LibraryVersion();
 
   // Returns the id of the experiment with this text, adding it if new.
   std::int64_t AddExperiment(const Experiment& experiment, double now_unix_s);
+  // One transaction (or the open batch): the experiment (AddExperiment) and
+  // each of `runs` (AddRun). Returns the experiment id and fills `run_ids`,
+  // in the order of `runs`.
+  std::int64_t AddExperimentRuns(const Experiment& experiment, const std::vector<NewRun>& runs,
+                                 double now_unix_s, std::vector<std::int64_t>* run_ids);
   // Returns the id of a host row with exactly these facts, adding it if new.
   std::int64_t AddHost(const HostFacts& facts, double now_unix_s);
 
   // Runs with these keys that exist in the database, by key.
   std::unordered_map<std::string, StoredRun> FindRuns(const std::vector<std::string>& run_keys) const;
-  // Adds a pending run unless its key exists; returns its id either way.
+  // Adds a pending run unless its key exists, and makes it a member of the
+  // experiment (a run belongs to every experiment text that planned it);
+  // returns its id either way.
   std::int64_t AddRun(std::int64_t experiment_id, const PlannedRun& run, const std::string& run_key,
                       const RunProvenance& provenance);
 
@@ -340,7 +363,8 @@ class Store {
   };
   std::vector<SteadyEpoch> SteadyEpochs() const;
 
-  // Free-form SQL (the `query` command); any statement the mode allows.
+  // Free-form SQL (the `query` command): one statement, any the mode
+  // allows; text after it other than white space and comments is refused.
   QueryResult Query(const std::string& sql) const;
   // Every statement of a script, rows discarded (the report's temporary
   // views); what the mode does not allow fails.

@@ -125,6 +125,7 @@ LaunchResult LocalLauncher::Launch(const LaunchSpec& spec,
   std::string error;
   if (!child.Start(argv, child_options, &error)) {
     result.failure_reason = "cannot start " + options_.mpirun + ": " + error;
+    result.permanent = true;
     return result;
   }
   const double deadline = MonotonicNow() + spec.timeout_s;

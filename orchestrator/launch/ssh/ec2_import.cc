@@ -26,8 +26,8 @@ std::string StringAt(const nlohmann::json& object, const char* key) {
 
 }  // namespace
 
-std::string ImportEc2Inventory(const std::string& json_text, const std::string& source_name,
-                               const Ec2ImportOptions& options) {
+Ec2Import ImportEc2Inventory(const std::string& json_text, const std::string& source_name,
+                             const Ec2ImportOptions& options) {
   nlohmann::json root;
   try {
     root = nlohmann::json::parse(json_text);
@@ -38,6 +38,9 @@ std::string ImportEc2Inventory(const std::string& json_text, const std::string& 
     throw Ec2ImportError(source_name +
                          ": not `aws ec2 describe-instances` output (no \"Reservations\" array)");
   }
+  const std::string wanted = options.private_address ? "private IP address" : "public IP address (use --private)";
+  Ec2Import result;
+  std::string without;  // instance ids, for the error when none is left
   std::vector<Instance> instances;
   for (const nlohmann::json& reservation : root["Reservations"]) {
     if (!reservation.contains("Instances") || !reservation["Instances"].is_array()) continue;
@@ -57,12 +60,16 @@ std::string ImportEc2Inventory(const std::string& json_text, const std::string& 
       }
       instance.address = StringAt(item, options.private_address ? "PrivateIpAddress" : "PublicIpAddress");
       if (instance.address.empty()) {
-        throw Ec2ImportError(source_name + ": instance " + instance.id +
-                             (options.private_address ? " has no private IP address"
-                                                      : " has no public IP address (use --private)"));
+        result.skipped.push_back("instance " + instance.id + (instance.name.empty() ? "" : " (" + instance.name + ")") +
+                                 " has no " + wanted);
+        without += (without.empty() ? "" : ", ") + instance.id;
+        continue;
       }
       instances.push_back(instance);
     }
+  }
+  if (instances.empty() && !without.empty()) {
+    throw Ec2ImportError(source_name + ": no running instance has a " + wanted + "; without one: " + without);
   }
   if (instances.empty()) throw Ec2ImportError(source_name + ": no running instances");
 
@@ -90,10 +97,12 @@ std::string ImportEc2Inventory(const std::string& json_text, const std::string& 
                         {"host", std::move(hosts)}};
   std::ostringstream out;
   out << "# From " << source_name << " (aws ec2 describe-instances), "
-      << (options.private_address ? "private" : "public") << " addresses.\n"
-      << "# Add the hosts' keys to known_hosts, or set host_key_policy = \"accept-new\" once.\n"
+      << (options.private_address ? "private" : "public") << " addresses.\n";
+  if (!without.empty()) out << "# Left out, without that address: " << without << "\n";
+  out << "# Add the hosts' keys to known_hosts, or set host_key_policy = \"accept-new\" once.\n"
       << toml::toml_formatter(inventory) << "\n";
-  return out.str();
+  result.inventory_toml = out.str();
+  return result;
 }
 
 }  // namespace dmlbench

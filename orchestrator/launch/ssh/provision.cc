@@ -244,8 +244,24 @@ std::vector<HostProvision> ProvisionHosts(const Inventory& inventory, const Prov
     });
   }
   for (std::thread& thread : threads) thread.join();
+  // One failing host: its own error. Several: every host's, since one
+  // host's failure may be only the sign of another's (a cannot reach b
+  // because b's host key changed; b's own error has the fingerprints).
+  std::vector<std::exception_ptr> failed;
   for (const std::exception_ptr& error : errors) {
-    if (error) std::rethrow_exception(error);
+    if (error) failed.push_back(error);
+  }
+  if (failed.size() == 1) std::rethrow_exception(failed.front());
+  if (!failed.empty()) {
+    std::string message = std::to_string(failed.size()) + " of " + std::to_string(n) + " hosts cannot be used:";
+    for (const std::exception_ptr& error : failed) {
+      try {
+        std::rethrow_exception(error);
+      } catch (const std::exception& e) {
+        message += std::string("\n  ") + e.what();
+      }
+    }
+    throw ProvisionError(message);
   }
   for (size_t i = 1; i < n; ++i) {
     const HostFacts& first = results[0].facts;

@@ -62,8 +62,11 @@ std::string PeerCheckCommand(const std::vector<InventoryHost>& to,
 
 // Opens one shell per host (`connect`), in parallel: provisions each, then
 // (with more than one host) checks every host reaches every other. Returns
-// the hosts in inventory order. Throws the first failure in inventory order
-// (SshError naming the host, or ProvisionError for a mismatch between hosts).
+// the hosts in inventory order. Throws the failure of a host when one host
+// failed (SshError naming the host, or ProvisionError), a ProvisionError
+// with every failing host's message when several did ("2 of 3 hosts cannot
+// be used:\n  host 'a' ...\n  host 'b' ..."), or a ProvisionError for a
+// mismatch between hosts.
 using ConnectFunction = std::function<std::unique_ptr<RemoteShell>(const InventoryHost&)>;
 std::vector<HostProvision> ProvisionHosts(const Inventory& inventory, const ProvisionPlan& plan,
                                           const ConnectFunction& connect);

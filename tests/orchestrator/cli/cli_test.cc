@@ -14,11 +14,13 @@
 #include <sstream>
 #include <thread>
 
+#include "orchestrator/core/build_info.h"
 #include "orchestrator/core/subprocess.h"
 #include "orchestrator/store/store.h"
 #include "tests/orchestrator/support/dmlbench_program.h"
 #include "tests/orchestrator/support/run_fixture.h"
 #include "tests/orchestrator/support/store_queries.h"
+#include "tests/orchestrator/support/tmpfs_mount.h"
 
 extern char** environ;
 
@@ -33,6 +35,7 @@ using testing::EpochLine;
 using testing::RunEndLine;
 using testing::RunStartLine;
 using testing::TempDir;
+using testing::TmpfsMount;
 using testing::WriteScript;
 
 using testing::Dmlbench;
@@ -94,6 +97,14 @@ class CliTest : public ::testing::Test {
   std::string SlowTrainer(const std::string& seconds) {
     return WriteScript(dir_ / "trainer", "echo $$ >> " + (dir_ / "pids") + "\n" + Echo(RunStartLine()) +
                                              "sleep " + seconds + "\n" + Echo(EpochLine(1)) + Echo(RunEndLine()));
+  }
+
+  // Runs the matrix `workers = [1]` to completion into `db`.
+  void RunOnce(const std::string& db) {
+    const CommandOutput run =
+        Dmlbench({"--db", db, "run", WriteMatrix("workers = [1]\n"), "--trainer",
+                  WriteScript(dir_ / "good-trainer", testing::GoodTrainerBody())});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
   }
 
   TempDir dir_;
@@ -217,16 +228,22 @@ TEST_F(CliTest, PlanAndRunChooseRunsWithOnly) {
             std::string::npos)
       << run.out;
   Store store(db_, Store::Mode::kReadOnly);
-  EXPECT_EQ(Text(store, "SELECT group_concat(architecture) FROM runs"), "mpi");
+  // The sweep records every run of the experiment; it ran only the mpi one.
+  EXPECT_EQ(Text(store, "SELECT group_concat(architecture || ':' || status, ',') FROM "
+                        "(SELECT architecture, status FROM runs ORDER BY architecture)"),
+            "mpi:complete,p2p:pending,ring:pending");
+  EXPECT_EQ(Text(store, "SELECT group_concat(architecture) FROM runs r JOIN attempts a USING (run_id)"), "mpi");
 
   // A run-key prefix chooses that run.
-  const std::string key = Text(store, "SELECT substr(run_key, 1, 10) FROM runs");
+  const std::string key = Text(store, "SELECT substr(run_key, 1, 10) FROM runs WHERE architecture = 'mpi'");
   const CommandOutput by_key = Dmlbench({"--db", db_, "plan", matrix, "--trainer", trainer, "--only", key});
   EXPECT_NE(by_key.out.find("cli-test: 1 of 3 runs: 1 complete, 0 pending"), std::string::npos) << by_key.out;
 }
 
 TEST_F(CliTest, NoRetryFailedLeavesFailedRunsAlone) {
-  const std::string matrix = WriteMatrix("architecture = [\"ring\", \"mpi\"]\nworkers = [1]\n", 1);
+  // Two tries per run; the mpi run's trainer refuses its input, which
+  // fails the run at once (and stops the sweep) with a try left.
+  const std::string matrix = WriteMatrix("architecture = [\"ring\", \"mpi\"]\nworkers = [1]\n", 2);
   const std::string trainer = WriteScript(
       dir_ / "trainer",
       "case \" $* \" in *\" --architecture mpi \"*) echo 'dmlbench-trainer: error: no' >&2; exit 1;; esac\n" +
@@ -243,8 +260,27 @@ TEST_F(CliTest, NoRetryFailedLeavesFailedRunsAlone) {
   }
   // The default retries it.
   EXPECT_EQ(Dmlbench({"--db", db_, "run", matrix, "--trainer", trainer, "--retry-failed"}).exit_code, 1);
+  {
+    Store store(db_, Store::Mode::kReadOnly);
+    EXPECT_EQ(Int(store, "SELECT count(*) FROM attempts"), 3);
+  }
+  // Until it has failed `attempts` times: then the summary says so and how to go on.
+  const CommandOutput exhausted = Dmlbench({"--db", db_, "run", matrix, "--trainer", trainer, "--retry-failed"});
+  EXPECT_EQ(exhausted.exit_code, 1);
+  EXPECT_NE(exhausted.out.find("1 run has failed `attempts` times and was not tried again, --retry-failed or not; "
+                               "raise [execution] attempts to give it more tries, or `dmlbench forget` it to "
+                               "start afresh\n"),
+            std::string::npos)
+      << exhausted.out;
+  {
+    Store store(db_, Store::Mode::kReadOnly);
+    EXPECT_EQ(Int(store, "SELECT count(*) FROM attempts"), 3);
+  }
+  // A forgotten run starts afresh.
+  ASSERT_EQ(Dmlbench({"--db", db_, "forget", "architecture=mpi", "--yes"}).exit_code, 0);
+  EXPECT_EQ(Dmlbench({"--db", db_, "run", matrix, "--trainer", trainer}).exit_code, 1);
   Store store(db_, Store::Mode::kReadOnly);
-  EXPECT_EQ(Int(store, "SELECT count(*) FROM attempts"), 3);
+  EXPECT_EQ(Int(store, "SELECT attempts FROM runs WHERE architecture = 'mpi'"), 1);
 
   const CommandOutput help = Dmlbench({"run", "--help"});
   EXPECT_NE(help.out.find("--no-retry-failed"), std::string::npos) << help.out;
@@ -525,6 +561,25 @@ TEST_F(CliTest, ForgetRefusesTheRunsOfAModelFit) {
   EXPECT_EQ(Int(store, "SELECT count(*) FROM runs"), 1);
 }
 
+TEST_F(CliTest, AnExperimentInAFilterChoosesTheRunsItSharesWithAnotherToo) {
+  const std::string matrix = WriteMatrix("workers = [1]\n");
+  const std::string trainer = WriteScript(dir_ / "trainer", testing::GoodTrainerBody());
+  ASSERT_EQ(Dmlbench({"--db", db_, "run", matrix, "--trainer", trainer}).exit_code, 0);
+  // An edited copy under another name: its batch_size = 100 run is the one above.
+  testing::WriteFile(dir_ / "copy.toml",
+                     "[experiment]\nname = \"copy\"\n[defaults]\ndataset = \"synthetic\"\n[matrix]\n"
+                     "workers = [1]\nbatch_size = [100, 50]\n[execution]\ntimeout_s = 60\n");
+  const CommandOutput copy = Dmlbench({"--db", db_, "run", dir_ / "copy.toml", "--trainer", trainer});
+  ASSERT_EQ(copy.exit_code, 0) << copy.out << copy.err;
+  const CommandOutput forget = Dmlbench({"--db", db_, "forget", "experiment=copy,batch_size=100", "--yes"});
+  EXPECT_EQ(forget.exit_code, 0) << forget.err;
+  EXPECT_NE(forget.out.find("  cli-test,copy  "), std::string::npos) << forget.out;
+  EXPECT_NE(forget.out.find("forget 1 run with 1 attempt"), std::string::npos) << forget.out;
+  Store store(db_, Store::Mode::kReadOnly);
+  EXPECT_EQ(Text(store, "SELECT group_concat(batch_size) FROM runs"), "50");
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM experiment_runs"), 1);
+}
+
 TEST_F(CliTest, ForgetWaitsForNoSweep) {
   const std::string matrix = WriteMatrix("architecture = [\"ring\", \"mpi\"]\nworkers = [1]\n");
   const std::string trainer = SlowTrainer("60");
@@ -538,7 +593,7 @@ TEST_F(CliTest, ForgetWaitsForNoSweep) {
   EXPECT_EQ(forget.exit_code, 1);
   EXPECT_EQ(forget.err, "dmlbench: error: " + db_ + ": another `dmlbench run` is using this database\n");
   Store store(db_, Store::Mode::kReadOnly);
-  EXPECT_EQ(Int(store, "SELECT count(*) FROM runs"), 1);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM runs WHERE architecture = 'ring'"), 1);
 }
 
 // ---- reliability of a whole process ----------------------------------------
@@ -613,7 +668,193 @@ TEST_F(CliTest, SigintInterruptsTheCurrentRun) {
   EXPECT_EQ(std::get<std::string>(store.Query("PRAGMA integrity_check").rows[0][0]), "ok");
   EXPECT_EQ(std::get<std::string>(store.Query("SELECT status FROM runs").rows[0][0]), "interrupted");
   EXPECT_EQ(std::get<std::string>(store.Query("SELECT status FROM attempts").rows[0][0]), "interrupted");
-  EXPECT_EQ(Int(store, "SELECT count(*) FROM runs"), 1);
+  // Both runs were recorded when the sweep started; the second is still pending.
+  EXPECT_EQ(Text(store, "SELECT group_concat(status, ',') FROM (SELECT status FROM runs ORDER BY run_id)"),
+            "interrupted,pending");
+}
+
+TEST_F(CliTest, SigtermInterruptsTheCurrentRunWithStatus143) {
+  const std::string matrix = WriteMatrix("workers = [1]\n");
+  const pid_t pid =
+      StartDmlbench({"--db", db_, "run", matrix, "--trainer", SlowTrainer("60")}, dir_ / "out", dir_ / "err");
+  ASSERT_GT(pid, 0);
+  ASSERT_TRUE(WaitFor(db_, "SELECT count(*) FROM attempts WHERE world_size IS NOT NULL"));
+  ::kill(pid, SIGTERM);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 143);
+  Store store(db_, Store::Mode::kReadOnly);
+  EXPECT_EQ(Text(store, "SELECT status FROM runs"), "interrupted");
+}
+
+// ---- what `query` shows --------------------------------------------------
+
+TEST_F(CliTest, QueryTableShowsEveryLineOfEveryValue) {
+  RunOnce(db_);
+  const std::string long_value(100, 'a');
+  EXPECT_EQ(Dmlbench({"--db", db_, "query",
+                      "SELECT 'first' || char(10) || 'second line' AS text, 7 AS n, '" + long_value + "' AS long"})
+                .out,
+            "text         n  long\n"
+            "-----------  -  " + std::string(100, '-') + "\n"
+            "first        7  " + long_value + "\n"
+            "second line     \n"
+            "(1 row)\n");
+}
+
+TEST_F(CliTest, QueryJsonKeepsEveryColumnOfTheSameName) {
+  RunOnce(db_);
+  // A repeated name gets ":N", the first N no column of the result has.
+  EXPECT_EQ(Dmlbench({"--db", db_, "query", "--json", "SELECT 1 AS x, 2 AS x, 3 AS \"x:1\", 4 AS x"}).out,
+            "[\n  {\n    \"x\": 1,\n    \"x:2\": 2,\n    \"x:1\": 3,\n    \"x:3\": 4\n  }\n]\n");
+  // CSV and the table keep the names as they are.
+  EXPECT_EQ(Dmlbench({"--db", db_, "query", "--csv", "SELECT 1 AS x, 2 AS x"}).out, "x,x\n1,2\n");
+}
+
+TEST_F(CliTest, QueryRefusesASecondStatement) {
+  RunOnce(db_);
+  const CommandOutput query = Dmlbench({"--db", db_, "query", "SELECT 1; SELECT count(*) FROM runs"});
+  EXPECT_EQ(query.exit_code, 1);
+  EXPECT_EQ(query.out, "");
+  EXPECT_EQ(query.err, "dmlbench: error: " + db_ +
+                           ": one SQL statement at a time, got more after the first: SELECT count(*) FROM runs\n");
+  // A final semicolon, white space and comments are no statement.
+  EXPECT_EQ(Dmlbench({"--db", db_, "query", "--csv", "SELECT 1 AS one;  -- the end\n"}).out, "one\n1\n");
+}
+
+// ---- experiments and their runs -------------------------------------------
+
+TEST_F(CliTest, AnEditedCopyOfAMatrixCountsTheRunsItShares) {
+  const std::string trainer = WriteScript(dir_ / "trainer", testing::GoodTrainerBody());
+  const std::string matrix = WriteMatrix("architecture = [\"ring\", \"mpi\"]\nworkers = [1]\n");
+  ASSERT_EQ(Dmlbench({"--db", db_, "run", matrix, "--trainer", trainer}).exit_code, 0);
+  // The copy: another text, the same two runs and one more.
+  std::string text = testing::ReadFile(matrix);
+  text.replace(text.find("\"mpi\"]"), 6, "\"mpi\", \"p2p\"]");
+  testing::WriteFile(dir_ / "copy.toml", "# an edited copy\n" + text);
+  const CommandOutput run = Dmlbench({"--db", db_, "run", dir_ / "copy.toml", "--trainer", trainer});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("cli-test: 3 runs: 3 complete (1 just now)"), std::string::npos) << run.out;
+  const CommandOutput status = Dmlbench({"--db", db_, "status"});
+  EXPECT_EQ(status.exit_code, 0);
+  const size_t original = status.out.find("cli-test       2         2       0            0                   0");
+  const size_t copy = status.out.find("cli-test       3         3       0            0                   0");
+  EXPECT_NE(original, std::string::npos) << status.out;
+  EXPECT_NE(copy, std::string::npos) << status.out;
+  EXPECT_LT(original, copy);
+}
+
+TEST_F(CliTest, ARunThatCannotStartLeavesNoExperimentBehind) {
+  const std::string matrix = WriteMatrix("workers = [1]\ndataset = [\"fashion-mnist\"]\n");
+  const CommandOutput run = Dmlbench({"--db", db_, "run", matrix, "--dataset-dir", dir_ / "none", "--trainer",
+                                      WriteScript(dir_ / "trainer", testing::GoodTrainerBody())});
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_EQ(run.err.rfind("dmlbench: error: ", 0), 0u) << run.err;
+  EXPECT_EQ(Dmlbench({"--db", db_, "query", "--csv", "SELECT count(*) AS n FROM experiments"}).out, "n\n0\n");
+}
+
+// ---- errors every attempt would meet ---------------------------------------
+
+TEST_F(CliTest, ATrainerThatRefusesItsInputStopsTheSweepOnce) {
+  const std::string matrix = WriteMatrix("architecture = [\"ring\", \"mpi\", \"p2p\"]\nworkers = [1]\n");
+  const std::string trainer = WriteScript(
+      dir_ / "trainer", "echo 'dmlbench-trainer: error: /data/train-images-idx3-ubyte.gz: truncated' >&2\nexit 1\n");
+  const CommandOutput run = Dmlbench({"--db", db_, "run", matrix, "--trainer", trainer});
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.err.find("dmlbench: error: stopped the sweep after ring w=1 b=100 rep=0 failed with an error that "
+                         "every attempt would meet: mpirun exited with status 1: dmlbench-trainer: error: "
+                         "/data/train-images-idx3-ubyte.gz: truncated\n"),
+            std::string::npos)
+      << run.err;
+  Store store(db_, Store::Mode::kReadOnly);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM attempts"), 1);
+  EXPECT_EQ(Text(store, "SELECT group_concat(status, ',') FROM (SELECT status FROM runs ORDER BY run_id)"),
+            "failed,pending,pending");
+}
+
+TEST_F(CliTest, PlanRefusesRunsThatNeedMoreRanksThanTheInventoryHasSlots) {
+  // Two hosts of one slot that plan never contacts.
+  testing::WriteFile(dir_ / "hosts.toml",
+                     "format_version = 1\n[[host]]\nname = \"a\"\naddress = \"127.0.0.2\"\n"
+                     "[[host]]\nname = \"b\"\naddress = \"127.0.0.3\"\n");
+  testing::WriteFile(dir_ / "matrix.toml",
+                     "[experiment]\nname = \"cli-test\"\n[defaults]\ndataset = \"synthetic\"\n[matrix]\n"
+                     "architecture = [\"ring\", \"ps\"]\nworkers = [1, 2]\n"
+                     "[execution]\nprovider = \"ssh\"\ninventory = \"hosts.toml\"\n");
+  const std::string trainer = WriteScript(dir_ / "trainer", testing::GoodTrainerBody());
+  for (const char* command : {"plan", "run"}) {
+    const CommandOutput output = Dmlbench({"--db", db_, command, dir_ / "matrix.toml", "--trainer", trainer});
+    EXPECT_EQ(output.exit_code, 1) << command;
+    EXPECT_EQ(output.err, "dmlbench: error: " + (dir_ / "hosts.toml") +
+                              " has 2 slots, but 1 run needs more ranks: ps k=1 w=2 b=100 rep=0 (3 ranks); "
+                              "remove such runs with [[exclude]] (or leave them out with --only) or add hosts\n")
+        << command;
+  }
+}
+
+// ---- the run lock: one sweep per database file, whatever its path ------------
+
+TEST_F(CliTest, ASecondRunThroughAnotherPathToTheDatabaseIsRefused) {
+  const std::string matrix = WriteMatrix("workers = [1]\n");
+  // The first launch waits until it is stopped; any later one would finish at once.
+  const std::string trainer =
+      WriteScript(dir_ / "trainer", "if mkdir " + (dir_ / "first") + " 2>/dev/null; then\n" + Echo(RunStartLine()) +
+                                        "sleep 60\nexit 1\nfi\n" + testing::GoodTrainerBody());
+  const pid_t pid = StartDmlbench({"--db", db_, "run", matrix, "--trainer", trainer}, dir_ / "out", dir_ / "err");
+  ASSERT_GT(pid, 0);
+  ASSERT_TRUE(WaitFor(db_, "SELECT count(*) FROM attempts WHERE world_size IS NOT NULL"));
+  std::filesystem::create_symlink(db_, dir_ / "symlink.db");
+  std::filesystem::create_hard_link(db_, dir_ / "hardlink.db");
+  std::filesystem::create_directories(dir_ / "sub");
+  for (const std::string& other :
+       {dir_ / "symlink.db", dir_ / "hardlink.db", dir_ / "./results.db", dir_ / "sub/../results.db"}) {
+    const CommandOutput second = Dmlbench({"--db", other, "run", matrix, "--trainer", trainer});
+    EXPECT_EQ(second.exit_code, 1) << other << "\n" << second.out << second.err;
+    EXPECT_EQ(second.err, "dmlbench: error: " + other + ": another `dmlbench run` is using this database\n");
+  }
+  ::kill(pid, SIGINT);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  Store store(db_, Store::Mode::kReadOnly);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM attempts"), 1);
+}
+
+// ---- a database on a read-only file system, and other files --------------------
+
+TEST_F(CliTest, StatusQueryAndPlanReadADatabaseOnAReadOnlyFileSystem) {
+  TmpfsMount disk(dir_, "8m");
+  if (!disk.mounted()) GTEST_SKIP() << "mounting a tmpfs needs root";
+  const std::string db = disk.path() + "/results.db";
+  RunOnce(db);
+  ASSERT_TRUE(disk.RemountReadOnly());
+  const CommandOutput status = Dmlbench({"--db", db, "status"});
+  EXPECT_EQ(status.exit_code, 0) << status.err;
+  EXPECT_NE(status.out.find("cli-test       1         1       0            0                   0"), std::string::npos)
+      << status.out;
+  const CommandOutput query = Dmlbench({"--db", db, "query", "--csv", "SELECT count(*) AS n FROM runs"});
+  EXPECT_EQ(query.exit_code, 0) << query.err;
+  EXPECT_EQ(query.out, "n\n1\n");
+  const CommandOutput plan =
+      Dmlbench({"--db", db, "plan", dir_ / "matrix.toml", "--trainer", dir_ / "good-trainer"});
+  EXPECT_EQ(plan.exit_code, 0) << plan.err;
+  EXPECT_NE(plan.out.find("cli-test: 1 run: 1 complete, 0 pending"), std::string::npos) << plan.out;
+  const CommandOutput exported = Dmlbench({"--db", db, "export", dir_ / "csv"});
+  EXPECT_EQ(exported.exit_code, 0) << exported.err;
+  EXPECT_TRUE(std::filesystem::exists(dir_ / "csv/runs.csv"));
+  const CommandOutput run = Dmlbench({"--db", db, "run", dir_ / "matrix.toml", "--trainer", dir_ / "good-trainer"});
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_EQ(run.err, "dmlbench: error: " + db + ": database is not writable: Read-only file system\n");
+}
+
+// ---- the program itself --------------------------------------------------
+
+TEST_F(CliTest, VersionNamesTheCommitAndTheBuild) {
+  const CommandOutput version = Dmlbench({"--version"});
+  EXPECT_EQ(version.exit_code, 0) << version.err;
+  EXPECT_EQ(version.out.rfind("dmlbench 0.", 0), 0u) << version.out;
+  EXPECT_NE(version.out.find("\ncommit " + std::string(BuildCommit()) + "\n"), std::string::npos) << version.out;
+  EXPECT_NE(version.out.find("\nbuilt with "), std::string::npos) << version.out;
 }
 
 }  // namespace

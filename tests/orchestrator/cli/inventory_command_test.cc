@@ -73,6 +73,25 @@ TEST(SshCliTest, ImportEc2WritesAnInventory) {
   EXPECT_EQ(inventory.hosts[0].user, "ubuntu");
 }
 
+TEST(SshCliTest, ImportEc2SkipsAnInstanceWithoutAnAddressAndNamesIt) {
+  SshdFixture sshd({"127.0.0.2"});
+  const std::string path = sshd.dir() + "/instances.json";
+  std::ofstream(path) << R"({"Reservations": [{"Instances": [
+      {"InstanceId": "i-1", "PublicIpAddress": "1.2.3.4", "State": {"Name": "running"}},
+      {"InstanceId": "i-2", "PrivateIpAddress": "10.0.0.2", "State": {"Name": "running"},
+       "Tags": [{"Key": "Name", "Value": "worker"}]},
+      {"InstanceId": "i-3", "PublicIpAddress": "1.2.3.6", "State": {"Name": "running"}}]}]})";
+  const std::string output = sshd.dir() + "/ec2.toml";
+  const Outcome outcome = RunCli({"inventory", "import-ec2", path, "-o", output});
+  EXPECT_EQ(outcome.status, 0) << outcome.err;
+  EXPECT_EQ(outcome.err, "dmlbench: warning: " + path +
+                             ": instance i-2 (worker) has no public IP address (use --private); skipped\n");
+  const Inventory inventory = LoadInventory(output);
+  ASSERT_EQ(inventory.hosts.size(), 2u);
+  EXPECT_EQ(inventory.hosts[0].name, "i-1");
+  EXPECT_EQ(inventory.hosts[1].name, "i-3");
+}
+
 ino_t Inode(const std::string& path) {
   struct stat info {};
   return ::stat(path.c_str(), &info) == 0 ? info.st_ino : 0;
@@ -154,9 +173,15 @@ TEST(SshCliTest, ProbeNamesAnUnreachableHeadAndTheCause) {
   sshd.StopHost(0);
   const Outcome outcome = RunCli({"--db", sshd.dir() + "/results.db", "inventory", "probe", inventory, "--probe", kProbe});
   EXPECT_EQ(outcome.status, 1);
-  EXPECT_EQ(outcome.err, "dmlbench: error: host 'a' (" + std::string(getpwuid(getuid())->pw_name) +
-                             "@127.0.0.2:" + std::to_string(sshd.port()) +
-                             "): connect failed: Connection refused\n");
+  // Every host that cannot be used is reported: b, too, cannot reach a.
+  EXPECT_EQ(outcome.err.rfind("dmlbench: error: 2 of 2 hosts cannot be used:\n  host 'a' (" +
+                                  std::string(getpwuid(getuid())->pw_name) + "@127.0.0.2:" +
+                                  std::to_string(sshd.port()) + "): connect failed: Connection refused\n",
+                              0),
+            0u)
+      << outcome.err;
+  EXPECT_NE(outcome.err.find("\n  host 'b' cannot reach host 'a' over ssh as mpirun will ("), std::string::npos)
+      << outcome.err;
 }
 
 TEST(SshCliTest, ProbeNamesAPeerTheHeadCannotReach) {
@@ -165,7 +190,14 @@ TEST(SshCliTest, ProbeNamesAPeerTheHeadCannotReach) {
   sshd.StopHost(1);
   const Outcome outcome = RunCli({"--db", sshd.dir() + "/results.db", "inventory", "probe", inventory, "--probe", kProbe});
   EXPECT_EQ(outcome.status, 1);
-  EXPECT_EQ(outcome.err.rfind("dmlbench: error: host 'a' cannot reach host 'b' over ssh as mpirun will (", 0), 0u)
+  EXPECT_EQ(outcome.err.rfind("dmlbench: error: 2 of 2 hosts cannot be used:\n"
+                              "  host 'a' cannot reach host 'b' over ssh as mpirun will (",
+                              0),
+            0u)
+      << outcome.err;
+  EXPECT_NE(outcome.err.find("\n  host 'b' (" + std::string(getpwuid(getuid())->pw_name) + "@127.0.0.3:" +
+                             std::to_string(sshd.port()) + "): connect failed: Connection refused\n"),
+            std::string::npos)
       << outcome.err;
   EXPECT_NE(outcome.err.find(" 127.0.0.3): ssh: connect to host 127.0.0.3 port " + std::to_string(sshd.port()) +
                              ": Connection refused; "),

@@ -14,10 +14,10 @@ struct Candidate {
   RunState state = RunState::kComplete;
   std::string split = "validation";
   std::vector<std::string> tags;
-  std::string experiment = "sweep";
+  std::vector<std::string> experiments = {"sweep"};
   std::string trainer_sha256 = "77b1" + std::string(60, 'e');
 
-  RunFacts Facts() const { return {params, run_key, state, split, tags, experiment, trainer_sha256}; }
+  RunFacts Facts() const { return {params, run_key, state, split, tags, experiments, trainer_sha256}; }
 };
 
 bool Matches(const std::string& filter, const Candidate& run) {
@@ -122,6 +122,16 @@ TEST(FilterTest, ExperimentRunKeyAndTrainerPrefixes) {
   EXPECT_TRUE(Matches("trainer=77b1", run));
   EXPECT_FALSE(Matches("trainer=77b2", run));
   EXPECT_TRUE(Matches("3fa9,architecture=ring", run));
+}
+
+TEST(FilterTest, ExperimentMatchesEveryExperimentThatPlannedTheRun) {
+  Candidate run;
+  run.experiments = {"sweep", "sweep-edited"};
+  EXPECT_TRUE(Matches("experiment=sweep", run));
+  EXPECT_TRUE(Matches("experiment=sweep-edited", run));
+  EXPECT_FALSE(Matches("experiment=other", run));
+  EXPECT_FALSE(Matches("experiment!=sweep-edited", run));
+  EXPECT_TRUE(Matches("experiment!=other", run));
 }
 
 TEST(FilterTest, NoMatchNamesTheFilterAndWhatItSearched) {

@@ -187,6 +187,7 @@ TEST(MatrixExpansionTest, IncludeAddsPointsFromTheDefaultsAfterTheProduct) {
       "[defaults]\n"
       "batch_size = 50\n"
       "[matrix]\n"
+      "architecture = [\"ring\", \"ps\"]\n"
       "workers = [1, 2]\n"
       "[[include]]\n"
       "architecture = \"ps\"\n"
@@ -851,6 +852,31 @@ TEST(MatrixErrorTest, ExcludeRemovesEverything) {
   EXPECT_EQ(ErrorOfBody("[matrix]\nworkers = [1, 2]\n[[exclude]]\narchitecture = \"ring\"\n"),
             "experiments/sweep.toml:5:1: expected at least one run, got none: [[exclude]] "
             "removes every point of the matrix");
+}
+
+TEST(MatrixErrorTest, ExcludeThatMatchesNothing) {
+  // Almost always a typo: the sweep would run what the file says it excludes.
+  EXPECT_EQ(ErrorOfBody("[matrix]\narchitecture = [\"ring\", \"p2p\"]\nworkers = [1, 2]\n"
+                        "[[exclude]]\narchitecture = \"p2p\"\nworkers = 1\n"
+                        "[[exclude]]\narchitecture = \"p2p\"\nworkers = 4\n"),
+            "experiments/sweep.toml:9:1: [[exclude]] matches no point of the matrix (architecture = \"p2p\", "
+            "workers = 4); remove it or correct its values");
+  // [[include]] points are never excluded.
+  EXPECT_EQ(ErrorOfBody("[matrix]\nworkers = [1]\n[[include]]\narchitecture = \"ps\"\n"
+                        "[[exclude]]\narchitecture = \"ps\"\n"),
+            "experiments/sweep.toml:7:1: [[exclude]] matches no point of the matrix (architecture = \"ps\"); "
+            "remove it or correct its values");
+}
+
+TEST(MatrixErrorTest, SeedOfTheLastRepetitionMustFitIn63Bits) {
+  EXPECT_EQ(ErrorOfBody("[matrix]\nworkers = [1]\n[execution]\nrepetitions = 3\nseed = 9223372036854775806\n"),
+            "experiments/sweep.toml:7:8: seed must be at most 9223372036854775805 with 3 repetitions (the last "
+            "repetition runs with seed + 2, and seeds are stored as 64-bit signed integers), got "
+            "9223372036854775806");
+  const Experiment largest =
+      Parse("[matrix]\nworkers = [1]\n[execution]\nrepetitions = 3\nseed = 9223372036854775805\n");
+  ASSERT_EQ(largest.runs.size(), 3u);
+  EXPECT_EQ(largest.runs[2].params.seed, 9223372036854775807u);
 }
 
 TEST(MatrixErrorTest, ExcludeValueIsChecked) {

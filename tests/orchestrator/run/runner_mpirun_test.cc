@@ -52,7 +52,7 @@ class RunnerMpirunTest : public ::testing::Test {
     LocalLauncher launcher = MakeLauncher(trainer);
     RunnerOptions options;
     options.progress = &progress_;
-    return Runner(store, launcher, options).Run(experiment, cancel);
+    return Runner(store, launcher, options).Run(experiment, lock_, cancel);
   }
 
   SweepReport Sweep(Store& store, const std::string& trainer, const Experiment& experiment) {
@@ -61,6 +61,7 @@ class RunnerMpirunTest : public ::testing::Test {
 
   TempDir dir_;
   std::string db_ = dir_ / "results.db";
+  RunLock lock_{db_};  // before any Store of the test, released after them
   std::ostringstream warnings_;
   std::ostringstream progress_;
   std::atomic<bool> no_cancel_{false};
@@ -96,6 +97,52 @@ TEST_F(RunnerMpirunTest, RealTrainerThroughRealMpirun) {
                        "(SELECT dataset_sha256 FROM runs WHERE runs.run_id = attempts.run_id)"),
             2);
   EXPECT_EQ(Int(store, "SELECT count(*) FROM run_summary"), 2);
+}
+
+// ---- errors that no retry can fix, through the real mpirun and trainer -----
+
+TEST_F(RunnerMpirunTest, MoreRanksThanSlotsFailOnceAndStopTheSweep) {
+  // One slot: Open MPI refuses a job of two ranks before it starts.
+  LocalLauncherOptions options;
+  options.mpirun = DMLBENCH_MPIRUN;
+  options.mpirun_args = {"--host", "localhost:1"};
+  options.ranks_on_this_machine = false;
+  options.trainer = DMLBENCH_TRAINER;
+  LocalLauncher launcher(options);
+  const Experiment experiment = Load(MatrixText("workers = [2, 1]\n", 120, 2));
+  Store store(db_);
+  RunnerOptions runner_options;
+  runner_options.progress = &progress_;
+  const SweepReport report = Runner(store, launcher, runner_options).Run(experiment, lock_, no_cancel_);
+  EXPECT_EQ(report.runs[0].item.state, RunState::kFailed);
+  EXPECT_EQ(report.runs[1].item.state, RunState::kPending);
+  EXPECT_EQ(report.runs[0].item.failure_reason,
+            "mpirun exited with status 1: Open MPI has fewer slots than the job has ranks");
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM attempts"), 1);
+}
+
+TEST_F(RunnerMpirunTest, ADatasetTheTrainerCannotReadFailsOnceAndStopsTheSweep) {
+  // Files with the right names and the wrong content: their checksum plans, the trainer refuses them.
+  const std::string dataset = dir_ / "dataset";
+  std::filesystem::create_directories(dataset);
+  for (const char* name : {"train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte",
+                           "t10k-labels-idx1-ubyte"}) {
+    testing::WriteFile(dataset + "/" + name, "not an IDX file");
+  }
+  const Experiment experiment =
+      Load(MatrixText("architecture = [\"ring\", \"mpi\"]\ndataset = [\"fashion-mnist\"]\n", 120, 2));
+  Store store(db_);
+  LocalLauncher launcher = MakeLauncher(DMLBENCH_TRAINER);
+  RunnerOptions options;
+  options.trainer = DMLBENCH_TRAINER;
+  options.dataset_dir = dataset;
+  options.progress = &progress_;
+  const SweepReport report = Runner(store, launcher, options).Run(experiment, lock_, no_cancel_);
+  EXPECT_EQ(report.runs[0].item.state, RunState::kFailed);
+  EXPECT_EQ(report.runs[1].item.state, RunState::kPending);
+  EXPECT_NE(report.runs[0].item.failure_reason.find("dmlbench-trainer: error: " + dataset), std::string::npos)
+      << report.runs[0].item.failure_reason;
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM attempts"), 1);
 }
 
 TEST_F(RunnerMpirunTest, EveryAttemptKeepsWhatItsRanksPrinted) {

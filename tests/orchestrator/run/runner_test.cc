@@ -1,12 +1,12 @@
 // The run loop on a real SQLite file with a FakeLauncher (no processes):
-// complete sweeps and resume, retries, crashes, malformed output,
-// cancellation, recovery of a run left running, the run lock, a full disk
-// and a read-only database. Processes end to end: runner_mpirun_test.cc.
+// complete sweeps and resume, retries and their bound over sweeps, failures
+// no retry can fix, crashes, malformed output, cancellation, recovery of a
+// run left running, the run lock, a full disk and a read-only database.
+// Processes end to end: runner_mpirun_test.cc.
 #include "orchestrator/run/runner.h"
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
-#include <sys/mount.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -20,6 +20,7 @@
 #include "tests/orchestrator/run/runner_fixture.h"
 #include "tests/orchestrator/support/run_fixture.h"
 #include "tests/orchestrator/support/store_queries.h"
+#include "tests/orchestrator/support/tmpfs_mount.h"
 
 namespace dmlbench {
 namespace {
@@ -36,6 +37,7 @@ using testing::GoodJob;
 using testing::RunEndLine;
 using testing::RunStartLine;
 using testing::TempDir;
+using testing::TmpfsMount;
 using testing::TrainerArg;
 
 class RunnerTest : public ::testing::Test {
@@ -48,7 +50,7 @@ class RunnerTest : public ::testing::Test {
   SweepReport Sweep(Store& store, Launcher& launcher, const Experiment& experiment,
                     const std::atomic<bool>& cancel, RunnerOptions options = {}) {
     options.progress = &progress_;
-    return Runner(store, launcher, options).Run(experiment, cancel);
+    return Runner(store, launcher, options).Run(experiment, lock_, cancel);
   }
 
   SweepReport Sweep(Store& store, Launcher& launcher, const Experiment& experiment, RunnerOptions options) {
@@ -66,6 +68,7 @@ class RunnerTest : public ::testing::Test {
 
   TempDir dir_;
   std::string db_ = dir_ / "results.db";
+  RunLock lock_{db_};  // before any Store of the test, released after them
   std::ostringstream progress_;
   std::atomic<bool> no_cancel_{false};
 };
@@ -155,7 +158,10 @@ TEST_F(RunnerTest, OnlyRunsWhatTheFilterChooses) {
   EXPECT_EQ(Describe(report.runs[1].item.run.params), "ps k=1 w=4 b=100 rep=0");
   EXPECT_EQ(report.complete, 2);
   EXPECT_EQ(launcher.specs().size(), 2u);
-  EXPECT_EQ(Int(store, "SELECT count(*) FROM runs"), 2);
+  // The others belong to the experiment too, pending and never tried.
+  EXPECT_EQ(Text(store, "SELECT group_concat(status || ':' || attempts, ',') FROM "
+                        "(SELECT status, attempts FROM runs ORDER BY status, run_id)"),
+            "complete:1,complete:1,pending:0,pending:0,pending:0,pending:0");
   EXPECT_NE(progress_.str().find("[2/2] ps k=1 w=4 b=100 rep=0: complete"), std::string::npos) << progress_.str();
 }
 
@@ -168,9 +174,11 @@ TEST_F(RunnerTest, OnlyFiltersOnTheStateInTheDatabase) {
   Store store(db_);
   EXPECT_EQ(Sweep(store, launcher, experiment).failed, 1);
   ASSERT_EQ(launcher.specs().size(), 3u);
+  // The failed run had its two tries: a third needs a higher bound.
   RunnerOptions options;
   options.only = Filter::Parse("status=failed", "--only");
-  const SweepReport report = Sweep(store, launcher, experiment, options);
+  const SweepReport report =
+      Sweep(store, launcher, Load(MatrixText("architecture = [\"ring\", \"mpi\"]\nworkers = [1]\n", 60, 3)), options);
   ASSERT_EQ(report.runs.size(), 1u);
   EXPECT_EQ(report.runs[0].item.run.params.architecture, Architecture::kMpi);
   EXPECT_EQ(report.runs[0].item.state, RunState::kComplete);
@@ -212,7 +220,9 @@ TEST_F(RunnerTest, TagsOfTheExperimentAndTheSweepGoToEveryRunItConsidered) {
   options.tags = {"nightly", "baseline"};
   options.only = Filter::Parse("workers=1", "--only");
   Sweep(store, launcher, first, options);
-  EXPECT_EQ(Text(store, "SELECT group_concat(workers || ':' || tags, ' ') FROM run_overview"), "1:baseline,nightly");
+  // The run --only left out is stored (pending), without the sweep's tags.
+  EXPECT_EQ(Text(store, "SELECT group_concat(workers || ':' || tags, ' ') FROM run_overview"),
+            "1:baseline,nightly 2:");
 
   // A later sweep tags the runs it finds complete as well as those it runs.
   options.tags = {"rerun"};
@@ -367,6 +377,91 @@ TEST_F(RunnerTest, RunLeftRunningByADeadOrchestratorIsRedone) {
             "interrupted,ok");
 }
 
+TEST_F(RunnerTest, AttemptsBoundARunAcrossSweeps) {
+  FakeLauncher launcher([](const LaunchSpec&, int) { return FailingJob(1); });
+  Store store(db_);
+  EXPECT_EQ(Sweep(store, launcher, Load(MatrixText("workers = [1]\n", 60, 2))).failed, 1);
+  // Run again: the run has had its two tries.
+  const SweepReport again = Sweep(store, launcher, Load(MatrixText("workers = [1]\n", 60, 2)));
+  EXPECT_EQ(again.failed, 1);
+  EXPECT_FALSE(again.runs[0].ran_now);
+  EXPECT_EQ(launcher.specs().size(), 2u);
+  // A higher bound gives it one more.
+  Sweep(store, launcher, Load(MatrixText("workers = [1]\n", 60, 3)));
+  EXPECT_EQ(launcher.specs().size(), 3u);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM attempts"), 3);
+  EXPECT_EQ(Int(store, "SELECT attempts FROM runs"), 3);
+}
+
+TEST_F(RunnerTest, RetryFailedRetriesAFailedRunOnlyWithTheTriesItHasLeft) {
+  // The trainer refuses its input: each attempt fails the run at once.
+  FakeLauncher launcher([](const LaunchSpec&, int) {
+    return FailingJob(1, {}, "dmlbench-trainer: error: /data/train-images-idx3-ubyte.gz: truncated\n");
+  });
+  const Experiment experiment = Load(MatrixText("workers = [1]\n", 60, 2));
+  Store store(db_);
+  EXPECT_EQ(Sweep(store, launcher, experiment).failed, 1);
+  EXPECT_EQ(launcher.specs().size(), 1u);
+  RunnerOptions keep;
+  keep.retry_failed = false;
+  SweepReport report = Sweep(store, launcher, experiment, keep);
+  EXPECT_FALSE(report.runs[0].ran_now);
+  EXPECT_EQ(report.exhausted, 0);
+  EXPECT_EQ(launcher.specs().size(), 1u);
+  // Retried: one try of the two is left.
+  report = Sweep(store, launcher, experiment);
+  EXPECT_TRUE(report.runs[0].ran_now);
+  EXPECT_EQ(report.runs[0].item.attempts, 2);
+  EXPECT_EQ(launcher.specs().size(), 2u);
+  // Now it failed `attempts` times: retrying does not try it.
+  report = Sweep(store, launcher, experiment);
+  EXPECT_FALSE(report.runs[0].ran_now);
+  EXPECT_EQ(report.exhausted, 1);
+  EXPECT_EQ(report.failed, 1);
+  EXPECT_EQ(launcher.specs().size(), 2u);
+  EXPECT_EQ(Int(store, "SELECT attempts FROM runs"), 2);
+}
+
+TEST_F(RunnerTest, AnInterruptedAttemptDoesNotCountAgainstTheBound) {
+  std::atomic<bool> cancel{false};
+  FakeLauncher launcher([&](const LaunchSpec&, int number) {
+    if (number > 1) return FailingJob(1);
+    cancel = true;
+    FakeJob job;
+    job.runs_until_cancelled = true;
+    return job;
+  });
+  const Experiment experiment = Load(MatrixText("workers = [1]\n", 60, 2));
+  Store store(db_);
+  EXPECT_TRUE(Sweep(store, launcher, experiment, cancel).cancelled);
+  EXPECT_EQ(Sweep(store, launcher, experiment).failed, 1);
+  EXPECT_EQ(Text(store, "SELECT group_concat(status, ',') FROM (SELECT status FROM attempts ORDER BY number)"),
+            "interrupted,failed,failed");
+}
+
+TEST_F(RunnerTest, AnErrorEveryAttemptWouldMeetStopsTheSweep) {
+  FakeLauncher launcher([](const LaunchSpec&, int) {
+    return FailingJob(1, {},
+                      "--------------------------------------------------------------------------\n"
+                      "mpirun was unable to launch the specified application as it could not access\n"
+                      "or execute an executable:\n\nExecutable: /work/dmlbench-trainer\nNode: h1\n\n"
+                      "while attempting to start process rank 0.\n");
+  });
+  const Experiment experiment = Load(MatrixText("architecture = [\"ring\", \"mpi\"]\nworkers = [1]\n", 60, 3));
+  Store store(db_);
+  const SweepReport report = Sweep(store, launcher, experiment);
+  EXPECT_EQ(launcher.specs().size(), 1u);
+  EXPECT_EQ(report.failed, 1);
+  EXPECT_EQ(report.pending, 1);
+  EXPECT_EQ(report.runs[0].item.failure_reason,
+            "mpirun exited with status 1: Open MPI cannot execute /work/dmlbench-trainer on h1");
+  EXPECT_EQ(report.stopped, "ring w=1 b=100 rep=0 failed with an error that every attempt would meet: "
+                            "mpirun exited with status 1: Open MPI cannot execute /work/dmlbench-trainer on h1");
+  // The next sweep tries it again: the run has tries left, and the cause may be fixed.
+  Sweep(store, launcher, experiment);
+  EXPECT_EQ(launcher.specs().size(), 2u);
+}
+
 // ---- error paths of the run stage follow ----------------------------------
 
 TEST_F(RunnerTest, SecondSweepOnTheSameDatabaseIsRefused) {
@@ -382,17 +477,27 @@ TEST_F(RunnerTest, SecondSweepOnTheSameDatabaseIsRefused) {
   Store first_store(db_);
   std::thread first([&] { Sweep(first_store, first_launcher, experiment, cancel); });
   while (!first_running) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  Store second_store(db_);
-  FakeLauncher second_launcher([](const LaunchSpec&, int) { return GoodJob(); });
   try {
-    Runner(second_store, second_launcher, RunnerOptions{}).Run(experiment, no_cancel_);
-    ADD_FAILURE() << "two sweeps ran on one database";
+    const RunLock second(db_);
+    ADD_FAILURE() << "two sweeps locked one database";
   } catch (const RunnerError& e) {
     EXPECT_EQ(std::string(e.what()), db_ + ": another `dmlbench run` is using this database");
   }
   cancel = true;
   first.join();
-  EXPECT_TRUE(second_launcher.specs().empty());
+}
+
+TEST_F(RunnerTest, ASweepWithoutTheDatabasesLockIsRefused) {
+  const RunLock other(dir_ / "other.db");
+  Store store(db_);
+  FakeLauncher launcher([](const LaunchSpec&, int) { return GoodJob(); });
+  try {
+    Runner(store, launcher, RunnerOptions{}).Run(Load(MatrixText("workers = [1]\n")), other, no_cancel_);
+    FAIL() << "swept without the lock";
+  } catch (const RunnerError& e) {
+    EXPECT_EQ(std::string(e.what()), db_ + ": the sweep does not hold this database's run lock");
+  }
+  EXPECT_TRUE(launcher.specs().empty());
 }
 
 TEST_F(RunnerTest, FilterThatMatchesNothingStopsBeforeAnyHostIsPrepared) {
@@ -426,27 +531,6 @@ TEST_F(RunnerTest, UnreadableDatasetStopsThePlan) {
   }
 }
 
-// Mounts a tmpfs of `size` at dir/mnt (needs root); unmounts at destruction.
-class TmpfsMount {
- public:
-  TmpfsMount(const TempDir& dir, const std::string& size) : path_(dir / "mnt") {
-    std::filesystem::create_directories(path_);
-    mounted_ = ::mount("tmpfs", path_.c_str(), "tmpfs", 0, ("size=" + size).c_str()) == 0;
-  }
-  ~TmpfsMount() {
-    if (mounted_) ::umount2(path_.c_str(), MNT_DETACH);
-  }
-  bool mounted() const { return mounted_; }
-  bool RemountReadOnly() {
-    return ::mount("tmpfs", path_.c_str(), "tmpfs", MS_REMOUNT | MS_RDONLY, nullptr) == 0;
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-  bool mounted_ = false;
-};
-
 TEST_F(RunnerTest, FullDiskIsAClearErrorAndNoRunCompletes) {
   TmpfsMount disk(dir_, "1m");
   if (!disk.mounted()) GTEST_SKIP() << "mounting a tmpfs needs root";
@@ -462,9 +546,10 @@ TEST_F(RunnerTest, FullDiskIsAClearErrorAndNoRunCompletes) {
   });
   const Experiment experiment = Load(MatrixText("workers = [1]\n", 60, 1, "epochs = 400\n"));
   {
+    const RunLock lock(db);
     Store store(db);
     try {
-      Sweep(store, launcher, experiment);
+      Runner(store, launcher, RunnerOptions{}).Run(experiment, lock, no_cancel_);
       FAIL() << "a full disk went unnoticed";
     } catch (const StoreError& e) {
       EXPECT_EQ(std::string(e.what()), db + ": database or disk is full");

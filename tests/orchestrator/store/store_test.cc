@@ -9,10 +9,12 @@
 #include <filesystem>
 
 #include "orchestrator/store/gzip.h"
+#include "orchestrator/store/migrations.h"
 #include "trainer/sha256.h"
 
 #include "tests/orchestrator/support/run_fixture.h"
 #include "tests/orchestrator/support/store_queries.h"
+#include "tests/orchestrator/support/tmpfs_mount.h"
 
 namespace dmlbench {
 namespace {
@@ -21,6 +23,7 @@ using testing::Int;
 using testing::Text;
 
 using testing::TempDir;
+using testing::TmpfsMount;
 
 Experiment MakeExperiment(const std::string& text = "name = 'x'") {
   Experiment experiment;
@@ -106,6 +109,106 @@ TEST_F(StoreTest, NewDatabaseHasEveryMigrationWalAndForeignKeys) {
                            "failures", "complete_epochs", "run_tags", "run_overview"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
   }
+}
+
+TEST_F(StoreTest, ARunBelongsToEveryExperimentThatPlansIt) {
+  Store store(db_);
+  const PlannedRun ring = MakeRun();
+  const PlannedRun mpi = MakeRun(Architecture::kMpi);
+  const std::string ring_key(64, 'r');
+  const std::string mpi_key(64, 'm');
+  std::vector<std::int64_t> first_ids;
+  const std::int64_t first = store.AddExperimentRuns(
+      MakeExperiment("a"), {{&ring, ring_key, MakeProvenance()}, {&mpi, mpi_key, MakeProvenance()}}, 1, &first_ids);
+  // An edited copy: another text, one of the same runs.
+  std::vector<std::int64_t> copy_ids;
+  const std::int64_t copy = store.AddExperimentRuns(MakeExperiment("b"), {{&mpi, mpi_key, MakeProvenance()}}, 2,
+                                                    &copy_ids);
+  ASSERT_EQ(first_ids.size(), 2u);
+  ASSERT_EQ(copy_ids.size(), 1u);
+  EXPECT_NE(copy, first);
+  EXPECT_EQ(copy_ids[0], first_ids[1]);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM runs WHERE status = 'pending'"), 2);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM experiment_runs WHERE experiment_id = " + std::to_string(first)), 2);
+  EXPECT_EQ(Int(store, "SELECT run_id FROM experiment_runs WHERE experiment_id = " + std::to_string(copy)),
+            first_ids[1]);
+  // The run remembers who planned it first.
+  EXPECT_EQ(Int(store, "SELECT experiment_id FROM runs WHERE run_id = " + std::to_string(first_ids[1])), first);
+}
+
+TEST_F(StoreTest, ARunNamesEveryExperimentThatPlannedItTheFirstPlannerFirst) {
+  Store store(db_);
+  const PlannedRun ring = MakeRun();
+  const PlannedRun mpi = MakeRun(Architecture::kMpi);
+  const std::string ring_key(64, 'r');
+  const std::string mpi_key(64, 'm');
+  Experiment original = MakeExperiment("a");
+  original.name = "original";
+  Experiment copy = MakeExperiment("b");
+  copy.name = "copy";
+  Experiment original_edited = MakeExperiment("c");
+  original_edited.name = "original";
+  std::vector<std::int64_t> ids;
+  store.AddExperimentRuns(original, {{&ring, ring_key, MakeProvenance()}}, 1, &ids);
+  store.AddExperimentRuns(copy, {{&ring, ring_key, MakeProvenance()}, {&mpi, mpi_key, MakeProvenance()}}, 2, &ids);
+  // The original plans the mpi run later, under two texts of one name.
+  store.AddExperimentRuns(original, {{&ring, ring_key, MakeProvenance()}, {&mpi, mpi_key, MakeProvenance()}}, 3,
+                          &ids);
+  store.AddExperimentRuns(original_edited, {{&mpi, mpi_key, MakeProvenance()}}, 4, &ids);
+
+  const auto found = store.FindRuns({ring_key, mpi_key});
+  EXPECT_EQ(found.at(ring_key).experiments, (std::vector<std::string>{"original", "copy"}));
+  EXPECT_EQ(found.at(mpi_key).experiments, (std::vector<std::string>{"copy", "original"}));
+  const std::vector<RunRecord> runs = store.Runs();
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].experiments, (std::vector<std::string>{"original", "copy"}));
+  EXPECT_EQ(runs[1].experiments, (std::vector<std::string>{"copy", "original"}));
+}
+
+TEST_F(StoreTest, MigrationSevenGivesEveryOldRunItsExperiment) {
+  // A database as version 6 left it, with one experiment and one run.
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(db_.c_str(), &raw), SQLITE_OK);
+  for (const EmbeddedMigration& migration : EmbeddedMigrations()) {
+    if (std::string(migration.file) >= "007") break;
+    ASSERT_EQ(sqlite3_exec(raw, migration.sql, nullptr, nullptr, nullptr), SQLITE_OK) << migration.file;
+  }
+  ASSERT_EQ(sqlite3_exec(raw, R"(
+    PRAGMA user_version = 6;
+    INSERT INTO experiments (experiment_id, name, source_path, matrix_text, matrix_sha256, first_used_unix_s)
+      VALUES (5, 'old', 'old.toml', '', printf('%064d', 0), 1);
+    INSERT INTO runs (run_key, experiment_id, architecture, workers, servers, ranks, batch_size, epochs, hidden,
+      learning_rate, overlap, bucket_bytes, max_iterations_per_epoch, dataset, seed, repetition,
+      canonical_params, split, trainer_sha256, dataset_sha256)
+      VALUES (printf('%064d', 1), 5, 'ring', 1, 0, 1, 100, 1, '128,32', 0.05, 0, 65536, 0, 'synthetic', 1, 0,
+              '{}', 'validation', 't', 'd'))",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK)
+      << sqlite3_errmsg(raw);
+  sqlite3_close(raw);
+  {
+    // Read as it is, without experiment_runs.
+    const Store old(db_, Store::Mode::kReadOnly);
+    ASSERT_EQ(old.Runs().size(), 1u);
+    EXPECT_EQ(old.Runs()[0].experiments, std::vector<std::string>{"old"});
+    EXPECT_EQ(old.FindRuns({std::string(63, '0') + "1"}).at(std::string(63, '0') + "1").experiments,
+              std::vector<std::string>{"old"});
+  }
+  Store store(db_);
+  EXPECT_EQ(store.schema_version(), Store::KnownSchemaVersion());
+  EXPECT_EQ(Text(store, "SELECT experiment_id || ':' || run_id FROM experiment_runs"), "5:1");
+  EXPECT_EQ(Int(store, "PRAGMA application_id"), 0x646d6c62);
+}
+
+TEST_F(StoreTest, ADatabaseOnAReadOnlyFileSystemIsReadAsItIs) {
+  TmpfsMount disk(dir_, "8m");
+  if (!disk.mounted()) GTEST_SKIP() << "mounting a tmpfs needs root";
+  const std::string db = disk.path() + "/results.db";
+  { Store(db).AddExperiment(MakeExperiment(), 1); }
+  ASSERT_TRUE(disk.RemountReadOnly());
+  Store reader(db, Store::Mode::kReadOnly);
+  EXPECT_EQ(Text(reader, "SELECT name FROM experiments"), "unit");
+  EXPECT_FALSE(std::filesystem::exists(db + "-shm"));
 }
 
 TEST_F(StoreTest, ReopeningAppliesNothingTwice) {
@@ -264,7 +367,7 @@ TEST_F(StoreTest, RunsRebuildTheParametersFromTheirColumns) {
   EXPECT_EQ(r.status, RunState::kPending);
   EXPECT_EQ(r.attempts, 0);
   EXPECT_EQ(r.tags, (std::vector<std::string>{"a", "x"}));
-  EXPECT_EQ(r.experiment, "unit");
+  EXPECT_EQ(r.experiments, std::vector<std::string>{"unit"});
   EXPECT_EQ(r.trainer_sha256, std::string(64, 't'));
   EXPECT_TRUE(runs[1].tags.empty());
 }
@@ -279,7 +382,7 @@ TEST_F(StoreTest, TagsAreKeptOnceWithTheTimeTheyWereFirstGiven) {
   EXPECT_EQ(Int(store, "SELECT tagged_unix_s = 5 FROM run_tags WHERE tag = 'nightly'"), 1);
   const auto found = store.FindRuns({std::string(64, 'a')});
   EXPECT_EQ(found.at(std::string(64, 'a')).tags, (std::vector<std::string>{"baseline", "nightly"}));
-  EXPECT_EQ(found.at(std::string(64, 'a')).experiment, "unit");
+  EXPECT_EQ(found.at(std::string(64, 'a')).experiments, std::vector<std::string>{"unit"});
 }
 
 TEST_F(StoreTest, KeptLogsAreCompressedBesideTheDatabaseAndListedWithTheirAttempt) {
@@ -499,6 +602,26 @@ TEST_F(StoreTest, DatabaseNewerThanTheProgramIsRefused) {
   }
 }
 
+TEST_F(StoreTest, AForeignDatabaseIsRefusedAndLeftAsItWas) {
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(db_.c_str(), &raw), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(raw, "CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('mine')", nullptr, nullptr,
+                         nullptr),
+            SQLITE_OK);
+  sqlite3_close(raw);
+  try {
+    Store store(db_);
+    FAIL() << "opened another program's database for writing";
+  } catch (const StoreError& e) {
+    EXPECT_EQ(std::string(e.what()), db_ + ": not a dmlbench results database (it holds notes); refusing to add "
+                                           "dmlbench's tables to it");
+    EXPECT_EQ(e.extended_code(), -1);
+  }
+  Store reader(db_, Store::Mode::kReadOnly);
+  EXPECT_EQ(Text(reader, "SELECT group_concat(name, ',') FROM sqlite_schema"), "notes");
+  EXPECT_EQ(Int(reader, "PRAGMA user_version"), 0);
+}
+
 TEST_F(StoreTest, ReadOnlyRefusesWrites) {
   { Store store(db_); }
   Store store(db_, Store::Mode::kReadOnly);
@@ -560,6 +683,29 @@ TEST_F(StoreTest, DatabaseInAMissingDirectoryIsNotWritable) {
   } catch (const StoreError& e) {
     EXPECT_EQ(std::string(e.what()), dir_ / "missing/results.db: database is not writable: No such file or "
                                             "directory (directory " + (dir_ / "missing") + ")");
+  }
+}
+
+TEST_F(StoreTest, AReadOnlyFileSystemWithChangesStillInTheLogIsAClearError) {
+  TmpfsMount disk(dir_, "8m");
+  if (!disk.mounted()) GTEST_SKIP() << "mounting a tmpfs needs root";
+  const std::string db = disk.path() + "/results.db";
+  {
+    // Copied while a writer has changes in its write-ahead log only.
+    Store writer(db_);
+    writer.AddExperiment(MakeExperiment(), 1);
+    ASSERT_GT(std::filesystem::file_size(db_ + "-wal"), 0u);
+    std::filesystem::copy_file(db_, db);
+    std::filesystem::copy_file(db_ + "-wal", db + "-wal");
+  }
+  ASSERT_TRUE(disk.RemountReadOnly());
+  try {
+    Store reader(db, Store::Mode::kReadOnly);
+    FAIL() << "read a database without the changes in its log";
+  } catch (const StoreError& e) {
+    EXPECT_EQ(std::string(e.what()), db + ": cannot read a database on a read-only file system while its "
+                                          "write-ahead log " + db + "-wal holds changes; copy the database with "
+                                          "its -wal file to a writable directory");
   }
 }
 

@@ -67,14 +67,14 @@ class ClusterAcceptance : public ::testing::Test {
   }
 
   // Runs an experiment through the run loop on the cluster's launcher.
-  SweepReport RunExperiment(const std::string& toml, Store& store) {
+  SweepReport RunExperiment(const std::string& toml, Store& store, const RunLock& lock) {
     const std::string path = (work_ / "experiment.toml").string();
     std::ofstream(path) << toml;
     const Experiment experiment = LoadExperiment(path);
     std::unique_ptr<Launcher> launcher = MakeClusterLauncher(state_.state_dir, DMLBENCH_TRAINER);
     Runner runner(store, *launcher, RunnerOptions{});
     const std::atomic<bool> cancel{false};
-    return runner.Run(experiment, cancel);
+    return runner.Run(experiment, lock, cancel);
   }
 
   std::string name_;
@@ -85,6 +85,7 @@ class ClusterAcceptance : public ::testing::Test {
 
 TEST_F(ClusterAcceptance, RingOfThreeRanksOnThreeHostsThroughTheOrchestratorThenNothingIsLeft) {
   Up('a', 3, {"", 100e6, 0}, 0.5);  // the run's profile "fast" differs: it is reshaped
+  const RunLock lock((work_ / "results.db").string());
   Store store((work_ / "results.db").string());
   const SweepReport report = RunExperiment(
       "[experiment]\nname = \"cluster-ring\"\n"
@@ -93,7 +94,7 @@ TEST_F(ClusterAcceptance, RingOfThreeRanksOnThreeHostsThroughTheOrchestratorThen
       "max_iterations_per_epoch = 5\nnetwork = \"fast\"\n"
       "[networks.fast]\nbandwidth_mbit_per_s = 1000\n"
       "[execution]\nprovider = \"cluster\"\ninventory = \"cluster/inventory.toml\"\ntimeout_s = 120\nattempts = 1\n",
-      store);
+      store, lock);
   ASSERT_EQ(report.complete, 1) << (report.runs.empty() ? "" : report.runs[0].item.failure_reason);
 
   const QueryResult runs = store.Query(
@@ -149,6 +150,7 @@ TEST_F(ClusterAcceptance, ProbeMeasuresTheConfiguredRateWithinTenPercent) {
 
 TEST_F(ClusterAcceptance, ParameterServerCongestsWhileRingTrafficStaysFlat) {
   Up('c', 5, {"", 100e6, 0}, 0.3);  // 1.5 of 2 cores: within what the machine can honour
+  const RunLock lock((work_ / "results.db").string());
   Store store((work_ / "results.db").string());
   const SweepReport report = RunExperiment(
       "[experiment]\nname = \"cluster-congestion\"\n"
@@ -158,7 +160,7 @@ TEST_F(ClusterAcceptance, ParameterServerCongestsWhileRingTrafficStaysFlat) {
       "[[include]]\narchitecture = \"ring\"\nworkers = 2\n"
       "[[include]]\narchitecture = \"ring\"\nworkers = 4\n"
       "[execution]\nprovider = \"cluster\"\ninventory = \"cluster/inventory.toml\"\ntimeout_s = 120\nattempts = 1\n",
-      store);
+      store, lock);
   ASSERT_EQ(report.complete, 4) << report.failed << " failed";
 
   // Per architecture and worker count: epoch time per iteration and the

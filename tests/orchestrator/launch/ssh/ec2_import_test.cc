@@ -13,9 +13,10 @@ const std::string kFixture =
     std::string(DMLBENCH_SOURCE_DIR) + "/tests/orchestrator/fixtures/ec2-describe-instances.json";
 
 Inventory Import(const Ec2ImportOptions& options) {
-  const std::string toml =
+  const Ec2Import imported =
       ImportEc2Inventory(testing::SshdFixture::ReadFile(kFixture), "instances.json", options);
-  return ParseInventory(toml, "imported.toml");
+  EXPECT_TRUE(imported.skipped.empty());
+  return ParseInventory(imported.inventory_toml, "imported.toml");
 }
 
 std::string ErrorOf(const std::string& json, const Ec2ImportOptions& options = {}) {
@@ -63,10 +64,25 @@ TEST(Ec2ImportTest, PrivateAddressesAndUser) {
 TEST(Ec2ImportTest, InstanceWithoutNameTagIsNamedByItsId) {
   const std::string json = R"({"Reservations": [{"Instances": [{"InstanceId": "i-1",
       "InstanceType": "t3.micro", "PublicIpAddress": "1.2.3.4", "State": {"Name": "running"}}]}]})";
-  const Inventory inventory = ParseInventory(ImportEc2Inventory(json, "x.json", {}), "x.toml");
+  const Inventory inventory = ParseInventory(ImportEc2Inventory(json, "x.json", {}).inventory_toml, "x.toml");
   ASSERT_EQ(inventory.hosts.size(), 1u);
   EXPECT_EQ(inventory.hosts[0].name, "i-1");
   EXPECT_EQ(inventory.hosts[0].tags.count("region"), 0u);
+}
+
+TEST(Ec2ImportTest, InstancesWithoutTheAddressAreLeftOutAndNamed) {
+  const std::string json = R"({"Reservations": [{"Instances": [
+      {"InstanceId": "i-1", "PublicIpAddress": "1.2.3.4", "State": {"Name": "running"}},
+      {"InstanceId": "i-2", "State": {"Name": "running"}, "Tags": [{"Key": "Name", "Value": "ps"}]},
+      {"InstanceId": "i-3", "State": {"Name": "running"}}]}]})";
+  const Ec2Import imported = ImportEc2Inventory(json, "x.json", {});
+  EXPECT_EQ(imported.skipped, (std::vector<std::string>{
+                                  "instance i-2 (ps) has no public IP address (use --private)",
+                                  "instance i-3 has no public IP address (use --private)"}));
+  EXPECT_NE(imported.inventory_toml.find("# Left out, without that address: i-2, i-3\n"), std::string::npos);
+  const Inventory inventory = ParseInventory(imported.inventory_toml, "x.toml");
+  ASSERT_EQ(inventory.hosts.size(), 1u);
+  EXPECT_EQ(inventory.hosts[0].address, "1.2.3.4");
 }
 
 // Error paths of ec2_import.cc follow.
@@ -74,13 +90,13 @@ TEST(Ec2ImportTest, InstanceWithoutNameTagIsNamedByItsId) {
 TEST(Ec2ImportTest, NoPublicAddress) {
   EXPECT_EQ(ErrorOf(R"({"Reservations": [{"Instances": [{"InstanceId": "i-9",
       "PrivateIpAddress": "10.0.0.9", "State": {"Name": "running"}}]}]})"),
-            "instances.json: instance i-9 has no public IP address (use --private)");
+            "instances.json: no running instance has a public IP address (use --private); without one: i-9");
 }
 
 TEST(Ec2ImportTest, NoPrivateAddress) {
   EXPECT_EQ(ErrorOf(R"({"Reservations": [{"Instances": [{"InstanceId": "i-9",
       "State": {"Name": "running"}}]}]})", {true, ""}),
-            "instances.json: instance i-9 has no private IP address");
+            "instances.json: no running instance has a private IP address; without one: i-9");
 }
 
 TEST(Ec2ImportTest, NoRunningInstance) {

@@ -2,7 +2,10 @@
 // then uploads against a real sshd (SshdFixture).
 #include "orchestrator/launch/ssh/provision.h"
 
+#include <pwd.h>
 #include <unistd.h>
+
+#include <cstdio>
 
 #include <filesystem>
 #include <fstream>
@@ -248,6 +251,18 @@ Inventory RealInventory(const SshdFixture& sshd, const std::string& work_dir) {
   return inventory;
 }
 
+// ssh-keygen's SHA256 fingerprint of a public key file.
+std::string Fingerprint(const std::string& public_key_path) {
+  FILE* pipe = popen(("ssh-keygen -l -E sha256 -f '" + public_key_path + "'").c_str(), "r");
+  char buffer[512] = {};
+  const bool read = fgets(buffer, sizeof buffer, pipe) != nullptr;
+  pclose(pipe);
+  if (!read) return "";
+  const std::string line = buffer;  // "256 SHA256:... comment (ED25519)"
+  const size_t start = line.find(' ') + 1;
+  return line.substr(start, line.find(' ', start) - start);
+}
+
 std::vector<HostProvision> ProvisionReal(const Inventory& inventory, const ProvisionPlan& plan) {
   return ProvisionHosts(inventory, plan, [&](const InventoryHost& host) {
     return std::unique_ptr<RemoteShell>(new SshSession(MakeTarget(inventory, host)));
@@ -310,7 +325,7 @@ TEST(ProvisionRealTest, BothFixtureHostsReachEachOther) {
 TEST(ProvisionRealTest, APeerThatIsDownIsNamed) {
   SshdFixture sshd({"127.0.0.2", "127.0.0.3"});
   Inventory inventory = RealInventory(sshd, sshd.dir() + "/remote-work");
-  // Host c: an address nobody listens on, checked by a before c's own failure.
+  // Host c: an address nobody listens on; a names it, and so does c's own failure.
   InventoryHost c = inventory.hosts[1];
   c.name = "c";
   c.address = "127.0.0.4";
@@ -323,11 +338,43 @@ TEST(ProvisionRealTest, APeerThatIsDownIsNamed) {
   } catch (const ProvisionError& error) {
     const std::string port = std::to_string(sshd.port());
     EXPECT_EQ(std::string(error.what()),
-              "host 'a' cannot reach host 'c' over ssh as mpirun will (ssh -p " + port + " -i " +
+              "2 of 2 hosts cannot be used:\n"
+              "  host 'a' cannot reach host 'c' over ssh as mpirun will (ssh -p " + port + " -i " +
                   sshd.user_key() + " -o UserKnownHostsFile=" + sshd.known_hosts() +
                   " -o StrictHostKeyChecking=yes -o BatchMode=yes 127.0.0.4): ssh: connect to "
                   "host 127.0.0.4 port " + port +
-                  ": Connection refused; the hosts of an MPI job must reach each other over ssh");
+                  ": Connection refused; the hosts of an MPI job must reach each other over ssh\n"
+                  "  host 'c' (" + std::string(getpwuid(getuid())->pw_name) + "@127.0.0.4:" + port +
+                  "): connect failed: Connection refused");
+  }
+}
+
+// The fingerprints behind an unreachable peer: b's key "changed", so a cannot
+// reach b and b refuses the connection itself; both are reported.
+TEST(ProvisionRealTest, EveryHostThatFailsIsReportedWithItsOwnError) {
+  SshdFixture sshd({"127.0.0.2", "127.0.0.3"});
+  const Inventory inventory = RealInventory(sshd, sshd.dir() + "/remote-work");
+  const std::string other = sshd.dir() + "/other_ed25519";
+  SshdFixture::GenerateKey(other);
+  const std::string b = "[127.0.0.3]:" + std::to_string(sshd.port());
+  std::ofstream(sshd.known_hosts(), std::ios::trunc)
+      << "[127.0.0.2]:" << sshd.port() << " " << sshd.host_key_line() << "\n"
+      << b << " " << SshdFixture::ReadFile(other + ".pub");
+  const std::string trainer = sshd.dir() + "/trainer";
+  std::ofstream(trainer) << "#!/bin/sh\n";
+  try {
+    ProvisionReal(inventory, MakeProvisionPlan(inventory.work_dir, trainer, ""));
+    FAIL() << "provisioned a host whose key changed";
+  } catch (const std::exception& error) {
+    const std::string message = error.what();
+    EXPECT_EQ(message.rfind("2 of 2 hosts cannot be used:\n", 0), 0u) << message;
+    EXPECT_NE(message.find("\n  host 'a' cannot reach host 'b' over ssh"), std::string::npos) << message;
+    EXPECT_NE(message.find("\n  host 'b' (" + std::string(getpwuid(getuid())->pw_name) + "@127.0.0.3:" +
+                           std::to_string(sshd.port()) + "): host key CHANGED: " + sshd.known_hosts() + " has " +
+                           Fingerprint(other + ".pub") + ", the server offered " +
+                           Fingerprint(sshd.dir() + "/host_ed25519.pub") + ";"),
+              std::string::npos)
+        << message;
   }
 }
 
