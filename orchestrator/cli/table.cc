@@ -8,6 +8,8 @@
 #include <ostream>
 #include <set>
 
+#include "orchestrator/core/csv.h"
+
 namespace dmlbench {
 
 std::string ExactText(const Cell& cell) {
@@ -102,16 +104,6 @@ void PrintQueryTable(std::ostream& out, const QueryResult& result) {
   }
   PrintTable(out, result.columns, rows, right);
   out << "(" << result.rows.size() << (result.rows.size() == 1 ? " row" : " rows") << ")\n";
-}
-
-std::string CsvField(const std::string& text) {
-  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (char c : text) {
-    if (c == '"') quoted += '"';
-    quoted += c;
-  }
-  return quoted + "\"";
 }
 
 void PrintCsv(std::ostream& out, const QueryResult& result) {

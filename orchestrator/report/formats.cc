@@ -2,6 +2,8 @@
 
 #include <charconv>
 
+#include "orchestrator/core/csv.h"
+
 namespace dmlbench {
 
 std::string EscapeHtml(std::string_view text) {
@@ -87,20 +89,6 @@ std::string MarkdownTable(const QueryResult& table) {
   }
   return text;
 }
-
-namespace {
-
-std::string CsvField(const std::string& text) {
-  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (char c : text) {
-    if (c == '"') quoted += '"';
-    quoted += c;
-  }
-  return quoted + "\"";
-}
-
-}  // namespace
 
 std::string CsvTable(const QueryResult& table) {
   std::string text;
