@@ -107,6 +107,7 @@ nlohmann::json ToJson(const EpochEvent& event) {
                      {"bytes_received", r.bytes_received},
                      {"messages_sent", r.messages_sent}});
   json["ranks"] = ranks;
+  json["iteration_wall_us"] = event.iteration_wall_us;
   return json;
 }
 

@@ -92,6 +92,8 @@ struct EpochEvent {
   double eval_s = 0;
   double overlap_ratio = 0;
   std::vector<RankEpochStats> ranks;   // index = rank; `phases` is derived from the workers
+  // Rank 0's wall time of each iteration, microseconds; index i = iteration i + 1.
+  std::vector<std::int64_t> iteration_wall_us;
 };
 
 struct RunEndEvent {

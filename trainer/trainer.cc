@@ -237,6 +237,9 @@ class TrainingRun {
   int workers_ = 1;
   int worker_index_ = 0;
   std::int64_t iterations_ = 0;          // per epoch, the same on every rank
+  // Rank 0: the wall time of each iteration of the current epoch, whole
+  // microseconds. Reserved for a whole epoch, so the loop never allocates.
+  std::vector<std::int64_t> iteration_wall_us_;
   // One batch of training or evaluation samples, reused throughout.
   std::vector<float> batch_pixels_;
   std::vector<std::uint8_t> batch_labels_;
@@ -267,6 +270,7 @@ TrainingRun::TrainingRun(const TrainerOptions& options, const Dataset& dataset)
         std::to_string(std::int64_t{b} * workers_) + " (batch size " + std::to_string(b) + " x " +
         std::to_string(workers_) + (workers_ == 1 ? " worker)" : " workers)"));
 
+  if (rank_ == 0) iteration_wall_us_.reserve(std::size_t(iterations_));
   batch_pixels_.resize(std::size_t(mlp_.max_batch()) * dataset.features);
   batch_labels_.resize(std::size_t(mlp_.max_batch()));
   test_indices_.resize(std::size_t(dataset.test.count));
@@ -293,6 +297,7 @@ TrainResult TrainingRun::Train(const TrainerOutputs& outputs) {
     Wait(&request);
     if (rank_ != 0) continue;
     EpochEvent event = Aggregate(epoch, gathered, facts.roles);
+    event.iteration_wall_us = iteration_wall_us_;
     if (outputs.events) outputs.events->Write(ToJson(event));
     if (outputs.progress) PrintEpochLine(event, *outputs.progress);
     result.epochs.push_back(std::move(event));
@@ -369,10 +374,14 @@ EpochRecord TrainingRun::RunEpoch(int epoch) {
 
 // A worker's iterations over its shards of `permutation`: forward, then
 // backward with the scheme's per-layer calls, then the scheme's finish,
-// which leaves the updated model in place. Sums loss, times and traffic.
+// which leaves the updated model in place. Sums loss, times and traffic;
+// rank 0 also keeps each iteration's wall time (into memory it reserved:
+// no allocation and no I/O inside the loop).
 void TrainingRun::TrainIterations(std::span<const std::uint32_t> permutation,
                                   EpochRecord& record) {
   const int b = options_.batch_size;
+  const bool keep_iterations = rank_ == 0;
+  iteration_wall_us_.clear();
   for (std::int64_t i = 0; i < iterations_; ++i) {
     const Clock::time_point t0 = Clock::now();
     {
@@ -396,6 +405,9 @@ void TrainingRun::TrainIterations(std::span<const std::uint32_t> permutation,
     }
     const Clock::time_point t2 = Clock::now();
     exchange_->FinishIteration();
+    if (keep_iterations)
+      iteration_wall_us_.push_back(
+          std::chrono::round<std::chrono::microseconds>(Clock::now() - t0).count());
     record[kForward] += Seconds(t0, t1);
     record[kBackward] += Seconds(t1, t2) - in_exchange;
     AddStats(exchange_->LastStats(), record);

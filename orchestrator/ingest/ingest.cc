@@ -5,6 +5,7 @@
 #include <chrono>
 #include <optional>
 #include <stdexcept>
+#include <vector>
 
 namespace dmlbench {
 namespace {
@@ -122,6 +123,33 @@ RankPhaseRecord ReadRank(const json& value, size_t index) {
   return r;
 }
 
+// The epoch's `iteration_wall_us` (whole microseconds, one per iteration)
+// as seconds; empty when the trainer did not write it (an older trainer) or
+// wrote null.
+std::vector<double> ReadIterationTimes(const json& event, std::int64_t iterations) {
+  auto it = event.find("iteration_wall_us");
+  if (it == event.end() || it->is_null()) return {};
+  if (!it->is_array()) {
+    throw EventError(std::string("epoch: field 'iteration_wall_us' must be an array, got ") + it->type_name());
+  }
+  if (static_cast<std::int64_t>(it->size()) != iterations) {
+    throw EventError("epoch: field 'iteration_wall_us' must hold one time per iteration (" +
+                     std::to_string(iterations) + "), got " + std::to_string(it->size()));
+  }
+  std::vector<double> seconds;
+  seconds.reserve(it->size());
+  for (std::size_t i = 0; i < it->size(); ++i) {
+    const json& value = (*it)[i];
+    if (!value.is_number_integer() || value.get<std::int64_t>() < 0) {
+      throw EventError("epoch: iteration_wall_us[" + std::to_string(i) +
+                       "] must be a whole number of microseconds, 0 or more, got " +
+                       (value.is_number() ? value.dump() : std::string(value.type_name())));
+    }
+    seconds.push_back(static_cast<double>(value.get<std::int64_t>()) / 1e6);
+  }
+  return seconds;
+}
+
 double MonotonicSeconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
@@ -237,6 +265,7 @@ void Ingest::ConsumeEvent(std::string_view line) {
     const json& ranks = fields.Array("ranks");
     r.ranks.reserve(ranks.size());
     for (size_t i = 0; i < ranks.size(); ++i) r.ranks.push_back(ReadRank(ranks[i], i));
+    r.iteration_wall_s = ReadIterationTimes(event, r.iterations);
     BeforeWrite();
     store_.AddEpoch(run_id_, attempt_id_, r);
     AfterWrite(false);

@@ -168,6 +168,7 @@ struct Store::Impl {
   // Prepared once: the statements ingest runs for every event.
   std::unique_ptr<SQLite::Statement> insert_epoch;
   std::unique_ptr<SQLite::Statement> insert_rank;
+  std::unique_ptr<SQLite::Statement> insert_iteration;
 };
 
 namespace {
@@ -281,6 +282,8 @@ Store::Store(const std::string& path, Mode mode) : path_(path) {
     INSERT INTO rank_phases (attempt_id, epoch, rank, role, forward_s, backward_s, exchange_s,
       update_s, exposed_comm_s, comm_s, wait_s, bytes_sent, bytes_received, messages_sent)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?))");
+  impl_->insert_iteration = std::make_unique<SQLite::Statement>(impl_->db, R"(
+    INSERT INTO iterations (attempt_id, epoch, iteration, wall_s) VALUES (?, ?, ?, ?))");
   });
 }
 
@@ -574,7 +577,7 @@ void Store::Forget(const std::vector<RunRecord>& runs, const std::string& filter
       FROM run_overview WHERE run_id = ?1)");
     std::vector<SQLite::Statement> removals;
     for (const char* sql : {"DELETE FROM predictions WHERE run_id = ?",
-                            "DELETE FROM epochs WHERE run_id = ?",  // and their rank_phases
+                            "DELETE FROM epochs WHERE run_id = ?",  // and their rank_phases and iterations
                             "DELETE FROM attempts WHERE run_id = ?",  // and their hosts and logs
                             "DELETE FROM run_tags WHERE run_id = ?", "DELETE FROM runs WHERE run_id = ?"}) {
       removals.emplace_back(impl_->db, sql);
@@ -740,6 +743,15 @@ void Store::AddEpoch(std::int64_t run_id, std::int64_t attempt_id, const EpochRe
     rank.bind(13, k.bytes_received);
     rank.bind(14, k.messages_sent);
     rank.exec();
+  }
+  SQLite::Statement& iteration = *impl_->insert_iteration;
+  for (std::size_t i = 0; i < r.iteration_wall_s.size(); ++i) {
+    iteration.reset();
+    iteration.bind(1, attempt_id);
+    iteration.bind(2, r.epoch);
+    iteration.bind(3, static_cast<std::int64_t>(i + 1));
+    iteration.bind(4, r.iteration_wall_s[i]);
+    iteration.exec();
   }
   if (transaction) transaction->commit();
   });

@@ -116,6 +116,9 @@ struct EpochRecord {
   std::optional<double> overlap_ratio;
   PhaseStats forward, backward, exchange, update, exposed_comm, comm;
   std::vector<RankPhaseRecord> ranks;
+  // Rank 0's wall time of each iteration, seconds; element i for iteration
+  // i + 1. Empty when the trainer did not report them (an older trainer).
+  std::vector<double> iteration_wall_s;
 };
 
 // The trainer's run_end event.
@@ -284,10 +287,10 @@ class Store {
   // What the runs with these ids hold.
   RunContents Contents(const std::vector<std::int64_t>& run_ids) const;
   // Removes `runs` and everything that belongs to them (attempts, epochs,
-  // rank phases, host links, tags, log rows, model predictions) and records
-  // each in forgotten_runs with `filter` and the time, in one transaction;
-  // then removes their directories in logs_dir() (missing ones are no
-  // error). Throws StoreError, removing nothing, when a model fit used one
+  // rank phases, iteration times, host links, tags, log rows, model
+  // predictions) and records each in forgotten_runs with `filter` and the
+  // time, in one transaction; then removes their directories in logs_dir()
+  // (missing ones are no error). Throws StoreError, removing nothing, when a model fit used one
   // of them: a fit keeps the runs it rests on.
   void Forget(const std::vector<RunRecord>& runs, const std::string& filter, double now_unix_s);
 
@@ -313,7 +316,8 @@ class Store {
   bool batch_open() const { return batch_open_; }
 
   void RecordRunStart(std::int64_t attempt_id, const RunStartRecord& record);
-  // The epoch row and its per-rank rows, in one transaction (or the batch).
+  // The epoch row, its per-rank rows and its per-iteration rows, in one
+  // transaction (or the batch).
   void AddEpoch(std::int64_t run_id, std::int64_t attempt_id, const EpochRecord& record);
   void RecordRunEnd(std::int64_t attempt_id, const RunEndRecord& record);
   // One transaction: the attempt's outcome and the run's new status. With

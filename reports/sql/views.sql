@@ -121,3 +121,30 @@ JOIN report_runs r ON r.config = c.config AND r.split = c.split
 JOIN predictions p ON p.run_id = r.run_id
 JOIN report_fits f ON f.fit_id = p.fit_id
 GROUP BY c.config, c.split, f.model;
+
+-- One complete run per scheme, for the per-iteration figure: a typical run
+-- of the scheme's most demanding common setup. Its configuration has overlap
+-- off (unless the scheme only ran with it on), the most workers, the fastest
+-- link (unshaped counts as fastest), the batch size most of the scheme's runs
+-- used, then the most runs; of that configuration's runs, the one with the
+-- median steady epoch time (the lower of the two middle ones for an even
+-- count; ties by run_id). `panel` numbers the schemes in scheme_order.
+CREATE TEMP VIEW report_series_runs AS
+WITH candidates AS (
+  SELECT r.run_id, r.scheme, r.scheme_order, r.label, r.config, r.overlap, r.workers, r.batch_size,
+         CASE WHEN r.network_bandwidth_bits_per_s > 0 THEN r.network_bandwidth_bits_per_s ELSE 1e300 END
+           AS bandwidth,
+         count(*) OVER (PARTITION BY r.scheme, r.batch_size) AS batch_runs,
+         count(*) OVER (PARTITION BY r.config) AS config_runs,
+         row_number() OVER (PARTITION BY r.config ORDER BY r.epoch_s, r.run_id) AS position
+  FROM report_runs r
+),
+configurations AS (
+  SELECT config,
+         row_number() OVER (PARTITION BY scheme ORDER BY overlap, workers DESC, bandwidth DESC, batch_runs DESC,
+                                                         config_runs DESC, batch_size, config) AS choice
+  FROM candidates WHERE position = 1
+)
+SELECT c.run_id, c.scheme, c.scheme_order, c.label, row_number() OVER (ORDER BY c.scheme_order) AS panel
+FROM candidates c JOIN configurations k ON k.config = c.config AND k.choice = 1
+WHERE c.position = (c.config_runs + 1) / 2;

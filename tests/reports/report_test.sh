@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The report end to end through the command line: a tiny real sweep into a
 # fresh SQLite file, then `dmlbench report` from that file alone — every
-# table and figure, the same bytes twice, the database unchanged, and the
-# exact message for a database that is not there.
+# table and figure, the real trainer's per-iteration times, the same bytes
+# twice, the database unchanged, and the exact message for a database that
+# is not there.
 set -euo pipefail
 dmlbench=$1 source_dir=$2
 work=$(mktemp -d)
@@ -13,7 +14,7 @@ trap 'rm -rf "$work"' EXIT
 before=$(sha256sum <"$work/results.db")
 "$dmlbench" report "$work/results.db" "$work/report" >"$work/report.log"
 for f in index.html report.md tables/factors.csv tables/configurations.md tables/configurations.tex \
-         tables/speedup.csv figures/throughput.svg figures/throughput.png figures/epoch_series.png; do
+         tables/speedup.csv figures/throughput.svg figures/throughput.png figures/iteration_series.png; do
   [[ -s $work/report/$f ]] || { echo "missing or empty: $f"; cat "$work/report.log"; exit 1; }
 done
 # 4 configurations: a header line plus one CSV line each.
@@ -23,6 +24,14 @@ grep -q '^ring w=2 b=20,validation,1,' "$work/report/tables/configurations.csv" 
   || { echo "no ring w=2 row"; cat "$work/report/tables/configurations.csv"; exit 1; }
 grep -q '^ps k=1 w=1 b=20,calibration,1,' "$work/report/tables/configurations.csv" \
   || { echo "no ps k=1 w=1 row"; exit 1; }
+# The iteration series: ring w=2 and ps k=1 w=2, each 2 epochs of 5
+# iterations as the trainer timed them, the first epoch's marked warm-up.
+series=$work/report/figures/iteration_series.iterations.tsv
+counts=$(awk -F'\t' '!/^#/ && NF { n[$3 ", warm-up " $7]++ } END { for (k in n) print k ":", n[k] }' "$series" \
+  | sort | tr '\n' ';')
+[[ $counts == "ps k=1 w=2 b=20, warm-up 0: 5;ps k=1 w=2 b=20, warm-up 1: 5;ring w=2 b=20, warm-up 0: 5;ring w=2 b=20, warm-up 1: 5;" ]] \
+  || { echo "iteration series per scheme and warm-up: $counts"; cat "$series"; exit 1; }
+grep -q 'No per-iteration times' "$work/report/index.html" && { echo "the page says the iteration times are missing"; exit 1; }
 grep -q 'not shown: parameters: No model fit in this database' "$work/report.log" \
   || { echo "the missing fit is not reported"; cat "$work/report.log"; exit 1; }
 

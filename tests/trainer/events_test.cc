@@ -34,6 +34,16 @@ TEST(Events, PhasesAggregateOverWorkersOnly) {
   EXPECT_EQ(json["ranks"][2]["forward_s"], 100.0);
 }
 
+TEST(Events, IterationTimesAreAnArrayOfWholeMicroseconds) {
+  EpochEvent event;
+  event.iterations = 3;
+  event.iteration_wall_us = {2500, 1200, 1187};
+  EXPECT_EQ(ToJson(event)["iteration_wall_us"].dump(), "[2500,1200,1187]");
+  event.iterations = 0;
+  event.iteration_wall_us.clear();
+  EXPECT_EQ(ToJson(event)["iteration_wall_us"].dump(), "[]");
+}
+
 TEST(Events, RunEndCarriesErrorOnlyOnFailure) {
   RunEndEvent ok{"ok", "", std::string(64, 'a'), 1.5, 1000};
   EXPECT_EQ(ToJson(ok).dump(),

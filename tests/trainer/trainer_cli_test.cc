@@ -283,6 +283,17 @@ TEST_F(TrainerCli, EventsFollowTheSchema) {
       EXPECT_EQ(rank.at("bytes_sent"), 3 * 2 * (parameters / 2) * 4);
       EXPECT_EQ(rank.at("bytes_received"), rank.at("bytes_sent"));
     }
+    // Rank 0's wall time of each of the 3 iterations, whole microseconds.
+    const json& times = epoch.at("iteration_wall_us");
+    ASSERT_EQ(times.size(), 3u);
+    std::int64_t sum_us = 0;
+    for (const json& t : times) {
+      ASSERT_TRUE(t.is_number_integer()) << t;
+      EXPECT_GE(t.get<std::int64_t>(), 0);
+      sum_us += t.get<std::int64_t>();
+    }
+    EXPECT_GT(sum_us, 0);
+    EXPECT_LE(double(sum_us), wall * 1e6 + 1.5);
   }
   EXPECT_LT(events[2].at("loss").get<double>(), events[1].at("loss").get<double>());
 

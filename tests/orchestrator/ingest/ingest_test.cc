@@ -71,6 +71,29 @@ TEST_F(IngestTest, ValidRunStoresEveryEventAsItArrives) {
   EXPECT_EQ(std::get<std::string>(store_.Query("SELECT parameter_checksum FROM attempts").rows[0][0]), "abc");
   EXPECT_EQ(std::get<double>(store_.Query("SELECT forward_max_s FROM epochs WHERE epoch = 2").rows[0][0]), 0.2);
   EXPECT_EQ(std::get<double>(store_.Query("SELECT test_accuracy FROM epochs WHERE epoch = 1").rows[0][0]), 0.5);
+  // Rank 0's 5 iterations of each epoch, microseconds stored as seconds.
+  EXPECT_EQ(Int(store_, "SELECT count(*) FROM iterations"), 2 * 5);
+  EXPECT_EQ(Text(store_, "SELECT group_concat(wall_s, ' ') FROM (SELECT wall_s FROM iterations "
+                         "WHERE epoch = 2 ORDER BY iteration)"),
+            "0.12 0.095 0.095 0.095 0.095");
+  EXPECT_EQ(Int(store_, "SELECT min(iteration) * 10 + max(iteration) FROM iterations"), 15);
+}
+
+// A trainer older than the iteration times (or one writing null) stores its
+// epochs without them.
+TEST_F(IngestTest, EpochsWithoutIterationTimesStoreNone) {
+  std::string first = EpochLine(1), second = EpochLine(2);
+  first.replace(first.find(",\"iteration_wall_us\""), std::string::npos, "}");
+  second.replace(second.find("\"iteration_wall_us\":["), std::string::npos, "\"iteration_wall_us\":null}");
+  Ingest ingest(store_, run_id_, attempt_id_);
+  ingest.Consume(RunStartLine());
+  ingest.Consume(first);
+  ingest.Consume(second);
+  ingest.Consume(RunEndLine());
+  EXPECT_EQ(ingest.error(), "");
+  EXPECT_TRUE(ingest.run_end_ok());
+  EXPECT_EQ(Int(store_, "SELECT count(*) FROM epochs"), 2);
+  EXPECT_EQ(Int(store_, "SELECT count(*) FROM iterations"), 0);
 }
 
 TEST_F(IngestTest, UnknownEventKindsAndFieldsAreIgnored) {
@@ -167,6 +190,39 @@ TEST_F(IngestTest, RankThatIsNotAnObject) {
   std::string epoch = EpochLine(1);
   epoch.replace(epoch.find("\"ranks\":["), 9, "\"ranks\":[7,");
   EXPECT_EQ(ErrorOf({RunStartLine(), epoch}), "event line 2: epoch: ranks[0]: must be an object, got number");
+}
+
+// EpochLine's times with `times` in their place (the epoch has 5 iterations).
+std::string WithIterationTimes(const std::string& times) {
+  std::string epoch = EpochLine(1);
+  epoch.replace(epoch.find("\"iteration_wall_us\":"), std::string::npos, "\"iteration_wall_us\":" + times + "}");
+  return epoch;
+}
+
+TEST_F(IngestTest, IterationTimesThatAreNotAnArray) {
+  EXPECT_EQ(ErrorOf({RunStartLine(), WithIterationTimes("\"1,2,3,4,5\"")}),
+            "event line 2: epoch: field 'iteration_wall_us' must be an array, got string");
+}
+
+TEST_F(IngestTest, IterationTimesOfTheWrongCount) {
+  EXPECT_EQ(ErrorOf({RunStartLine(), WithIterationTimes("[1,2,3,4]")}),
+            "event line 2: epoch: field 'iteration_wall_us' must hold one time per iteration (5), got 4");
+}
+
+TEST_F(IngestTest, IterationTimeThatIsNotWholeMicroseconds) {
+  EXPECT_EQ(ErrorOf({RunStartLine(), WithIterationTimes("[1,2,3.5,4,5]")}),
+            "event line 2: epoch: iteration_wall_us[2] must be a whole number of microseconds, 0 or more, got 3.5");
+  EXPECT_EQ(Int(store_, "SELECT count(*) FROM epochs"), 0);
+}
+
+TEST_F(IngestTest, IterationTimeThatIsNegative) {
+  EXPECT_EQ(ErrorOf({RunStartLine(), WithIterationTimes("[1,2,3,-4,5]")}),
+            "event line 2: epoch: iteration_wall_us[3] must be a whole number of microseconds, 0 or more, got -4");
+}
+
+TEST_F(IngestTest, IterationTimeThatIsNotANumber) {
+  EXPECT_EQ(ErrorOf({RunStartLine(), WithIterationTimes("[1,2,3,4,null]")}),
+            "event line 2: epoch: iteration_wall_us[4] must be a whole number of microseconds, 0 or more, got null");
 }
 
 TEST_F(IngestTest, RunEndWithUnknownStatus) {

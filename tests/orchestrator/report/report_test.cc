@@ -106,7 +106,8 @@ TEST_F(ReportTest, SmallStudyMatchesTheGoldenFiles) {
   for (const std::string& file : generated) {
     EXPECT_EQ(masked(ReadFile(dir_ / ("out/" + file))), ReadFile((fs::path(kGolden) / file).string())) << file;
   }
-  for (const char* figure : {"throughput", "predicted_vs_measured", "error_cdf", "time_breakdown", "epoch_series"}) {
+  for (const char* figure :
+       {"throughput", "predicted_vs_measured", "error_cdf", "time_breakdown", "iteration_series"}) {
     for (const char* format : {".svg", ".png"}) {
       EXPECT_GT(fs::file_size(dir_ / ("out/figures/" + std::string(figure) + format)), 5000u) << figure << format;
     }
@@ -133,6 +134,81 @@ TEST_F(ReportTest, NoMeasuredThroughputBeatsItsBound) {
     ASSERT_NE(found, bound.end()) << row[0] << " w=" << row[5];
     EXPECT_LE(std::stod(row[6]), 1.02 * found->second) << row[0] << " w=" << row[5];
   }
+}
+
+// The per-iteration figure: one run per scheme, the median run of the
+// largest configuration at the main batch size (4 workers, batch 100, 1
+// Gbit/s, overlap off), every iteration of both its epochs numbered through
+// the run, the warm-up epoch's marked and visibly slower at its start.
+TEST_F(ReportTest, TheIterationSeriesShowsOneRunPerSchemeWithItsWarmUpMarked) {
+  BuildReportStudy(dir_ / "study.db", {.fit_models = false});
+  Generate(dir_ / "study.db", dir_ / "out");
+  // block scheme, panel, run, epoch, iteration, iteration_ms, warmup
+  const auto rows = TsvRows(dir_ / "out/figures/iteration_series.iterations.tsv");
+  std::map<std::string, std::vector<std::vector<std::string>>> by_scheme;
+  for (const auto& row : rows) {
+    ASSERT_EQ(row.size(), 7u);
+    by_scheme[row[0]].push_back(row);
+  }
+  ASSERT_EQ(by_scheme.size(), 3u);
+  const std::map<std::string, std::string> panels = {{"ps k=1", "1"}, {"p2p", "2"}, {"ring", "3"}};
+  const std::int64_t iterations = 60000 / (100 * 4);
+  for (const auto& [scheme, series] : by_scheme) {
+    ASSERT_TRUE(panels.contains(scheme)) << scheme;
+    ASSERT_EQ(series.size(), std::size_t(2 * iterations)) << scheme;
+    double warmup_first = 0, steady_sum = 0;
+    for (std::size_t i = 0; i < series.size(); ++i) {
+      const auto& row = series[i];
+      EXPECT_EQ(row[1], panels.at(scheme));
+      EXPECT_EQ(row[2], scheme + " w=4 b=100 1gbit") << "one run per scheme";
+      const bool warmup = std::int64_t(i) < iterations;
+      EXPECT_EQ(row[3], warmup ? "1" : "2") << scheme << " row " << i;
+      EXPECT_EQ(row[4], std::to_string(i + 1)) << scheme;
+      EXPECT_EQ(row[6], warmup ? "1" : "0") << scheme << " iteration " << i + 1;
+      if (i == 0) warmup_first = std::stod(row[5]);
+      if (!warmup) steady_sum += std::stod(row[5]);
+    }
+    EXPECT_GT(warmup_first, 3 * steady_sum / double(iterations)) << scheme;
+  }
+  // The epochs of the same runs: both epochs, their spans, the warm-up
+  // first; the steady epoch is the median (third of six) of its configuration.
+  const auto epochs = TsvRows(dir_ / "out/figures/iteration_series.epochs.tsv");
+  ASSERT_EQ(epochs.size(), 6u);
+  Store store(dir_ / "study.db", Store::Mode::kReadOnly);
+  for (const auto& row : epochs) {
+    ASSERT_EQ(row.size(), 8u);
+    EXPECT_EQ(row[2], row[0] + " w=4 b=100 1gbit");
+    const bool warmup = row[3] == "1";
+    EXPECT_EQ(row[4], warmup ? "1" : std::to_string(iterations + 1));
+    EXPECT_EQ(row[5], std::to_string(warmup ? iterations : 2 * iterations));
+    EXPECT_EQ(row[7], warmup ? "1" : "0");
+    if (warmup) continue;
+    const QueryResult median = store.Query(
+        "SELECT wall_s FROM complete_epochs WHERE architecture = '" + row[0].substr(0, row[0].find(' ')) +
+        "' AND workers = 4 AND batch_size = 100 AND overlap = 0 AND epoch = 2 ORDER BY wall_s LIMIT 1 OFFSET 2");
+    ASSERT_EQ(median.rows.size(), 1u);
+    EXPECT_NEAR(std::stod(row[6]) * double(iterations) / 1e3, std::get<double>(median.rows[0][0]), 1e-4) << row[0];
+  }
+  const std::string html = ReadFile(dir_ / "out/index.html");
+  EXPECT_EQ(html.find("No per-iteration times"), std::string::npos);
+  EXPECT_GT(fs::file_size(dir_ / "out/figures/iteration_series.png"), 5000u);
+}
+
+// Runs stored without per-iteration times (their trainer did not report
+// them) still give the figure, drawn from the epoch means, and the page
+// says what is missing.
+TEST_F(ReportTest, WithoutIterationTimesTheSeriesFallsBackToEpochMeans) {
+  BuildReportStudy(dir_ / "study.db", {.fit_models = false});
+  { Store(dir_ / "study.db").Query("DELETE FROM iterations"); }
+  const ReportSummary summary = Generate(dir_ / "study.db", dir_ / "out");
+  for (const std::string& missing : summary.missing) EXPECT_FALSE(missing.starts_with("iteration_series")) << missing;
+  EXPECT_EQ(TsvRows(dir_ / "out/figures/iteration_series.epochs.tsv").size(), 6u);
+  EXPECT_TRUE(TsvRows(dir_ / "out/figures/iteration_series.iterations.tsv").empty());
+  EXPECT_GT(fs::file_size(dir_ / "out/figures/iteration_series.png"), 5000u);
+  const std::string html = ReadFile(dir_ / "out/index.html");
+  EXPECT_NE(html.find("No per-iteration times for these runs: their trainer did not report them, so each epoch&#39;s "
+                      "mean is drawn instead."),
+            std::string::npos);
 }
 
 TEST_F(ReportTest, TheSameDatabaseGivesByteIdenticalFilesAndIsNotChanged) {

@@ -90,6 +90,14 @@ TEST_F(RunnerMpirunTest, RealTrainerThroughRealMpirun) {
   ASSERT_EQ(report.complete, 2) << report.runs[0].item.failure_reason << report.runs[1].item.failure_reason;
   EXPECT_EQ(Int(store, "SELECT count(*) FROM epochs"), 4);
   EXPECT_EQ(Int(store, "SELECT count(*) FROM rank_phases"), 2 * 1 + 2 * 2);
+  // Every epoch has one time per iteration (3, the cap), numbered from 1,
+  // and together they fit in the epoch's wall time.
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM iterations"), 4 * 3);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM epochs e WHERE e.iterations = (SELECT count(*) FROM iterations i "
+                       "WHERE i.attempt_id = e.attempt_id AND i.epoch = e.epoch AND i.iteration BETWEEN 1 AND "
+                       "e.iterations AND i.wall_s >= 0) AND e.wall_s + 1e-5 * e.iterations >= "
+                       "(SELECT sum(wall_s) FROM iterations i WHERE i.attempt_id = e.attempt_id AND i.epoch = e.epoch)"),
+            4);
   EXPECT_EQ(Int(store, "SELECT count(*) FROM runs WHERE length(parameter_checksum) = 64"), 2);
   EXPECT_EQ(Int(store, "SELECT count(*) FROM runs WHERE mpi_library_version LIKE 'Open MPI%'"), 2);
   EXPECT_EQ(Int(store, "SELECT count(*) FROM runs WHERE command_line LIKE '%--synthetic 10000%'"), 2);

@@ -69,6 +69,9 @@ EpochRecord MakeEpoch(int epoch, int ranks = 2) {
     rank.bytes_sent = 100;
     r.ranks.push_back(rank);
   }
+  // Rank 0's 10 iterations: the first 0.095 s, the others 0.045 s.
+  r.iteration_wall_s.assign(10, 0.045);
+  r.iteration_wall_s[0] = 0.095;
   return r;
 }
 
@@ -105,8 +108,8 @@ TEST_F(StoreTest, NewDatabaseHasEveryMigrationWalAndForeignKeys) {
   EXPECT_EQ(Text(store, "PRAGMA journal_mode"), "wal");
   EXPECT_EQ(Int(store, "PRAGMA foreign_keys"), 1);
   const std::vector<std::string> names = store.TablesAndViews();
-  for (const char* name : {"experiments", "runs", "attempts", "hosts", "epochs", "rank_phases", "run_summary",
-                           "failures", "complete_epochs", "run_tags", "run_overview"}) {
+  for (const char* name : {"experiments", "runs", "attempts", "hosts", "epochs", "rank_phases", "iterations",
+                           "run_summary", "failures", "complete_epochs", "run_tags", "run_overview"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
   }
 }
@@ -211,6 +214,36 @@ TEST_F(StoreTest, ADatabaseOnAReadOnlyFileSystemIsReadAsItIs) {
   EXPECT_FALSE(std::filesystem::exists(db + "-shm"));
 }
 
+// The committed study's database predates the iterations table: a copy
+// opened for writing gains it, empty, and its epochs stay as they were.
+TEST_F(StoreTest, AnOlderDatabaseGainsAnEmptyIterationsTable) {
+  std::filesystem::copy_file(std::string(DMLBENCH_SOURCE_DIR) + "/reports/data/paper-reproduction.db", db_);
+  std::int64_t epochs = 0;
+  {
+    Store old(db_, Store::Mode::kReadOnly);
+    ASSERT_LT(old.schema_version(), 8);
+    epochs = Int(old, "SELECT count(*) FROM complete_epochs");
+  }
+  Store store(db_);
+  EXPECT_EQ(store.schema_version(), Store::KnownSchemaVersion());
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM iterations"), 0);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM complete_epochs"), epochs);
+  EXPECT_GT(epochs, 0);
+}
+
+// An epoch from a trainer that did not report its iterations stores none.
+TEST_F(StoreTest, AnEpochWithoutIterationTimesStoresNone) {
+  Store store(db_);
+  const std::int64_t run = store.AddRun(store.AddExperiment(MakeExperiment(), 1), MakeRun(), std::string(64, 'k'),
+                                        MakeProvenance());
+  const std::int64_t attempt = store.BeginAttempt(run, 10);
+  EpochRecord epoch = MakeEpoch(1);
+  epoch.iteration_wall_s.clear();
+  store.AddEpoch(run, attempt, epoch);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM epochs"), 1);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM iterations"), 0);
+}
+
 TEST_F(StoreTest, ReopeningAppliesNothingTwice) {
   { Store store(db_); }
   Store again(db_);
@@ -266,6 +299,13 @@ TEST_F(StoreTest, RunLifeCycleFromPendingToComplete) {
   EXPECT_EQ(Int(store, "SELECT stderr_tail IS NULL FROM runs"), 1);
   EXPECT_EQ(Int(store, "SELECT count(*) FROM complete_epochs"), 2);
   EXPECT_EQ(Int(store, "SELECT count(*) FROM rank_phases"), 4);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM iterations"), 20);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM iterations i JOIN complete_epochs e USING (attempt_id, epoch) "
+                       "WHERE i.iteration BETWEEN 1 AND 10"),
+            20);
+  EXPECT_EQ(Text(store, "SELECT group_concat(wall_s) FROM (SELECT wall_s FROM iterations WHERE epoch = 2 "
+                        "ORDER BY iteration LIMIT 3)"),
+            "0.095,0.045,0.045");
   EXPECT_EQ(Int(store, "SELECT runs FROM run_summary"), 1);
   const auto measures = store.CompleteRunMeasures(run);
   ASSERT_TRUE(measures.has_value());
@@ -281,12 +321,16 @@ TEST_F(StoreTest, NewAttemptDropsThePartialEpochsOfTheLastOne) {
   store.AddEpoch(run, first, MakeEpoch(1));
   store.FinishAttempt(run, first, Outcome("failed", "mpirun exited with status 1"), RunDisposition::kRetry, {});
   EXPECT_EQ(store.FindRuns({std::string(64, 'k')}).begin()->second.status, RunState::kRunning);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM iterations"), 10);
   const std::int64_t second = store.BeginAttempt(run, 11);
   EXPECT_EQ(Int(store, "SELECT count(*) FROM epochs"), 0);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM iterations"), 0);
   store.AddEpoch(run, second, MakeEpoch(1));
   store.RecordRunEnd(second, OkEnd());
   store.FinishAttempt(run, second, Outcome("ok"), RunDisposition::kFailed, {});
   EXPECT_EQ(Int(store, "SELECT count(*) FROM epochs"), 1);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM iterations"), 10);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM iterations WHERE attempt_id = " + std::to_string(second)), 10);
   EXPECT_EQ(Int(store, "SELECT count(*) FROM attempts"), 2);
   EXPECT_EQ(Text(store, "SELECT reason FROM attempts WHERE number = 1"), "mpirun exited with status 1");
   EXPECT_EQ(Text(store, "SELECT stderr_tail FROM attempts WHERE number = 1"), "tail of stderr");
@@ -458,6 +502,7 @@ TEST_F(StoreTest, ForgetRemovesRunsWithEverythingTheyHoldAndRecordsThem) {
   EXPECT_EQ(store.Contents({runs[0].run_id}).attempts, 2);
   EXPECT_EQ(store.Contents({runs[0].run_id}).epochs, 2);
   EXPECT_EQ(store.Contents({runs[0].run_id}).log_files, 1);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM iterations"), 2 * 2 * 10);
 
   store.Forget(runs, "workers=2", 50);
   EXPECT_EQ(Text(store, "PRAGMA integrity_check"), "ok");
@@ -466,6 +511,9 @@ TEST_F(StoreTest, ForgetRemovesRunsWithEverythingTheyHoldAndRecordsThem) {
   EXPECT_EQ(Int(store, "SELECT count(*) FROM attempts"), 2);
   EXPECT_EQ(Int(store, "SELECT count(*) FROM epochs"), 2);
   EXPECT_EQ(Int(store, "SELECT count(*) FROM rank_phases"), 4);
+  // The forgotten run's iteration times went with its epochs.
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM iterations"), 2 * 10);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM iterations WHERE attempt_id NOT IN (SELECT attempt_id FROM epochs)"), 0);
   EXPECT_EQ(Int(store, "SELECT count(*) FROM attempt_hosts"), 2);
   EXPECT_EQ(Int(store, "SELECT count(*) FROM run_tags"), 2);
   EXPECT_EQ(Int(store, "SELECT count(*) FROM attempt_logs"), 1);

@@ -4,6 +4,8 @@
 #ifndef DMLBENCH_TESTS_ORCHESTRATOR_SUPPORT_MODEL_FIXTURE_H_
 #define DMLBENCH_TESTS_ORCHESTRATOR_SUPPORT_MODEL_FIXTURE_H_
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -30,7 +32,8 @@ class ModelDatabase {
   }
 
   // A complete run of `params` with these epoch times (the first is warm-up);
-  // forward and backward take `compute_s` per iteration in a 1:2 ratio.
+  // forward and backward take `compute_s` per iteration in a 1:2 ratio, and
+  // each epoch's iterations take the times IterationTimes gives them.
   std::int64_t AddRun(const RunParams& params, const std::string& split, const std::vector<double>& epoch_s,
                       std::int64_t parameters = 104938, std::int64_t iterations = 0, double compute_s = 0) {
     PlannedRun run{params, split};
@@ -56,6 +59,7 @@ class ModelDatabase {
       const double per_epoch_compute = compute_s * static_cast<double>(epoch.iterations);
       epoch.forward = {per_epoch_compute / 3, per_epoch_compute / 3, per_epoch_compute / 3};
       epoch.backward = {2 * per_epoch_compute / 3, 2 * per_epoch_compute / 3, 2 * per_epoch_compute / 3};
+      epoch.iteration_wall_s = IterationTimes(epoch_s[e], epoch.iterations, e == 0);
       store_.AddEpoch(run_id, attempt, epoch);
     }
     RunEndRecord end;
@@ -68,6 +72,25 @@ class ModelDatabase {
     outcome.end_unix_s = 3;
     store_.FinishAttempt(run_id, attempt, outcome, RunDisposition::kFailed, {host_id_});
     return run_id;
+  }
+
+  // Rank 0's time of each of `iterations` iterations of an epoch that took
+  // `epoch_s`, to the microsecond as the trainer reports them: a steady
+  // epoch's vary by a few percent around their mean; a warm-up epoch's start
+  // about five times slower and settle within a tenth of the epoch (for a
+  // warm-up epoch 1.4 times a steady one, they settle at the steady mean).
+  // Together they take the epoch time.
+  static std::vector<double> IterationTimes(double epoch_s, std::int64_t iterations, bool warmup) {
+    std::vector<double> times(static_cast<std::size_t>(iterations));
+    const double settle = std::max(1.0, static_cast<double>(iterations) / 10);
+    double sum = 0;
+    for (std::size_t i = 0; i < times.size(); ++i) {
+      times[i] = 1 + 0.03 * static_cast<double>(static_cast<int>(i * 7 % 5) - 2);
+      if (warmup) times[i] += 4 * std::exp(-static_cast<double>(i) / settle);
+      sum += times[i];
+    }
+    for (double& t : times) t = std::round(t * epoch_s / sum * 1e6) / 1e6;
+    return times;
   }
 
   // A probe of a profile: every row carries the fit alpha, B.

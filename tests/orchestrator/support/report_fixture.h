@@ -5,9 +5,11 @@
 // Paper-sized (the shape of experiments/paper-reproduction, settling and
 // overlap): ps(k=1,2,4), p2p, ring, mpi at 1 to 7 workers on 100 Mbit/s and
 // 1 Gbit/s, and every scheme at 4 workers with batch 50 and 200 and with
-// overlap on. Both: 6 repetitions with a fixed spread, a warm-up epoch,
-// probes of the profiles, and every model fitted and validated as `dmlbench
-// model fit` and `model validate` do. Header-only; not thread-safe.
+// overlap on. Both: 6 repetitions with a fixed spread, a warm-up epoch (its
+// first iterations several times slower: ModelDatabase::IterationTimes gives
+// every epoch its per-iteration times), probes of the profiles, and every
+// model fitted and validated as `dmlbench model fit` and `model validate`
+// do. Header-only; not thread-safe.
 #ifndef DMLBENCH_TESTS_ORCHESTRATOR_SUPPORT_REPORT_FIXTURE_H_
 #define DMLBENCH_TESTS_ORCHESTRATOR_SUPPORT_REPORT_FIXTURE_H_
 
