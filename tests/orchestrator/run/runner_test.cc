@@ -444,7 +444,7 @@ TEST_F(RunnerTest, AnErrorEveryAttemptWouldMeetStopsTheSweep) {
     return FailingJob(1, {},
                       "--------------------------------------------------------------------------\n"
                       "mpirun was unable to launch the specified application as it could not access\n"
-                      "or execute an executable:\n\nExecutable: /work/dmlbench-trainer\nNode: h1\n\n"
+                      "or execute an executable:\n\nExecutable: /opt/w/dmlbench-trainer\nNode: h1\n\n"
                       "while attempting to start process rank 0.\n");
   });
   const Experiment experiment = Load(MatrixText("architecture = [\"ring\", \"mpi\"]\nworkers = [1]\n", 60, 3));
@@ -454,9 +454,9 @@ TEST_F(RunnerTest, AnErrorEveryAttemptWouldMeetStopsTheSweep) {
   EXPECT_EQ(report.failed, 1);
   EXPECT_EQ(report.pending, 1);
   EXPECT_EQ(report.runs[0].item.failure_reason,
-            "mpirun exited with status 1: Open MPI cannot execute /work/dmlbench-trainer on h1");
+            "mpirun exited with status 1: Open MPI cannot execute /opt/w/dmlbench-trainer on h1");
   EXPECT_EQ(report.stopped, "ring w=1 b=100 rep=0 failed with an error that every attempt would meet: "
-                            "mpirun exited with status 1: Open MPI cannot execute /work/dmlbench-trainer on h1");
+                            "mpirun exited with status 1: Open MPI cannot execute /opt/w/dmlbench-trainer on h1");
   // The next sweep tries it again: the run has tries left, and the cause may be fixed.
   Sweep(store, launcher, experiment);
   EXPECT_EQ(launcher.specs().size(), 2u);
