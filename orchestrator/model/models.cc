@@ -11,6 +11,14 @@
 #include "orchestrator/model/statistics.h"
 
 namespace dmlbench {
+
+const ModelParameterRow* FindParameter(const ModelFitRecord& fit, std::string_view name, std::string_view scope) {
+  for (const ModelParameterRow& p : fit.parameters) {
+    if (p.name == name && p.scope == scope) return &p;
+  }
+  return nullptr;
+}
+
 namespace {
 
 constexpr char kAlpha[] = "alpha_s";
@@ -25,13 +33,6 @@ ModelFitRecord NewFit(const PerformanceModel& model) {
   fit.model_version = model.version();
   fit.created_unix_s = UnixNow();
   return fit;
-}
-
-const ModelParameterRow* FindParameter(const ModelFitRecord& fit, std::string_view name, std::string_view scope) {
-  for (const ModelParameterRow& p : fit.parameters) {
-    if (p.name == name && p.scope == scope) return &p;
-  }
-  return nullptr;
 }
 
 double Parameter(const ModelFitRecord& fit, std::string_view name, std::string_view scope = "") {

@@ -80,6 +80,9 @@ struct LinkParameters {
 };
 LinkParameters LinkFor(const ModelFitRecord& fit, const ModelConfig& config);
 
+// The fit's parameter of that name and scope ("" = none), or nullptr.
+const ModelParameterRow* FindParameter(const ModelFitRecord& fit, std::string_view name, std::string_view scope);
+
 // The profile scope of a fit's link parameters, e.g. "1000000000bit/s 0s".
 std::string ProfileScope(double bandwidth_bits_per_s, double latency_s);
 

@@ -86,14 +86,6 @@ void AddDisplayFunctions(Store& store) {
 
 namespace {
 
-// The value of a fitted parameter without scope, if the fit has it.
-std::optional<double> Unscoped(const ModelFitRecord& fit, const std::string& name) {
-  for (const ModelParameterRow& p : fit.parameters) {
-    if (p.name == name && p.scope.empty()) return p.value;
-  }
-  return std::nullopt;
-}
-
 // A lower bound on a run's iteration time from first principles; see
 // iteration_bound_s in the header. W is the gradient's bytes, w workers.
 double IterationBound(const ModelConfig& config, const LinkParameters& link, double W, double compute_cpu_s) {
@@ -125,16 +117,16 @@ void AddLinkTimeFunctions(Store& store) {
   try {
     const std::optional<ModelFitRecord> fit = store.LatestModelFit("corrected");
     if (fit) {
-      const std::optional<double> overhead = Unscoped(*fit, "cpu_overhead_s");
-      const std::optional<double> per_sample = Unscoped(*fit, "cpu_per_sample_s");
+      const ModelParameterRow* overhead = FindParameter(*fit, "cpu_overhead_s", "");
+      const ModelParameterRow* per_sample = FindParameter(*fit, "cpu_per_sample_s", "");
       for (const RunObservation& run : LoadModelData(store, {}).runs) {
         try {
           const LinkParameters link = LinkFor(*fit, run.config);
           const double gradient_bytes = 4.0 * static_cast<double>(run.parameters);
           const IterationTraffic traffic = Traffic(run.config, gradient_bytes);
           (*link_s)[run.run_id] = traffic.latency_steps * link.alpha_s + traffic.link_bytes / link.bytes_per_s;
-          if (overhead && per_sample) {
-            const double compute_cpu_s = *overhead + *per_sample * run.config.batch_size;
+          if (overhead != nullptr && per_sample != nullptr) {
+            const double compute_cpu_s = overhead->value + per_sample->value * run.config.batch_size;
             (*bound_s)[run.run_id] = IterationBound(run.config, link, gradient_bytes, compute_cpu_s);
           }
         } catch (const ModelError&) {
