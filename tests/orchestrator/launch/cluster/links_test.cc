@@ -116,10 +116,10 @@ TEST(ClusterLinksTest, RateAloneIsATokenBucketAtTheRoot) {
   const auto commands = ShapeCommands("eth0", "dmlb-x-h1", NetworkProfile{"", 1e8, 0});
   ASSERT_EQ(commands.size(), 2u);
   EXPECT_EQ(commands[0], (std::vector<std::string>{"tc", "-n", "dmlb-x-h1", "qdisc", "del", "dev", "eth0", "root"}));
-  // burst: max(1 ms at 12.5 MB/s, 16 KiB) = 16384; limit: 20 ms at the rate + burst.
+  // burst: max(1 ms at 12.5 MB/s, 16 KiB) = 16384; limit: max(200 ms at the rate, 16 MiB) + burst.
   EXPECT_EQ(commands[1], (std::vector<std::string>{"tc", "-n", "dmlb-x-h1", "qdisc", "add", "dev", "eth0", "root",
                                                    "handle", "10:", "tbf", "rate", "100000000bit", "burst", "16384",
-                                                   "limit", "266384"}));
+                                                   "limit", "16793600"}));
 }
 
 TEST(ClusterLinksTest, DelayIsNetemWithTheBucketBelowIt) {
@@ -129,7 +129,7 @@ TEST(ClusterLinksTest, DelayIsNetemWithTheBucketBelowIt) {
                                                    "netem", "delay", "100us", "limit", "100000"}));
   EXPECT_EQ(commands[2], (std::vector<std::string>{"tc", "qdisc", "add", "dev", "dmlb-x-1", "parent", "1:1",
                                                    "handle", "10:", "tbf", "rate", "1000000000bit", "burst", "125000",
-                                                   "limit", "2625000"}));
+                                                   "limit", "25125000"}));
 }
 
 TEST(ClusterLinksTest, DelayAloneIsNetemOnly) {
