@@ -18,6 +18,7 @@
 #include <functional>
 #include <mutex>
 #include <set>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -288,15 +289,17 @@ TEST_F(ClusterOnAFakeMachine, AnSshdThatFailsKeepsItsLogAndTheMessageShowsItsEnd
 
   // The host started in a mount namespace of its own, its sshd reading its
   // files from a path without the state dir's space.
-  ASSERT_EQ(start.size(), 15u);
+  ASSERT_EQ(start.size(), 16u);
   const std::string inside = std::string(kClusterRuntimeRoot) + "/" + name_ + "/" + failing;
   EXPECT_EQ(std::vector<std::string>(start.begin(), start.begin() + 7),
             (std::vector<std::string>{"unshare", "--mount", "--propagation", "private", "--", "/bin/sh", "-c"}));
   EXPECT_EQ(start[9], fs::path(state_dir_).lexically_normal().string() + "/" + failing);
   EXPECT_EQ(start[10], inside);
   EXPECT_EQ(start[11], getpwnam("root")->pw_dir);
-  EXPECT_EQ(std::vector<std::string>(start.begin() + 13, start.end()),
+  EXPECT_EQ(std::vector<std::string>(start.begin() + 13, start.begin() + 15),
             (std::vector<std::string>{inside + "/sshd_config", inside + "/sshd.log"}));
+  // A host of 0.1 core is pinned to one CPU: the second host to the second.
+  EXPECT_EQ(start[15], std::to_string(1 % std::max(1u, std::thread::hardware_concurrency())));
 }
 
 TEST_F(ClusterOnAFakeMachine, AnInterruptedUpRemovesEverythingItMade) {
