@@ -3,10 +3,13 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <sstream>
 
+#include "orchestrator/core/clock.h"
 #include "orchestrator/launch/cluster/cgroup.h"
 #include "orchestrator/launch/cluster/cluster.h"
 #include "orchestrator/launch/cluster/links.h"
+#include "orchestrator/launch/cluster/measured_start.h"
 #include "orchestrator/launch/local/local_launcher.h"
 #include "orchestrator/launch/ssh/collect_output.h"
 #include "orchestrator/launch/ssh/inventory.h"
@@ -38,12 +41,17 @@ class QuotaLift {
     if (!lifted_) return;
     lifted_ = false;
     for (int i = 0; i < hosts_; ++i) CreateCpuCgroup(state_.cgroup, state_.hosts[i].cgroup, state_.cpu_cores);
+    restored_unix_s_ = UnixNow();
   }
+
+  // When the quota was back on every host; 0 if it was never lifted.
+  double restored_unix_s() const { return restored_unix_s_; }
 
  private:
   const ClusterState& state_;
   const int hosts_;
   bool lifted_ = false;
+  double restored_unix_s_ = 0;
 };
 
 class ClusterLauncher : public Launcher {
@@ -113,13 +121,27 @@ class ClusterLauncher : public Launcher {
     // start-up at 0.15 core took seconds per run and is never measured, and
     // the switch falls in the first epoch, which is warm-up and never used.
     QuotaLift lift(state_, spec.ranks);
+    MeasuredStart measured;
     LaunchResult result = LocalLauncher(options).Launch(
         remote,
         [&](std::string_view line) {
           lift.Restore();
+          measured.Observe(line);
           on_line(line);
         },
         cancel);
+    // A warm-up so short that it ended before the quota came back leaves
+    // the measured epochs uncapped (measured_start.h): such an attempt
+    // measured another machine, and is failed to be run again.
+    if (result.failure_reason.empty() && measured.unix_s() && lift.restored_unix_s() > *measured.unix_s()) {
+      std::ostringstream reason;
+      reason.precision(3);
+      reason << "the hosts' CPU quota of " << state_.cpu_cores << " cores came back "
+             << std::fixed << (lift.restored_unix_s() - *measured.unix_s()) * 1e3
+             << " ms after the measured epochs began (the warm-up epoch ended first), so they ran uncapped; "
+                "the attempt does not count";
+      result.failure_reason = reason.str();
+    }
     result.hosts = names;
     if (!options.ranks_output_dir.empty()) {
       std::vector<size_t> hosts(static_cast<size_t>(spec.ranks));
