@@ -401,7 +401,7 @@ TEST(ShippedExperimentTest, PaperReproductionIsTheStudy) {
     EXPECT_EQ(run.params.batch_size, 100);
     EXPECT_EQ(run.params.epochs, 2);
     EXPECT_EQ(run.params.network.latency_s, 0);  // this kernel has no netem
-    EXPECT_EQ(run.params.max_iterations_per_epoch, run.params.network.name == "1gbit" ? 20 : 10);
+    EXPECT_EQ(run.params.max_iterations_per_epoch, run.params.network.name == "1gbit" ? 40 : 10);
   }
   EXPECT_EQ(keys.size(), experiment.runs.size());
   EXPECT_EQ(calibration, 6 * 3 * 2 * 6);
@@ -416,8 +416,8 @@ TEST(ShippedExperimentTest, SettlingIsEveryArchitectureAtBatch50To200SharingTheS
   for (const PlannedRun& run : settling.runs) {
     EXPECT_EQ(run.params.network.name, "1gbit");
     EXPECT_EQ(run.params.workers, 4);
-    // An epoch of 8,000 samples at every batch size.
-    EXPECT_EQ(run.params.max_iterations_per_epoch * run.params.batch_size * run.params.workers, 8000);
+    // An epoch of 16,000 samples at every batch size.
+    EXPECT_EQ(run.params.max_iterations_per_epoch * run.params.batch_size * run.params.workers, 16000);
     batches.insert(run.params.batch_size);
     EXPECT_EQ(study_keys.count(RunKey(run.params, "trainer", "data")) == 1, run.params.batch_size == 100);
   }
