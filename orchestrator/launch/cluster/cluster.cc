@@ -22,6 +22,7 @@
 
 #include <toml++/toml.h>
 
+#include "orchestrator/core/clock.h"
 #include "orchestrator/launch/cluster/links.h"
 #include "orchestrator/launch/ssh/inventory.h"
 
@@ -775,6 +776,26 @@ std::string CopyToHosts(const ClusterState& state, const std::vector<ClusterHost
     if (error) throw ClusterError("cannot copy " + local_path + " to host " + host.name + ": " + error.message());
   }
   return state.work_dir + "/" + file;
+}
+
+QuotaLift::QuotaLift(const ClusterState& state, int hosts) : state_(state), hosts_(hosts) {
+  if (state_.cpu_cores <= 0) return;
+  for (int i = 0; i < hosts_; ++i) CreateCpuCgroup(state_.cgroup, state_.hosts[i].cgroup, 0);
+  lifted_ = true;
+}
+
+QuotaLift::~QuotaLift() {
+  try {
+    Restore();
+  } catch (const ClusterError&) {
+  }
+}
+
+void QuotaLift::Restore() {
+  if (!lifted_) return;
+  lifted_ = false;
+  for (int i = 0; i < hosts_; ++i) CreateCpuCgroup(state_.cgroup, state_.hosts[i].cgroup, state_.cpu_cores);
+  restored_unix_s_ = UnixNow();
 }
 
 }  // namespace dmlbench

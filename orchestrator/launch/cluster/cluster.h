@@ -135,6 +135,30 @@ void ClusterDown(const std::string& name, const std::string& state_dir,
 std::string CopyToHosts(const ClusterState& state, const std::vector<ClusterHost>& hosts,
                         const std::string& local_path);
 
+// Lifts the CPU quota of the first `hosts` hosts while it is held; Restore()
+// (or the destructor) puts the cluster's share back, which also starts every
+// host's quota period afresh at one moment. Nothing when the cluster is
+// uncapped. Throws ClusterError when a cgroup cannot be written (the
+// destructor swallows it: the next lift restores again, and `cluster
+// status` shows the quota).
+class QuotaLift {
+ public:
+  QuotaLift(const ClusterState& state, int hosts);
+  ~QuotaLift();
+  QuotaLift(const QuotaLift&) = delete;
+  QuotaLift& operator=(const QuotaLift&) = delete;
+
+  void Restore();
+  // When the quota was back on every host; 0 before.
+  double restored_unix_s() const { return restored_unix_s_; }
+
+ private:
+  const ClusterState& state_;
+  const int hosts_;
+  bool lifted_ = false;
+  double restored_unix_s_ = 0;
+};
+
 }  // namespace dmlbench
 
 #endif  // DMLBENCH_ORCHESTRATOR_LAUNCH_CLUSTER_CLUSTER_H_

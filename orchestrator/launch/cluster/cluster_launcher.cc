@@ -5,7 +5,6 @@
 #include <mutex>
 #include <sstream>
 
-#include "orchestrator/core/clock.h"
 #include "orchestrator/launch/cluster/cgroup.h"
 #include "orchestrator/launch/cluster/cluster.h"
 #include "orchestrator/launch/cluster/links.h"
@@ -17,42 +16,6 @@
 
 namespace dmlbench {
 namespace {
-
-// Lifts the CPU quota of the first `hosts` hosts while it is held; Restore()
-// (or the destructor) puts the cluster's share back.
-class QuotaLift {
- public:
-  QuotaLift(const ClusterState& state, int hosts) : state_(state), hosts_(hosts) {
-    if (state_.cpu_cores <= 0) return;
-    for (int i = 0; i < hosts_; ++i) CreateCpuCgroup(state_.cgroup, state_.hosts[i].cgroup, 0);
-    lifted_ = true;
-  }
-  ~QuotaLift() {
-    try {
-      Restore();
-    } catch (const ClusterError&) {
-      // The next Launch lifts and restores again; `cluster status` shows the quota.
-    }
-  }
-  QuotaLift(const QuotaLift&) = delete;
-  QuotaLift& operator=(const QuotaLift&) = delete;
-
-  void Restore() {
-    if (!lifted_) return;
-    lifted_ = false;
-    for (int i = 0; i < hosts_; ++i) CreateCpuCgroup(state_.cgroup, state_.hosts[i].cgroup, state_.cpu_cores);
-    restored_unix_s_ = UnixNow();
-  }
-
-  // When the quota was back on every host; 0 if it was never lifted.
-  double restored_unix_s() const { return restored_unix_s_; }
-
- private:
-  const ClusterState& state_;
-  const int hosts_;
-  bool lifted_ = false;
-  double restored_unix_s_ = 0;
-};
 
 class ClusterLauncher : public Launcher {
  public:

@@ -47,7 +47,14 @@ LinkProbeResult ProbeLinks(const ClusterState& state, const LinkProbeOptions& op
   ChildOptions child;
   child.extra_env.assign(std::begin(kMpirunEnvironment), std::end(kMpirunEnvironment));
   child.merge_stderr = true;
+  // The probe measures the link; what a CPU quota costs is the model's CPU
+  // terms. Under 0.15 core, both ranks' waits burn their quotas and a round
+  // trip waits for the next quota period whenever the two hosts' periods
+  // fall out of step: alpha read 11 us in one study and 1.3 to 5 ms in
+  // others, with the same links (uncapped: 9.5 us).
+  QuotaLift lift(state, 2);
   const CommandOutput run = RunCommand(argv, options.timeout_s, child);
+  lift.Restore();
   if (run.exit_code != 0) {
     const std::string how = run.exit_code == -1 ? "timed out after " + ExactNumber(options.timeout_s) + " s"
                                                 : "exit " + std::to_string(run.exit_code);
