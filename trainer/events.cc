@@ -105,7 +105,8 @@ nlohmann::json ToJson(const EpochEvent& event) {
                      {"wait_s", r.wait_s},
                      {"bytes_sent", r.bytes_sent},
                      {"bytes_received", r.bytes_received},
-                     {"messages_sent", r.messages_sent}});
+                     {"messages_sent", r.messages_sent},
+                     {"cpu_s", r.cpu_s}});
   json["ranks"] = ranks;
   json["iteration_wall_us"] = event.iteration_wall_us;
   return json;

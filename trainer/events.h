@@ -80,6 +80,7 @@ struct RankEpochStats {
   std::uint64_t bytes_sent = 0;
   std::uint64_t bytes_received = 0;
   std::uint64_t messages_sent = 0;
+  double cpu_s = 0;  // CPU time of the rank's process over the epoch's iterations
 };
 
 struct EpochEvent {

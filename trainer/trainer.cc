@@ -48,6 +48,13 @@ void Wait(MPI_Request* request) {
       &ignored);
 }
 
+// CPU time of the whole process (every thread: what a CPU quota charges).
+double ProcessCpuSeconds() {
+  timespec now{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+  return double(now.tv_sec) + double(now.tv_nsec) * 1e-9;
+}
+
 void Barrier() {
   MPI_Request request;
   MPI_Ibarrier(MPI_COMM_WORLD, &request);
@@ -57,7 +64,7 @@ void Barrier() {
 // One rank's epoch, as sent to rank 0; counters travel as doubles (exact below 2^53).
 enum Field {
   kForward, kBackward, kExchange, kUpdate, kExposedComm, kComm, kWaitS,
-  kBytesSent, kBytesReceived, kMessagesSent, kWall, kLossSum, kEval, kCorrect,
+  kBytesSent, kBytesReceived, kMessagesSent, kWall, kLossSum, kEval, kCorrect, kCpu,
   kFieldCount
 };
 using EpochRecord = std::array<double, kFieldCount>;
@@ -183,6 +190,7 @@ RankEpochStats ToRankStats(int rank, const std::string& role, const EpochRecord&
   stats.bytes_sent = std::uint64_t(record[kBytesSent]);
   stats.bytes_received = std::uint64_t(record[kBytesReceived]);
   stats.messages_sent = std::uint64_t(record[kMessagesSent]);
+  stats.cpu_s = record[kCpu];
   return stats;
 }
 
@@ -362,12 +370,14 @@ EpochRecord TrainingRun::RunEpoch(int epoch) {
       EpochPermutation(dataset_.train.count, options_.seed, epoch);
   Barrier();
   const Clock::time_point start = Clock::now();
+  const double cpu_start = ProcessCpuSeconds();
   if (worker_) {
     TrainIterations(permutation, record);
   } else {
     exchange_->Serve(iterations_);
     AddStats(exchange_->LastStats(), record);
   }
+  record[kCpu] = ProcessCpuSeconds() - cpu_start;
   record[kWall] = Seconds(start, Clock::now());
   return record;
 }

@@ -120,6 +120,7 @@ RankPhaseRecord ReadRank(const json& value, size_t index) {
   r.bytes_sent = rank.Integer("bytes_sent");
   r.bytes_received = rank.Integer("bytes_received");
   r.messages_sent = rank.Integer("messages_sent");
+  r.cpu_s = rank.OptionalNumber("cpu_s");
   return r;
 }
 

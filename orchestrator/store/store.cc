@@ -280,8 +280,8 @@ Store::Store(const std::string& path, Mode mode) : path_(path) {
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?))");
   impl_->insert_rank = std::make_unique<SQLite::Statement>(impl_->db, R"(
     INSERT INTO rank_phases (attempt_id, epoch, rank, role, forward_s, backward_s, exchange_s,
-      update_s, exposed_comm_s, comm_s, wait_s, bytes_sent, bytes_received, messages_sent)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?))");
+      update_s, exposed_comm_s, comm_s, wait_s, bytes_sent, bytes_received, messages_sent, cpu_s)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?))");
   impl_->insert_iteration = std::make_unique<SQLite::Statement>(impl_->db, R"(
     INSERT INTO iterations (attempt_id, epoch, iteration, wall_s) VALUES (?, ?, ?, ?))");
   });
@@ -742,6 +742,11 @@ void Store::AddEpoch(std::int64_t run_id, std::int64_t attempt_id, const EpochRe
     rank.bind(12, k.bytes_sent);
     rank.bind(13, k.bytes_received);
     rank.bind(14, k.messages_sent);
+    if (k.cpu_s) {
+      rank.bind(15, *k.cpu_s);
+    } else {
+      rank.bind(15);
+    }
     rank.exec();
   }
   SQLite::Statement& iteration = *impl_->insert_iteration;

@@ -101,6 +101,7 @@ struct RankPhaseRecord {
   double forward_s = 0, backward_s = 0, exchange_s = 0, update_s = 0;
   double exposed_comm_s = 0, comm_s = 0, wait_s = 0;
   std::int64_t bytes_sent = 0, bytes_received = 0, messages_sent = 0;
+  std::optional<double> cpu_s;  // absent from an older trainer's events
 };
 
 // The trainer's epoch event.

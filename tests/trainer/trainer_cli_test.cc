@@ -16,6 +16,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -282,6 +283,11 @@ TEST_F(TrainerCli, EventsFollowTheSchema) {
       EXPECT_EQ(rank.at("messages_sent"), 3 * 2);
       EXPECT_EQ(rank.at("bytes_sent"), 3 * 2 * (parameters / 2) * 4);
       EXPECT_EQ(rank.at("bytes_received"), rank.at("bytes_sent"));
+      // The rank's process CPU time over the epoch: some, and no more than
+      // every core of the machine for the whole epoch.
+      const double cpu = rank.at("cpu_s").get<double>();
+      EXPECT_GT(cpu, 0);
+      EXPECT_LE(cpu, wall * std::max(1u, std::thread::hardware_concurrency()) + 0.01);
     }
     // Rank 0's wall time of each of the 3 iterations, whole microseconds.
     const json& times = epoch.at("iteration_wall_us");

@@ -50,6 +50,27 @@ class IngestTest : public ::testing::Test {
   std::int64_t attempt_id_ = 0;
 };
 
+TEST_F(IngestTest, EachRanksCpuTimeIsStoredAndNullFromAnOlderTrainer) {
+  Ingest ingest(store_, run_id_, attempt_id_);
+  ingest.Consume(RunStartLine(5, 2));
+  ingest.Consume(EpochLine(1, 2));  // an older trainer: no cpu_s
+  std::string with_cpu = EpochLine(2, 2);
+  const std::string cpu = R"("cpu_s":0.375,)";
+  for (std::size_t at = 0; (at = with_cpu.find(R"("messages_sent":4)", at)) != std::string::npos;
+       at += cpu.size() + 1) {
+    with_cpu.insert(at, cpu);
+  }
+  ingest.Consume(with_cpu);
+  EXPECT_EQ(ingest.error(), "");
+  EXPECT_EQ(Int(store_, "SELECT count(*) FROM rank_phases WHERE epoch = 1 AND cpu_s IS NULL"), 2);
+  EXPECT_EQ(Int(store_, "SELECT count(*) FROM rank_phases WHERE epoch = 2 AND cpu_s = 0.375"), 2);
+  // Not a number: the line names the field.
+  std::string bad = EpochLine(1, 1);
+  bad.insert(bad.find(R"("messages_sent":4)"), R"("cpu_s":"lots",)");
+  const std::string error = ErrorOf({RunStartLine(5, 1), bad});
+  EXPECT_NE(error.find("cpu_s"), std::string::npos) << error;
+}
+
 TEST_F(IngestTest, ValidRunStoresEveryEventAsItArrives) {
   Ingest ingest(store_, run_id_, attempt_id_);
   ingest.Consume(RunStartLine(5, 2));
