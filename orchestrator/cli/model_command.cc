@@ -251,12 +251,16 @@ void AddModelCommands(CLI::App& app, const GlobalOptions& global) {
   CLI::App* model = app.add_subcommand("model", "performance models: fit on calibration runs, predict, validate");
   model->require_subcommand(1);
   auto add_choice = [&](CLI::App* command) {
+    // One name per --model, so that `--model corrected workers=4` leaves
+    // the settings to predict's positionals.
     command->add_option("--model", o->models, "paper2019, corrected, corrected+overlap or linear (repeatable; "
-                                              "default: all)");
+                                              "default: all)")
+        ->allow_extra_args(false);
   };
   CLI::App* fit = model->add_subcommand("fit", "fit the models on the calibration runs and store the fits");
   add_choice(fit);
-  fit->add_option("--experiment", o->experiments, "only the runs of this experiment (repeatable)");
+  fit->add_option("--experiment", o->experiments, "only the runs of this experiment (repeatable)")
+      ->allow_extra_args(false);
   fit->callback([&global, o] { FitCommand(global, *o); });
   CLI::App* predict = model->add_subcommand(
       "predict", "predict any configuration from the stored fits, e.g. architecture=ring workers=16 bandwidth=10gbit");
@@ -269,7 +273,8 @@ void AddModelCommands(CLI::App& app, const GlobalOptions& global) {
       "validate", "predict every run with the latest fits, store the predictions, and report the errors on "
                   "validation runs (calibration beside them)");
   add_choice(validate);
-  validate->add_option("--experiment", o->experiments, "only the runs of this experiment (repeatable)");
+  validate->add_option("--experiment", o->experiments, "only the runs of this experiment (repeatable)")
+      ->allow_extra_args(false);
   validate->callback([&global, o] { ValidateCommand(global, *o); });
 }
 

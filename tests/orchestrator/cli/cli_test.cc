@@ -121,6 +121,20 @@ TEST_F(CliTest, EverySubcommandHasHelp) {
   }
 }
 
+TEST_F(CliTest, ModelTakesOneNamePerModelOptionAndLeavesTheSettingsToPredict) {
+  RunOnce(db_);
+  const CommandOutput one = Dmlbench({"--db", db_, "model", "predict", "--model", "corrected", "architecture=ring",
+                                      "workers=4"});
+  EXPECT_NE(one.exit_code, 0);  // nothing is fitted yet
+  EXPECT_EQ(one.err.find("unknown model"), std::string::npos) << one.err;
+  EXPECT_NE(one.err.find("corrected"), std::string::npos) << one.err;
+  const CommandOutput two =
+      Dmlbench({"--db", db_, "model", "predict", "--model", "linear", "--model", "corrected", "workers=4"});
+  EXPECT_EQ(two.err.find("unknown model"), std::string::npos) << two.err;
+  const CommandOutput unknown = Dmlbench({"--db", db_, "model", "predict", "--model", "fancy", "workers=4"});
+  EXPECT_NE(unknown.err.find("unknown model \"fancy\""), std::string::npos) << unknown.err;
+}
+
 TEST_F(CliTest, PlanRunStatusQueryAndExport) {
   const std::string matrix = WriteMatrix("architecture = [\"ring\", \"mpi\"]\nworkers = [1]\n");
   const std::string trainer = WriteScript(dir_ / "trainer", testing::GoodTrainerBody());
