@@ -1,6 +1,8 @@
 #include "orchestrator/model/least_squares.h"
 
 #include <Eigen/Dense>
+#include <unsupported/Eigen/NonLinearOptimization>
+#include <unsupported/Eigen/NumericalDiff>
 
 #include <cmath>
 
@@ -71,6 +73,74 @@ LeastSquaresFit FitLeastSquares(const std::vector<std::string>& names, const std
     c.standard_error = standard_error(j);
     c.ci_low = b(j) - t * standard_error(j);
     c.ci_high = b(j) + t * standard_error(j);
+    fit.coefficients.push_back(c);
+  }
+  return fit;
+}
+
+namespace {
+
+// Eigen's functor shape for LevenbergMarquardt and NumericalDiff.
+struct ResidualFunctor {
+  using Scalar = double;
+  enum { InputsAtCompileTime = Eigen::Dynamic, ValuesAtCompileTime = Eigen::Dynamic };
+  using InputType = Eigen::VectorXd;
+  using ValueType = Eigen::VectorXd;
+  using JacobianType = Eigen::MatrixXd;
+
+  const ResidualFunction* function = nullptr;
+  int input_count = 0, value_count = 0;
+  int inputs() const { return input_count; }
+  int values() const { return value_count; }
+  int operator()(const Eigen::VectorXd& b, Eigen::VectorXd& r) const {
+    std::vector<double> coefficients(b.data(), b.data() + b.size()), out(static_cast<std::size_t>(value_count));
+    (*function)(coefficients, out);
+    for (int i = 0; i < value_count; ++i) r(i) = out[static_cast<std::size_t>(i)];
+    return 0;
+  }
+};
+
+}  // namespace
+
+LeastSquaresFit FitNonlinearLeastSquares(const std::vector<std::string>& names, const std::vector<double>& start,
+                                         std::size_t observations, const ResidualFunction& residuals) {
+  const int p = static_cast<int>(names.size()), n = static_cast<int>(observations);
+  if (n < p) {
+    throw FitError("cannot fit " + std::to_string(p) + " coefficients to " + std::to_string(n) + " observations");
+  }
+  ResidualFunctor functor;
+  functor.function = &residuals;
+  functor.input_count = p;
+  functor.value_count = n;
+  Eigen::NumericalDiff<ResidualFunctor> numeric(functor);
+  Eigen::LevenbergMarquardt<Eigen::NumericalDiff<ResidualFunctor>> minimiser(numeric);
+  minimiser.parameters.maxfev = 4000;
+  Eigen::VectorXd b = Eigen::Map<const Eigen::VectorXd>(start.data(), p);
+  const Eigen::LevenbergMarquardtSpace::Status status = minimiser.minimize(b);
+  if (status == Eigen::LevenbergMarquardtSpace::ImproperInputParameters) {
+    throw FitError("the nonlinear fit of " + std::to_string(p) + " coefficients could not start");
+  }
+  Eigen::VectorXd r(n);
+  functor(b, r);
+  Eigen::MatrixXd jacobian(n, p);
+  numeric.df(b, jacobian);
+  LeastSquaresFit fit;
+  fit.degrees_of_freedom = n - p;
+  fit.residuals.assign(r.data(), r.data() + n);
+  fit.residual_rms = std::sqrt(r.squaredNorm() / n);
+  const Eigen::MatrixXd information = jacobian.transpose() * jacobian;
+  Eigen::FullPivLU<Eigen::MatrixXd> lu(information);
+  if (lu.rank() < p) throw FitError("the calibration data cannot tell the nonlinear fit's coefficients apart");
+  const Eigen::MatrixXd covariance = lu.inverse();
+  const double s2 = fit.degrees_of_freedom > 0 ? r.squaredNorm() / fit.degrees_of_freedom : 0;
+  const double t = fit.degrees_of_freedom > 0 ? StudentTQuantile(0.975, fit.degrees_of_freedom) : 0;
+  for (int j = 0; j < p; ++j) {
+    Coefficient c;
+    c.name = names[static_cast<std::size_t>(j)];
+    c.value = b(j);
+    c.standard_error = std::sqrt(std::max(0.0, s2 * covariance(j, j)));
+    c.ci_low = c.value - t * c.standard_error;
+    c.ci_high = c.value + t * c.standard_error;
     fit.coefficients.push_back(c);
   }
   return fit;

@@ -6,6 +6,7 @@
 #ifndef DMLBENCH_ORCHESTRATOR_MODEL_LEAST_SQUARES_H_
 #define DMLBENCH_ORCHESTRATOR_MODEL_LEAST_SQUARES_H_
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,18 @@ struct LeastSquaresFit {
 // residual. Throws FitError.
 LeastSquaresFit FitLeastSquares(const std::vector<std::string>& names, const std::vector<std::vector<double>>& rows,
                                 const std::vector<double>& y, const std::vector<double>& weights = {});
+
+// Nonlinear least squares: the coefficients b minimising sum_i r_i(b)^2,
+// from `start`, by Levenberg-Marquardt (Eigen's, with a forward-difference
+// Jacobian). `residuals` fills one residual per observation (`observations`
+// of them) for given coefficients. Intervals from the Jacobian at the
+// optimum (s^2 (J'J)^-1, Student's t on n - p degrees of freedom), as for a
+// linear fit around it. `residuals` in the result are the r_i at b.
+// Throws FitError when there are fewer observations than coefficients, the
+// minimiser fails, or the Jacobian cannot tell coefficients apart.
+using ResidualFunction = std::function<void(const std::vector<double>& b, std::vector<double>& r)>;
+LeastSquaresFit FitNonlinearLeastSquares(const std::vector<std::string>& names, const std::vector<double>& start,
+                                         std::size_t observations, const ResidualFunction& residuals);
 
 }  // namespace dmlbench
 

@@ -92,3 +92,52 @@ TEST(LeastSquaresTest, ColumnWithoutDataIsNamed) {
 
 }  // namespace
 }  // namespace dmlbench
+
+namespace dmlbench {
+namespace {
+
+// y = a (x^p + c^p)^(1/p), the corrected model's p-norm in one variable,
+// with 1% noise: the nonlinear fit finds a, c and p inside its intervals.
+TEST(NonlinearLeastSquaresTest, PNormIsRecoveredWithIntervalsAroundTheTruth) {
+  const double a = 2, c = 3, p = 2.5;
+  std::mt19937 rng(5);
+  std::normal_distribution<double> noise(1.0, 0.01);
+  std::vector<double> x, y;
+  for (int i = 1; i <= 40; ++i) {
+    x.push_back(0.25 * i);
+    y.push_back(a * std::pow(std::pow(x.back(), p) + std::pow(c, p), 1 / p) * noise(rng));
+  }
+  const LeastSquaresFit fit = FitNonlinearLeastSquares(
+      {"a", "c", "p"}, {1, 1, 1.5}, x.size(), [&](const std::vector<double>& b, std::vector<double>& r) {
+        for (std::size_t i = 0; i < x.size(); ++i) {
+          r[i] = b[0] * std::pow(std::pow(x[i], b[2]) + std::pow(b[1], b[2]), 1 / b[2]) / y[i] - 1;
+        }
+      });
+  ASSERT_EQ(fit.coefficients.size(), 3u);
+  const double truth[] = {a, c, p};
+  for (int j = 0; j < 3; ++j) {
+    EXPECT_LE(fit.coefficients[j].ci_low, truth[j]) << fit.coefficients[j].name;
+    EXPECT_GE(fit.coefficients[j].ci_high, truth[j]) << fit.coefficients[j].name;
+    EXPECT_LT(fit.coefficients[j].ci_high - fit.coefficients[j].ci_low, 0.5 * truth[j]) << fit.coefficients[j].name;
+  }
+  EXPECT_EQ(fit.degrees_of_freedom, 37);
+  EXPECT_LT(fit.residual_rms, 0.02);
+}
+
+TEST(NonlinearLeastSquaresTest, TooFewObservationsAndCoefficientsThatCannotBeToldApart) {
+  EXPECT_THROW(FitNonlinearLeastSquares({"a", "b"}, {1, 1}, 1,
+                                        [](const std::vector<double>& b, std::vector<double>& r) { r[0] = b[0]; }),
+               FitError);
+  // Only a + b matters: the Jacobian's columns are equal.
+  try {
+    FitNonlinearLeastSquares({"a", "b"}, {1, 1}, 3, [](const std::vector<double>& b, std::vector<double>& r) {
+      for (int i = 0; i < 3; ++i) r[static_cast<std::size_t>(i)] = (b[0] + b[1]) * (i + 1) - 6.0 * (i + 1);
+    });
+    FAIL() << "fitted two coefficients only their sum decides";
+  } catch (const FitError& e) {
+    EXPECT_EQ(std::string(e.what()), "the calibration data cannot tell the nonlinear fit's coefficients apart");
+  }
+}
+
+}  // namespace
+}  // namespace dmlbench
