@@ -98,6 +98,16 @@ ModelData LoadModelData(const Store& store, const std::vector<std::string>& expe
     phases[run.run_id].push_back({Real(row[4]) / iterations, Real(row[5]) / iterations, Real(row[6]) / iterations,
                                   Real(row[7]) / iterations, Real(row[8]) / iterations});
   }
+  // The busiest rank's CPU time of each role per steady epoch.
+  const QueryResult cpu = store.Query(R"(
+    SELECT s.run_id, p.role, max(p.cpu_s) / max(1, s.iterations)
+    FROM steady_epochs s JOIN rank_phases p ON p.attempt_id = s.attempt_id AND p.epoch = s.epoch
+    WHERE p.cpu_s IS NOT NULL
+    GROUP BY s.run_id, s.epoch, p.role ORDER BY s.run_id, s.epoch)");
+  std::map<std::int64_t, std::vector<double>> worker_cpu, server_cpu;
+  for (const auto& row : cpu.rows) {
+    (Textual(row[1]) == "server" ? server_cpu : worker_cpu)[Integer(row[0])].push_back(Real(row[2]));
+  }
   std::vector<RunObservation> kept;
   for (RunObservation& run : data.runs) {
     if (run.steady_epoch_s.empty() || run.iterations_per_epoch < 1) continue;
@@ -113,6 +123,8 @@ ModelData LoadModelData(const Store& store, const std::vector<std::string>& expe
     run.update_s = sums[2] / count;
     run.exchange_s = sums[3] / count;
     run.exposed_comm_s = sums[4] / count;
+    if (const auto it = worker_cpu.find(run.run_id); it != worker_cpu.end()) run.worker_cpu_s = Median(it->second);
+    if (const auto it = server_cpu.find(run.run_id); it != server_cpu.end()) run.server_cpu_s = Median(it->second);
     kept.push_back(std::move(run));
   }
   data.runs = std::move(kept);

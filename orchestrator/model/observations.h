@@ -30,6 +30,10 @@ struct RunObservation {
   double iteration_s = 0;               // epoch_s / iterations_per_epoch
   // Per iteration, mean over the workers and steady epochs.
   double forward_s = 0, backward_s = 0, update_s = 0, exchange_s = 0, exposed_comm_s = 0;
+  // CPU seconds per iteration of the busiest worker and of the busiest
+  // server (ps), median over the steady epochs; empty when the trainer did
+  // not report CPU time (before schema version 9) or there is no server.
+  std::optional<double> worker_cpu_s, server_cpu_s;
 };
 
 // A link profile as measured (the most recent calibration probe of it).
