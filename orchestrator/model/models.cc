@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "orchestrator/core/clock.h"
 #include "orchestrator/model/least_squares.h"
@@ -177,100 +178,78 @@ class Paper2019 : public PerformanceModel {
 
 // ---- corrected and corrected+overlap ------------------------------------------
 
-// The corrected model (DESIGN.md section 1), per iteration:
+// The corrected model (DESIGN.md section 1), per iteration, every term in
+// seconds:
 //
-//   iteration = max(path, worker_cpu / s, server_cpu / s)
+//   iteration = ( path^p + (worker_cpu / (q s))^p + (server_cpu / (q s))^p )^(1/p)
 //
-// where s is the CPU share of a host in cores (1 when uncapped, at most 1:
-// a rank runs on one core). `path` is the critical path at full CPU speed:
-//   path = path_compute_factor compute + latency_steps alpha + link_bytes / B   (physics.h)
-// and `*_cpu` the CPU seconds a rank spends per iteration, which a quota
-// of s cores stretches to *_cpu / s whatever the wire does:
-//   worker_cpu = compute + cpu_per_byte_s worker_cpu_bytes + cpu_per_message_s worker_cpu_messages
-//   server_cpu = cpu_overhead_s + cpu_per_byte_s server_cpu_bytes + cpu_per_message_s server_cpu_messages
+// s is a host's CPU share in cores (1 when uncapped, at most 1: a rank runs
+// on one core) and q the part of it a capped rank gets. The critical path
+// at full CPU speed and each rank's CPU work stretched by its quota each
+// bound the iteration; the p-norm combines them: p -> infinity is the
+// larger (one hides the other completely), p = 1 their sum (nothing
+// overlaps). Under a quota of 0.15 core a rank works in bursts of 1.5 ms per
+// 10 ms period while the wire runs on, so the two overlap in part; p says
+// how much, fitted.
+//
+//   path       = compute + wire_factor[a] wire
+//   wire       = latency_steps alpha + link_bytes / B        (busiest link; physics.h)
 //   compute    = cpu_overhead_s + cpu_per_sample_s b
-// Fitted coefficients (CPU seconds at full speed):
-//   cpu_overhead_s        per iteration whatever the batch (update, bookkeeping, polling)
-//   cpu_per_sample_s      forward + backward of one sample
-//   cpu_per_byte_s        one byte through a rank's network stack (sent, received or summed)
-//   cpu_per_message_s     one message sent or received
-//   path_compute_factor   compute's wall time over its CPU time on a path the
-//                         wire binds (1: never stalled, 1/s: always throttled):
-//                         a rank waiting on the wire uses its quota in bursts
-// and the path's compute is path_compute_factor x compute. alpha and B come
-// from the link probe, never from the runs. Fit, in stages, each a weighted
-// least squares (weights 1/t^2, so that relative errors count alike):
-//   1. each calibration run's side, from its measurement: the wire binds
-//      where alpha and B explain at least half its time, else the CPU of
-//      its busiest rank;
-//   2. compute from the one-worker runs of ring, mpi and p2p (no exchange:
-//      their time is compute / s), one row per configuration;
-//   3. the exchange's CPU costs from the other runs a CPU binds, with that
-//      compute subtracted;
-//   4. path_compute_factor from the runs the wire binds.
-const std::vector<std::string> kCorrectedNames = {"cpu_overhead_s", "cpu_per_sample_s", "cpu_per_byte_s",
-                                                  "cpu_per_message_s"};
-const std::vector<std::string> kCorrectedUnits = {"s", "s/sample", "s/byte", "s/message"};
-
-enum class Binding { kPath, kWorkerCpu, kServerCpu };
+//   worker_cpu = compute + cpu_per_byte_s worker_cpu_bytes + cpu_per_message_s n worker_cpu_messages
+//   server_cpu = cpu_per_byte_s server_cpu_bytes + cpu_per_message_s n server_cpu_messages   (ps)
+//
+// n is the number of exchanges per iteration: 1, or with overlap one per
+// bucket (physics.h Buckets), each with its own messages.
+//
+// With overlap, `path` keeps only the exposed part of the wire
+// (buckets sent while backward runs, OverlappedExchange). Coefficients:
+//   cpu_overhead_s     CPU s per iteration whatever the batch (update, bookkeeping)
+//   cpu_per_sample_s   CPU s for forward + backward of one sample
+//   cpu_per_byte_s     CPU s per byte through a rank's network stack (sent,
+//                      received or summed)
+//   cpu_per_message_s  CPU s per message sent or received
+//   quota_efficiency   q: CPU s a capped, CPU-bound rank gets per wall s, over s
+//   combine_exponent   p, above
+//   wire_factor[a]     per architecture a ("ps k=2": per number of servers), the wire's wall time over the
+//                      probe's alpha-B time of the busiest link: how well the
+//                      pattern uses the link (a ps server's pulls overlap the
+//                      next pushes in part; p2p receivers are shared by w - 1
+//                      senders); 1 for an architecture never calibrated
+// alpha and B come from the link probe, never from the runs.
+//
+// Fit, on calibration runs without overlap: (1) compute from the one-worker
+// runs of ring, mpi and p2p, which exchange nothing: weighted least squares
+// of their measured CPU time per iteration (the trainer reports each rank's,
+// schema version 9) on b; (2) q, the median of measured CPU / (s x
+// iteration) over the runs whose busiest rank used at least 3/4 of its
+// share; (3) the rest by nonlinear least squares of the relative error of
+// the iteration time over every run, each coefficient fitted as the
+// logarithm of its value (p as log(p - 1)), so that none leaves its
+// physical range, with a weak prior at its start (see Fit).
+constexpr char kOverhead[] = "cpu_overhead_s";
+constexpr char kPerSample[] = "cpu_per_sample_s";
+constexpr char kQuotaEfficiency[] = "quota_efficiency";
+constexpr char kForwardShare[] = "forward_share";
+// Stage 3: name, unit, and the unit it is fitted in (so each is of order one).
+struct StageThree {
+  const char* name;
+  const char* unit;
+  double scale;
+};
+const std::vector<StageThree> kStageThree = {{"cpu_per_byte_s", "s/byte", 1e-9},
+                                             {"cpu_per_message_s", "s/message", 1e-5},
+                                             {"combine_exponent", "1", 1}};
+constexpr char kWireFactor[] = "wire_factor";
+// A run whose busiest rank burned at least this share of its quota is bound by it.
+constexpr double kCpuBoundShare = 0.75;
 
 double CpuShare(const ModelConfig& config) {
   return config.cpu_cores > 0 ? std::min(config.cpu_cores, 1.0) : 1.0;
 }
 
-// One configuration's terms, each as the coefficients' multipliers plus
-// what is known without them (seconds): term = known + x . coefficients.
-struct LinearTerm {
-  double known = 0;
-  std::vector<double> x;
-  double At(const std::vector<double>& c) const {
-    double t = known;
-    for (std::size_t i = 0; i < x.size(); ++i) t += x[i] * c[i];
-    return t;
-  }
-};
-
-struct CorrectedTerms {
-  LinearTerm path, worker_cpu, server_cpu;  // *_cpu already divided by s
-  bool has_server = false;
-  double link_s = 0;                        // wire time on the path (alpha and B)
-};
-
-CorrectedTerms Terms(const ModelConfig& config, double gradient_bytes, const LinkParameters& link,
-                     double path_factor) {
-  const IterationTraffic t = Traffic(config, gradient_bytes);
-  const double s = CpuShare(config), b = config.batch_size;
-  CorrectedTerms terms;
-  terms.link_s = t.latency_steps * link.alpha_s + t.link_bytes / link.bytes_per_s;
-  terms.path = {terms.link_s, {path_factor, path_factor * b, 0, 0}};
-  terms.worker_cpu = {0, {1 / s, b / s, t.worker_cpu_bytes / s, t.worker_cpu_messages / s}};
-  terms.has_server = config.architecture == Architecture::kPs;
-  terms.server_cpu = {0, {1 / s, 0, t.server_cpu_bytes / s, t.server_cpu_messages / s}};
-  return terms;
-}
-
-std::pair<Binding, double> Bind(const CorrectedTerms& terms, const std::vector<double>& c) {
-  std::pair<Binding, double> best{Binding::kPath, terms.path.At(c)};
-  if (const double w = terms.worker_cpu.At(c); w > best.second) best = {Binding::kWorkerCpu, w};
-  if (terms.has_server) {
-    if (const double v = terms.server_cpu.At(c); v > best.second) best = {Binding::kServerCpu, v};
-  }
-  return best;
-}
-
-const LinearTerm& TermOf(const CorrectedTerms& terms, Binding binding) {
-  switch (binding) {
-    case Binding::kPath: return terms.path;
-    case Binding::kWorkerCpu: return terms.worker_cpu;
-    case Binding::kServerCpu: return terms.server_cpu;
-  }
-  return terms.path;
-}
-
-std::vector<double> Coefficients(const ModelFitRecord& fit) {
-  std::vector<double> c;
-  for (const std::string& name : kCorrectedNames) c.push_back(Parameter(fit, name));
-  return c;
+// The wire's alpha-B time of one iteration on the busiest link (s).
+double WireS(const IterationTraffic& t, const LinkParameters& link) {
+  return t.latency_steps * link.alpha_s + t.link_bytes / link.bytes_per_s;
 }
 
 // The exchange with overlap: buckets go out as their layers' gradients are
@@ -278,10 +257,10 @@ std::vector<double> Coefficients(const ModelFitRecord& fit) {
 // What ends after backward is exposed; the rest was hidden. Returns
 // {exposed, hidden} wire time.
 std::pair<double, double> OverlappedExchange(const ModelConfig& config, double gradient_bytes,
-                                             const LinkParameters& link, double backward_s) {
+                                             const LinkParameters& link, double wire_factor, double backward_s) {
   const IterationTraffic t = Traffic(config, gradient_bytes);
   const double fixed = t.latency_steps * link.alpha_s;
-  const double proportional = t.link_bytes / link.bytes_per_s;
+  const double proportional = wire_factor * t.link_bytes / link.bytes_per_s;
   double end = 0, total = 0;
   for (const Bucket& bucket : Buckets(config)) {
     const double comm = fixed + proportional * bucket.bytes / gradient_bytes;
@@ -292,11 +271,55 @@ std::pair<double, double> OverlappedExchange(const ModelConfig& config, double g
   return {exposed, total - exposed};
 }
 
+struct CorrectedCoefficients {
+  double overhead = 0, per_sample = 0, per_byte = 0, per_message = 0;
+  double quota = 1, exponent = 2, forward_share = 0.5;
+  std::map<std::string, double> wire_factor;  // by ArchitectureScope; missing: 1
+  double WireFactor(const ModelConfig& config) const {
+    const auto it = wire_factor.find(ArchitectureScope(config));
+    return it == wire_factor.end() ? 1.0 : it->second;
+  }
+};
+
+// One configuration's iteration and its parts.
+struct CorrectedTerms {
+  double iteration = 0, compute = 0, path = 0, capped = 0, hidden = 0;
+};
+
+CorrectedTerms Evaluate(const CorrectedCoefficients& k, const ModelConfig& config, double gradient_bytes,
+                        const LinkParameters& link, bool overlap_model) {
+  const IterationTraffic t = Traffic(config, gradient_bytes);
+  const double share = CpuShare(config) < 1 ? k.quota * CpuShare(config) : 1.0;
+  const double factor = k.WireFactor(config);
+  CorrectedTerms terms;
+  terms.compute = k.overhead + k.per_sample * config.batch_size;
+  double wire = factor * WireS(t, link);
+  if (overlap_model && config.overlap) {
+    const auto [exposed, hidden] =
+        OverlappedExchange(config, gradient_bytes, link, factor, (1 - k.forward_share) * terms.compute);
+    wire = exposed;
+    terms.hidden = hidden;
+  }
+  terms.path = terms.compute + wire;
+  // With overlap every bucket is an exchange of its own: as many messages
+  // again per bucket (its bytes are the gradient's, split).
+  const double exchanges = config.overlap ? static_cast<double>(Buckets(config).size()) : 1.0;
+  const double worker =
+      terms.compute + k.per_byte * t.worker_cpu_bytes + k.per_message * exchanges * t.worker_cpu_messages;
+  const double server = k.per_byte * t.server_cpu_bytes + k.per_message * exchanges * t.server_cpu_messages;
+  const double p = k.exponent;
+  double sum = std::pow(terms.path, p) + std::pow(worker / share, p);
+  if (config.architecture == Architecture::kPs) sum += std::pow(server / share, p);
+  terms.capped = std::max(worker, server) / share;
+  terms.iteration = std::pow(sum, 1 / p);
+  return terms;
+}
+
 class CorrectedModel : public PerformanceModel {
  public:
   explicit CorrectedModel(bool overlap) : overlap_(overlap) {}
   std::string_view name() const override { return overlap_ ? "corrected+overlap" : "corrected"; }
-  int version() const override { return 2; }
+  int version() const override { return 3; }
 
   ModelFitRecord Fit(const ModelData& data) const override {
     ModelFitRecord fit = NewFit(*this);
@@ -306,127 +329,119 @@ class CorrectedModel : public PerformanceModel {
       // Overlap runs are predicted, not fitted: their bucket schedule is the model's.
       if (!run->config.overlap) runs.push_back(run);
     }
+    if (runs.empty()) throw ModelError(std::string(name()) + ": no calibration run without overlap");
     std::vector<double> shares;
     std::set<std::string> points;
     std::vector<LinkParameters> links;
+    std::set<std::string> calibrated;
     for (const RunObservation* run : runs) {
+      if (!run->worker_cpu_s || (run->config.architecture == Architecture::kPs && !run->server_cpu_s)) {
+        throw ModelError(std::string(name()) + ": calibration run " + run->run_key.substr(0, 12) +
+                         " has no CPU time per rank: its trainer predates the epoch event's cpu_s "
+                         "(schemas/trainer-events.md); run the calibration runs again with the current trainer");
+      }
       links.push_back(LinkFor(fit, run->config));
       if (run->forward_s + run->backward_s > 0) shares.push_back(run->forward_s / (run->forward_s + run->backward_s));
       points.insert(ConfigLabel(run->config) + ProfileScope(run->config.bandwidth_bits_per_s, run->config.latency_s));
-    }
-    // The wall time of compute on the path: a rank that waits on the wire
-    // still loses time to its quota's stalls (its CPU use is bursty), so its
-    // compute takes path_compute_factor times its CPU time (stage 4).
-    double factor = 1;
-    std::vector<CorrectedTerms> terms;
-    auto rebuild = [&] {
-      terms.clear();
-      for (std::size_t i = 0; i < runs.size(); ++i) {
-        terms.push_back(Terms(runs[i]->config, 4.0 * runs[i]->parameters, links[i], factor));
+      // A wire factor needs runs that exchange.
+      if (run->config.workers > 1 || run->config.architecture == Architecture::kPs) {
+        calibrated.insert(ArchitectureScope(run->config));
       }
+    }
+    CorrectedCoefficients k;
+    const MedianInterval forward = MedianConfidenceInterval(shares.empty() ? std::vector<double>{0.5} : shares);
+    k.forward_share = forward.median;
+
+    // (1) Compute: the CPU time of runs that exchange nothing.
+    std::vector<std::vector<double>> rows;
+    std::vector<double> y, weights;
+    for (const RunObservation* run : runs) {
+      if (run->config.workers != 1 || run->config.architecture == Architecture::kPs) continue;
+      rows.push_back({1, static_cast<double>(run->config.batch_size)});
+      y.push_back(*run->worker_cpu_s);
+      weights.push_back(1 / (y.back() * y.back()));
+    }
+    LeastSquaresFit compute;
+    try {
+      compute = FitLeastSquares({kOverhead, kPerSample}, rows, y, weights);
+    } catch (const FitError& e) {
+      throw ModelError(std::string(name()) + ": compute needs one-worker runs of ring, mpi or p2p at two batch "
+                       "sizes or more (experiments/compute.toml): " + e.what());
+    }
+    k.overhead = compute.coefficients[0].value;
+    k.per_sample = compute.coefficients[1].value;
+
+    // (2) What a capped rank that its CPU binds gets of its share.
+    std::vector<double> efficiencies;
+    for (const RunObservation* run : runs) {
+      const double s = CpuShare(run->config);
+      const double used = std::max(*run->worker_cpu_s, run->server_cpu_s.value_or(0)) / run->iteration_s;
+      if (s < 1 && used >= kCpuBoundShare * s) efficiencies.push_back(used / s);
+    }
+    const MedianInterval quota =
+        MedianConfidenceInterval(efficiencies.empty() ? std::vector<double>{1.0} : efficiencies);
+    k.quota = quota.median;
+
+    // (3) The rest, on every run, as logarithms (value = scale e^x; p = 1 + e^x).
+    std::vector<std::string> names;
+    for (const StageThree& c : kStageThree) names.push_back(c.name);
+    const std::vector<std::string> factors(calibrated.begin(), calibrated.end());
+    for (const std::string& scope : factors) names.push_back(std::string(kWireFactor) + " " + scope);
+    auto value = [](std::size_t j, double x) {
+      if (j == 2) return 1 + std::exp(x);
+      return (j < kStageThree.size() ? kStageThree[j].scale : 1.0) * std::exp(x);
     };
-    rebuild();
-    // The side each calibration run is on, from its measurement: the wire
-    // binds where it explains at least half the run's time, else a CPU.
-    std::vector<Binding> sides;
-    for (std::size_t i = 0; i < runs.size(); ++i) {
-      const bool wire = terms[i].link_s >= 0.5 * runs[i]->iteration_s;
-      sides.push_back(!wire ? Binding::kWorkerCpu : Binding::kPath);
-      // A ps run's CPU side is its busiest rank's.
-      if (!wire && terms[i].has_server) {
-        const IterationTraffic t = Traffic(runs[i]->config, 4.0 * runs[i]->parameters);
-        if (t.server_cpu_bytes > t.worker_cpu_bytes) sides.back() = Binding::kServerCpu;
+    auto with = [&](const std::vector<double>& x) {
+      CorrectedCoefficients c = k;
+      c.per_byte = value(0, x[0]);
+      c.per_message = value(1, x[1]);
+      c.exponent = value(2, x[2]);
+      for (std::size_t a = 0; a < factors.size(); ++a) {
+        c.wire_factor[factors[a]] = value(kStageThree.size() + a, x[kStageThree.size() + a]);
       }
+      return c;
+    };
+    // Each starts at x = 0 (the scale itself; p = 2; wire factors 1) and has
+    // a weak prior there: moving a coefficient by a factor e costs as much
+    // as a 0.3% error on one run, so that one the runs cannot determine (the
+    // wire of an architecture a CPU always binds) stays put instead of
+    // wandering, and every interval is finite.
+    constexpr double kPriorWeight = 0.003;
+    const std::vector<double> start(names.size(), 0.0);
+    LeastSquaresFit rest;
+    try {
+      rest = FitNonlinearLeastSquares(
+          names, start, runs.size() + names.size(), [&](const std::vector<double>& x, std::vector<double>& r) {
+            const CorrectedCoefficients c = with(x);
+            for (std::size_t i = 0; i < runs.size(); ++i) {
+              r[i] = Evaluate(c, runs[i]->config, 4.0 * runs[i]->parameters, links[i], false).iteration /
+                         runs[i]->iteration_s - 1;
+            }
+            for (std::size_t j = 0; j < x.size(); ++j) r[runs.size() + j] = kPriorWeight * (x[j] - start[j]);
+          });
+    } catch (const FitError& e) {
+      throw ModelError(std::string(name()) + ": the exchange's costs need calibration runs of several workers "
+                       "and both link profiles: " + e.what());
     }
-    // Stages 2-4, then each run's side again from the model itself (the
-    // measurement's rule errs near the boundary), until no run changes side.
-    LeastSquaresFit solved;
-    std::vector<double> c;
-    for (int pass = 0; pass < 5; ++pass) {
-      // The CPU costs in two stages, each a weighted least squares (weights
-      // 1/t^2, so that relative errors count alike): compute from the runs
-      // that exchange nothing (one worker of ring, mpi or p2p: their time is
-      // compute over the share), then the exchange's costs from the other
-      // runs a CPU binds, with that compute subtracted.
-      // Compute: one row per one-worker configuration (the median of its
-      // runs), so that the batch sizes count alike however many
-      // architectures ran at one of them.
-      std::map<std::string, std::vector<double>> by_point;
-      std::map<std::string, const RunObservation*> example;
-      for (std::size_t i = 0; i < runs.size(); ++i) {
-        if (runs[i]->config.workers != 1 || terms[i].has_server) continue;
-        const std::string point = ConfigLabel(runs[i]->config) +
-                                  ProfileScope(runs[i]->config.bandwidth_bits_per_s, runs[i]->config.latency_s);
-        by_point[point].push_back(runs[i]->iteration_s);
-        example[point] = runs[i];
-      }
-      std::vector<std::vector<double>> rows;
-      std::vector<double> y, weights;
-      for (const auto& [point, times] : by_point) {
-        const double s = CpuShare(example[point]->config), median = Median(times);
-        rows.push_back({1 / s, example[point]->config.batch_size / s});
-        y.push_back(median);
-        weights.push_back(1 / (median * median));
-      }
-      LeastSquaresFit compute_fit, exchange_fit;
-      try {
-        compute_fit = FitLeastSquares({kCorrectedNames[0], kCorrectedNames[1]}, rows, y, weights);
-      } catch (const FitError& e) {
-        throw ModelError(std::string(name()) + ": compute needs one-worker runs of ring, mpi or p2p at two batch "
-                         "sizes or more (experiments/compute.toml): " + e.what());
-      }
-      c = {compute_fit.coefficients[0].value, compute_fit.coefficients[1].value, 0, 0};
-      rows.clear();
-      y.clear();
-      weights.clear();
-      for (std::size_t i = 0; i < runs.size(); ++i) {
-        if (sides[i] == Binding::kPath || (runs[i]->config.workers == 1 && !terms[i].has_server)) continue;
-        const LinearTerm& term = TermOf(terms[i], sides[i]);
-        rows.push_back({term.x[2], term.x[3]});
-        y.push_back(runs[i]->iteration_s - term.At(c));
-        weights.push_back(1 / (runs[i]->iteration_s * runs[i]->iteration_s));
-      }
-      try {
-        exchange_fit = FitLeastSquares({kCorrectedNames[2], kCorrectedNames[3]}, rows, y, weights);
-      } catch (const FitError& e) {
-        throw ModelError(std::string(name()) + ": the exchange's CPU costs need runs of several workers that a "
-                         "CPU binds: " + e.what());
-      }
-      c[2] = exchange_fit.coefficients[0].value;
-      c[3] = exchange_fit.coefficients[1].value;
-      solved.coefficients = {compute_fit.coefficients[0], compute_fit.coefficients[1], exchange_fit.coefficients[0],
-                             exchange_fit.coefficients[1]};
-      // The path's compute factor from the runs the wire binds: weighted least
-      // squares of their time beyond the wire on their compute, between 1
-      // (never stalled) and 1/s (always throttled).
-      double numerator = 0, denominator = 0, ceiling = 1;
-      for (std::size_t i = 0; i < runs.size(); ++i) {
-        if (sides[i] != Binding::kPath) continue;
-        const double compute = c[0] + c[1] * runs[i]->config.batch_size;
-        const double weight = 1 / (runs[i]->iteration_s * runs[i]->iteration_s);
-        numerator += weight * compute * (runs[i]->iteration_s - terms[i].link_s);
-        denominator += weight * compute * compute;
-        ceiling = std::max(ceiling, 1 / CpuShare(runs[i]->config));
-      }
-      factor = denominator > 0 ? std::clamp(numerator / denominator, 1.0, ceiling) : 1.0;
-      rebuild();
-      bool changed = false;
-      for (std::size_t i = 0; i < runs.size(); ++i) {
-        const Binding side = Bind(terms[i], c).first;
-        changed = changed || side != sides[i];
-        sides[i] = side;
-      }
-      if (!changed) break;
+    std::vector<double> solved;
+    for (const Coefficient& c : rest.coefficients) solved.push_back(c.value);
+    k = with(solved);
+
+    fit.parameters.push_back(Fitted(compute.coefficients[0], "s"));
+    fit.parameters.push_back(Fitted(compute.coefficients[1], "s/sample"));
+    fit.parameters.push_back({kQuotaEfficiency, quota.median, quota.low, quota.high, "1", "fitted", ""});
+    for (std::size_t j = 0; j < rest.coefficients.size(); ++j) {
+      // The interval of the logarithm, mapped to values.
+      const Coefficient& x = rest.coefficients[j];
+      Coefficient c{j < kStageThree.size() ? kStageThree[j].name : kWireFactor, value(j, x.value), 0,
+                    value(j, x.ci_low), value(j, x.ci_high)};
+      fit.parameters.push_back(Fitted(c, j < kStageThree.size() ? kStageThree[j].unit : "1",
+                                      j < kStageThree.size() ? "" : factors[j - kStageThree.size()]));
     }
-    fit.parameters.push_back({"path_compute_factor", factor, std::nullopt, std::nullopt, "1", "fitted", ""});
-    for (std::size_t i = 0; i < solved.coefficients.size(); ++i) {
-      fit.parameters.push_back(Fitted(solved.coefficients[i], kCorrectedUnits[i]));
-    }
-    const MedianInterval share = MedianConfidenceInterval(shares.empty() ? std::vector<double>{0.5} : shares);
-    fit.parameters.push_back({"forward_share", share.median, share.low, share.high, "1", "fitted", ""});
+    fit.parameters.push_back({kForwardShare, forward.median, forward.low, forward.high, "1", "fitted", ""});
     double squares = 0;
     for (std::size_t i = 0; i < runs.size(); ++i) {
-      const double fitted = Bind(terms[i], c).second;
+      const double fitted = Evaluate(k, runs[i]->config, 4.0 * runs[i]->parameters, links[i], false).iteration;
       fit.runs.push_back({runs[i]->run_id, runs[i]->iteration_s, fitted});
       squares += (fitted - runs[i]->iteration_s) * (fitted - runs[i]->iteration_s);
     }
@@ -435,35 +450,27 @@ class CorrectedModel : public PerformanceModel {
     return fit;
   }
 
-  // Per term: compute (at the speed the binding side runs it), the update
-  // inside it, and the exchange that is left on the path; with overlap the
-  // part of the exchange that ran behind backward is hidden.
+  // Per term: compute (stretched by the quota when a CPU binds), the
+  // exchange left on the path, and with overlap what ran behind backward.
   Prediction Predict(const ModelFitRecord& fit, const ModelConfig& config) const override {
-    const double W = GradientBytes(config);
-    const LinkParameters link = LinkFor(fit, config);
-    const std::vector<double> c = Coefficients(fit);
-    const double factor = Parameter(fit, "path_compute_factor");
-    const CorrectedTerms terms = Terms(config, W, link, factor);
-    const double compute = c[0] + c[1] * config.batch_size;
-    Prediction p;
-    double iteration = 0;
-    if (overlap_ && config.overlap) {
-      const double backward = (1 - Parameter(fit, "forward_share")) * compute;
-      const auto [exposed, hidden] = OverlappedExchange(config, W, link, backward);
-      const double path = factor * compute + exposed;
-      double cpu = terms.worker_cpu.At(c);
-      if (terms.has_server) cpu = std::max(cpu, terms.server_cpu.At(c));
-      iteration = std::max(path, cpu);
-      p.hidden_comm_s = hidden;
-    } else {
-      iteration = Bind(terms, c).second;
+    CorrectedCoefficients k;
+    k.overhead = Parameter(fit, kOverhead);
+    k.per_sample = Parameter(fit, kPerSample);
+    k.quota = Parameter(fit, kQuotaEfficiency);
+    k.per_byte = Parameter(fit, kStageThree[0].name);
+    k.per_message = Parameter(fit, kStageThree[1].name);
+    k.exponent = Parameter(fit, kStageThree[2].name);
+    for (const ModelParameterRow& f : fit.parameters) {
+      if (f.name == kWireFactor) k.wire_factor[f.scope] = f.value;
     }
-    const auto [side, binding_s] = Bind(terms, c);
-    p.compute_s = side == Binding::kPath ? factor * compute : compute / CpuShare(config);
-    p.compute_s = std::min(p.compute_s, iteration);
-    p.comm_s = iteration - p.compute_s;
-    (void)binding_s;
-    return Finish(config, iteration, p);
+    k.forward_share = Parameter(fit, kForwardShare);
+    const CorrectedTerms terms = Evaluate(k, config, GradientBytes(config), LinkFor(fit, config), overlap_);
+    Prediction p;
+    const double share = CpuShare(config) < 1 ? k.quota * CpuShare(config) : 1.0;
+    p.compute_s = std::min(terms.capped > terms.path ? terms.compute / share : terms.compute, terms.iteration);
+    p.comm_s = terms.iteration - p.compute_s;
+    p.hidden_comm_s = terms.hidden;
+    return Finish(config, terms.iteration, p);
   }
 
  private:

@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <optional>
 #include <random>
 
 #include "orchestrator/model/observations.h"
@@ -31,23 +33,43 @@ constexpr double kAlpha = 12e-6;
 
 // The truth the synthetic runs follow: the corrected model's form, on
 // hosts of 0.25 core (ModelDatabase's default), so some configurations are
-// bound by the wire and others by a rank's CPU.
+// bound by the wire and others by a rank's CPU. A run's measured CPU time
+// per iteration is its work when nothing waits (one worker of ring, mpi or
+// p2p) or the CPU does not bind, and all its quota allows when it binds.
 struct Truth {
   double overhead_s = 2e-4, per_sample_s = 6e-6, per_byte_s = 1.2e-9, per_message_s = 30e-6;
+  double exponent = 3, quota = 0.95;
+  std::map<std::string, double> wire_factor = {{"ring", 1.05}, {"mpi", 1.1},   {"p2p", 1.2},
+                                               {"ps k=1", 0.9}, {"ps k=2", 0.95}, {"ps k=4", 1.0}};
   double share = 0.25;
-  double IterationS(const ModelConfig& config) const {
+
+  struct Run {
+    double iteration_s = 0, worker_cpu_s = 0;
+    std::optional<double> server_cpu_s;
+  };
+  Run Of(const ModelConfig& config) const {
     const double W = 4.0 * ParameterCount(config);
     const IterationTraffic t = Traffic(config, W);
     const double bytes_per_s = config.bandwidth_bits_per_s / 8 * 0.95;
     const double compute = overhead_s + per_sample_s * config.batch_size;
-    const double path = compute + t.latency_steps * kAlpha + t.link_bytes / bytes_per_s;
+    std::string scope(Text(config.architecture));
+    if (config.architecture == Architecture::kPs) scope += " k=" + std::to_string(config.servers);
+    const double path = compute + wire_factor.at(scope) * (t.latency_steps * kAlpha + t.link_bytes / bytes_per_s);
     const double worker = compute + per_byte_s * t.worker_cpu_bytes + per_message_s * t.worker_cpu_messages;
-    double server = 0;
-    if (config.architecture == Architecture::kPs) {
-      server = overhead_s + per_byte_s * t.server_cpu_bytes + per_message_s * t.server_cpu_messages;
-    }
-    return std::max({path, worker / share, server / share});
+    const double server = per_byte_s * t.server_cpu_bytes + per_message_s * t.server_cpu_messages;
+    const bool ps = config.architecture == Architecture::kPs;
+    const double q = quota * share;
+    double sum = std::pow(path, exponent) + std::pow(worker / q, exponent);
+    if (ps) sum += std::pow(server / q, exponent);
+    Run run;
+    run.iteration_s = std::pow(sum, 1 / exponent);
+    const bool binds = std::max(worker, ps ? server : 0.0) / q > path;
+    const bool exchanges = config.workers > 1 || ps;
+    run.worker_cpu_s = exchanges && binds && worker >= server ? q * run.iteration_s : worker;
+    if (ps) run.server_cpu_s = binds && server > worker ? q * run.iteration_s : server;
+    return run;
   }
+  double IterationS(const ModelConfig& config) const { return Of(config).iteration_s; }
 };
 
 RunParams Params(Architecture architecture, int workers, int servers, int batch, double bandwidth) {
@@ -88,10 +110,12 @@ class ModelsTest : public ::testing::Test {
         {Architecture::kRing, 0}, {Architecture::kMpi, 0}, {Architecture::kP2p, 0},
         {Architecture::kPs, 1},   {Architecture::kPs, 2},  {Architecture::kPs, 4}};
     auto add = [&](const RunParams& p, const std::string& split) {
-      const double iteration = truth_.IterationS(ConfigOf(p));
-      const double epoch = iteration * static_cast<double>(60000 / (p.batch_size * p.workers));
+      const Truth::Run truth = truth_.Of(ConfigOf(p));
+      const double epoch = truth.iteration_s * static_cast<double>(60000 / (p.batch_size * p.workers));
       for (int rep = 0; rep < 5; ++rep) {
-        db.AddRun(p, split, {1.3 * epoch, epoch * noise(rng), epoch * noise(rng)}, 104938, 0, 0.5 * iteration);
+        db.AddRun(p, split, {1.3 * epoch, epoch * noise(rng), epoch * noise(rng)}, 104938, 0,
+                  0.5 * truth.iteration_s, truth.worker_cpu_s * noise(rng),
+                  truth.server_cpu_s ? std::optional<double>(*truth.server_cpu_s * noise(rng)) : std::nullopt);
       }
     };
     for (double bandwidth : {kGigabit, kHundredMegabit}) {
@@ -141,13 +165,19 @@ TEST_F(ModelsTest, CorrectedFitFindsTheTrueParametersFromCalibrationRunsOnly) {
   Populate(store);
   const ModelFitRecord fit = ModelNamed("corrected").Fit(Calibration(store));
   const std::vector<std::pair<std::string, double>> truths = {
-      {"cpu_overhead_s", truth_.overhead_s}, {"cpu_per_sample_s", truth_.per_sample_s},
-      {"cpu_per_byte_s", truth_.per_byte_s}, {"cpu_per_message_s", truth_.per_message_s}};
+      {"cpu_overhead_s", truth_.overhead_s},   {"cpu_per_sample_s", truth_.per_sample_s},
+      {"cpu_per_byte_s", truth_.per_byte_s},   {"cpu_per_message_s", truth_.per_message_s},
+      {"combine_exponent", truth_.exponent},   {"quota_efficiency", truth_.quota}};
   for (const auto& [name, value] : truths) {
     const ModelParameterRow& p = ParameterOf(fit, name);
     EXPECT_LE(*p.ci_low, value) << name;
     EXPECT_GE(*p.ci_high, value) << name;
     EXPECT_NEAR(p.value, value, 0.2 * value) << name;
+  }
+  for (const auto& [scope, value] : truth_.wire_factor) {
+    const ModelParameterRow* p = FindParameter(fit, "wire_factor", scope);
+    ASSERT_NE(p, nullptr) << scope;
+    EXPECT_NEAR(p->value, value, 0.05 * value) << scope;
   }
   for (const ModelFitRunRow& r : fit.runs) {
     EXPECT_EQ(Text(store, "SELECT split FROM runs WHERE run_id = " + std::to_string(r.run_id)), "calibration");
@@ -292,6 +322,26 @@ TEST_F(ModelsTest, FitWithoutProbesSaysWhatIsMissing) {
               "no calibration run with a probed link: fit needs complete calibration runs and "
               "`dmlbench cluster probe` (or `inventory probe`) of their network profiles");
   }
+}
+
+TEST_F(ModelsTest, CorrectedRefusesCalibrationRunsWithoutCpuTime) {
+  Store store(dir_ / "m.db");
+  ModelDatabase db(store);
+  db.AddProbe(kGigabit, kAlpha, kGigabit / 8 * 0.95);
+  const std::int64_t run = db.AddRun(Params(Architecture::kRing, 2, 0, 100, kGigabit), "calibration", {1, 1});
+  try {
+    ModelNamed("corrected").Fit(Calibration(store));
+    FAIL() << "fitted without the ranks' CPU time";
+  } catch (const ModelError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "corrected: calibration run " + Text(store, "SELECT substr(run_key, 1, 12) FROM runs WHERE run_id = " +
+                                                          std::to_string(run)) +
+                  " has no CPU time per rank: its trainer predates the epoch event's cpu_s "
+                  "(schemas/trainer-events.md); run the calibration runs again with the current trainer");
+  }
+  // The paper's model and the baseline need no CPU time.
+  EXPECT_NO_THROW(ModelNamed("paper2019").Fit(Calibration(store)));
+  EXPECT_NO_THROW(ModelNamed("linear").Fit(Calibration(store)));
 }
 
 TEST_F(ModelsTest, UnknownModelNamesTheKnownOnes) {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,9 +34,13 @@ class ModelDatabase {
 
   // A complete run of `params` with these epoch times (the first is warm-up);
   // forward and backward take `compute_s` per iteration in a 1:2 ratio, and
-  // each epoch's iterations take the times IterationTimes gives them.
+  // each epoch's iterations take the times IterationTimes gives them. With
+  // `worker_cpu_s` (CPU seconds per iteration), rank 0 is a worker that
+  // burned that much, and with `server_cpu_s` rank 1 a server.
   std::int64_t AddRun(const RunParams& params, const std::string& split, const std::vector<double>& epoch_s,
-                      std::int64_t parameters = 104938, std::int64_t iterations = 0, double compute_s = 0) {
+                      std::int64_t parameters = 104938, std::int64_t iterations = 0, double compute_s = 0,
+                      std::optional<double> worker_cpu_s = std::nullopt,
+                      std::optional<double> server_cpu_s = std::nullopt) {
     PlannedRun run{params, split};
     run.params.epochs = static_cast<int>(epoch_s.size());
     const std::string key = Sha256Hex("run " + std::to_string(++runs_));
@@ -60,6 +65,21 @@ class ModelDatabase {
       epoch.forward = {per_epoch_compute / 3, per_epoch_compute / 3, per_epoch_compute / 3};
       epoch.backward = {2 * per_epoch_compute / 3, 2 * per_epoch_compute / 3, 2 * per_epoch_compute / 3};
       epoch.iteration_wall_s = IterationTimes(epoch_s[e], epoch.iterations, e == 0);
+      const double iterations_done = static_cast<double>(epoch.iterations);
+      if (worker_cpu_s) {
+        RankPhaseRecord worker;
+        worker.rank = 0;
+        worker.role = "worker";
+        worker.cpu_s = *worker_cpu_s * iterations_done;
+        epoch.ranks.push_back(worker);
+      }
+      if (server_cpu_s) {
+        RankPhaseRecord server;
+        server.rank = 1;
+        server.role = "server";
+        server.cpu_s = *server_cpu_s * iterations_done;
+        epoch.ranks.push_back(server);
+      }
       store_.AddEpoch(run_id, attempt, epoch);
     }
     RunEndRecord end;

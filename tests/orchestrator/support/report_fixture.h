@@ -14,7 +14,9 @@
 #define DMLBENCH_TESTS_ORCHESTRATOR_SUPPORT_REPORT_FIXTURE_H_
 
 #include <algorithm>
+#include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "orchestrator/model/models.h"
@@ -42,7 +44,9 @@ inline void BuildReportStudy(const std::string& path, const ReportStudyOptions& 
   // critical path (compute, the exchange's alpha-beta terms) and each side's
   // CPU work (compute, per-byte and per-message costs of the exchange) at
   // the host's CPU share; overlap hides 30% of the link time. Returns
-  // (compute, iteration). The warm-up epoch is 40% slower.
+  // compute, iteration and each side's measured CPU time per iteration: its
+  // work, or all its share allows where a CPU binds and the rank waits on
+  // others. The warm-up epoch is 40% slower.
   auto iteration_s = [&](const RunParams& p) {
     ModelConfig config;
     config.architecture = p.architecture;
@@ -59,7 +63,13 @@ inline void BuildReportStudy(const std::string& path, const ReportStudyOptions& 
     const double server = p.architecture == Architecture::kPs
                               ? 2e-4 + 1.2e-9 * t.server_cpu_bytes + 30e-6 * t.server_cpu_messages
                               : 0.0;
-    return std::make_pair(compute, std::max({critical, worker / kShare, server / kShare}));
+    const double iteration = std::max({critical, worker / kShare, server / kShare});
+    const bool binds = std::max(worker, server) / kShare > critical;
+    const bool exchanges = p.workers > 1 || p.architecture == Architecture::kPs;
+    const double worker_cpu = exchanges && binds && worker >= server ? kShare * iteration : worker;
+    std::optional<double> server_cpu;
+    if (p.architecture == Architecture::kPs) server_cpu = binds && server > worker ? kShare * iteration : server;
+    return std::make_tuple(compute, iteration, worker_cpu, server_cpu);
   };
   auto add = [&](Architecture architecture, int servers, int workers, int batch, bool overlap, const std::string& split,
                  double bandwidth = 1e9) {
@@ -72,13 +82,14 @@ inline void BuildReportStudy(const std::string& path, const ReportStudyOptions& 
     p.bucket_bytes = 16384;
     p.network.name = bandwidth == 1e9 ? "1gbit" : "100mbit";
     p.network.bandwidth_bits_per_s = bandwidth;
-    const auto [compute, iteration] = iteration_s(p);
+    const auto [compute, iteration, worker_cpu, server_cpu] = iteration_s(p);
     const std::int64_t iterations = 60000 / (batch * workers);
     const double epoch = iteration * static_cast<double>(iterations);
     for (int rep = 0; rep < 6; ++rep) {
       p.repetition = rep;
       const double spread = 1 + 0.01 * ((rep * 7) % 5 - 2);
-      db.AddRun(p, split, {1.4 * epoch, epoch * spread}, kParameters, iterations, compute);
+      db.AddRun(p, split, {1.4 * epoch, epoch * spread}, kParameters, iterations, compute, worker_cpu * spread,
+                server_cpu ? std::optional<double>(*server_cpu * spread) : std::nullopt);
     }
   };
   if (options.paper_sized) {
