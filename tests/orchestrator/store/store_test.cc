@@ -214,21 +214,38 @@ TEST_F(StoreTest, ADatabaseOnAReadOnlyFileSystemIsReadAsItIs) {
   EXPECT_FALSE(std::filesystem::exists(db + "-shm"));
 }
 
-// The committed study's database predates the iterations table: a copy
-// opened for writing gains it, empty, and its epochs stay as they were.
-TEST_F(StoreTest, AnOlderDatabaseGainsAnEmptyIterationsTable) {
-  std::filesystem::copy_file(std::string(DMLBENCH_SOURCE_DIR) + "/reports/data/paper-reproduction.db", db_);
-  std::int64_t epochs = 0;
+// A database as version 7 left it, with a run: opened for writing it gains
+// the iterations table (008) and each rank's CPU time column (009), both
+// empty, and keeps its run.
+TEST_F(StoreTest, AnOlderDatabaseGainsTheIterationsTableAndTheRanksCpuTimeEmpty) {
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(db_.c_str(), &raw), SQLITE_OK);
+  for (const EmbeddedMigration& migration : EmbeddedMigrations()) {
+    if (std::string(migration.file) >= "008") break;
+    ASSERT_EQ(sqlite3_exec(raw, migration.sql, nullptr, nullptr, nullptr), SQLITE_OK) << migration.file;
+  }
+  ASSERT_EQ(sqlite3_exec(raw, R"(
+    PRAGMA user_version = 7;
+    INSERT INTO experiments (experiment_id, name, source_path, matrix_text, matrix_sha256, first_used_unix_s)
+      VALUES (5, 'old', 'old.toml', '', printf('%064d', 0), 1);
+    INSERT INTO runs (run_key, experiment_id, architecture, workers, servers, ranks, batch_size, epochs, hidden,
+      learning_rate, overlap, bucket_bytes, max_iterations_per_epoch, dataset, seed, repetition,
+      canonical_params, split, trainer_sha256, dataset_sha256)
+      VALUES (printf('%064d', 1), 5, 'ring', 1, 0, 1, 100, 1, '128,32', 0.05, 0, 65536, 0, 'synthetic', 1, 0,
+              '{}', 'validation', 't', 'd'))",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK)
+      << sqlite3_errmsg(raw);
+  sqlite3_close(raw);
   {
-    Store old(db_, Store::Mode::kReadOnly);
-    ASSERT_LT(old.schema_version(), 8);
-    epochs = Int(old, "SELECT count(*) FROM complete_epochs");
+    const Store old(db_, Store::Mode::kReadOnly);
+    ASSERT_EQ(old.schema_version(), 7);
   }
   Store store(db_);
   EXPECT_EQ(store.schema_version(), Store::KnownSchemaVersion());
   EXPECT_EQ(Int(store, "SELECT count(*) FROM iterations"), 0);
-  EXPECT_EQ(Int(store, "SELECT count(*) FROM complete_epochs"), epochs);
-  EXPECT_GT(epochs, 0);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM pragma_table_info('rank_phases') WHERE name = 'cpu_s'"), 1);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM runs"), 1);
 }
 
 // An epoch from a trainer that did not report its iterations stores none.
