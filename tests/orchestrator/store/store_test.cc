@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <cstdio>
 #include <filesystem>
+#include <string>
 
 #include "orchestrator/store/gzip.h"
 #include "orchestrator/store/migrations.h"
@@ -168,27 +170,33 @@ TEST_F(StoreTest, ARunNamesEveryExperimentThatPlannedItTheFirstPlannerFirst) {
   EXPECT_EQ(runs[1].experiments, (std::vector<std::string>{"copy", "original"}));
 }
 
-TEST_F(StoreTest, MigrationSevenGivesEveryOldRunItsExperiment) {
-  // A database as version 6 left it, with one experiment and one run.
+// A database as `version` left it (the migrations up to it), with one
+// experiment (id 5, "old") and one run.
+void WriteOldDatabase(const std::string& path, int version) {
   sqlite3* raw = nullptr;
-  ASSERT_EQ(sqlite3_open(db_.c_str(), &raw), SQLITE_OK);
+  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+  char next[4];
+  std::snprintf(next, sizeof next, "%03d", version + 1);
   for (const EmbeddedMigration& migration : EmbeddedMigrations()) {
-    if (std::string(migration.file) >= "007") break;
+    if (std::string(migration.file) >= next) break;
     ASSERT_EQ(sqlite3_exec(raw, migration.sql, nullptr, nullptr, nullptr), SQLITE_OK) << migration.file;
   }
-  ASSERT_EQ(sqlite3_exec(raw, R"(
-    PRAGMA user_version = 6;
+  ASSERT_EQ(sqlite3_exec(raw, ("PRAGMA user_version = " + std::to_string(version) + ";" + R"(
     INSERT INTO experiments (experiment_id, name, source_path, matrix_text, matrix_sha256, first_used_unix_s)
       VALUES (5, 'old', 'old.toml', '', printf('%064d', 0), 1);
     INSERT INTO runs (run_key, experiment_id, architecture, workers, servers, ranks, batch_size, epochs, hidden,
       learning_rate, overlap, bucket_bytes, max_iterations_per_epoch, dataset, seed, repetition,
       canonical_params, split, trainer_sha256, dataset_sha256)
       VALUES (printf('%064d', 1), 5, 'ring', 1, 0, 1, 100, 1, '128,32', 0.05, 0, 65536, 0, 'synthetic', 1, 0,
-              '{}', 'validation', 't', 'd'))",
+              '{}', 'validation', 't', 'd'))").c_str(),
                          nullptr, nullptr, nullptr),
             SQLITE_OK)
       << sqlite3_errmsg(raw);
   sqlite3_close(raw);
+}
+
+TEST_F(StoreTest, MigrationSevenGivesEveryOldRunItsExperiment) {
+  WriteOldDatabase(db_, 6);
   {
     // Read as it is, without experiment_runs.
     const Store old(db_, Store::Mode::kReadOnly);
@@ -218,25 +226,7 @@ TEST_F(StoreTest, ADatabaseOnAReadOnlyFileSystemIsReadAsItIs) {
 // the iterations table (008) and each rank's CPU time column (009), both
 // empty, and keeps its run.
 TEST_F(StoreTest, AnOlderDatabaseGainsTheIterationsTableAndTheRanksCpuTimeEmpty) {
-  sqlite3* raw = nullptr;
-  ASSERT_EQ(sqlite3_open(db_.c_str(), &raw), SQLITE_OK);
-  for (const EmbeddedMigration& migration : EmbeddedMigrations()) {
-    if (std::string(migration.file) >= "008") break;
-    ASSERT_EQ(sqlite3_exec(raw, migration.sql, nullptr, nullptr, nullptr), SQLITE_OK) << migration.file;
-  }
-  ASSERT_EQ(sqlite3_exec(raw, R"(
-    PRAGMA user_version = 7;
-    INSERT INTO experiments (experiment_id, name, source_path, matrix_text, matrix_sha256, first_used_unix_s)
-      VALUES (5, 'old', 'old.toml', '', printf('%064d', 0), 1);
-    INSERT INTO runs (run_key, experiment_id, architecture, workers, servers, ranks, batch_size, epochs, hidden,
-      learning_rate, overlap, bucket_bytes, max_iterations_per_epoch, dataset, seed, repetition,
-      canonical_params, split, trainer_sha256, dataset_sha256)
-      VALUES (printf('%064d', 1), 5, 'ring', 1, 0, 1, 100, 1, '128,32', 0.05, 0, 65536, 0, 'synthetic', 1, 0,
-              '{}', 'validation', 't', 'd'))",
-                         nullptr, nullptr, nullptr),
-            SQLITE_OK)
-      << sqlite3_errmsg(raw);
-  sqlite3_close(raw);
+  WriteOldDatabase(db_, 7);
   {
     const Store old(db_, Store::Mode::kReadOnly);
     ASSERT_EQ(old.schema_version(), 7);

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "orchestrator/store/store.h"
@@ -66,19 +67,13 @@ class ModelDatabase {
       epoch.backward = {2 * per_epoch_compute / 3, 2 * per_epoch_compute / 3, 2 * per_epoch_compute / 3};
       epoch.iteration_wall_s = IterationTimes(epoch_s[e], epoch.iterations, e == 0);
       const double iterations_done = static_cast<double>(epoch.iterations);
-      if (worker_cpu_s) {
-        RankPhaseRecord worker;
-        worker.rank = 0;
-        worker.role = "worker";
-        worker.cpu_s = *worker_cpu_s * iterations_done;
-        epoch.ranks.push_back(worker);
-      }
-      if (server_cpu_s) {
-        RankPhaseRecord server;
-        server.rank = 1;
-        server.role = "server";
-        server.cpu_s = *server_cpu_s * iterations_done;
-        epoch.ranks.push_back(server);
+      for (const auto& [role, cpu_s] : {std::pair{"worker", worker_cpu_s}, std::pair{"server", server_cpu_s}}) {
+        if (!cpu_s) continue;
+        RankPhaseRecord rank;
+        rank.rank = static_cast<int>(epoch.ranks.size());
+        rank.role = role;
+        rank.cpu_s = *cpu_s * iterations_done;
+        epoch.ranks.push_back(rank);
       }
       store_.AddEpoch(run_id, attempt, epoch);
     }
