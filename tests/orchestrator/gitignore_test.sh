@@ -1,12 +1,14 @@
 #!/bin/sh
 # The files dmlbench writes beside a results database — the database, its
-# write-ahead log and shared memory, and the lock files of earlier versions —
+# write-ahead log and shared memory, the logs kept beside it, and the lock
+# files of earlier versions —
 # are ignored by git, wherever they are in the tree. Skipped (77) outside a
 # git checkout. Usage: gitignore_test.sh SOURCE_DIR
 src=$1
 git -C "$src" rev-parse --git-dir >/dev/null 2>&1 || { echo "not a git checkout: skipped"; exit 77; }
 status=0
-for file in results.db results.db-wal results.db-shm results.db.lock experiments/other.db.lock; do
+for file in results.db results.db-wal results.db-shm results.db.logs/ results.db.logs/1/rank0.stdout.gz \
+    results.db.lock experiments/other.db.lock; do
   if ! git -C "$src" check-ignore -q --no-index "$file"; then
     echo "$file is not ignored by .gitignore"
     status=1
