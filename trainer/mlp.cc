@@ -3,6 +3,7 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <random>
 #include <stdexcept>
@@ -48,10 +49,19 @@ void Mlp::Initialize(std::uint64_t seed) {
   }
 }
 
+void Mlp::Lap(double MlpProfile::*step) {
+  if (!profile_) return;
+  const double now_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  if (step) profile_->*step += now_s - lap_start_s_;
+  lap_start_s_ = now_s;
+}
+
 void Mlp::Propagate(const float* x, int batch) {
   if (batch < 1 || batch > max_batch_)
     throw std::invalid_argument("Mlp: batch of " + std::to_string(batch) +
                                 " rows outside 1.." + std::to_string(max_batch_));
+  Lap(nullptr);
   const float* input = x;
   for (std::size_t l = 0; l < layers_.size(); ++l) {
     const MlpLayer& layer = layers_[l];
@@ -61,6 +71,7 @@ void Mlp::Propagate(const float* x, int batch) {
     // out (batch x outputs) = input (batch x inputs) . weights (inputs x outputs)
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, batch, layer.outputs, layer.inputs,
                 1.0f, input, layer.inputs, weights, layer.outputs, 0.0f, out, layer.outputs);
+    Lap(&MlpProfile::gemm_s);
     const bool relu = l + 1 < layers_.size();
     for (int row = 0; row < batch; ++row) {
       float* y = out + std::size_t(row) * layer.outputs;
@@ -70,6 +81,7 @@ void Mlp::Propagate(const float* x, int batch) {
         for (int j = 0; j < layer.outputs; ++j) y[j] += bias[j];
       }
     }
+    Lap(&MlpProfile::bias_relu_s);
     input = out;
   }
 }
@@ -99,11 +111,13 @@ double Mlp::Forward(const float* x, const std::uint8_t* labels, int batch) {
     for (int j = 0; j < classes; ++j) d[j] *= scale;
     d[label] -= inverse_batch;
   }
+  Lap(&MlpProfile::softmax_loss_s);
   return loss;
 }
 
 void Mlp::Backward(const std::function<void(int layer)>& layer_done) {
   const int batch = batch_;
+  Lap(nullptr);
   for (int l = int(layers_.size()) - 1; l >= 0; --l) {
     const MlpLayer& layer = layers_[l];
     const float* input = l == 0 ? input_ : activations_[l - 1].data();
@@ -115,23 +129,28 @@ void Mlp::Backward(const std::function<void(int layer)>& layer_done) {
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, layer.inputs, layer.outputs, batch,
                 1.0f, input, layer.inputs, delta_.data(), layer.outputs, 0.0f, weight_grad,
                 layer.outputs);
+    Lap(&MlpProfile::gemm_s);
     // db = column sums of delta
     std::fill_n(bias_grad, layer.outputs, 0.0f);
     for (int row = 0; row < batch; ++row) {
       const float* d = &delta_[std::size_t(row) * layer.outputs];
       for (int j = 0; j < layer.outputs; ++j) bias_grad[j] += d[j];
     }
+    Lap(&MlpProfile::bias_gradient_s);
     if (l > 0) {
       // delta for the layer below: (delta . W^T), through the ReLU's mask.
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, batch, layer.inputs, layer.outputs,
                   1.0f, delta_.data(), layer.outputs, weights, layer.outputs, 0.0f,
                   delta_next_.data(), layer.inputs);
+      Lap(&MlpProfile::gemm_s);
       const std::size_t n = std::size_t(batch) * layer.inputs;
       for (std::size_t i = 0; i < n; ++i)
         delta_next_[i] = input[i] > 0.0f ? delta_next_[i] : 0.0f;
       delta_.swap(delta_next_);
+      Lap(&MlpProfile::relu_derivative_s);
     }
     layer_done(l);
+    Lap(nullptr);   // the callee's time is not the pass's
   }
 }
 
