@@ -16,8 +16,8 @@ double MonotonicSeconds() {
 
 void ApplySgd(std::span<float> params, std::span<const float> sums, int workers,
               float learning_rate) {
-  const float w = static_cast<float>(workers);
-  for (std::size_t i = 0; i < params.size(); ++i) params[i] -= learning_rate * (sums[i] / w);
+  const float step = learning_rate / static_cast<float>(workers);
+  for (std::size_t i = 0; i < params.size(); ++i) params[i] -= step * sums[i];
 }
 
 Slice SplitPart(Slice whole, int parts, int index) {
