@@ -8,7 +8,40 @@
 #include <random>
 #include <stdexcept>
 
+#include "trainer/avx2_clone.h"
+
 namespace dmlbench {
+namespace {
+
+// The elementwise steps of the passes, on row-major batch x width blocks.
+
+// out[r][j] = max(0, out[r][j] + bias[j]), or without the max when !relu.
+DMLBENCH_AVX2_CLONE void AddBias(float* out, const float* bias, int rows, int width, bool relu) {
+  for (int row = 0; row < rows; ++row) {
+    float* y = out + std::size_t(row) * width;
+    if (relu) {
+      for (int j = 0; j < width; ++j) y[j] = std::max(0.0f, y[j] + bias[j]);
+    } else {
+      for (int j = 0; j < width; ++j) y[j] += bias[j];
+    }
+  }
+}
+
+// sums[j] = the sum over the rows of delta[r][j], row 0 first.
+DMLBENCH_AVX2_CLONE void ColumnSums(const float* delta, int rows, int width, float* sums) {
+  std::fill_n(sums, width, 0.0f);
+  for (int row = 0; row < rows; ++row) {
+    const float* d = delta + std::size_t(row) * width;
+    for (int j = 0; j < width; ++j) sums[j] += d[j];
+  }
+}
+
+// delta[i] = 0 where the ReLU's output was not positive.
+DMLBENCH_AVX2_CLONE void ReluMask(float* delta, const float* activations, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) delta[i] = activations[i] > 0.0f ? delta[i] : 0.0f;
+}
+
+}  // namespace
 
 Mlp::Mlp(const std::vector<int>& sizes, int max_batch) : max_batch_(max_batch) {
   if (sizes.size() < 2 || max_batch < 1 ||
@@ -72,15 +105,7 @@ void Mlp::Propagate(const float* x, int batch) {
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, batch, layer.outputs, layer.inputs,
                 1.0f, input, layer.inputs, weights, layer.outputs, 0.0f, out, layer.outputs);
     Lap(&MlpProfile::gemm_s);
-    const bool relu = l + 1 < layers_.size();
-    for (int row = 0; row < batch; ++row) {
-      float* y = out + std::size_t(row) * layer.outputs;
-      if (relu) {
-        for (int j = 0; j < layer.outputs; ++j) y[j] = std::max(0.0f, y[j] + bias[j]);
-      } else {
-        for (int j = 0; j < layer.outputs; ++j) y[j] += bias[j];
-      }
-    }
+    AddBias(out, bias, batch, layer.outputs, /*relu=*/l + 1 < layers_.size());
     Lap(&MlpProfile::bias_relu_s);
     input = out;
   }
@@ -131,11 +156,7 @@ void Mlp::Backward(const std::function<void(int layer)>& layer_done) {
                 layer.outputs);
     Lap(&MlpProfile::gemm_s);
     // db = column sums of delta
-    std::fill_n(bias_grad, layer.outputs, 0.0f);
-    for (int row = 0; row < batch; ++row) {
-      const float* d = &delta_[std::size_t(row) * layer.outputs];
-      for (int j = 0; j < layer.outputs; ++j) bias_grad[j] += d[j];
-    }
+    ColumnSums(delta_.data(), batch, layer.outputs, bias_grad);
     Lap(&MlpProfile::bias_gradient_s);
     if (l > 0) {
       // delta for the layer below: (delta . W^T), through the ReLU's mask.
@@ -143,9 +164,7 @@ void Mlp::Backward(const std::function<void(int layer)>& layer_done) {
                   1.0f, delta_.data(), layer.outputs, weights, layer.outputs, 0.0f,
                   delta_next_.data(), layer.inputs);
       Lap(&MlpProfile::gemm_s);
-      const std::size_t n = std::size_t(batch) * layer.inputs;
-      for (std::size_t i = 0; i < n; ++i)
-        delta_next_[i] = input[i] > 0.0f ? delta_next_[i] : 0.0f;
+      ReluMask(delta_next_.data(), input, std::size_t(batch) * layer.inputs);
       delta_.swap(delta_next_);
       Lap(&MlpProfile::relu_derivative_s);
     }
