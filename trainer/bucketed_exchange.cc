@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "trainer/avx2_clone.h"
 #include "trainer/timeline.h"
 
 namespace dmlbench {
@@ -14,10 +15,10 @@ double MonotonicSeconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-void ApplySgd(std::span<float> params, std::span<const float> sums, int workers,
+DMLBENCH_AVX2_CLONE void ApplySgd(std::span<float> params, std::span<const float> sums, int workers,
               float learning_rate) {
-  const float w = static_cast<float>(workers);
-  for (std::size_t i = 0; i < params.size(); ++i) params[i] -= learning_rate * (sums[i] / w);
+  const float step = learning_rate / static_cast<float>(workers);
+  for (std::size_t i = 0; i < params.size(); ++i) params[i] -= step * sums[i];
 }
 
 Slice SplitPart(Slice whole, int parts, int index) {

@@ -93,9 +93,12 @@ class BucketedExchange : public Exchange {
   Traffic traffic_at_begin_;
 };
 
-// SGD with the mean gradient: params[i] -= learning_rate * (sums[i] / workers),
+// SGD with the mean gradient: params[i] -= (learning_rate / workers) * sums[i],
 // where sums holds the sum of the workers' gradients. Every scheme updates
-// with this one expression, so equal inputs give bit-identical models.
+// with this one expression, so equal inputs give bit-identical models. One
+// multiply per element, no division: for one worker, and any power of two,
+// the same floats as learning_rate * (sums[i] / workers); otherwise within
+// an ulp of them.
 void ApplySgd(std::span<float> params, std::span<const float> sums, int workers,
               float learning_rate);
 

@@ -198,15 +198,28 @@ std::span<const std::uint32_t> WorkerShard(std::span<const std::uint32_t> permut
   return permutation.subspan(begin, static_cast<std::size_t>(batch));
 }
 
+namespace {
+
+void Prefetch(const Split& split, int features, std::uint32_t index) {
+  const std::uint8_t* source = &split.pixels[std::size_t{index} * features];
+  for (int offset = 0; offset < features; offset += 64) __builtin_prefetch(source + offset);
+  __builtin_prefetch(source + features - 1);
+}
+
+}  // namespace
+
 void GatherBatch(const Split& split, int features, std::span<const std::uint32_t> indices,
-                 float* pixels, std::uint8_t* labels) {
+                 float* pixels, std::uint8_t* labels, std::span<const std::uint32_t> next) {
   constexpr float kScale = 1.0f / 255.0f;
   for (std::size_t row = 0; row < indices.size(); ++row) {
+    if (row < next.size()) Prefetch(split, features, next[row]);
     const std::uint8_t* source = &split.pixels[std::size_t{indices[row]} * features];
     float* target = pixels + row * features;
     for (int p = 0; p < features; ++p) target[p] = source[p] * kScale;
     labels[row] = split.labels[indices[row]];
   }
+  for (std::size_t row = indices.size(); row < next.size(); ++row)
+    Prefetch(split, features, next[row]);
 }
 
 }  // namespace dmlbench

@@ -1,5 +1,7 @@
 #include "trainer/idx_reader.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <cerrno>
@@ -20,6 +22,16 @@ constexpr std::size_t kChunkBytes = std::size_t{1} << 20;
 // deflate cannot expand its input more than about 1032-fold: a bound on the
 // content of a gzip file that holds for every input, corrupt or not.
 constexpr std::uint64_t kMaxDeflateRatio = 1032;
+
+// Asks the kernel to back the whole pages of [data, data + bytes) with
+// transparent huge pages as they are first touched. A hint: without THP (or
+// with none free) the pages are ordinary ones.
+void AdviseHugePages(const void* data, std::size_t bytes) {
+  const std::uintptr_t page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+  const std::uintptr_t begin = (reinterpret_cast<std::uintptr_t>(data) + page - 1) / page * page;
+  const std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(data) + bytes) / page * page;
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+}
 
 // Produces the IDX content of a file: either its bytes as they are, or the
 // output of a gzip stream. Read() returns fewer than n bytes only at the end.
@@ -149,6 +161,11 @@ IdxArray ParseIdx(std::span<const std::uint8_t> bytes, const std::string& name) 
   const std::uint64_t header_bytes = 4 + 4 * array.dims.size();
   array.data.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(
       data_bytes, bytes.size() * (source.gzip() ? kMaxDeflateRatio : 1))));
+  // Training reads the images at random, a batch's rows from all over the
+  // array (Fashion-MNIST's: 47 MB). In 4 KB pages every row missed the TLB
+  // and the next batch's prefetch (dataset.h) hid little: gathering a batch
+  // of 100 took 33 us, 15 us in 2 MB pages.
+  AdviseHugePages(array.data.data(), array.data.capacity());
   while (array.data.size() < data_bytes) {
     std::size_t want = static_cast<std::size_t>(
         std::min<std::uint64_t>(kChunkBytes, data_bytes - array.data.size()));

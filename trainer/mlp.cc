@@ -3,11 +3,45 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <random>
 #include <stdexcept>
 
+#include "trainer/avx2_clone.h"
+
 namespace dmlbench {
+namespace {
+
+// The elementwise steps of the passes, on row-major batch x width blocks.
+
+// out[r][j] = max(0, out[r][j] + bias[j]), or without the max when !relu.
+DMLBENCH_AVX2_CLONE void AddBias(float* out, const float* bias, int rows, int width, bool relu) {
+  for (int row = 0; row < rows; ++row) {
+    float* y = out + std::size_t(row) * width;
+    if (relu) {
+      for (int j = 0; j < width; ++j) y[j] = std::max(0.0f, y[j] + bias[j]);
+    } else {
+      for (int j = 0; j < width; ++j) y[j] += bias[j];
+    }
+  }
+}
+
+// sums[j] = the sum over the rows of delta[r][j], row 0 first.
+DMLBENCH_AVX2_CLONE void ColumnSums(const float* delta, int rows, int width, float* sums) {
+  std::fill_n(sums, width, 0.0f);
+  for (int row = 0; row < rows; ++row) {
+    const float* d = delta + std::size_t(row) * width;
+    for (int j = 0; j < width; ++j) sums[j] += d[j];
+  }
+}
+
+// delta[i] = 0 where the ReLU's output was not positive.
+DMLBENCH_AVX2_CLONE void ReluMask(float* delta, const float* activations, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) delta[i] = activations[i] > 0.0f ? delta[i] : 0.0f;
+}
+
+}  // namespace
 
 Mlp::Mlp(const std::vector<int>& sizes, int max_batch) : max_batch_(max_batch) {
   if (sizes.size() < 2 || max_batch < 1 ||
@@ -48,10 +82,19 @@ void Mlp::Initialize(std::uint64_t seed) {
   }
 }
 
+void Mlp::Lap(double MlpProfile::*step) {
+  if (!profile_) return;
+  const double now_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  if (step) profile_->*step += now_s - lap_start_s_;
+  lap_start_s_ = now_s;
+}
+
 void Mlp::Propagate(const float* x, int batch) {
   if (batch < 1 || batch > max_batch_)
     throw std::invalid_argument("Mlp: batch of " + std::to_string(batch) +
                                 " rows outside 1.." + std::to_string(max_batch_));
+  Lap(nullptr);
   const float* input = x;
   for (std::size_t l = 0; l < layers_.size(); ++l) {
     const MlpLayer& layer = layers_[l];
@@ -61,15 +104,9 @@ void Mlp::Propagate(const float* x, int batch) {
     // out (batch x outputs) = input (batch x inputs) . weights (inputs x outputs)
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, batch, layer.outputs, layer.inputs,
                 1.0f, input, layer.inputs, weights, layer.outputs, 0.0f, out, layer.outputs);
-    const bool relu = l + 1 < layers_.size();
-    for (int row = 0; row < batch; ++row) {
-      float* y = out + std::size_t(row) * layer.outputs;
-      if (relu) {
-        for (int j = 0; j < layer.outputs; ++j) y[j] = std::max(0.0f, y[j] + bias[j]);
-      } else {
-        for (int j = 0; j < layer.outputs; ++j) y[j] += bias[j];
-      }
-    }
+    Lap(&MlpProfile::gemm_s);
+    AddBias(out, bias, batch, layer.outputs, /*relu=*/l + 1 < layers_.size());
+    Lap(&MlpProfile::bias_relu_s);
     input = out;
   }
 }
@@ -99,11 +136,13 @@ double Mlp::Forward(const float* x, const std::uint8_t* labels, int batch) {
     for (int j = 0; j < classes; ++j) d[j] *= scale;
     d[label] -= inverse_batch;
   }
+  Lap(&MlpProfile::softmax_loss_s);
   return loss;
 }
 
 void Mlp::Backward(const std::function<void(int layer)>& layer_done) {
   const int batch = batch_;
+  Lap(nullptr);
   for (int l = int(layers_.size()) - 1; l >= 0; --l) {
     const MlpLayer& layer = layers_[l];
     const float* input = l == 0 ? input_ : activations_[l - 1].data();
@@ -115,23 +154,22 @@ void Mlp::Backward(const std::function<void(int layer)>& layer_done) {
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, layer.inputs, layer.outputs, batch,
                 1.0f, input, layer.inputs, delta_.data(), layer.outputs, 0.0f, weight_grad,
                 layer.outputs);
+    Lap(&MlpProfile::gemm_s);
     // db = column sums of delta
-    std::fill_n(bias_grad, layer.outputs, 0.0f);
-    for (int row = 0; row < batch; ++row) {
-      const float* d = &delta_[std::size_t(row) * layer.outputs];
-      for (int j = 0; j < layer.outputs; ++j) bias_grad[j] += d[j];
-    }
+    ColumnSums(delta_.data(), batch, layer.outputs, bias_grad);
+    Lap(&MlpProfile::bias_gradient_s);
     if (l > 0) {
       // delta for the layer below: (delta . W^T), through the ReLU's mask.
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, batch, layer.inputs, layer.outputs,
                   1.0f, delta_.data(), layer.outputs, weights, layer.outputs, 0.0f,
                   delta_next_.data(), layer.inputs);
-      const std::size_t n = std::size_t(batch) * layer.inputs;
-      for (std::size_t i = 0; i < n; ++i)
-        delta_next_[i] = input[i] > 0.0f ? delta_next_[i] : 0.0f;
+      Lap(&MlpProfile::gemm_s);
+      ReluMask(delta_next_.data(), input, std::size_t(batch) * layer.inputs);
       delta_.swap(delta_next_);
+      Lap(&MlpProfile::relu_derivative_s);
     }
     layer_done(l);
+    Lap(nullptr);   // the callee's time is not the pass's
   }
 }
 

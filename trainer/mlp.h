@@ -12,6 +12,17 @@
 
 namespace dmlbench {
 
+// Where Forward() and Backward() spend their time, seconds summed over the
+// calls made while attached (Mlp::SetProfile), for the throughput benchmark's
+// breakdown. Each step is timed where it runs, in the real pass.
+struct MlpProfile {
+  double gemm_s = 0;              // every cblas_sgemm, forward and backward
+  double bias_relu_s = 0;         // forward: add the bias, ReLU on hidden layers
+  double softmax_loss_s = 0;      // softmax, the loss and the logits' gradient
+  double bias_gradient_s = 0;     // backward: column sums of delta
+  double relu_derivative_s = 0;   // backward: delta through the ReLU's mask
+};
+
 struct MlpLayer {
   int inputs = 0;
   int outputs = 0;
@@ -53,9 +64,15 @@ class Mlp {
   // Overwrites the activations kept by Forward().
   std::int64_t CountCorrect(const float* x, const std::uint8_t* labels, int batch);
 
+  // Forward() and Backward() add their steps' times to `profile` (borrowed;
+  // null, the default, detaches: then no clock is read).
+  void SetProfile(MlpProfile* profile) { profile_ = profile; }
+
  private:
   // Forward through every layer; the logits end in activations_.back().
   void Propagate(const float* x, int batch);
+  // With a profile attached: adds the time since the previous lap to `step`.
+  void Lap(double MlpProfile::*step);
 
   std::vector<MlpLayer> layers_;
   int max_batch_;
@@ -66,6 +83,8 @@ class Mlp {
   std::vector<float> delta_next_;
   const float* input_ = nullptr;
   int batch_ = 0;
+  MlpProfile* profile_ = nullptr;
+  double lap_start_s_ = 0;
 };
 
 }  // namespace dmlbench

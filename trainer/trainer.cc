@@ -396,9 +396,13 @@ void TrainingRun::TrainIterations(std::span<const std::uint32_t> permutation,
     const Clock::time_point t0 = Clock::now();
     {
       ScopedSpan span(&timeline_, "forward", "compute");
+      // Gathers this iteration's batch and prefetches the next one's.
       GatherBatch(dataset_.train, dataset_.features,
                   WorkerShard(permutation, i, b, workers_, worker_index_), batch_pixels_.data(),
-                  batch_labels_.data());
+                  batch_labels_.data(),
+                  i + 1 < iterations_
+                      ? WorkerShard(permutation, i + 1, b, workers_, worker_index_)
+                      : std::span<const std::uint32_t>());
       record[kLossSum] += mlp_.Forward(batch_pixels_.data(), batch_labels_.data(), b);
     }
     const Clock::time_point t1 = Clock::now();

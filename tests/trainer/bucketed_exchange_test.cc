@@ -1,5 +1,7 @@
 // The parts every scheme shares: balanced splits, bucket plans, the SGD step.
+#include <cmath>
 #include <ostream>
+#include <random>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -78,6 +80,27 @@ TEST(ApplySgd, SubtractsTheLearningRateTimesTheMean) {
   const std::vector<float> sums = {4.0f, 8.0f, -2.0f};
   ApplySgd(params, sums, 4, 0.5f);
   EXPECT_EQ(params, (std::vector<float>{0.5f, -3.0f, 0.75f}));
+}
+
+// One worker (and any power of two) gets exactly the floats of
+// learning_rate * (sum / workers); three workers within an ulp of them.
+TEST(ApplySgd, MatchesTheMeanGradientStepToTheUlp) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> value(-3.0f, 3.0f);
+  for (int workers : {1, 2, 3, 4, 8}) {
+    std::vector<float> params(1000), sums(1000);
+    for (std::size_t i = 0; i < params.size(); ++i) params[i] = value(rng), sums[i] = value(rng);
+    std::vector<float> updated = params;
+    ApplySgd(updated, sums, workers, 0.1f);
+    for (std::size_t i = 0; i < params.size(); ++i) {
+      const float expected = params[i] - 0.1f * (sums[i] / float(workers));
+      if ((workers & (workers - 1)) == 0)
+        ASSERT_EQ(updated[i], expected) << "index " << i << ", " << workers << " workers";
+      else
+        ASSERT_LE(std::fabs(updated[i] - expected), std::fabs(expected) * 2e-7f + 1e-7f)
+            << "index " << i << ", " << workers << " workers";
+    }
+  }
 }
 
 }  // namespace

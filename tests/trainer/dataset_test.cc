@@ -173,6 +173,24 @@ TEST_F(DatasetDir, GatherBatchScalesPixelsToUnitRange) {
   EXPECT_EQ(labels[0], 4);
 }
 
+// Prefetching the next batch (shorter, longer or empty) leaves this one's
+// copy as it is.
+TEST(GatherBatch, PrefetchingTheNextBatchChangesNothing) {
+  const Dataset dataset = MakeSyntheticDataset(50, 3);
+  const std::vector<std::uint32_t> indices = {7, 0, 49, 12};
+  std::vector<float> expected(indices.size() * dataset.features);
+  Bytes expected_labels(indices.size());
+  GatherBatch(dataset.train, dataset.features, indices, expected.data(), expected_labels.data());
+  for (const std::vector<std::uint32_t>& next :
+       {std::vector<std::uint32_t>{}, {3, 4}, {49, 48, 1, 2, 5, 6, 0}}) {
+    std::vector<float> pixels(expected.size(), -1.0f);
+    Bytes labels(indices.size());
+    GatherBatch(dataset.train, dataset.features, indices, pixels.data(), labels.data(), next);
+    EXPECT_EQ(pixels, expected) << next.size() << " rows prefetched";
+    EXPECT_EQ(labels, expected_labels) << next.size() << " rows prefetched";
+  }
+}
+
 // Error paths of dataset.cc follow, messages compared whole.
 
 TEST(DatasetErrors, MissingDirectory) {

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -144,6 +145,35 @@ TEST(Mlp, TrainingReducesLossAndCountsCorrect) {
   }
   EXPECT_LT(mlp.Forward(batch.x.data(), batch.labels.data(), rows), 0.5 * first);
   EXPECT_GE(mlp.CountCorrect(batch.x.data(), batch.labels.data(), rows), 28);
+}
+
+TEST(Mlp, ProfileTimesEveryStepWithoutChangingTheResult) {
+  const int rows = 50;
+  Mlp plain({64, 32, 16, 10}, rows), profiled({64, 32, 16, 10}, rows);
+  plain.Initialize(4);
+  profiled.Initialize(4);
+  Batch batch = RandomBatch(rows, 64, 10, 6);
+  MlpProfile profile;
+  profiled.SetProfile(&profile);
+  for (int pass = 0; pass < 20; ++pass) {
+    EXPECT_EQ(plain.Forward(batch.x.data(), batch.labels.data(), rows),
+              profiled.Forward(batch.x.data(), batch.labels.data(), rows));
+    plain.Backward([](int) {});
+    profiled.Backward([](int) {});
+  }
+  EXPECT_TRUE(std::equal(plain.gradients().begin(), plain.gradients().end(),
+                         profiled.gradients().begin()));
+  for (double MlpProfile::*step :
+       {&MlpProfile::gemm_s, &MlpProfile::bias_relu_s, &MlpProfile::softmax_loss_s,
+        &MlpProfile::bias_gradient_s, &MlpProfile::relu_derivative_s})
+    EXPECT_GT(profile.*step, 0.0);
+  // Detached, the passes add nothing.
+  const MlpProfile before = profile;
+  profiled.SetProfile(nullptr);
+  profiled.Forward(batch.x.data(), batch.labels.data(), rows);
+  profiled.Backward([](int) {});
+  EXPECT_EQ(profile.gemm_s, before.gemm_s);
+  EXPECT_EQ(profile.softmax_loss_s, before.softmax_loss_s);
 }
 
 // Error paths of mlp.cc follow.
