@@ -15,16 +15,13 @@
 #include "trainer/dataset.h"
 #include "trainer/mlp.h"
 #include "trainer/trainer.h"
+#include "tests/trainer/schemes.h"
 
 namespace dmlbench {
 namespace {
 
 // One row per configuration of a scheme; a new scheme is a new row.
-struct Scheme {
-  const char* architecture;
-  int servers;     // ps: server ranks, taken from the world
-  bool overlap;
-};
+using testing::Scheme;
 
 const Scheme kSchemes[] = {
     {"ring", 0, false}, {"ring", 0, true}, {"mpi", 0, false}, {"mpi", 0, true},
@@ -40,17 +37,12 @@ constexpr std::uint64_t kSeed = 17;
 constexpr float kLearningRate = 0.1f;
 
 TrainerOptions Options(const Scheme& scheme) {
-  TrainerOptions options;
-  options.architecture = scheme.architecture;
-  options.servers = scheme.servers;
-  options.overlap = scheme.overlap;
+  TrainerOptions options = testing::SchemeOptions(scheme);
   options.batch_size = kBatch;
   options.epochs = kEpochs;
   options.max_iterations_per_epoch = kIterationCap;
   options.seed = kSeed;
   options.learning_rate = kLearningRate;
-  options.evaluate = false;
-  options.bucket_bytes = 1024;  // overlap: every layer its own bucket
   return options;
 }
 
@@ -146,12 +138,7 @@ TEST_P(Equivalence, MatchesOneWorkerWithTheGlobalBatchAndRepeatsBitIdentically) 
                 first.parameter_checksum.c_str());
 }
 
-INSTANTIATE_TEST_SUITE_P(Schemes, Equivalence, ::testing::ValuesIn(kSchemes),
-                         [](const ::testing::TestParamInfo<Scheme>& row) {
-                           return std::string(row.param.architecture) +
-                                  (row.param.servers ? std::to_string(row.param.servers) : "") +
-                                  (row.param.overlap ? "_overlap" : "");
-                         });
+INSTANTIATE_TEST_SUITE_P(Schemes, Equivalence, ::testing::ValuesIn(kSchemes), testing::SchemeName);
 
 }  // namespace
 }  // namespace dmlbench

@@ -20,15 +20,12 @@
 #include "trainer/dataset.h"
 #include "trainer/events.h"
 #include "trainer/trainer.h"
+#include "tests/trainer/schemes.h"
 
 namespace dmlbench {
 namespace {
 
-struct Scheme {
-  const char* architecture;
-  int servers;   // ps: server ranks, taken from the world
-  bool overlap;
-};
+using testing::Scheme;
 
 const Scheme kSchemes[] = {
     {"ring", 0, false}, {"ring", 0, true}, {"mpi", 0, false},
@@ -52,16 +49,11 @@ TEST_P(IterationTimes, RankZeroWritesOneTimePerIterationOfEveryEpoch) {
   const std::int64_t iterations = IterationsPerEpoch(kSamples, kBatch, workers, 0);
   ASSERT_GT(iterations, 0);
 
-  TrainerOptions options;
-  options.architecture = scheme.architecture;
-  options.servers = scheme.servers;
-  options.overlap = scheme.overlap;
+  TrainerOptions options = testing::SchemeOptions(scheme);
   options.batch_size = kBatch;
   options.epochs = kEpochs;
   options.hidden = {16, 8};
   options.seed = kSeed;
-  options.evaluate = false;
-  options.bucket_bytes = 1024;
   const Dataset dataset = MakeSyntheticDataset(kSamples, kSeed);
   const std::filesystem::path path =
       std::filesystem::temp_directory_path() /
@@ -109,12 +101,7 @@ TEST_P(IterationTimes, RankZeroWritesOneTimePerIterationOfEveryEpoch) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Schemes, IterationTimes, ::testing::ValuesIn(kSchemes),
-                         [](const ::testing::TestParamInfo<Scheme>& row) {
-                           return std::string(row.param.architecture) +
-                                  (row.param.servers ? std::to_string(row.param.servers) : "") +
-                                  (row.param.overlap ? "_overlap" : "");
-                         });
+INSTANTIATE_TEST_SUITE_P(Schemes, IterationTimes, ::testing::ValuesIn(kSchemes), testing::SchemeName);
 
 }  // namespace
 }  // namespace dmlbench

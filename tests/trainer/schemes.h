@@ -1,0 +1,40 @@
+// Test helpers for the trainer's MPI tests that run every exchange scheme:
+// one row per configuration of a scheme, the trainer options it sets, and
+// its name as a GoogleTest parameter ("ring", "ps2_overlap", ...).
+#ifndef DMLBENCH_TESTS_TRAINER_SCHEMES_H_
+#define DMLBENCH_TESTS_TRAINER_SCHEMES_H_
+
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "trainer/trainer.h"
+
+namespace dmlbench::testing {
+
+struct Scheme {
+  const char* architecture;
+  int servers;  // ps: server ranks, taken from the world
+  bool overlap;
+};
+
+// The scheme's options, without evaluation, with overlap buckets of 1 KiB
+// (every layer its own bucket); the test sets batch, epochs and the rest.
+inline TrainerOptions SchemeOptions(const Scheme& scheme) {
+  TrainerOptions options;
+  options.architecture = scheme.architecture;
+  options.servers = scheme.servers;
+  options.overlap = scheme.overlap;
+  options.evaluate = false;
+  options.bucket_bytes = 1024;
+  return options;
+}
+
+inline std::string SchemeName(const ::testing::TestParamInfo<Scheme>& row) {
+  return std::string(row.param.architecture) + (row.param.servers ? std::to_string(row.param.servers) : "") +
+         (row.param.overlap ? "_overlap" : "");
+}
+
+}  // namespace dmlbench::testing
+
+#endif  // DMLBENCH_TESTS_TRAINER_SCHEMES_H_
