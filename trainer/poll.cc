@@ -16,6 +16,8 @@ namespace {
 constexpr useconds_t kFirstSleepUs = 20;
 constexpr useconds_t kLongestSleepUs = 100;
 
+thread_local PollCounts counts;
+
 // MPI counts are int: a message holds fewer than 2^31 floats (8 GiB), far
 // more than any model here.
 int CountOf(std::size_t elements) { return static_cast<int>(elements); }
@@ -51,16 +53,24 @@ void PollUntil(const std::function<Progress()>& step, double* wait_s) {
   useconds_t sleep_us = kFirstSleepUs;
   for (;;) {
     const Progress progress = step();
+    ++counts.polls;
     if (progress == Progress::kDone) break;
     if (progress == Progress::kAdvanced) {
       sleep_us = kFirstSleepUs;
       continue;
     }
+    const auto asleep = std::chrono::steady_clock::now();
     usleep(sleep_us);
+    counts.slept_s +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - asleep).count();
+    counts.sleep_asked_s += 1e-6 * sleep_us;
+    ++counts.sleeps;
     sleep_us = std::min(kLongestSleepUs, sleep_us + sleep_us / 4);
   }
   *wait_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
+
+PollCounts PollCountsOfThisThread() { return counts; }
 
 struct Comm::Handle {
   MPI_Comm comm = MPI_COMM_NULL;

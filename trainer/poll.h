@@ -56,6 +56,16 @@ enum class Progress { kIdle, kAdvanced, kDone };
 // ring did 72,000 with either. Adds the wall time spent here to *wait_s.
 void PollUntil(const std::function<Progress()>& step, double* wait_s);
 
+// What PollUntil has done on the calling thread since the thread began, for
+// benchmarks that show where a wait's time goes (bench/bench_allreduce.cc).
+struct PollCounts {
+  std::uint64_t polls = 0;   // calls of `step`
+  std::uint64_t sleeps = 0;
+  double slept_s = 0;        // wall time inside the sleeps, the kernel's lateness included
+  double sleep_asked_s = 0;  // what the sleeps asked for
+};
+PollCounts PollCountsOfThisThread();
+
 // Traffic of one rank, counted when a message is posted.
 struct Traffic {
   std::uint64_t bytes_sent = 0;

@@ -1,7 +1,10 @@
-// The Open MPI settings the trainer puts into its environment before MPI_Init.
+// The Open MPI settings the trainer puts into its environment before MPI_Init,
+// and how PollUntil waits.
 #include <stdlib.h>
 
+#include <functional>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -76,6 +79,39 @@ TEST(SetTransportDefaults, KeepsTheInterfacesTheUserNamed) {
   SetTransportDefaults();
   EXPECT_EQ(Env(kInclude), "<unset>");
   EXPECT_EQ(Env(kExclude), "docker0");
+}
+
+// A step that returns the given progress, one per call, and counts its calls.
+struct Script {
+  std::vector<Progress> progress;
+  std::size_t calls = 0;
+  Progress operator()() { return progress.at(calls++); }
+};
+
+TEST(PollUntil, SleepsAfterIdleStepsBackingOffAndStartsOverAfterProgress) {
+  Script script{{Progress::kIdle, Progress::kIdle, Progress::kAdvanced, Progress::kIdle,
+                 Progress::kDone}};
+  const PollCounts before = PollCountsOfThisThread();
+  double wait_s = 0.5;
+  PollUntil(std::ref(script), &wait_s);
+  const PollCounts after = PollCountsOfThisThread();
+
+  EXPECT_EQ(script.calls, 5u);
+  EXPECT_EQ(after.polls - before.polls, 5u);
+  EXPECT_EQ(after.sleeps - before.sleeps, 3u);
+  // 20 us, 25 us, then 20 us again after the progress.
+  EXPECT_NEAR(after.sleep_asked_s - before.sleep_asked_s, 65e-6, 1e-9);
+  EXPECT_GE(after.slept_s - before.slept_s, 65e-6);
+  EXPECT_GE(wait_s - 0.5, after.slept_s - before.slept_s);  // added to, not overwritten
+}
+
+TEST(PollUntil, ReturnsAtOnceWhenTheFirstStepIsDone) {
+  Script script{{Progress::kDone}};
+  const PollCounts before = PollCountsOfThisThread();
+  double wait_s = 0;
+  PollUntil(std::ref(script), &wait_s);
+  EXPECT_EQ(script.calls, 1u);
+  EXPECT_EQ(PollCountsOfThisThread().sleeps, before.sleeps);
 }
 
 }  // namespace
