@@ -39,6 +39,12 @@ using dmlbench::Comm;
 constexpr std::size_t kModelFloats = 104938;
 constexpr double kTargetRatio = 1.5;
 
+double Mean(const std::vector<double>& values) {
+  double sum = 0;
+  for (double v : values) sum += v;
+  return values.empty() ? 0 : sum / double(values.size());
+}
+
 double Median(std::vector<double> values) {
   if (values.empty()) return 0;
   std::sort(values.begin(), values.end());
@@ -117,25 +123,26 @@ void Compare(Comm& comm, int small_repetitions, int large_repetitions) {
 
 // Poll counts per call, averaged over every rank.
 struct PerCall {
-  double polls = 0, sleeps = 0, asked_ms = 0, slept_ms = 0;
+  double polls = 0, yields = 0, sleeps = 0, asked_ms = 0, slept_ms = 0;
 };
 
 PerCall AveragePerCall(const dmlbench::PollCounts& counts, int calls, int ranks) {
-  double mine[4] = {double(counts.polls), double(counts.sleeps), 1e3 * counts.sleep_asked_s,
-                    1e3 * counts.slept_s};
-  double all[4] = {};
-  MPI_Allreduce(mine, all, 4, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  double mine[5] = {double(counts.polls), double(counts.yields), double(counts.sleeps),
+                    1e3 * counts.sleep_asked_s, 1e3 * counts.slept_s};
+  double all[5] = {};
+  MPI_Allreduce(mine, all, 5, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   const double n = double(calls) * ranks;
-  return PerCall{all[0] / n, all[1] / n, all[2] / n, all[3] / n};
+  return PerCall{all[0] / n, all[1] / n, all[2] / n, all[3] / n, all[4] / n};
 }
 
 dmlbench::PollCounts Minus(const dmlbench::PollCounts& a, const dmlbench::PollCounts& b) {
-  return dmlbench::PollCounts{a.polls - b.polls, a.sleeps - b.sleeps, a.slept_s - b.slept_s,
-                              a.sleep_asked_s - b.sleep_asked_s};
+  return dmlbench::PollCounts{a.polls - b.polls, a.yields - b.yields, a.sleeps - b.sleeps,
+                              a.slept_s - b.slept_s, a.sleep_asked_s - b.sleep_asked_s};
 }
 
 void Add(dmlbench::PollCounts* sum, const dmlbench::PollCounts& delta) {
   sum->polls += delta.polls;
+  sum->yields += delta.yields;
   sum->sleeps += delta.sleeps;
   sum->slept_s += delta.slept_s;
   sum->sleep_asked_s += delta.sleep_asked_s;
@@ -191,32 +198,34 @@ void Breakdown(Comm& comm, int repetitions) {
   }
   std::printf("where the time of an allreduce of %zu bytes on %d ranks goes, %d repetitions\n",
               kModelFloats * sizeof(float), w, repetitions);
-  std::printf("ring steps, medians over repetitions and ranks:\n");
-  std::printf("  %-16s %14s %10s\n", "step", "posted->in_us", "reduce_us");
+  std::printf("ring steps over repetitions and ranks, median (mean) in us:\n");
+  std::printf("  %-16s %20s %16s\n", "step", "posted->arrived", "reduce");
   double steps_total_us = 0;
   for (std::size_t s = 0; s < step_us.size(); ++s) {
     const bool reduce_scatter = s < reduce_us.size();
     const std::string label = (reduce_scatter ? "reduce-scatter " : "allgather ") +
                               std::to_string(reduce_scatter ? s + 1 : s + 1 - reduce_us.size());
-    const double wait = Median(step_us[s]);
+    const double wait = Mean(step_us[s]);
     steps_total_us += wait;
     if (reduce_scatter) {
-      const double reduce = Median(reduce_us[s]);
+      const double reduce = Mean(reduce_us[s]);
       steps_total_us += reduce;
-      std::printf("  %-16s %14.1f %10.1f\n", label.c_str(), wait, reduce);
+      std::printf("  %-16s %9.1f (%8.1f) %6.1f (%7.1f)\n", label.c_str(), Median(step_us[s]), wait,
+                  Median(reduce_us[s]), reduce);
     } else {
-      std::printf("  %-16s %14.1f %10s\n", label.c_str(), wait, "-");
+      std::printf("  %-16s %9.1f (%8.1f) %16s\n", label.c_str(), Median(step_us[s]), wait, "-");
     }
   }
-  std::printf("  sum of the medians: %.3f ms\n", 1e-3 * steps_total_us);
+  std::printf("  sum of the means: %.3f ms\n", 1e-3 * steps_total_us);
   std::printf("per call, mean over ranks (wall: median of the slowest rank):\n");
-  std::printf("  %-11s %8s %8s %8s %14s %13s\n", "scheme", "wall_ms", "polls", "sleeps",
-              "sleep_asked_ms", "slept_ms");
+  std::printf("  %-11s %8s %8s %8s %8s %14s %9s\n", "scheme", "wall_ms", "polls", "yields",
+              "sleeps", "sleep_asked_ms", "slept_ms");
   for (const auto& [name, wall, per_call] :
        {std::tuple{"ring", Median(ring_s), ring_per_call},
         std::tuple{"iallreduce", Median(iallreduce_s), iallreduce_per_call}}) {
-    std::printf("  %-11s %8.3f %8.1f %8.1f %14.3f %13.3f\n", name, 1e3 * wall, per_call.polls,
-                per_call.sleeps, per_call.asked_ms, per_call.slept_ms);
+    std::printf("  %-11s %8.3f %8.1f %8.1f %8.1f %14.3f %9.3f\n", name, 1e3 * wall,
+                per_call.polls, per_call.yields, per_call.sleeps, per_call.asked_ms,
+                per_call.slept_ms);
   }
 }
 
