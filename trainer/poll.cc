@@ -1,6 +1,7 @@
 #include "trainer/poll.h"
 
 #include <mpi.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -13,8 +14,19 @@
 namespace dmlbench {
 namespace {
 
+constexpr auto kSpin = std::chrono::microseconds(1000);
 constexpr useconds_t kFirstSleepUs = 20;
 constexpr useconds_t kLongestSleepUs = 100;
+
+thread_local PollCounts counts;
+
+// mpirun gives every rank both counts; without them (no mpirun, another
+// launcher) nothing is known about where the other ranks run.
+bool EveryRankOnThisMachine() {
+  const char* local_ranks = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  const char* ranks = getenv("OMPI_COMM_WORLD_SIZE");
+  return local_ranks && ranks && std::string_view(local_ranks) == ranks;
+}
 
 // MPI counts are int: a message holds fewer than 2^31 floats (8 GiB), far
 // more than any model here.
@@ -30,11 +42,7 @@ void SetTransportDefaults() {
                            "OMPI_MCA_btl_tcp_max_send_size"}) {
     setenv(name, kOneMebibyte, /*overwrite=*/0);
   }
-  // mpirun gives every rank both counts; without them (no mpirun, another
-  // launcher) nothing is known about where the other ranks run.
-  const char* local_ranks = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
-  const char* ranks = getenv("OMPI_COMM_WORLD_SIZE");
-  const bool one_machine = local_ranks && ranks && std::string_view(local_ranks) == ranks;
+  const bool one_machine = EveryRankOnThisMachine();
   const bool interfaces_named =
       getenv("OMPI_MCA_btl_tcp_if_include") || getenv("OMPI_MCA_btl_tcp_if_exclude");
   if (one_machine && !interfaces_named) {
@@ -47,20 +55,35 @@ void PollUntil(const std::function<Progress()>& step, double* wait_s) {
   // default), more than the sleep itself; ask for precise wake-ups.
   static thread_local const bool precise_sleeps = prctl(PR_SET_TIMERSLACK, 1UL) == 0;
   (void)precise_sleeps;
+  const bool spin = EveryRankOnThisMachine();
   const auto start = std::chrono::steady_clock::now();
+  auto advanced = start;  // when `step` last made progress
   useconds_t sleep_us = kFirstSleepUs;
   for (;;) {
     const Progress progress = step();
+    ++counts.polls;
     if (progress == Progress::kDone) break;
+    const auto now = std::chrono::steady_clock::now();
     if (progress == Progress::kAdvanced) {
+      advanced = now;
       sleep_us = kFirstSleepUs;
       continue;
     }
+    if (spin && now - advanced < kSpin) {
+      sched_yield();
+      ++counts.yields;
+      continue;
+    }
     usleep(sleep_us);
+    counts.slept_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - now).count();
+    counts.sleep_asked_s += 1e-6 * sleep_us;
+    ++counts.sleeps;
     sleep_us = std::min(kLongestSleepUs, sleep_us + sleep_us / 4);
   }
   *wait_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
+
+PollCounts PollCountsOfThisThread() { return counts; }
 
 struct Comm::Handle {
   MPI_Comm comm = MPI_COMM_NULL;

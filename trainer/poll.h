@@ -1,8 +1,9 @@
 // Poll: the one way the trainer waits for MPI (DESIGN.md section 4): MPI_Testall
-// polled with a short, backing-off sleep, never a blocking call (those busy-poll
-// and steal the cores other ranks need), and the TCP settings that waiting
-// needs. Owns a scheme's private communicator and its requests. Not
-// thread-safe: a Comm and its Requests belong to one thread.
+// polled with a short, backing-off sleep (after a bounded, yielding spin when
+// every rank is on this machine), never a blocking call (those busy-poll and
+// steal the cores other ranks need), and the TCP settings that waiting needs.
+// Owns a scheme's private communicator and its requests. Not thread-safe: a
+// Comm and its Requests belong to one thread.
 #ifndef DMLBENCH_TRAINER_POLL_H_
 #define DMLBENCH_TRAINER_POLL_H_
 
@@ -46,15 +47,34 @@ void SetTransportDefaults();
 // What one polling step achieved.
 enum class Progress { kIdle, kAdvanced, kDone };
 
-// Calls `step` until it returns kDone. After kIdle it sleeps, 20 us at first,
-// growing by a quarter each idle step up to 100 us; kAdvanced resets the sleep
-// to 20 us. A wake-up thus comes at most ~25%, and never more than 100 us,
-// after the awaited message. The cap matters where progress is invisible to
-// `step`: MPI_Iallreduce moves to its next round only inside MPI_Test, so each
-// of its rounds waits for a poll. With a 1 ms cap the `mpi` scheme did 38,000
-// samples/s on 4 emulated hosts (1 Gbit/s, 0.4 core), with 100 us 62,000; the
-// ring did 72,000 with either. Adds the wall time spent here to *wait_s.
+// Calls `step` until it returns kDone. After kIdle, when mpirun started every
+// rank of the job on this machine (shared memory, no CPU quota), it first
+// polls again at once, yielding the core between polls (sched_yield), until
+// 1 ms has passed since `step` last advanced; otherwise, and after that, it
+// sleeps, 20 us at first, growing by a quarter each idle step up to 100 us.
+// kAdvanced starts both over. A wake-up from a sleep thus comes at most ~25%,
+// and never more than 100 us, after the awaited message. The cap matters where
+// progress is invisible to `step`: MPI_Iallreduce moves to its next round only
+// inside MPI_Test, so each of its rounds waits for a poll. With a 1 ms cap the
+// `mpi` scheme did 38,000 samples/s on 4 emulated hosts (1 Gbit/s, 0.4 core),
+// with 100 us 62,000; the ring did 72,000 with either. The spin is for ranks
+// sharing a machine's cores: there a sleeping rank is woken late, behind the
+// ranks that run (0.42 MB over 4 ranks on 2 cores: sleeps asked 0.44 ms per
+// allreduce and took 1.68 ms), while a rank of a job over several hosts waits
+// for a link and may run under a CPU quota that a spin would use up
+// (DESIGN.md section 4). Adds the wall time spent here to *wait_s.
 void PollUntil(const std::function<Progress()>& step, double* wait_s);
+
+// What PollUntil has done on the calling thread since the thread began, for
+// benchmarks that show where a wait's time goes (bench/bench_allreduce.cc).
+struct PollCounts {
+  std::uint64_t polls = 0;   // calls of `step`
+  std::uint64_t yields = 0;  // idle polls while spinning, each followed by sched_yield
+  std::uint64_t sleeps = 0;
+  double slept_s = 0;        // wall time inside the sleeps, the kernel's lateness included
+  double sleep_asked_s = 0;  // what the sleeps asked for
+};
+PollCounts PollCountsOfThisThread();
 
 // Traffic of one rank, counted when a message is posted.
 struct Traffic {

@@ -1,7 +1,11 @@
-// The Open MPI settings the trainer puts into its environment before MPI_Init.
+// The Open MPI settings the trainer puts into its environment before MPI_Init,
+// and how PollUntil waits.
 #include <stdlib.h>
 
+#include <chrono>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -76,6 +80,79 @@ TEST(SetTransportDefaults, KeepsTheInterfacesTheUserNamed) {
   SetTransportDefaults();
   EXPECT_EQ(Env(kInclude), "<unset>");
   EXPECT_EQ(Env(kExclude), "docker0");
+}
+
+// A step that returns the given progress, one per call, and counts its calls.
+struct Script {
+  std::vector<Progress> progress;
+  std::size_t calls = 0;
+  Progress operator()() { return progress.at(calls++); }
+};
+
+TEST(PollUntil, SleepsAfterIdleStepsBackingOffAndStartsOverAfterProgress) {
+  JobOf(4, 2);  // ranks on other machines: no spin
+  Script script{{Progress::kIdle, Progress::kIdle, Progress::kAdvanced, Progress::kIdle,
+                 Progress::kDone}};
+  const PollCounts before = PollCountsOfThisThread();
+  double wait_s = 0.5;
+  PollUntil(std::ref(script), &wait_s);
+  const PollCounts after = PollCountsOfThisThread();
+
+  EXPECT_EQ(script.calls, 5u);
+  EXPECT_EQ(after.polls - before.polls, 5u);
+  EXPECT_EQ(after.sleeps - before.sleeps, 3u);
+  // 20 us, 25 us, then 20 us again after the progress.
+  EXPECT_NEAR(after.sleep_asked_s - before.sleep_asked_s, 65e-6, 1e-9);
+  EXPECT_GE(after.slept_s - before.slept_s, 65e-6);
+  EXPECT_GE(wait_s - 0.5, after.slept_s - before.slept_s);  // added to, not overwritten
+  EXPECT_EQ(after.yields, before.yields);
+}
+
+TEST(PollUntil, SpinsYieldingWhenEveryRankIsOnThisMachineAndSleepsOnlyAfterOneMillisecond) {
+  JobOf(4, 4);
+  // Idle for 20 ms, then done (a yield on a loaded machine may take milliseconds).
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<std::chrono::steady_clock::duration> idle_polls;
+  const PollCounts before = PollCountsOfThisThread();
+  double wait_s = 0;
+  PollUntil(
+      [&] {
+        const auto since = std::chrono::steady_clock::now() - start;
+        if (since >= std::chrono::milliseconds(20)) return Progress::kDone;
+        idle_polls.push_back(since);
+        return Progress::kIdle;
+      },
+      &wait_s);
+  const PollCounts after = PollCountsOfThisThread();
+  ASSERT_GT(after.yields - before.yields, 0u);
+  ASSERT_GT(after.sleeps - before.sleeps, 0u);
+  EXPECT_EQ(after.polls - before.polls, idle_polls.size() + 1);
+  EXPECT_EQ(after.yields - before.yields + after.sleeps - before.sleeps, idle_polls.size());
+  // Every poll in the first millisecond was followed by a yield, not a sleep:
+  // the sleeps are the last idle polls.
+  const std::size_t first_sleep = idle_polls.size() - (after.sleeps - before.sleeps);
+  EXPECT_LT(idle_polls[first_sleep - 1], std::chrono::milliseconds(1));
+  EXPECT_GE(idle_polls[first_sleep], std::chrono::milliseconds(1));
+}
+
+TEST(PollUntil, SpinsAgainAfterProgress) {
+  JobOf(2, 2);
+  Script script{{Progress::kIdle, Progress::kAdvanced, Progress::kIdle, Progress::kDone}};
+  const PollCounts before = PollCountsOfThisThread();
+  double wait_s = 0;
+  PollUntil(std::ref(script), &wait_s);
+  const PollCounts after = PollCountsOfThisThread();
+  EXPECT_EQ(after.yields - before.yields, 2u);
+  EXPECT_EQ(after.sleeps - before.sleeps, 0u);
+}
+
+TEST(PollUntil, ReturnsAtOnceWhenTheFirstStepIsDone) {
+  Script script{{Progress::kDone}};
+  const PollCounts before = PollCountsOfThisThread();
+  double wait_s = 0;
+  PollUntil(std::ref(script), &wait_s);
+  EXPECT_EQ(script.calls, 1u);
+  EXPECT_EQ(PollCountsOfThisThread().sleeps, before.sleeps);
 }
 
 }  // namespace

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Does a change to how the trainer waits cost throughput where ranks run
+# under a CPU quota? Two trainer binaries, A and B (e.g. one built from main
+# and one from a branch), side by side on one emulated cluster: 4 hosts,
+# 1 Gbit/s links both ways, 0.4 core each (--cpu), one rank per host, the
+# 784-128-32-10 MLP at local batch 100, synthetic data, `ring` and `mpi`,
+# overlap off. Runs alternate A, B for each scheme, REPS times.
+#
+# Prints per run and then, per binary and scheme, medians over REPS of the
+# second epoch's (the first warms up): samples/s, ms per iteration, and the
+# CPU time per iteration of a rank (mean over ranks: what the quota charges),
+# with B / A for throughput.
+# Needs root. The hosts run the trainers from where they lie on this
+# machine, which they see except for root's home, /tmp and /dev/shm (each
+# host has its own): keep the binaries elsewhere.
+#   bench/bench_poll_cluster.sh path/to/dmlbench path/to/trainer-A path/to/trainer-B
+#   env: REPS (5), ITERATIONS per epoch (400), BANDWIDTH (1gbit), CPU (0.4)
+set -euo pipefail
+if (($# != 3)); then
+  echo "usage: bench/bench_poll_cluster.sh DMLBENCH TRAINER_A TRAINER_B" >&2
+  exit 2
+fi
+DMLBENCH=$1
+TRAINER_A=$(realpath "$2")
+TRAINER_B=$(realpath "$3")
+REPS=${REPS:-5}
+ITERATIONS=${ITERATIONS:-400}
+BANDWIDTH=${BANDWIDTH:-1gbit}
+CPU=${CPU:-0.4}
+WORKERS=4
+BATCH=100
+PYTHON=/usr/bin/python3
+for t in "$TRAINER_A" "$TRAINER_B"; do
+  [[ -x $t ]] || { echo "bench_poll_cluster: no trainer at $t" >&2; exit 1; }
+done
+
+name="pc$(( $$ % 10000 ))"
+work=$(mktemp -d)
+state="$work/cluster"
+cleanup() { "$DMLBENCH" cluster --name "$name" --state-dir "$state" down >/dev/null 2>&1 || true; rm -rf "$work"; }
+trap cleanup EXIT
+"$DMLBENCH" cluster --name "$name" --state-dir "$state" up --hosts "$WORKERS" \
+    --bandwidth "$BANDWIDTH" --cpu "$CPU"
+
+# Hosts and mpirun settings exactly as the inventory has them, and the
+# environment every mpirun dmlbench starts gets (kMpirunEnvironment,
+# orchestrator/launch/launcher.h).
+export OMPI_MCA_rtc_hwloc_vmhole=none
+mapfile -t addresses < <("$PYTHON" -c '
+import sys, tomllib
+for h in tomllib.load(open(sys.argv[1], "rb"))["host"]: print(h["address"])' "$state/inventory.toml")
+mapfile -t mpi_args < <("$PYTHON" -c '
+import sys, tomllib
+for a in tomllib.load(open(sys.argv[1], "rb"))["mpi_args"]: print(a)' "$state/inventory.toml")
+hosts=$(IFS=,; echo "${addresses[*]:0:$WORKERS}")
+# Where mpirun says each rank runs: the trainer spins before sleeping only
+# when every rank of the job is on its machine (trainer/poll.h).
+echo "ranks on the rank's machine / ranks, per rank:" $(mpirun "${mpi_args[@]}" -H "$hosts" \
+    -np "$WORKERS" sh -c 'echo "$OMPI_COMM_WORLD_LOCAL_SIZE/$OMPI_COMM_WORLD_SIZE"')
+
+# One run: "samples/s ms/iteration cpu-ms/iteration" of the second epoch.
+run() {
+  local trainer=$1 architecture=$2
+  mpirun "${mpi_args[@]}" -H "$hosts" -np "$WORKERS" "$trainer" \
+      --architecture "$architecture" --synthetic $((ITERATIONS * BATCH * WORKERS)) --epochs 2 \
+      --batch-size "$BATCH" --events - --no-evaluate --quiet |
+    "$PYTHON" -c '
+import json, sys
+e = [json.loads(l) for l in sys.stdin if l.startswith("{") and "\"epoch\"" in l]
+e = [x for x in e if x.get("event") == "epoch"][-1]
+n = e["iterations"]
+cpu = sum(r["cpu_s"] for r in e["ranks"]) / len(e["ranks"])
+print(e["throughput_samples_per_s"], 1e3 * e["wall_s"] / n, 1e3 * cpu / n)'
+}
+
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+declare -A tp it cpu
+for ((i = 1; i <= REPS; i++)); do
+  for architecture in ring mpi; do
+    for which in A B; do
+      if [[ $which == A ]]; then trainer=$TRAINER_A; else trainer=$TRAINER_B; fi
+      read -r t m c < <(run "$trainer" "$architecture")
+      key="$which.$architecture"
+      tp[$key]+="$t "; it[$key]+="$m "; cpu[$key]+="$c "
+      printf 'rep %d %-4s %s: %8.0f samples/s  %.3f ms/it  %.3f cpu-ms/it\n' \
+        "$i" "$architecture" "$which" "$t" "$m" "$c"
+    done
+  done
+done
+
+printf '\n%d hosts, %s, %s core, batch %d, %d iterations per epoch, median of %d\n' \
+  "$WORKERS" "$BANDWIDTH" "$CPU" "$BATCH" "$ITERATIONS" "$REPS"
+printf 'A = %s\nB = %s\n' "$TRAINER_A" "$TRAINER_B"
+printf '%-5s %12s %12s %10s %10s %14s %14s %8s\n' scheme A_samples/s B_samples/s A_ms/it B_ms/it \
+  A_cpu_ms/it B_cpu_ms/it B/A
+for architecture in ring mpi; do
+  a=$(tr ' ' '\n' <<< "${tp[A.$architecture]}" | grep . | median)
+  b=$(tr ' ' '\n' <<< "${tp[B.$architecture]}" | grep . | median)
+  am=$(tr ' ' '\n' <<< "${it[A.$architecture]}" | grep . | median)
+  bm=$(tr ' ' '\n' <<< "${it[B.$architecture]}" | grep . | median)
+  ac=$(tr ' ' '\n' <<< "${cpu[A.$architecture]}" | grep . | median)
+  bc=$(tr ' ' '\n' <<< "${cpu[B.$architecture]}" | grep . | median)
+  printf '%-5s %12.0f %12.0f %10.3f %10.3f %14.3f %14.3f %7.3fx\n' "$architecture" "$a" "$b" \
+    "$am" "$bm" "$ac" "$bc" "$(echo "$b / $a" | bc -l)"
+done
