@@ -14,8 +14,9 @@
 # and per architecture the target figure
 #   iter(on) / max(compute(off), exchange(off))   goal <= 1.05
 # Then, per architecture, the phases of every rank in the last run with
-# overlap on (ms per iteration; cpu = the process's CPU time, what the quota
-# charges), to tell where an iteration above the bound goes.
+# overlap off and on (ms per iteration; cpu = the process's CPU time, what
+# the quota charges: cpu / CPU is the iteration a quota-bound rank can reach),
+# to tell where an iteration above the bound goes.
 #
 # Needs root (it makes its own cluster and removes it at the end). The hosts
 # run the trainer from where it lies on this machine, which they see except
@@ -123,6 +124,7 @@ for arch in $ARCHITECTURES; do
   for k in $ks; do
     label=$arch; [ "$arch" = ps ] && label="ps$k"
     read -r off_iter off_compute off_exchange off_exposed off_comm <<<"$(measure "$arch" "$k" off)"
+    details+=("  $label, overlap off:" "$(phases)")
     read -r on_iter on_compute on_exchange on_exposed on_comm <<<"$(measure "$arch" "$k" on)"
     details+=("  $label, overlap on:" "$(phases)")
     printf '%-5s %-7s %8.3f %8.3f %9.3f %8.3f %8.3f\n' \
@@ -135,5 +137,5 @@ done
 echo
 printf '%s\n' "${summary[@]}"
 echo
-echo "per rank, last run with overlap on (ms per iteration):"
+echo "per rank, last run of each configuration (ms per iteration):"
 printf '%s\n' "${details[@]}"
