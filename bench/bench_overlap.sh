@@ -12,8 +12,8 @@
 # and per architecture: iter(on) / max(compute(off), exchange(off)).
 #
 # Usage: bench/bench_overlap.sh [BUILD_DIR]
-#   env: ITERATIONS (300), REPEATS (3), BUCKET_BYTES (1024: every layer its
-#   own bucket), SERVERS (1), DATASET (a directory of IDX files; default a
+#   env: ITERATIONS (300), REPEATS (3), BUCKET_BYTES (1024: fc3, then fc2
+#   and fc1 in 4 row blocks each, 9 buckets), SERVERS (1), DATASET (a directory of IDX files; default a
 #   synthetic set of 60,000 samples of the same shape), MPIRUN_ARGS (extra).
 set -euo pipefail
 

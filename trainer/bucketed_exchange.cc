@@ -36,19 +36,19 @@ Slice Intersect(Slice a, Slice b) {
   return end > begin ? Slice{begin, end - begin} : Slice{begin, 0};
 }
 
-std::vector<Bucket> PlanBuckets(const std::vector<Slice>& layers, bool overlap,
+std::vector<Bucket> PlanBuckets(const std::vector<Slice>& slices, bool overlap,
                                 std::size_t bucket_bytes) {
-  if (layers.empty()) return {};
+  if (slices.empty()) return {};
   if (!overlap) {
-    const Slice& last = layers.back();
+    const Slice& last = slices.back();
     return {Bucket{Slice{0, last.offset + last.count}, 0}};
   }
   std::vector<Bucket> buckets;
-  std::size_t end = layers.back().offset + layers.back().count;
-  for (int l = static_cast<int>(layers.size()) - 1; l >= 0; --l) {
-    const std::size_t begin = layers[l].offset;
-    if ((end - begin) * sizeof(float) >= bucket_bytes || l == 0) {
-      buckets.push_back(Bucket{Slice{begin, end - begin}, l});
+  std::size_t end = slices.back().offset + slices.back().count;
+  for (int s = static_cast<int>(slices.size()) - 1; s >= 0; --s) {
+    const std::size_t begin = slices[s].offset;
+    if ((end - begin) * sizeof(float) >= bucket_bytes || s == 0) {
+      buckets.push_back(Bucket{Slice{begin, end - begin}, s});
       end = begin;
     }
   }
@@ -58,7 +58,7 @@ std::vector<Bucket> PlanBuckets(const std::vector<Slice>& layers, bool overlap,
 BucketedExchange::BucketedExchange(const ExchangeOptions& options, std::span<float> params,
                                    std::span<float> grads, Timeline* timeline, int servers)
     : options_(options),
-      buckets_(PlanBuckets(options.layers, options.overlap, options.bucket_bytes)),
+      buckets_(PlanBuckets(options.slices, options.overlap, options.bucket_bytes)),
       params_(params),
       grads_(grads),
       timeline_(timeline && timeline->enabled() ? timeline : nullptr),
@@ -108,11 +108,11 @@ Progress BucketedExchange::AdvanceStarted() {
   return advanced ? Progress::kAdvanced : Progress::kIdle;
 }
 
-void BucketedExchange::LayerGradientReady(int layer) {
+void BucketedExchange::SliceReady(int slice) {
   if (!options_.overlap) return;
   const double entered_s = MonotonicSeconds();
-  // Start every bucket whose layers are now all final, last layer first.
-  while (started_ < buckets_.size() && layer <= buckets_[started_].first_layer) StartBucket();
+  // Start every bucket whose slices are now all final, last slice first.
+  while (started_ < buckets_.size() && slice <= buckets_[started_].first_slice) StartBucket();
   // Move the buckets in flight on by what has arrived, without waiting.
   if (started_ > 0) AdvanceStarted();
   const double spent_s = MonotonicSeconds() - entered_s;

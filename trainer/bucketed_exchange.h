@@ -1,5 +1,5 @@
-// BucketedExchange: what every worker-side scheme shares: the bucket plan (layers
-// fused last first up to bucket_bytes; one bucket when overlap is off), when each
+// BucketedExchange: what every worker-side scheme shares: the bucket plan (gradient
+// slices fused last first up to bucket_bytes; one bucket when overlap is off), when each
 // bucket starts, polling and ExchangeStats. A scheme supplies one bucket's
 // protocol and how the new model is installed. Not thread-safe.
 #ifndef DMLBENCH_TRAINER_BUCKETED_EXCHANGE_H_
@@ -25,11 +25,13 @@ Slice Intersect(Slice a, Slice b);
 
 struct Bucket {
   Slice slice;       // contiguous run of the flat buffer
-  int first_layer;   // the lowest layer in it: its exchange starts when that layer is ready
+  int first_slice;   // the lowest gradient slice in it: its exchange starts when that one is ready
 };
 
-// Buckets in exchange order, last layer first. `layers` must tile the buffer.
-std::vector<Bucket> PlanBuckets(const std::vector<Slice>& layers, bool overlap,
+// Buckets in exchange order, last slice first: slices fused from the end of
+// the buffer until a bucket holds at least bucket_bytes (the first slice
+// closes the last bucket, however small). `slices` must tile the buffer.
+std::vector<Bucket> PlanBuckets(const std::vector<Slice>& slices, bool overlap,
                                 std::size_t bucket_bytes);
 
 // The exchange of one bucket, reused every iteration. Start() posts its first
@@ -48,7 +50,7 @@ class BucketedExchange : public Exchange {
   int workers() const override { return workers_; }
 
   void BeginIteration() override;
-  void LayerGradientReady(int layer) override;
+  void SliceReady(int slice) override;
   void FinishIteration() override;
   // Throws std::logic_error: a worker has nothing to serve.
   void Serve(std::int64_t iterations) override;

@@ -31,17 +31,17 @@ void Validate(const ExchangeOptions& options, std::size_t parameters, std::size_
                                 " floats) differ in length");
   }
   std::size_t covered = 0;
-  for (std::size_t l = 0; l < options.layers.size(); ++l) {
-    if (options.layers[l].offset != covered) {
-      throw std::invalid_argument("layers do not tile the parameter buffer: layer " +
-                                  std::to_string(l) + " starts at " +
-                                  std::to_string(options.layers[l].offset) + ", expected " +
+  for (std::size_t s = 0; s < options.slices.size(); ++s) {
+    if (options.slices[s].offset != covered) {
+      throw std::invalid_argument("slices do not tile the parameter buffer: slice " +
+                                  std::to_string(s) + " starts at " +
+                                  std::to_string(options.slices[s].offset) + ", expected " +
                                   std::to_string(covered));
     }
-    covered += options.layers[l].count;
+    covered += options.slices[s].count;
   }
   if (covered != parameters || parameters == 0) {
-    throw std::invalid_argument("layers cover " + std::to_string(covered) + " of " +
+    throw std::invalid_argument("slices cover " + std::to_string(covered) + " of " +
                                 std::to_string(parameters) + " parameters");
   }
   if (a != "ps") return;

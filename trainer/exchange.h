@@ -29,10 +29,13 @@ enum class Role { kWorker, kServer };
 struct ExchangeOptions {
   std::string architecture;       // "ring" | "mpi" | "ps" | "p2p"
   int servers = 0;                // ps: k server ranks, the LAST k ranks of MPI_COMM_WORLD
-  bool overlap = false;           // start a layer's exchange as soon as its backward is done
-  std::size_t bucket_bytes = 0;   // overlap: fuse finished layers until this many bytes
+  bool overlap = false;           // start a slice's exchange as soon as its backward is done
+  std::size_t bucket_bytes = 0;   // overlap: fuse finished slices until this many bytes
   float learning_rate = 0.05f;    // SGD step, params -= learning_rate * mean gradient
-  std::vector<Slice> layers;      // every layer's slice, first layer first; they tile the buffer
+  // The runs of the gradient the backward pass finishes one at a time (whole
+  // layers or row blocks of them, Mlp::gradient_slices()), in buffer order;
+  // they tile the buffer and are finished last first.
+  std::vector<Slice> slices;
 };
 
 // Per-iteration accounting of one rank, seconds on a monotonic clock.
@@ -60,13 +63,13 @@ class Exchange {
   virtual int workers() const = 0;
 
   // Worker, each iteration: BeginIteration() before the backward pass;
-  // LayerGradientReady(l) as soon as layer l's gradient (already divided by
-  // the local batch size) is final in the gradient buffer, called for the
-  // last layer first; FinishIteration() after the whole backward pass. When
+  // SliceReady(s) as soon as slice s's gradient (already divided by the
+  // local batch size) is final in the gradient buffer, called for the last
+  // slice first; FinishIteration() after the whole backward pass. When
   // FinishIteration() returns, the parameter buffer holds the model updated
   // with the mean of all workers' gradients, identical on every worker.
   virtual void BeginIteration() = 0;
-  virtual void LayerGradientReady(int layer) = 0;
+  virtual void SliceReady(int slice) = 0;
   virtual void FinishIteration() = 0;
 
   // Server (ps only): serves `iterations` iterations, then returns.
@@ -81,7 +84,7 @@ class Exchange {
 
 // Creates the scheme named by options.architecture over MPI_COMM_WORLD.
 // `params` and `grads` must outlive the scheme; they are the same length and
-// tiled by options.layers. `timeline` may be null (no trace). Throws
+// tiled by options.slices. `timeline` may be null (no trace). Throws
 // std::invalid_argument with a one-line message for an unknown architecture,
 // too few ranks for the servers, or more servers than parameters.
 std::unique_ptr<Exchange> MakeExchange(const ExchangeOptions& options,

@@ -63,8 +63,34 @@ Mlp::Mlp(const std::vector<int>& sizes, int max_batch) : max_batch_(max_batch) {
   }
   parameters_.assign(offset, 0.0f);
   gradients_.assign(offset, 0.0f);
+  for (std::size_t l = 0; l < layers_.size(); ++l)
+    slices_.push_back(GradientSlice{int(l), 0, layers_[l].inputs, layers_[l].offset,
+                                    layers_[l].count});
   delta_.resize(std::size_t(max_batch) * widest);
   delta_next_.resize(delta_.size());
+}
+
+void Mlp::SliceGradients(std::size_t min_bytes) {
+  slices_.clear();
+  for (std::size_t l = 0; l < layers_.size(); ++l) {
+    const MlpLayer& layer = layers_[l];
+    const std::size_t row_bytes = sizeof(float) * std::size_t(layer.outputs);
+    const std::size_t min_rows = std::max<std::size_t>(1, (min_bytes + row_bytes - 1) / row_bytes);
+    const std::size_t rows = std::size_t(layer.inputs);
+    const std::size_t blocks =
+        std::clamp<std::size_t>(rows / min_rows, 1, std::size_t(kMaxSlicesPerLayer));
+    for (std::size_t b = 0; b < blocks; ++b) {
+      const std::size_t begin = rows * b / blocks, end = rows * (b + 1) / blocks;
+      GradientSlice slice;
+      slice.layer = int(l);
+      slice.first_row = int(begin);
+      slice.rows = int(end - begin);
+      slice.offset = layer.offset + begin * std::size_t(layer.outputs);
+      slice.count = (end - begin) * std::size_t(layer.outputs) +
+                    (b + 1 == blocks ? std::size_t(layer.outputs) : 0);
+      slices_.push_back(slice);
+    }
+  }
 }
 
 void Mlp::Initialize(std::uint64_t seed) {
@@ -140,9 +166,10 @@ double Mlp::Forward(const float* x, const std::uint8_t* labels, int batch) {
   return loss;
 }
 
-void Mlp::Backward(const std::function<void(int layer)>& layer_done) {
+void Mlp::Backward(const std::function<void(int slice)>& slice_done) {
   const int batch = batch_;
   Lap(nullptr);
+  int s = int(slices_.size()) - 1;
   for (int l = int(layers_.size()) - 1; l >= 0; --l) {
     const MlpLayer& layer = layers_[l];
     const float* input = l == 0 ? input_ : activations_[l - 1].data();
@@ -150,26 +177,31 @@ void Mlp::Backward(const std::function<void(int layer)>& layer_done) {
     float* weight_grad = &gradients_[layer.offset];
     float* bias_grad = weight_grad + std::size_t(layer.inputs) * layer.outputs;
 
-    // dW (inputs x outputs) = input^T (inputs x batch) . delta (batch x outputs)
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, layer.inputs, layer.outputs, batch,
-                1.0f, input, layer.inputs, delta_.data(), layer.outputs, 0.0f, weight_grad,
-                layer.outputs);
-    Lap(&MlpProfile::gemm_s);
-    // db = column sums of delta
-    ColumnSums(delta_.data(), batch, layer.outputs, bias_grad);
-    Lap(&MlpProfile::bias_gradient_s);
     if (l > 0) {
       // delta for the layer below: (delta . W^T), through the ReLU's mask.
+      // First, so that no block of this layer is handed on while W is read.
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, batch, layer.inputs, layer.outputs,
                   1.0f, delta_.data(), layer.outputs, weights, layer.outputs, 0.0f,
                   delta_next_.data(), layer.inputs);
       Lap(&MlpProfile::gemm_s);
       ReluMask(delta_next_.data(), input, std::size_t(batch) * layer.inputs);
-      delta_.swap(delta_next_);
       Lap(&MlpProfile::relu_derivative_s);
     }
-    layer_done(l);
-    Lap(nullptr);   // the callee's time is not the pass's
+    // db = column sums of delta
+    ColumnSums(delta_.data(), batch, layer.outputs, bias_grad);
+    Lap(&MlpProfile::bias_gradient_s);
+    // dW (inputs x outputs) = input^T (inputs x batch) . delta (batch x outputs),
+    // one block of rows at a time, the last block (with the biases) first.
+    for (; s >= 0 && slices_[s].layer == l; --s) {
+      const GradientSlice& slice = slices_[s];
+      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, slice.rows, layer.outputs, batch,
+                  1.0f, input + slice.first_row, layer.inputs, delta_.data(), layer.outputs, 0.0f,
+                  weight_grad + std::size_t(slice.first_row) * layer.outputs, layer.outputs);
+      Lap(&MlpProfile::gemm_s);
+      slice_done(s);
+      Lap(nullptr);   // the callee's time is not the pass's
+    }
+    if (l > 0) delta_.swap(delta_next_);
   }
 }
 

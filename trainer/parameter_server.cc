@@ -122,7 +122,7 @@ class ParameterServer : public Exchange {
         timeline_(timeline && timeline->enabled() ? timeline : nullptr),
         inboxes_(workers_, std::vector<float>(shard_.count)) {
     const std::vector<Bucket> buckets =
-        PlanBuckets(options.layers, options.overlap, options.bucket_bytes);
+        PlanBuckets(options.slices, options.overlap, options.bucket_bytes);
     for (std::size_t b = 0; b < buckets.size(); ++b) {
       const Slice part = Intersect(buckets[b].slice, shard_);
       if (part.count > 0) {
@@ -136,7 +136,7 @@ class ParameterServer : public Exchange {
   int workers() const override { return workers_; }
 
   void BeginIteration() override { ThrowNotAWorker(); }
-  void LayerGradientReady(int) override { ThrowNotAWorker(); }
+  void SliceReady(int) override { ThrowNotAWorker(); }
   void FinishIteration() override { ThrowNotAWorker(); }
 
   void Serve(std::int64_t iterations) override {

@@ -120,8 +120,8 @@ ExchangeOptions ExchangeOptionsFor(const TrainerOptions& options, const Mlp& mlp
   exchange_options.overlap = options.overlap;
   exchange_options.bucket_bytes = options.bucket_bytes;
   exchange_options.learning_rate = options.learning_rate;
-  for (const MlpLayer& layer : mlp.layers())
-    exchange_options.layers.push_back({layer.offset, layer.count});
+  for (const GradientSlice& slice : mlp.gradient_slices())
+    exchange_options.slices.push_back({slice.offset, slice.count});
   return exchange_options;
 }
 
@@ -263,6 +263,9 @@ TrainingRun::TrainingRun(const TrainerOptions& options, const Dataset& dataset)
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &world_);
   mlp_.Initialize(options.seed);
+  // With overlap, fc1's weight gradient (96% of W) goes out in row blocks of
+  // about a bucket each while backward still runs, not after it.
+  if (options.overlap) mlp_.SliceGradients(options.bucket_bytes);
   exchange_ = MakeExchange(ExchangeOptionsFor(options, mlp_), mlp_.parameters(), mlp_.gradients(),
                            &timeline_);
   worker_ = exchange_->role() == Role::kWorker;
@@ -383,7 +386,7 @@ EpochRecord TrainingRun::RunEpoch(int epoch) {
 }
 
 // A worker's iterations over its shards of `permutation`: forward, then
-// backward with the scheme's per-layer calls, then the scheme's finish,
+// backward with the scheme's per-slice calls, then the scheme's finish,
 // which leaves the updated model in place. Sums loss, times and traffic;
 // rank 0 also keeps each iteration's wall time (into memory it reserved:
 // no allocation and no I/O inside the loop).
@@ -411,9 +414,9 @@ void TrainingRun::TrainIterations(std::span<const std::uint32_t> permutation,
     double in_exchange = Seconds(t1, Clock::now());
     {
       ScopedSpan span(&timeline_, "backward", "compute");
-      mlp_.Backward([&](int layer) {
+      mlp_.Backward([&](int slice) {
         const Clock::time_point called = Clock::now();
-        exchange_->LayerGradientReady(layer);
+        exchange_->SliceReady(slice);
         in_exchange += Seconds(called, Clock::now());
       });
     }

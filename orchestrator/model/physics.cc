@@ -109,25 +109,48 @@ IterationTraffic Traffic(const ModelConfig& config, double gradient_bytes) {
 std::vector<Bucket> Buckets(const ModelConfig& config) {
   const std::vector<int> widths = LayerWidths(config);
   const std::size_t layers = widths.size() - 1;
-  std::vector<double> bytes(layers), flops(layers);
-  double total_flops = 0;
-  for (std::size_t l = 0; l < layers; ++l) {
-    bytes[l] = 4.0 * (static_cast<double>(widths[l]) * widths[l + 1] + widths[l + 1]);
-    flops[l] = static_cast<double>(widths[l]) * widths[l + 1];
-    total_flops += flops[l];
-  }
   double all_bytes = 0;
-  for (double b : bytes) all_bytes += b;
+  for (std::size_t l = 0; l < layers; ++l) {
+    all_bytes += 4.0 * (static_cast<double>(widths[l]) * widths[l + 1] + widths[l + 1]);
+  }
   if (!config.overlap) return {Bucket{all_bytes, 1.0}};
-  // Backward runs from the last layer to the first; layer l's gradient is
-  // ready once the layers from the last down to l are done.
-  std::vector<Bucket> buckets;
-  double pending = 0, done_flops = 0;
+
+  // The slices, in buffer order, and the backward flops done when each is
+  // ready. Backward takes the layers from the last; in each it first forms
+  // the gradient for the layer below (inputs x outputs multiply-adds per
+  // sample; not for the first layer), then the weight gradient's row blocks,
+  // the last block first, rows x outputs each.
+  struct Slice {
+    double bytes = 0, ready_flops = 0;
+  };
+  std::vector<std::vector<Slice>> by_layer(layers);
+  double flops = 0;
   for (std::size_t l = layers; l-- > 0;) {
-    pending += bytes[l];
-    done_flops += flops[l];
-    if (pending >= static_cast<double>(config.bucket_bytes) || l == 0) {
-      buckets.push_back(Bucket{pending, done_flops / total_flops});
+    const std::size_t rows = static_cast<std::size_t>(widths[l]);
+    const std::size_t outputs = static_cast<std::size_t>(widths[l + 1]);
+    if (l > 0) flops += static_cast<double>(rows) * outputs;
+    const std::size_t row_bytes = 4 * outputs;
+    const std::size_t min_rows = std::max<std::size_t>(1, (config.bucket_bytes + row_bytes - 1) / row_bytes);
+    const std::size_t blocks = std::clamp<std::size_t>(rows / min_rows, 1, kMaxSlicesPerLayer);
+    by_layer[l].resize(blocks);
+    for (std::size_t b = blocks; b-- > 0;) {
+      const std::size_t block_rows = rows * (b + 1) / blocks - rows * b / blocks;
+      flops += static_cast<double>(block_rows) * outputs;
+      by_layer[l][b] = Slice{4.0 * (static_cast<double>(block_rows) * outputs + (b + 1 == blocks ? outputs : 0)),
+                             flops};
+    }
+  }
+  std::vector<Slice> slices;
+  for (const std::vector<Slice>& layer : by_layer) slices.insert(slices.end(), layer.begin(), layer.end());
+
+  // Fused from the end of the buffer until a bucket holds bucket_bytes; the
+  // first slice closes the last bucket. A bucket is ready with its lowest slice.
+  std::vector<Bucket> buckets;
+  double pending = 0;
+  for (std::size_t s = slices.size(); s-- > 0;) {
+    pending += slices[s].bytes;
+    if (pending >= static_cast<double>(config.bucket_bytes) || s == 0) {
+      buckets.push_back(Bucket{pending, slices[s].ready_flops / flops});
       pending = 0;
     }
   }

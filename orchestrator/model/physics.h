@@ -8,6 +8,7 @@
 #ifndef DMLBENCH_ORCHESTRATOR_MODEL_PHYSICS_H_
 #define DMLBENCH_ORCHESTRATOR_MODEL_PHYSICS_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -77,9 +78,13 @@ struct IterationTraffic {
 IterationTraffic Traffic(const ModelConfig& config, double gradient_bytes);
 
 // Backward time share and gradient bytes of each overlap bucket, in the
-// order the trainer exchanges them (last layer first; layers fused up to
-// bucket_bytes, as trainer/bucketed_exchange does). Without overlap: one
-// bucket holding everything, ready at the end of backward.
+// order the trainer exchanges them. As the trainer does (Mlp::SliceGradients,
+// PlanBuckets): each layer's weight gradient is cut into n row blocks of at
+// least bucket_bytes, n = clamp(rows / ceil(bucket_bytes / row bytes), 1,
+// kMaxSlicesPerLayer), the last block carrying the biases; the slices are
+// fused from the last one until a bucket holds bucket_bytes. Without
+// overlap: one bucket holding everything, ready at the end of backward.
+inline constexpr std::size_t kMaxSlicesPerLayer = 4;  // trainer/mlp.h
 struct Bucket {
   double bytes = 0;
   double ready_fraction = 0;  // of the backward pass done when the bucket is ready

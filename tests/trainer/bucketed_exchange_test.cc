@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "trainer/bucketed_exchange.h"
+#include "trainer/mlp.h"
 
 namespace dmlbench {
 
@@ -48,14 +49,14 @@ TEST(PlanBuckets, OverlapOffIsOneBucketOfTheWholeBuffer) {
   const std::vector<Bucket> buckets = PlanBuckets(kMlp, false, 64);
   ASSERT_EQ(buckets.size(), 1u);
   EXPECT_EQ(buckets[0].slice, (Slice{0, 104938}));
-  EXPECT_EQ(buckets[0].first_layer, 0);
+  EXPECT_EQ(buckets[0].first_slice, 0);
 }
 
 TEST(PlanBuckets, SmallBucketsHoldOneLayerEachLastLayerFirst) {
   const std::vector<Bucket> buckets = PlanBuckets(kMlp, true, 1);
   ASSERT_EQ(buckets.size(), 3u);
   EXPECT_EQ(buckets[0].slice, kMlp[2]);
-  EXPECT_EQ(buckets[0].first_layer, 2);
+  EXPECT_EQ(buckets[0].first_slice, 2);
   EXPECT_EQ(buckets[1].slice, kMlp[1]);
   EXPECT_EQ(buckets[2].slice, kMlp[0]);
 }
@@ -65,12 +66,54 @@ TEST(PlanBuckets, FusesLayersUntilTheBucketSize) {
   const std::vector<Bucket> buckets = PlanBuckets(kMlp, true, 16 * 1024);
   ASSERT_EQ(buckets.size(), 2u);
   EXPECT_EQ(buckets[0].slice, (Slice{100480, 4458}));
-  EXPECT_EQ(buckets[0].first_layer, 1);
+  EXPECT_EQ(buckets[0].first_slice, 1);
   EXPECT_EQ(buckets[1].slice, kMlp[0]);
 }
 
 TEST(PlanBuckets, TheFirstLayerClosesTheLastBucketEvenWhenSmall) {
   const std::vector<Bucket> buckets = PlanBuckets(kMlp, true, std::size_t{1} << 30);
+  ASSERT_EQ(buckets.size(), 1u);
+  EXPECT_EQ(buckets[0].slice, (Slice{0, 104938}));
+}
+
+// The trainer's plan with overlap: Mlp's slices at the bucket size.
+std::vector<Bucket> TrainerBuckets(std::size_t bucket_bytes) {
+  Mlp mlp({784, 128, 32, 10}, 1);
+  mlp.SliceGradients(bucket_bytes);
+  std::vector<Slice> slices;
+  for (const GradientSlice& s : mlp.gradient_slices()) slices.push_back(Slice{s.offset, s.count});
+  return PlanBuckets(slices, true, bucket_bytes);
+}
+
+TEST(PlanBuckets, SixteenKibBucketsSendFc1InFourBlocksAfterFc3AndFc2) {
+  const std::vector<Bucket> buckets = TrainerBuckets(16 * 1024);
+  ASSERT_EQ(buckets.size(), 5u);
+  // fc3 and fc2, then fc1's row blocks from its last (with the biases) to its first.
+  EXPECT_EQ(buckets[0].slice, (Slice{100480, 4458}));
+  EXPECT_EQ(buckets[0].first_slice, 4);
+  std::size_t end = 100480;
+  for (std::size_t b = 1; b < buckets.size(); ++b) {
+    const std::size_t biases = b == 1 ? 128 : 0;
+    EXPECT_EQ(buckets[b].slice, (Slice{end - 196 * 128 - biases, 196 * 128 + biases}))
+        << "bucket " << b;
+    EXPECT_EQ(buckets[b].first_slice, 4 - static_cast<int>(b)) << "bucket " << b;
+    end = buckets[b].slice.offset;
+  }
+  EXPECT_EQ(end, 0u);
+}
+
+TEST(PlanBuckets, LargerBucketsFuseFc3AndFc2IntoFc1sLastBlock) {
+  // 128 KiB: 256 rows at least, fc1 in 3 blocks of 261-262 rows; fc3 and fc2
+  // (17,832 bytes) wait for the last of them.
+  const std::vector<Bucket> buckets = TrainerBuckets(128 * 1024);
+  ASSERT_EQ(buckets.size(), 3u);
+  EXPECT_EQ(buckets[0].slice, (Slice{522 * 128, 104938 - 522 * 128}));
+  EXPECT_EQ(buckets[1].slice, (Slice{261 * 128, 261 * 128}));
+  EXPECT_EQ(buckets[2].slice, (Slice{0, 261 * 128}));
+}
+
+TEST(PlanBuckets, BucketsOfAMebibyteKeepTheWholeGradientInOne) {
+  const std::vector<Bucket> buckets = TrainerBuckets(std::size_t{1} << 20);
   ASSERT_EQ(buckets.size(), 1u);
   EXPECT_EQ(buckets[0].slice, (Slice{0, 104938}));
 }

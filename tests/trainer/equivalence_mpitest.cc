@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -20,13 +21,20 @@
 namespace dmlbench {
 namespace {
 
-// One row per configuration of a scheme; a new scheme is a new row.
+// One row per configuration of a scheme; a new scheme is a new row. With
+// overlap the trainer cuts the gradient at the bucket size (Mlp::SliceGradients):
+// 1 KiB sends fc3 whole, then fc2 and fc1 in 4 row blocks each, 9 buckets;
+// 16 KiB sends fc3+fc2, then fc1 in 4 blocks; 128 KiB fc1 in 3 blocks, the
+// last with fc3 and fc2.
 using testing::Scheme;
 
 const Scheme kSchemes[] = {
-    {"ring", 0, false}, {"ring", 0, true}, {"mpi", 0, false}, {"mpi", 0, true},
-    {"p2p", 0, false},  {"p2p", 0, true},  {"ps", 1, false},  {"ps", 1, true},
-    {"ps", 2, false},   {"ps", 2, true},   {"ps", 4, false},  {"ps", 4, true},
+    {"ring", 0, false, 1024}, {"ring", 0, true, 1024}, {"ring", 0, true, 16384},
+    {"mpi", 0, false, 1024},  {"mpi", 0, true, 1024},  {"mpi", 0, true, 16384},
+    {"p2p", 0, false, 1024},  {"p2p", 0, true, 1024},  {"p2p", 0, true, 16384},
+    {"ps", 1, false, 1024},   {"ps", 1, true, 1024},   {"ps", 1, true, 16384},
+    {"ps", 2, false, 1024},   {"ps", 2, true, 1024},   {"ps", 2, true, 131072},
+    {"ps", 4, false, 1024},   {"ps", 4, true, 1024},   {"ps", 4, true, 16384},
 };
 
 constexpr int kBatch = 3;              // local batch b
@@ -134,8 +142,9 @@ TEST_P(Equivalence, MatchesOneWorkerWithTheGlobalBatchAndRepeatsBitIdentically) 
   EXPECT_GT(std::sqrt(moved / norm), 1e-3);
   if (rank == 0)
     std::printf("[ %s%s ] %d workers: relative difference %.3g, checksum %s\n",
-                scheme.architecture, scheme.overlap ? " overlap" : "", workers, relative,
-                first.parameter_checksum.c_str());
+                scheme.architecture,
+                scheme.overlap ? (" overlap " + std::to_string(scheme.bucket_bytes)).c_str() : "",
+                workers, relative, first.parameter_checksum.c_str());
 }
 
 INSTANTIATE_TEST_SUITE_P(Schemes, Equivalence, ::testing::ValuesIn(kSchemes), testing::SchemeName);

@@ -42,6 +42,13 @@ int WorldSize() {
 // Three layers shaped like a small MLP's (weights+biases), largest first.
 std::vector<Slice> MlpLayers() { return {Slice{0, 1000}, Slice{1000, 300}, Slice{1300, 7}}; }
 
+// The same with the first layer's weights in uneven row blocks as Mlp cuts
+// them (the last block carries the biases): buckets that begin and end
+// inside a ps shard or a p2p/ring chunk of another bucket.
+std::vector<Slice> MlpSliced() {
+  return {Slice{0, 333}, Slice{333, 333}, Slice{666, 334}, Slice{1000, 300}, Slice{1300, 7}};
+}
+
 // Fewer parameters than some worlds have workers: some shards are empty.
 std::vector<Slice> TinyLayers() { return {Slice{0, 2}, Slice{2, 3}}; }
 
@@ -75,14 +82,14 @@ std::vector<Scheme> SchemesThisWorldRuns() {
   return schemes;
 }
 
-ExchangeOptions OptionsFor(const Scheme& scheme, const std::vector<Slice>& layers) {
+ExchangeOptions OptionsFor(const Scheme& scheme, const std::vector<Slice>& slices) {
   ExchangeOptions options;
   options.architecture = scheme.architecture;
   options.servers = scheme.servers;
   options.overlap = scheme.overlap;
   options.bucket_bytes = 16;  // every layer of MlpLayers() is its own bucket (7 floats = 28 bytes)
   options.learning_rate = kLearningRate;
-  options.layers = layers;
+  options.slices = slices;
   return options;
 }
 
@@ -102,17 +109,17 @@ struct SchemeRun {
   std::vector<ExchangeStats> stats;  // per iteration (workers) or one Serve (servers)
 };
 
-// Runs kIterations like the training loop does: layer l's gradient is written
-// just before LayerGradientReady(l), last layer first.
-SchemeRun RunScheme(const Scheme& scheme, const std::vector<Slice>& layers,
+// Runs kIterations like the training loop does: slice s's gradient is written
+// just before SliceReady(s), last slice first.
+SchemeRun RunScheme(const Scheme& scheme, const std::vector<Slice>& slices,
                     Timeline* timeline = nullptr) {
-  const std::size_t n = layers.back().offset + layers.back().count;
+  const std::size_t n = slices.back().offset + slices.back().count;
   SchemeRun run;
   run.params.resize(n);
   for (std::size_t i = 0; i < n; ++i) run.params[i] = InitialParameter(i);
   std::vector<float> grads(n, 0.0f);
   std::unique_ptr<Exchange> exchange =
-      MakeExchange(OptionsFor(scheme, layers), run.params, grads, timeline);
+      MakeExchange(OptionsFor(scheme, slices), run.params, grads, timeline);
   run.role = exchange->role();
   run.workers = exchange->workers();
   if (run.role == Role::kServer) {
@@ -122,11 +129,11 @@ SchemeRun RunScheme(const Scheme& scheme, const std::vector<Slice>& layers,
   }
   for (int t = 0; t < kIterations; ++t) {
     exchange->BeginIteration();
-    for (int l = static_cast<int>(layers.size()) - 1; l >= 0; --l) {
-      for (std::size_t i = layers[l].offset; i < layers[l].offset + layers[l].count; ++i) {
+    for (int s = static_cast<int>(slices.size()) - 1; s >= 0; --s) {
+      for (std::size_t i = slices[s].offset; i < slices[s].offset + slices[s].count; ++i) {
         grads[i] = Gradient(exchange->worker_index(), t, i);
       }
-      exchange->LayerGradientReady(l);
+      exchange->SliceReady(s);
     }
     exchange->FinishIteration();
     run.stats.push_back(exchange->LastStats());
@@ -170,10 +177,10 @@ bool WorkersAgree(const SchemeRun& run) {
   return true;
 }
 
-void ExpectUpdatedModel(const std::vector<Slice>& layers) {
+void ExpectUpdatedModel(const std::vector<Slice>& slices) {
   for (const Scheme& scheme : SchemesThisWorldRuns()) {
     SCOPED_TRACE(Describe(scheme));
-    const SchemeRun run = RunScheme(scheme, layers);
+    const SchemeRun run = RunScheme(scheme, slices);
     if (run.role == Role::kWorker) {
       EXPECT_EQ(FirstMismatch(run.params, ExpectedModel(run.params.size(), run.workers)), "");
     }
@@ -182,6 +189,10 @@ void ExpectUpdatedModel(const std::vector<Slice>& layers) {
 }
 
 TEST(Exchange, EverySchemeAppliesTheMeanGradient) { ExpectUpdatedModel(MlpLayers()); }
+
+TEST(Exchange, EverySchemeAppliesTheMeanGradientOfALayerInBlocks) {
+  ExpectUpdatedModel(MlpSliced());
+}
 
 TEST(Exchange, EverySchemeHandlesFewerParametersThanWorkers) { ExpectUpdatedModel(TinyLayers()); }
 
@@ -325,15 +336,15 @@ TEST(MakeExchangeError, BuffersOfDifferentLengths) {
             "parameter buffer (1307 floats) and gradient buffer (1306 floats) differ in length");
 }
 
-TEST(MakeExchangeError, LayersWithAGap) {
+TEST(MakeExchangeError, SlicesWithAGap) {
   ExchangeOptions options = ValidOptions();
-  options.layers = {Slice{0, 1000}, Slice{1001, 306}};
+  options.slices = {Slice{0, 1000}, Slice{1001, 306}};
   EXPECT_EQ(MakeExchangeError(options, 1307, 1307),
-            "layers do not tile the parameter buffer: layer 1 starts at 1001, expected 1000");
+            "slices do not tile the parameter buffer: slice 1 starts at 1001, expected 1000");
 }
 
-TEST(MakeExchangeError, LayersShorterThanTheBuffer) {
-  EXPECT_EQ(MakeExchangeError(ValidOptions(), 1400, 1400), "layers cover 1307 of 1400 parameters");
+TEST(MakeExchangeError, SlicesShorterThanTheBuffer) {
+  EXPECT_EQ(MakeExchangeError(ValidOptions(), 1400, 1400), "slices cover 1307 of 1400 parameters");
 }
 
 TEST(MakeExchangeError, PsWithoutServers) {
@@ -343,7 +354,7 @@ TEST(MakeExchangeError, PsWithoutServers) {
 
 TEST(MakeExchangeError, PsWithMoreServersThanParameters) {
   ExchangeOptions options = OptionsFor(Scheme{"ps", 4, false}, TinyLayers());
-  options.layers = {Slice{0, 1}, Slice{1, 2}};
+  options.slices = {Slice{0, 1}, Slice{1, 2}};
   EXPECT_EQ(MakeExchangeError(options, 3, 3),
             "ps with 4 servers needs at least 4 parameters (one per server), got 3");
 }

@@ -126,6 +126,70 @@ TEST(Mlp, BackwardReportsLayersLastFirstAfterEachIsFinal) {
   }
 }
 
+TEST(Mlp, SlicesCutEachLayersWeightsInRowBlocksOfAtLeastTheSize) {
+  Mlp mlp({784, 128, 32, 10}, 1);
+  ASSERT_EQ(mlp.gradient_slices().size(), 3u);  // one per layer until sliced
+  mlp.SliceGradients(16 * 1024);
+  const std::vector<GradientSlice>& slices = mlp.gradient_slices();
+  // fc1: rows of 512 bytes, 32 rows per block at least: 24 blocks, at most 4.
+  ASSERT_EQ(slices.size(), 4u + 1 + 1);
+  std::size_t next = 0;
+  for (std::size_t s = 0; s < slices.size(); ++s) {
+    EXPECT_EQ(slices[s].offset, next) << "slice " << s;
+    next += slices[s].count;
+  }
+  EXPECT_EQ(next, 104938u);
+  for (int b = 0; b < 4; ++b) {
+    EXPECT_EQ(slices[b].layer, 0);
+    EXPECT_EQ(slices[b].first_row, 196 * b) << "block " << b;
+    EXPECT_EQ(slices[b].rows, 196) << "block " << b;
+  }
+  EXPECT_EQ(slices[3].count, 196u * 128 + 128);  // and fc1's biases
+  EXPECT_EQ(slices[4].layer, 1);
+  EXPECT_EQ(slices[4].count, 4128u);  // fc2 (16,512 bytes) holds only 16 KiB / 128 = 128 rows
+  EXPECT_EQ(slices[5].count, 330u);
+
+  mlp.SliceGradients(200 * 1024);  // 400 rows at least: fc1 in 1 block
+  ASSERT_EQ(mlp.gradient_slices().size(), 3u);
+  mlp.SliceGradients(100 * 1024);  // 200 rows at least: 3 blocks of 261-262 rows
+  ASSERT_EQ(mlp.gradient_slices().size(), 5u);
+  EXPECT_EQ(mlp.gradient_slices()[0].rows, 261);
+  EXPECT_EQ(mlp.gradient_slices()[2].rows, 262);
+  mlp.SliceGradients(1);  // blocks of one row at least, but no more than 4 per layer
+  ASSERT_EQ(mlp.gradient_slices().size(), 3u * kMaxSlicesPerLayer);
+  mlp.SliceGradients(std::size_t{1} << 20);
+  ASSERT_EQ(mlp.gradient_slices().size(), 3u);
+  EXPECT_EQ(mlp.gradient_slices()[0].count, 100480u);
+}
+
+// In row blocks, backward hands on every block as soon as it is final, last
+// first, with the gradient of the whole-layer pass, and no block of a layer
+// before the pass has stopped reading that layer's parameters.
+TEST(Mlp, BackwardReportsSlicesLastFirstWithTheGradientOfWholeLayers) {
+  Mlp mlp({10, 6, 4, 3}, 2);
+  mlp.Initialize(1);
+  mlp.SliceGradients(48);  // fc1: 4 blocks of 2-3 rows; fc2: 2 blocks of 3 rows; fc3 whole
+  ASSERT_EQ(mlp.gradient_slices().size(), 7u);
+  Batch batch = RandomBatch(2, 10, 3, 2);
+  mlp.Forward(batch.x.data(), batch.labels.data(), 2);
+  std::vector<int> order;
+  mlp.Backward([&](int s) {
+    order.push_back(s);
+    const GradientSlice& slice = mlp.gradient_slices()[s];
+    auto params = mlp.parameters().subspan(slice.offset, slice.count);
+    std::fill(params.begin(), params.end(), 1e6f);
+  });
+  EXPECT_EQ(order, (std::vector<int>{6, 5, 4, 3, 2, 1, 0}));
+
+  Mlp whole({10, 6, 4, 3}, 2);
+  whole.Initialize(1);
+  whole.Forward(batch.x.data(), batch.labels.data(), 2);
+  whole.Backward([](int) {});
+  for (std::size_t i = 0; i < whole.gradients().size(); ++i)
+    EXPECT_NEAR(mlp.gradients()[i], whole.gradients()[i], 1e-6f * std::fabs(whole.gradients()[i]))
+        << "index " << i;
+}
+
 TEST(Mlp, TrainingReducesLossAndCountsCorrect) {
   const int rows = 32;
   Mlp mlp({8, 16, 4}, rows);

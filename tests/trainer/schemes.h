@@ -4,6 +4,7 @@
 #ifndef DMLBENCH_TESTS_TRAINER_SCHEMES_H_
 #define DMLBENCH_TESTS_TRAINER_SCHEMES_H_
 
+#include <cstddef>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -16,23 +17,24 @@ struct Scheme {
   const char* architecture;
   int servers;  // ps: server ranks, taken from the world
   bool overlap;
+  std::size_t bucket_bytes = 1024;  // with overlap; 1 KiB: every layer its own bucket
 };
 
-// The scheme's options, without evaluation, with overlap buckets of 1 KiB
-// (every layer its own bucket); the test sets batch, epochs and the rest.
+// The scheme's options, without evaluation; the test sets batch, epochs and
+// the rest.
 inline TrainerOptions SchemeOptions(const Scheme& scheme) {
   TrainerOptions options;
   options.architecture = scheme.architecture;
   options.servers = scheme.servers;
   options.overlap = scheme.overlap;
   options.evaluate = false;
-  options.bucket_bytes = 1024;
+  options.bucket_bytes = scheme.bucket_bytes;
   return options;
 }
 
 inline std::string SchemeName(const ::testing::TestParamInfo<Scheme>& row) {
   return std::string(row.param.architecture) + (row.param.servers ? std::to_string(row.param.servers) : "") +
-         (row.param.overlap ? "_overlap" : "");
+         (row.param.overlap ? "_overlap" + std::to_string(row.param.bucket_bytes) : "");
 }
 
 }  // namespace dmlbench::testing

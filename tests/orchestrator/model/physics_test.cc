@@ -91,23 +91,42 @@ TEST(PhysicsTest, OneWorkerExchangesNothingButStillUpdates) {
   }
 }
 
-TEST(PhysicsTest, BucketsFollowTheTrainersFusingLastLayerFirst) {
-  ModelConfig config;
+TEST(PhysicsTest, BucketsFollowTheTrainersSlicesFusedLastFirst) {
+  ModelConfig config;  // 784-128-32-10
   EXPECT_EQ(Buckets(config).size(), 1u);  // overlap off: one bucket, ready at the end
   EXPECT_EQ(Buckets(config)[0].ready_fraction, 1.0);
   config.overlap = true;
-  // fc3 (330 floats) and fc2 (4,128) are 17,832 bytes, under 64 KiB: they
-  // wait for fc1 and all three go in one bucket.
-  config.bucket_bytes = 64 * 1024;
-  ASSERT_EQ(Buckets(config).size(), 1u);
-  // With 16 KiB, fc3 + fc2 (17,832 bytes) reach the limit and go first.
+  // Backward flops (per sample): the gradients for the layers below fc3 and
+  // fc2 (320 + 4,096) and the weight gradients (320 + 4,096 + 100,352).
+  const double total = 320 + 4096 + 320 + 4096 + 100352;
+  // 16 KiB: fc1's 784 rows of 512 bytes go in 4 blocks of 196 rows (at least
+  // 32 rows each, at most 4 blocks); fc3 + fc2 (17,832 bytes) reach 16 KiB
+  // and go first; each fc1 block is a bucket, the last (with the biases) first.
   config.bucket_bytes = 16 * 1024;
   const std::vector<Bucket> small = Buckets(config);
-  ASSERT_EQ(small.size(), 2u);
+  ASSERT_EQ(small.size(), 5u);
   EXPECT_EQ(small[0].bytes, 4.0 * (330 + 4128));
-  EXPECT_EQ(small[1].bytes, 4.0 * 100480);
-  EXPECT_NEAR(small[0].ready_fraction, (320.0 + 4096) / (320 + 4096 + 100352), 1e-12);
-  EXPECT_EQ(small[1].ready_fraction, 1.0);
+  EXPECT_NEAR(small[0].ready_fraction, (320.0 + 320 + 4096 + 4096) / total, 1e-12);
+  EXPECT_EQ(small[1].bytes, 4.0 * (196 * 128 + 128));
+  EXPECT_NEAR(small[1].ready_fraction, (8832.0 + 196 * 128) / total, 1e-12);
+  for (std::size_t b = 2; b < 5; ++b) EXPECT_EQ(small[b].bytes, 4.0 * 196 * 128);
+  EXPECT_EQ(small[4].ready_fraction, 1.0);
+  // 64 KiB: fc3 + fc2 wait for fc1's last block; then the other three blocks.
+  config.bucket_bytes = 64 * 1024;
+  const std::vector<Bucket> large = Buckets(config);
+  ASSERT_EQ(large.size(), 4u);
+  EXPECT_EQ(large[0].bytes, 4.0 * (330 + 4128 + 196 * 128 + 128));
+  // 128 KiB: fc1 in 3 blocks (784 / 256 rows), the last with fc3 and fc2.
+  config.bucket_bytes = 128 * 1024;
+  const std::vector<Bucket> three = Buckets(config);
+  ASSERT_EQ(three.size(), 3u);
+  double bytes = 0;
+  for (const Bucket& bucket : three) bytes += bucket.bytes;
+  EXPECT_EQ(bytes, 4.0 * (330 + 4128 + 100480));
+  // Beyond the whole gradient: one bucket, ready at the end.
+  config.bucket_bytes = 1 << 30;
+  ASSERT_EQ(Buckets(config).size(), 1u);
+  EXPECT_EQ(Buckets(config)[0].ready_fraction, 1.0);
 }
 
 }  // namespace

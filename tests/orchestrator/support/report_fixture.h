@@ -42,7 +42,8 @@ inline void BuildReportStudy(const std::string& path, const ReportStudyOptions& 
   for (double bandwidth : bandwidths) db.AddProbe(bandwidth, kAlpha, bandwidth / 8 * kEfficiency);
   // Per iteration, the shape the corrected model assumes: the slower of the
   // critical path (compute, the exchange's alpha-beta terms) and each side's
-  // CPU work (compute, per-byte and per-message costs of the exchange) at
+  // CPU work (compute, per-byte and per-message costs of the exchange, its
+  // messages once per overlap bucket) at
   // the host's CPU share; overlap hides 30% of the link time. Returns
   // compute, iteration and each side's measured CPU time per iteration: its
   // work, or all its share allows where a CPU binds and the rank waits on
@@ -54,14 +55,18 @@ inline void BuildReportStudy(const std::string& path, const ReportStudyOptions& 
     config.servers = p.servers;
     config.batch_size = p.batch_size;
     config.bandwidth_bits_per_s = p.network.bandwidth_bits_per_s;
+    config.overlap = p.overlap;
+    config.bucket_bytes = p.bucket_bytes;
+    // With overlap every bucket is an exchange of its own.
+    const double buckets = static_cast<double>(Buckets(config).size());
     const double bytes_per_s = config.bandwidth_bits_per_s / 8 * kEfficiency;
     const IterationTraffic t = Traffic(config, 4.0 * kParameters);
     const double compute = 2e-4 + 6e-6 * p.batch_size;
     const double link = t.latency_steps * kAlpha + t.link_bytes / bytes_per_s;
     const double critical = compute + link * (p.overlap ? 0.7 : 1.0);
-    const double worker = compute + 1.2e-9 * t.worker_cpu_bytes + 30e-6 * t.worker_cpu_messages;
+    const double worker = compute + 1.2e-9 * t.worker_cpu_bytes + 30e-6 * buckets * t.worker_cpu_messages;
     const double server = p.architecture == Architecture::kPs
-                              ? 2e-4 + 1.2e-9 * t.server_cpu_bytes + 30e-6 * t.server_cpu_messages
+                              ? 2e-4 + 1.2e-9 * t.server_cpu_bytes + 30e-6 * buckets * t.server_cpu_messages
                               : 0.0;
     const double iteration = std::max({critical, worker / kShare, server / kShare});
     const bool binds = std::max(worker, server) / kShare > critical;

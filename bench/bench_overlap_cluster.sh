@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# Overlap of communication with the backward pass, per architecture, on the
+# emulated cluster: one rank per host, so ranks do not compete for cores.
+# WORKERS workers (ps: plus k server hosts), 784-128-32-10, local batch 100,
+# synthetic data, overlap off and on; each configuration runs REPS times, 2
+# epochs each, and only the second epoch counts (the first warms up).
+#
+# The table shows medians over runs of per-iteration means over workers, ms:
+#   iter      epoch wall time / iterations
+#   compute   forward + backward
+#   exchange  time in the scheme's calls, update included
+#   exposed   part of exchange the worker was blocked
+#   comm      time the exchange was in flight, hidden or not
+# and per architecture the target figure
+#   iter(on) / max(compute(off), exchange(off))   goal <= 1.05
+# Then, per architecture, the phases of every rank in the last run with
+# overlap off and on (ms per iteration; cpu = the process's CPU time, what
+# the quota charges: cpu / CPU is the iteration a quota-bound rank can reach),
+# to tell where an iteration above the bound goes.
+#
+# Needs root (it makes its own cluster and removes it at the end). The hosts
+# run the trainer from where it lies on this machine, which they see except
+# for root's home, /tmp and /dev/shm: keep the build tree elsewhere.
+#   bench/bench_overlap_cluster.sh [path/to/dmlbench [path/to/dmlbench-trainer]]
+#   env: WORKERS (4), SERVERS ("1": the ps k values to run), CPU (cores per
+#   host; default the largest of 0.4 and 0.9 * cores / hosts that fits),
+#   BANDWIDTH (1gbit), BUCKET_BYTES (16384), ITERATIONS (200), REPS (5),
+#   ARCHITECTURES ("ring mpi p2p ps"), TIMELINE_DIR (when set: a Chrome
+#   trace of the last overlap-on run of each architecture goes there; it
+#   must be a directory the hosts see).
+set -euo pipefail
+DMLBENCH=${1:-build/orchestrator/dmlbench}
+TRAINER=$(realpath "${2:-build/trainer/dmlbench-trainer}")
+WORKERS=${WORKERS:-4}
+SERVERS=${SERVERS:-1}
+BANDWIDTH=${BANDWIDTH:-1gbit}
+BUCKET_BYTES=${BUCKET_BYTES:-16384}
+ITERATIONS=${ITERATIONS:-200}
+REPS=${REPS:-5}
+ARCHITECTURES=${ARCHITECTURES:-ring mpi p2p ps}
+BATCH=100
+PYTHON=/usr/bin/python3
+
+[ -x "$TRAINER" ] || { echo "bench_overlap_cluster.sh: no trainer at $TRAINER; build it first" >&2; exit 1; }
+most_servers=0
+if [[ " $ARCHITECTURES " == *" ps "* ]]; then
+  for k in $SERVERS; do ((k > most_servers)) && most_servers=$k; done
+fi
+HOSTS=$((WORKERS + most_servers))
+# The cluster refuses shares summing to more than 0.9 of the cores.
+CPU=${CPU:-$("$PYTHON" -c "import os; print(min(0.4, int(90 * os.cpu_count() / $HOSTS) / 100))")}
+
+name="ov$(( $$ % 10000 ))"
+work=$(mktemp -d)
+state="$work/cluster"
+cleanup() { "$DMLBENCH" cluster --name "$name" --state-dir "$state" down >/dev/null 2>&1 || true; rm -rf "$work"; }
+trap cleanup EXIT
+"$DMLBENCH" cluster --name "$name" --state-dir "$state" up --hosts "$HOSTS" --bandwidth "$BANDWIDTH" \
+  --cpu "$CPU" >/dev/null
+
+# Hosts and mpirun settings exactly as the inventory has them.
+inventory() { "$PYTHON" -c "import sys, tomllib; inv = tomllib.load(open(sys.argv[1], 'rb')); $1" "$state/inventory.toml"; }
+mapfile -t addresses < <(inventory 'print("\n".join(h["address"] for h in inv["host"]))')
+mapfile -t mpi_args < <(inventory 'print("\n".join(inv["mpi_args"]))')
+# As for every mpirun dmlbench starts (kMpirunEnvironment, orchestrator/launch/launcher.h).
+export OMPI_MCA_rtc_hwloc_vmhole=none
+hosts_list() { local IFS=,; echo "${addresses[*]:0:$1}"; }
+
+# One run; prints "iter compute exchange exposed comm" in ms for the last
+# epoch, and leaves the events in $work/last.jsonl.
+run_once() {
+  local arch=$1 servers=$2 overlap=$3 ranks=$WORKERS extra=()
+  if [ "$arch" = ps ]; then ranks=$((WORKERS + servers)); extra=(--servers "$servers"); fi
+  if [ "$overlap" = on ]; then extra+=(--overlap); fi
+  if [ -n "${TIMELINE_DIR:-}" ] && [ "$overlap" = on ]; then
+    extra+=(--timeline "$TIMELINE_DIR/$arch${servers/#0/}-overlap.json")
+  fi
+  mpirun "${mpi_args[@]}" -H "$(hosts_list "$ranks")" -np "$ranks" "$TRAINER" \
+    --architecture "$arch" "${extra[@]}" --bucket-bytes "$BUCKET_BYTES" \
+    --synthetic $((ITERATIONS * BATCH * WORKERS)) --epochs 2 --batch-size "$BATCH" \
+    --no-evaluate --quiet --events - | grep '^{' > "$work/last.jsonl"
+  "$PYTHON" - "$work/last.jsonl" <<'EOF'
+import json, sys
+e = [x for x in map(json.loads, open(sys.argv[1])) if x["event"] == "epoch"][-1]
+n, p = e["iterations"], e["phases"]
+ms = lambda s: 1e3 * s / n
+print(ms(e["wall_s"]), ms(p["forward"]["mean_s"] + p["backward"]["mean_s"]),
+      ms(p["exchange"]["mean_s"] + p["update"]["mean_s"]), ms(p["exposed_comm"]["mean_s"]),
+      ms(p["comm"]["mean_s"]))
+EOF
+}
+
+# Every rank's phases in the last run, ms per iteration.
+phases() {
+  "$PYTHON" - "$work/last.jsonl" <<'EOF'
+import json, sys
+e = [x for x in map(json.loads, open(sys.argv[1])) if x["event"] == "epoch"][-1]
+n = e["iterations"]
+print("    rank role    forward backward exchange   update  exposed     comm     wait      cpu")
+for r in e["ranks"]:
+    print("    %4d %-6s" % (r["rank"], r["role"]) + "".join(
+        " %8.3f" % (1e3 * r[k] / n) for k in ("forward_s", "backward_s", "exchange_s", "update_s",
+                                              "exposed_comm_s", "comm_s", "wait_s", "cpu_s")))
+EOF
+}
+
+# Median of each column over REPS runs.
+measure() {
+  for _ in $(seq "$REPS"); do run_once "$@"; done |
+    awk '{ for (c = 1; c <= NF; c++) v[c, NR] = $c; n = NR; cols = NF }
+         END { for (c = 1; c <= cols; c++) {
+                 for (i = 1; i <= n; i++) s[i] = v[c, i];
+                 for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (s[j] < s[i]) { t = s[i]; s[i] = s[j]; s[j] = t }
+                 m = (n % 2) ? s[(n + 1) / 2] : (s[n / 2] + s[n / 2 + 1]) / 2;
+                 printf "%s%s", m, (c < cols ? " " : "\n") } }'
+}
+
+printf '%d workers, one per host, %s links, %s core per host, batch %d, %s-byte buckets, %d iterations, median of %d\n' \
+  "$WORKERS" "$BANDWIDTH" "$CPU" "$BATCH" "$BUCKET_BYTES" "$ITERATIONS" "$REPS"
+printf '%-5s %-7s %8s %8s %9s %8s %8s\n' arch overlap iter compute exchange exposed comm
+summary=() details=()
+for arch in $ARCHITECTURES; do
+  if [ "$arch" = ps ]; then ks=$SERVERS; else ks=0; fi
+  for k in $ks; do
+    label=$arch; [ "$arch" = ps ] && label="ps$k"
+    read -r off_iter off_compute off_exchange off_exposed off_comm <<<"$(measure "$arch" "$k" off)"
+    details+=("  $label, overlap off:" "$(phases)")
+    read -r on_iter on_compute on_exchange on_exposed on_comm <<<"$(measure "$arch" "$k" on)"
+    details+=("  $label, overlap on:" "$(phases)")
+    printf '%-5s %-7s %8.3f %8.3f %9.3f %8.3f %8.3f\n' \
+      "$label" off "$off_iter" "$off_compute" "$off_exchange" "$off_exposed" "$off_comm" \
+      "$label" on "$on_iter" "$on_compute" "$on_exchange" "$on_exposed" "$on_comm"
+    summary+=("$(awk -v a="$label" -v on="$on_iter" -v c="$off_compute" -v e="$off_exchange" \
+      'BEGIN { m = (c > e) ? c : e; printf "%-5s iter(on) / max(compute, exchange)(off) = %.3f / %.3f = %.3f", a, on, m, on / m }')")
+  done
+done
+echo
+printf '%s\n' "${summary[@]}"
+echo
+echo "per rank, last run of each configuration (ms per iteration):"
+printf '%s\n' "${details[@]}"
