@@ -3,8 +3,9 @@
 # under a CPU quota? Two trainer binaries, A and B (e.g. one built from main
 # and one from a branch), side by side on one emulated cluster: 4 hosts,
 # 1 Gbit/s links both ways, 0.4 core each (--cpu), one rank per host, the
-# 784-128-32-10 MLP at local batch 100, synthetic data, `ring` and `mpi`,
-# overlap off. Runs alternate A, B for each scheme, REPS times.
+# 784-128-32-10 MLP at local batch 100, synthetic data, the schemes in
+# SCHEMES (`ring` and `mpi` unless set; `ps1`, `ps2`, ... add that many
+# server hosts), overlap off. Runs alternate A, B for each scheme, REPS times.
 #
 # Prints per run and then, per binary and scheme, medians over REPS of the
 # second epoch's (the first warms up): samples/s, ms per iteration, and the
@@ -14,7 +15,8 @@
 # machine, which they see except for root's home, /tmp and /dev/shm (each
 # host has its own): keep the binaries elsewhere.
 #   bench/bench_poll_cluster.sh path/to/dmlbench path/to/trainer-A path/to/trainer-B
-#   env: REPS (5), ITERATIONS per epoch (400), BANDWIDTH (1gbit), CPU (0.4)
+#   env: REPS (5), ITERATIONS per epoch (400), BANDWIDTH (1gbit), CPU (0.4),
+#        WORKERS (4), SCHEMES ("ring mpi"; also p2p, ps1, ps2, ps4)
 set -euo pipefail
 if (($# != 3)); then
   echo "usage: bench/bench_poll_cluster.sh DMLBENCH TRAINER_A TRAINER_B" >&2
@@ -27,8 +29,15 @@ REPS=${REPS:-5}
 ITERATIONS=${ITERATIONS:-400}
 BANDWIDTH=${BANDWIDTH:-1gbit}
 CPU=${CPU:-0.4}
-WORKERS=4
+WORKERS=${WORKERS:-4}
+SCHEMES=${SCHEMES:-ring mpi}
 BATCH=100
+servers_of() { [[ $1 == ps* ]] && echo "${1#ps}" || echo 0; }
+max_servers=0
+for scheme in $SCHEMES; do
+  s=$(servers_of "$scheme")
+  ((s > max_servers)) && max_servers=$s
+done
 PYTHON=/usr/bin/python3
 for t in "$TRAINER_A" "$TRAINER_B"; do
   [[ -x $t ]] || { echo "bench_poll_cluster: no trainer at $t" >&2; exit 1; }
@@ -39,7 +48,7 @@ work=$(mktemp -d)
 state="$work/cluster"
 cleanup() { "$DMLBENCH" cluster --name "$name" --state-dir "$state" down >/dev/null 2>&1 || true; rm -rf "$work"; }
 trap cleanup EXIT
-"$DMLBENCH" cluster --name "$name" --state-dir "$state" up --hosts "$WORKERS" \
+"$DMLBENCH" cluster --name "$name" --state-dir "$state" up --hosts $((WORKERS + max_servers)) \
     --bandwidth "$BANDWIDTH" --cpu "$CPU"
 
 # Hosts and mpirun settings exactly as the inventory has them, and the
@@ -52,6 +61,7 @@ for h in tomllib.load(open(sys.argv[1], "rb"))["host"]: print(h["address"])' "$s
 mapfile -t mpi_args < <("$PYTHON" -c '
 import sys, tomllib
 for a in tomllib.load(open(sys.argv[1], "rb"))["mpi_args"]: print(a)' "$state/inventory.toml")
+all_hosts=("${addresses[@]}")
 hosts=$(IFS=,; echo "${addresses[*]:0:$WORKERS}")
 # Where mpirun says each rank runs: the trainer spins before sleeping only
 # when every rank of the job is on its machine (trainer/poll.h).
@@ -60,9 +70,14 @@ echo "ranks on the rank's machine / ranks, per rank:" $(mpirun "${mpi_args[@]}" 
 
 # One run: "samples/s ms/iteration cpu-ms/iteration" of the second epoch.
 run() {
-  local trainer=$1 architecture=$2
-  mpirun "${mpi_args[@]}" -H "$hosts" -np "$WORKERS" "$trainer" \
-      --architecture "$architecture" --synthetic $((ITERATIONS * BATCH * WORKERS)) --epochs 2 \
+  local trainer=$1 scheme=$2
+  local servers; servers=$(servers_of "$scheme")
+  local ranks=$((WORKERS + servers))
+  local architecture=$scheme
+  [[ $scheme == ps* ]] && architecture=ps
+  mpirun "${mpi_args[@]}" -H "$(IFS=,; echo "${all_hosts[*]:0:$ranks}")" -np "$ranks" "$trainer" \
+      --architecture "$architecture" --servers "$servers" \
+      --synthetic $((ITERATIONS * BATCH * WORKERS)) --epochs 2 \
       --batch-size "$BATCH" --events - --no-evaluate --quiet |
     "$PYTHON" -c '
 import json, sys
@@ -77,7 +92,7 @@ median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] 
 
 declare -A tp it cpu
 for ((i = 1; i <= REPS; i++)); do
-  for architecture in ring mpi; do
+  for architecture in $SCHEMES; do
     for which in A B; do
       if [[ $which == A ]]; then trainer=$TRAINER_A; else trainer=$TRAINER_B; fi
       read -r t m c < <(run "$trainer" "$architecture")
@@ -94,7 +109,7 @@ printf '\n%d hosts, %s, %s core, batch %d, %d iterations per epoch, median of %d
 printf 'A = %s\nB = %s\n' "$TRAINER_A" "$TRAINER_B"
 printf '%-5s %12s %12s %10s %10s %14s %14s %8s\n' scheme A_samples/s B_samples/s A_ms/it B_ms/it \
   A_cpu_ms/it B_cpu_ms/it B/A
-for architecture in ring mpi; do
+for architecture in $SCHEMES; do
   a=$(tr ' ' '\n' <<< "${tp[A.$architecture]}" | grep . | median)
   b=$(tr ' ' '\n' <<< "${tp[B.$architecture]}" | grep . | median)
   am=$(tr ' ' '\n' <<< "${it[A.$architecture]}" | grep . | median)
