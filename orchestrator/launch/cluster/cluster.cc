@@ -360,6 +360,7 @@ std::string SetUpHost(const ClusterState& state, std::size_t index, const std::s
   AddNamespace(runner, host.name);
   ThrowIfCancelled(cancel);
   AddHostLink(runner, state.bridge, host.veth, host.name, host.address);
+  PinCongestionControl(runner, host.name, state.subnet, host.address);
   ThrowIfCancelled(cancel);
   ShapeHostLink(runner, host.veth, host.name, state.network);
   CreateCpuCgroup(state.cgroup, host.cgroup, state.cpu_cores);

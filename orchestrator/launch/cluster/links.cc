@@ -237,6 +237,35 @@ void AddHostLink(CommandRunner& runner, const std::string& bridge, const std::st
   RunChecked(runner, {"ip", "-n", netns, "link", "set", "eth0", "up"});
 }
 
+// Why the hosts' TCP does not take this machine's default: with BBR (a
+// common default) and no fq qdisc, TCP paces every packet itself at its
+// estimate of the path's bandwidth, and between these hosts, which a CPU
+// quota stops for most of every CFS period, that estimate fell to 16-50
+// Mbit/s on 1 Gbit/s links. A message a little larger than one 64 KiB GSO
+// packet (p2p and ring chunks of about 70 KB: 6 workers, hidden 128,32) then
+// left in two packets, the second held back by the pacing of the first for up
+// to 26 ms; every peer waited for it, and iterations stalled for 30-60 ms
+// several times an epoch. With cubic TCP does not pace here: p2p at 6
+// workers went from 3 stalls over 30 ms per run to 0 (medians of 6 runs) and
+// from 14.0 to 11.6 ms per iteration. A route's congctl sets the algorithm for every socket that
+// uses the route, without the sysctl a namespace may not be allowed to set.
+std::vector<std::string> CongestionControlCommand(const std::string& netns, const std::string& subnet,
+                                                  const std::string& address) {
+  return {"ip", "-n", netns, "route", "replace", subnet, "dev", "eth0", "proto", "kernel",
+          "scope", "link", "src", address, "congctl", kHostCongestionControl};
+}
+
+void PinCongestionControl(CommandRunner& runner, const std::string& netns, const std::string& subnet,
+                          const std::string& address) {
+  try {
+    RunChecked(runner, CongestionControlCommand(netns, subnet, address));
+  } catch (const ClusterError& e) {
+    throw ClusterError(std::string("cannot make the hosts' TCP use congestion control ") +
+                       kHostCongestionControl + " (this kernel needs tcp_" + kHostCongestionControl +
+                       "): " + e.what());
+  }
+}
+
 void ShapeHostLink(CommandRunner& runner, const std::string& veth, const std::string& netns,
                    const NetworkProfile& profile) {
   for (const auto& [device, place] : {std::pair{veth, std::string()}, std::pair{std::string("eth0"), netns}}) {

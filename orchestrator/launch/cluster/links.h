@@ -56,6 +56,18 @@ void AddBridge(CommandRunner& runner, const std::string& name, const Subnet& sub
 // `netns`, holding `address`/24), both up.
 void AddHostLink(CommandRunner& runner, const std::string& bridge, const std::string& veth,
                  const std::string& netns, const std::string& address);
+// The TCP congestion control of every connection a host opens on its link,
+// whatever this machine's default (net.ipv4.tcp_congestion_control) is.
+inline constexpr const char kHostCongestionControl[] = "cubic";
+// The command that replaces the route of `subnet` ("10.199.7.0/24") inside
+// `netns`, which `address` added on eth0, by the same route with congctl
+// kHostCongestionControl.
+std::vector<std::string> CongestionControlCommand(const std::string& netns, const std::string& subnet,
+                                                  const std::string& address);
+// Runs CongestionControlCommand; throws ClusterError naming the algorithm when
+// the kernel refuses it.
+void PinCongestionControl(CommandRunner& runner, const std::string& netns, const std::string& subnet,
+                          const std::string& address);
 // Shapes both ends of a host's link to `profile`.
 void ShapeHostLink(CommandRunner& runner, const std::string& veth, const std::string& netns,
                    const NetworkProfile& profile);

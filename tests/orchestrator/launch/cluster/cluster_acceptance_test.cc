@@ -4,7 +4,8 @@
 // orchestrator, then down leaves nothing behind; (2) shaping is real: the
 // probe measures the configured rate within 10% at 100 Mbit/s and 1 Gbit/s;
 // (3) congestion is real: on 100 Mbit/s links the parameter server slows
-// down with more workers while a ring worker's traffic stays flat.
+// down with more workers while a ring worker's traffic stays flat; (4) the
+// hosts' TCP uses cubic even where this machine's default is another.
 #include <unistd.h>
 
 #include <filesystem>
@@ -184,6 +185,19 @@ TEST_F(ClusterAcceptance, ParameterServerCongestsWhileRingTrafficStaysFlat) {
   EXPECT_NEAR(by_point["ring4"].second / kParameterBytes, 1.5, 0.05);
   // ... so its time per iteration grows far less than the server's.
   EXPECT_LT(by_point["ring4"].first / by_point["ring2"].first, by_point["ps4"].first / by_point["ps1"].first);
+}
+
+TEST_F(ClusterAcceptance, HostsTcpUsesCubicWhateverThisMachinesDefaultIs) {
+  Up('c', 2, {"", 1e9, 0}, 0);
+  const ClusterHost& from = state_.hosts[0];
+  const ClusterHost& to = state_.hosts[1];
+  // A connection from one host to the other's sshd, as the kernel reports it.
+  const CommandResult ss = runner_->Run(
+      {"bash", "-c", "exec 3<>/dev/tcp/" + to.address + "/22 && ss -tinH dst " + to.address},
+      CommandPlace{from.name, ""});
+  ASSERT_EQ(ss.exit_code, 0) << ss.output;
+  EXPECT_NE(ss.output.find(" cubic "), std::string::npos)
+      << ss.output << "\nthis machine's default: " << runner_->Run({"sysctl", "-n", "net.ipv4.tcp_congestion_control"}).output;
 }
 
 }  // namespace

@@ -139,5 +139,12 @@ TEST(ClusterLinksTest, DelayAloneIsNetemOnly) {
                                                    "netem", "delay", "2000us", "limit", "100000"}));
 }
 
+TEST(ClusterLinksTest, HostRoutesPinCubicWhateverTheMachineDefault) {
+  EXPECT_EQ(CongestionControlCommand("dmlb-x-h1", "10.199.7.0/24", "10.199.7.11"),
+            (std::vector<std::string>{"ip", "-n", "dmlb-x-h1", "route", "replace", "10.199.7.0/24", "dev", "eth0",
+                                      "proto", "kernel", "scope", "link", "src", "10.199.7.11", "congctl",
+                                      "cubic"}));
+}
+
 }  // namespace
 }  // namespace dmlbench
