@@ -37,7 +37,11 @@ IterationTraffic Traffic(const ModelConfig& config, double gradient_bytes) {
       // server handles w pushes and w pulls, the worker k of each.
       t.latency_steps = 2;
       t.messages = 2 * (k + w);
-      t.link_bytes = 2 * std::max(W, w * W / k);
+      // The busiest link carries its pushes, then its pulls. With overlap the
+      // n buckets pipeline: a server answers bucket j while bucket j+1 comes
+      // in, so only one bucket's share waits for the other direction.
+      const double buckets = static_cast<double>(Buckets(config).size());
+      t.link_bytes = (1 + 1 / buckets) * std::max(W, w * W / k);
       t.reduce_bytes = (w - 1) * W / k;
       t.server_update_bytes = W / k;
       t.worker_cpu_bytes = 2 * W;

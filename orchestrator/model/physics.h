@@ -73,7 +73,9 @@ struct IterationTraffic {
 //            w > p (the ranks beyond p fold into partners first);
 //   p2p      scatter then gather, each w-1 messages of W/w per worker, concurrent;
 //   ps(k)    push W (k messages of W/k), pull W; a server's link carries w W/k
-//            each way, so the busiest link moves max(W, w W/k) per direction.
+//            each way, so the busiest link moves max(W, w W/k) per direction,
+//            the pull after the push; with overlap in n buckets the two
+//            directions pipeline and (1 + 1/n) max(W, w W/k) is in sequence.
 // One worker (w = 1) exchanges nothing, except under ps.
 IterationTraffic Traffic(const ModelConfig& config, double gradient_bytes);
 

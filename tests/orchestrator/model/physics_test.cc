@@ -91,6 +91,25 @@ TEST(PhysicsTest, OneWorkerExchangesNothingButStillUpdates) {
   }
 }
 
+TEST(PhysicsTest, ParameterServerPushAndPullPipelineOverOverlapBuckets) {
+  ModelConfig config;  // 784-128-32-10: W = 4 x 104,938 bytes
+  config.architecture = Architecture::kPs;
+  config.servers = 1;
+  config.workers = 4;
+  const double W = 4.0 * 104938;
+  // Without overlap the server's link carries the 4 pushes, then the 4 pulls.
+  EXPECT_DOUBLE_EQ(Traffic(config, W).link_bytes, 2 * 4 * W);
+  // With 5 buckets (16 KiB) the pull of one bucket overlaps the push of the
+  // next: one bucket's share is left in sequence.
+  config.overlap = true;
+  config.bucket_bytes = 16 * 1024;
+  ASSERT_EQ(Buckets(config).size(), 5u);
+  EXPECT_DOUBLE_EQ(Traffic(config, W).link_bytes, (1 + 1.0 / 5) * 4 * W);
+  // One bucket: nothing to pipeline.
+  config.bucket_bytes = 1 << 30;
+  EXPECT_DOUBLE_EQ(Traffic(config, W).link_bytes, 2 * 4 * W);
+}
+
 TEST(PhysicsTest, BucketsFollowTheTrainersSlicesFusedLastFirst) {
   ModelConfig config;  // 784-128-32-10
   EXPECT_EQ(Buckets(config).size(), 1u);  // overlap off: one bucket, ready at the end
