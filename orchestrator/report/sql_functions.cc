@@ -88,10 +88,19 @@ namespace {
 
 // A lower bound on a run's iteration time from first principles; see
 // iteration_bound_s in the header. W is the gradient's bytes, w workers.
+// What a link can send at once after it idled: the token bucket of the
+// emulated cluster's links holds max(1 ms at the configured rate, 16 KiB)
+// (orchestrator/launch/cluster/links.cc); a real link has none, and the
+// bound is then looser by as much.
+double BurstBytes(const ModelConfig& config) {
+  return std::max(config.bandwidth_bits_per_s / 8 * 0.001, 16.0 * 1024);
+}
+
 double IterationBound(const ModelConfig& config, const LinkParameters& link, double W, double compute_cpu_s) {
   const double w = config.workers;
   double bytes = 0;    // through the busiest link in one direction, one after another
   double latencies = 0;  // dependent message latencies
+  double bursts = 0;   // directions used one after the other, each starting with a full bucket
   if (config.architecture == Architecture::kPs) {
     // A worker pushes W (W/k to each server), and the last server's W/k
     // must arrive before that server's answer can; a server's link carries
@@ -99,13 +108,16 @@ double IterationBound(const ModelConfig& config, const LinkParameters& link, dou
     const double k = std::max(config.servers, 1);
     bytes = std::max(W + W / k, w * W / k);
     latencies = 2;
+    bursts = 2;
   } else if (w > 1) {
     // Any allreduce: each worker sends at least 2 (w-1)/w W (reduce-scatter
     // and allgather halves of the data) in at least ceil(log2 w) rounds.
     bytes = 2 * (w - 1) / w * W;
     latencies = std::ceil(std::log2(w));
+    bursts = 1;
   }
-  const double exchange = latencies * link.alpha_s + bytes / link.bytes_per_s;
+  const double exchange =
+      latencies * link.alpha_s + std::max(0.0, bytes - bursts * BurstBytes(config)) / link.bytes_per_s;
   return config.overlap ? std::max(compute_cpu_s, exchange) : compute_cpu_s + exchange;
 }
 

@@ -25,7 +25,10 @@
 //                                     direction and the least number of
 //                                     dependent latencies: any allreduce
 //                                     2 (w-1)/w W in ceil(log2 w) rounds; ps
-//                                     max(W + W/k, w W/k) in 2. The larger of
+//                                     max(W + W/k, w W/k) in 2, less what
+//                                     the links' token bucket sends at once
+//                                     after idling (once per direction
+//                                     used in turn). The larger of
 //                                     compute and exchange, not their sum, with
 //                                     overlap on. NULL when not known
 // Not thread-safe (the Store is not).
