@@ -319,7 +319,10 @@ class CorrectedModel : public PerformanceModel {
  public:
   explicit CorrectedModel(bool overlap) : overlap_(overlap) {}
   std::string_view name() const override { return overlap_ ? "corrected+overlap" : "corrected"; }
-  int version() const override { return 3; }
+  // 3: the p-norm of path and quota-stretched CPU; 4: overlap buckets
+  // follow the trainer's row blocks, and a parameter server's push and
+  // pull pipeline over them.
+  int version() const override { return 4; }
 
   ModelFitRecord Fit(const ModelData& data) const override {
     ModelFitRecord fit = NewFit(*this);
