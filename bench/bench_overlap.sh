@@ -56,12 +56,7 @@ run_once() {
 # Median of each column over REPEATS runs.
 measure() {
   for _ in $(seq "$REPEATS"); do run_once "$1" "$2"; done |
-    awk '{ for (c = 1; c <= NF; c++) v[c, NR] = $c; n = NR; cols = NF }
-         END { for (c = 1; c <= cols; c++) {
-                 for (i = 1; i <= n; i++) s[i] = v[c, i];
-                 for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (s[j] < s[i]) { t = s[i]; s[i] = s[j]; s[j] = t }
-                 m = (n % 2) ? s[(n + 1) / 2] : (s[n / 2] + s[n / 2 + 1]) / 2;
-                 printf "%s%s", m, (c < cols ? " " : "\n") } }'
+    awk -f "$(dirname "$0")/column_medians.awk"
 }
 
 printf '%-5s %-7s %8s %8s %9s %8s %8s %7s\n' arch overlap iter compute exchange exposed comm ratio

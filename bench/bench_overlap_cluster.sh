@@ -107,12 +107,7 @@ EOF
 # Median of each column over REPS runs.
 measure() {
   for _ in $(seq "$REPS"); do run_once "$@"; done |
-    awk '{ for (c = 1; c <= NF; c++) v[c, NR] = $c; n = NR; cols = NF }
-         END { for (c = 1; c <= cols; c++) {
-                 for (i = 1; i <= n; i++) s[i] = v[c, i];
-                 for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (s[j] < s[i]) { t = s[i]; s[i] = s[j]; s[j] = t }
-                 m = (n % 2) ? s[(n + 1) / 2] : (s[n / 2] + s[n / 2 + 1]) / 2;
-                 printf "%s%s", m, (c < cols ? " " : "\n") } }'
+    awk -f "$(dirname "$0")/column_medians.awk"
 }
 
 printf '%d workers, one per host, %s links, %s core per host, batch %d, %s-byte buckets, %d iterations, median of %d\n' \
