@@ -22,6 +22,15 @@ struct NetworkProfile {
   double latency_s = 0;               // one-way delay added per direction
 };
 
+// What an emulated link sends at once after it idled: the token bucket that
+// shapes it to `bandwidth_bits_per_s` holds max(1 ms at the rate, 16 KiB)
+// (never below a few full-size frames). The cluster shapes its links with
+// it; the report's lower bound on an iteration subtracts it.
+inline double LinkBurstBytes(double bandwidth_bits_per_s) {
+  const double one_ms = bandwidth_bits_per_s / 8 * 0.001;
+  return one_ms > 16.0 * 1024 ? one_ms : 16.0 * 1024;
+}
+
 // What the hosts table records about a machine (DESIGN.md section 5).
 struct HostFacts {
   std::string name;           // inventory name ("local" for this machine)

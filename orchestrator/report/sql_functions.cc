@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "orchestrator/core/run_spec.h"
 #include "orchestrator/model/models.h"
 #include "orchestrator/model/observations.h"
 #include "orchestrator/model/physics.h"
@@ -88,19 +89,14 @@ namespace {
 
 // A lower bound on a run's iteration time from first principles; see
 // iteration_bound_s in the header. W is the gradient's bytes, w workers.
-// What a link can send at once after it idled: the token bucket of the
-// emulated cluster's links holds max(1 ms at the configured rate, 16 KiB)
-// (orchestrator/launch/cluster/links.cc); a real link has none, and the
-// bound is then looser by as much.
-double BurstBytes(const ModelConfig& config) {
-  return std::max(config.bandwidth_bits_per_s / 8 * 0.001, 16.0 * 1024);
-}
-
 double IterationBound(const ModelConfig& config, const LinkParameters& link, double W, double compute_cpu_s) {
   const double w = config.workers;
   double bytes = 0;    // through the busiest link in one direction, one after another
   double latencies = 0;  // dependent message latencies
-  double bursts = 0;   // directions used one after the other, each starting with a full bucket
+  // Directions used one after the other, each starting with a full token
+  // bucket (LinkBurstBytes; a real link has none, and the bound is then
+  // looser by as much).
+  double bursts = 0;
   if (config.architecture == Architecture::kPs) {
     // A worker pushes W (W/k to each server), and the last server's W/k
     // must arrive before that server's answer can; a server's link carries
@@ -117,7 +113,7 @@ double IterationBound(const ModelConfig& config, const LinkParameters& link, dou
     bursts = 1;
   }
   const double exchange =
-      latencies * link.alpha_s + std::max(0.0, bytes - bursts * BurstBytes(config)) / link.bytes_per_s;
+      latencies * link.alpha_s + std::max(0.0, bytes - bursts * LinkBurstBytes(config.bandwidth_bits_per_s)) / link.bytes_per_s;
   return config.overlap ? std::max(compute_cpu_s, exchange) : compute_cpu_s + exchange;
 }
 

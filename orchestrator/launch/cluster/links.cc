@@ -10,10 +10,6 @@
 namespace dmlbench {
 namespace {
 
-// tbf's bucket: at least one millisecond at the rate, and never below a few
-// full-size frames (tbf splits larger GSO packets itself).
-constexpr double kBurstSeconds = 0.001;
-constexpr double kMinBurstBytes = 16 * 1024;
 // Queue in front of the bucket: deep enough to hold what every TCP flow into
 // a host can have in flight at once, so that incast (p2p's all-to-all, a
 // parameter server's w pushes) queues and shares the link instead of losing
@@ -207,7 +203,9 @@ std::vector<std::vector<std::string>> ShapeCommands(const std::string& device, c
   }
   if (profile.bandwidth_bits_per_s > 0) {
     const double rate_bytes = profile.bandwidth_bits_per_s / 8;
-    const double burst = std::max(rate_bytes * kBurstSeconds, kMinBurstBytes);
+    // tbf's bucket (LinkBurstBytes): at least one millisecond at the rate,
+    // never below a few full-size frames (tbf splits larger GSO packets itself).
+    const double burst = LinkBurstBytes(profile.bandwidth_bits_per_s);
     const double limit = std::max(rate_bytes * kQueueSeconds, kMinQueueBytes) + burst;
     std::vector<std::string> tbf = command({"qdisc", "add", "dev", device});
     if (tbf_parent == "root") {
