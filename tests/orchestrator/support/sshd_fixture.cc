@@ -159,8 +159,14 @@ SshdFixture::SshdFixture(std::vector<std::string> addresses) : addresses_(std::m
            << "LogLevel VERBOSE\n"
            // bash run by sshd at shell level 1 sources ~/.bashrc even for a
            // command; on some machines that takes seconds. Level 1 here makes
-           // the login shell level 2, so commands start at once.
-           << "SetEnv SHLVL=1\n";
+           // the login shell level 2, so commands start at once. Each host
+           // has its own temporary directory, as real hosts have their own
+           // /tmp: Open MPI's daemons of one job share a node name here, and
+           // two of them creating one session directory at once fail
+           // ("mkdir ... File exists", then "ORTE does not know how to route
+           // a message"), 5 of 30 link probes under load.
+           << "SetEnv SHLVL=1 TMPDIR=" << HostTemporaryDir(i) << "\n";
+    std::filesystem::create_directory(HostTemporaryDir(i));
   }
   pids_.assign(addresses_.size(), -1);
   // sshd refuses to start without its privilege separation directory.
@@ -239,10 +245,7 @@ std::string SshdFixture::InventoryToml(int slots, const std::string& extra) cons
        << port_ << " -i " << user_key_ << " -o UserKnownHostsFile=" << known_hosts_
        << " -o StrictHostKeyChecking=yes -o BatchMode=yes\", \"--mca\", \"btl\", \"tcp,self\", "
           "\"--mca\", \"btl_tcp_if_include\", \"lo\", \"--mca\", \"oob_tcp_if_include\", \"lo\", "
-          "\"--oversubscribe\", "
-          // Every "host" is this machine: each fixture gets its own Open MPI
-          // session directory, or two tests' daemons can collide in /tmp.
-          "\"--mca\", \"orte_tmpdir_base\", \"" << dir_ << "\"]\n"
+          "\"--oversubscribe\"]\n"
        << extra << "\n";
   char name = 'a';
   for (const std::string& address : addresses_) {

@@ -49,6 +49,9 @@ class SshdFixture {
   static std::string ReadFile(const std::string& path);
 
  private:
+  // The TMPDIR of sessions on host `index`.
+  std::string HostTemporaryDir(size_t index) const { return dir_ + "/tmp." + std::to_string(index); }
+
   std::vector<std::string> addresses_;
   std::string dir_;
   std::string user_key_;
