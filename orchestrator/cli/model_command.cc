@@ -52,6 +52,13 @@ std::string Scope(const ModelOptions& o) {
 ModelFitRecord LatestFit(const Store& store, const PerformanceModel& model) {
   std::optional<ModelFitRecord> fit = store.LatestModelFit(std::string(model.name()));
   if (!fit) throw ModelError("no fit of " + std::string(model.name()) + " in " + store.path() + ": run `dmlbench model fit` first");
+  // A fit holds the parameters of its version's equations, no others.
+  if (fit->model_version != model.version()) {
+    throw ModelError("the latest fit of " + std::string(model.name()) + " in " + store.path() + " (fit " +
+                     std::to_string(fit->fit_id) + ") is of version " + std::to_string(fit->model_version) +
+                     "; this dmlbench's " + std::string(model.name()) + " is version " +
+                     std::to_string(model.version()) + ": run `dmlbench model fit` again");
+  }
   return *fit;
 }
 

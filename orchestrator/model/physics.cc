@@ -48,6 +48,8 @@ IterationTraffic Traffic(const ModelConfig& config, double gradient_bytes) {
       t.worker_cpu_messages = 2 * k;
       t.server_cpu_bytes = 2 * w * W / k + (w - 1) * W / k;
       t.server_cpu_messages = 2 * w;
+      t.server_cpu_waits = w;
+      t.worker_cpu_waits = t.latency_steps;
       return t;
     }
     case Architecture::kP2p:
@@ -60,6 +62,7 @@ IterationTraffic Traffic(const ModelConfig& config, double gradient_bytes) {
       t.worker_update_bytes = W / w;
       t.worker_cpu_bytes = 2 * t.link_bytes + t.reduce_bytes;
       t.worker_cpu_messages = 2 * t.messages;
+      t.worker_cpu_waits = t.latency_steps;
       return t;
     case Architecture::kMpi: {
       if (config.workers == 1) break;
@@ -74,6 +77,7 @@ IterationTraffic Traffic(const ModelConfig& config, double gradient_bytes) {
         t.worker_update_bytes = W;
         t.worker_cpu_bytes = t.link_bytes + t.reduce_bytes;  // the root receives, then sends
         t.worker_cpu_messages = t.messages;
+        t.worker_cpu_waits = t.latency_steps;
         return t;
       }
       // libnbc's Rabenseifner (reduce-scatter by recursive halving, then
@@ -93,6 +97,7 @@ IterationTraffic Traffic(const ModelConfig& config, double gradient_bytes) {
       // first and sends at the end.
       t.worker_cpu_bytes = 4 * (p - 1) / p * W + (folded ? 2 * W : 0) + t.reduce_bytes;
       t.worker_cpu_messages = 4 * steps + (folded ? 2 : 0);
+      t.worker_cpu_waits = t.latency_steps;
       return t;
     }
     case Architecture::kRing:
@@ -104,6 +109,7 @@ IterationTraffic Traffic(const ModelConfig& config, double gradient_bytes) {
       t.worker_update_bytes = W;
       t.worker_cpu_bytes = 2 * t.link_bytes + t.reduce_bytes;  // each step sends and receives
       t.worker_cpu_messages = 2 * t.messages;
+      t.worker_cpu_waits = t.latency_steps;
       return t;
   }
   t.worker_update_bytes = W;  // one worker: SGD on its own gradient

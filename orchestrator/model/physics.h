@@ -55,12 +55,16 @@ struct IterationTraffic {
   double server_update_bytes = 0;  // parameters updated by a server on the critical path, bytes
   // CPU work of the busiest worker and of a server (ps only), per
   // iteration: bytes through its network stack (sent plus received, plus
-  // bytes summed) and messages it sends or receives. Under a CPU quota
-  // this work, not the wire, can set the pace.
+  // bytes summed), messages it sends or receives, and the waits it sleeps
+  // through (each wakes it and polls the progress engine): a worker waits
+  // for each dependent step (latency_steps), a server for each push. Under
+  // a CPU quota this work, not the wire, can set the pace.
   double worker_cpu_bytes = 0;
   double worker_cpu_messages = 0;
+  double worker_cpu_waits = 0;
   double server_cpu_bytes = 0;
   double server_cpu_messages = 0;
+  double server_cpu_waits = 0;
 };
 
 // The exchange of `gradient_bytes` in the configuration's scheme:

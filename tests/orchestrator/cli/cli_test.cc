@@ -135,6 +135,28 @@ TEST_F(CliTest, ModelTakesOneNamePerModelOptionAndLeavesTheSettingsToPredict) {
   EXPECT_NE(unknown.err.find("unknown model \"fancy\""), std::string::npos) << unknown.err;
 }
 
+TEST_F(CliTest, AFitOfAnotherVersionOfTheModelIsNotUsedToPredict) {
+  RunOnce(db_);
+  {
+    Store store(db_);
+    ModelFitRecord fit;
+    fit.model = "corrected";
+    fit.model_version = 4;
+    fit.code_commit = "older";
+    fit.created_unix_s = 1;
+    store.AddModelFit(fit);
+  }
+  for (const char* command : {"predict", "validate"}) {
+    std::vector<std::string> args = {"--db", db_, "model", command, "--model", "corrected"};
+    if (std::string(command) == "predict") args.push_back("workers=4");
+    const CommandOutput output = Dmlbench(args);
+    EXPECT_NE(output.exit_code, 0) << command;
+    EXPECT_NE(output.err.find("is of version 4; this dmlbench's corrected is version "), std::string::npos)
+        << output.err;
+    EXPECT_NE(output.err.find("run `dmlbench model fit` again"), std::string::npos) << output.err;
+  }
+}
+
 TEST_F(CliTest, PlanRunStatusQueryAndExport) {
   const std::string matrix = WriteMatrix("architecture = [\"ring\", \"mpi\"]\nworkers = [1]\n");
   const std::string trainer = WriteScript(dir_ / "trainer", testing::GoodTrainerBody());

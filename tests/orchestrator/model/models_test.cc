@@ -37,7 +37,7 @@ constexpr double kAlpha = 12e-6;
 // per iteration is its work when nothing waits (one worker of ring, mpi or
 // p2p) or the CPU does not bind, and all its quota allows when it binds.
 struct Truth {
-  double overhead_s = 2e-4, per_sample_s = 6e-6, per_byte_s = 1.2e-9, per_message_s = 30e-6;
+  double overhead_s = 2e-4, per_sample_s = 6e-6, per_byte_s = 1.2e-9, per_message_s = 30e-6, per_wait_s = 40e-6;
   double exponent = 3, quota = 0.95;
   std::map<std::string, double> wire_factor = {{"ring", 1.05}, {"mpi", 1.1},   {"p2p", 1.2},
                                                {"ps k=1", 0.9}, {"ps k=2", 0.95}, {"ps k=4", 1.0}};
@@ -55,8 +55,10 @@ struct Truth {
     std::string scope(Text(config.architecture));
     if (config.architecture == Architecture::kPs) scope += " k=" + std::to_string(config.servers);
     const double path = compute + wire_factor.at(scope) * (t.latency_steps * kAlpha + t.link_bytes / bytes_per_s);
-    const double worker = compute + per_byte_s * t.worker_cpu_bytes + per_message_s * t.worker_cpu_messages;
-    const double server = per_byte_s * t.server_cpu_bytes + per_message_s * t.server_cpu_messages;
+    const double worker = compute + per_byte_s * t.worker_cpu_bytes + per_message_s * t.worker_cpu_messages +
+                          per_wait_s * t.worker_cpu_waits;
+    const double server =
+        per_byte_s * t.server_cpu_bytes + per_message_s * t.server_cpu_messages + per_wait_s * t.server_cpu_waits;
     const bool ps = config.architecture == Architecture::kPs;
     const double q = quota * share;
     double sum = std::pow(path, exponent) + std::pow(worker / q, exponent);
@@ -167,7 +169,8 @@ TEST_F(ModelsTest, CorrectedFitFindsTheTrueParametersFromCalibrationRunsOnly) {
   const std::vector<std::pair<std::string, double>> truths = {
       {"cpu_overhead_s", truth_.overhead_s},   {"cpu_per_sample_s", truth_.per_sample_s},
       {"cpu_per_byte_s", truth_.per_byte_s},   {"cpu_per_message_s", truth_.per_message_s},
-      {"combine_exponent", truth_.exponent},   {"quota_efficiency", truth_.quota}};
+      {"cpu_per_wait_s", truth_.per_wait_s},   {"combine_exponent", truth_.exponent},
+      {"quota_efficiency", truth_.quota}};
   for (const auto& [name, value] : truths) {
     const ModelParameterRow& p = ParameterOf(fit, name);
     EXPECT_LE(*p.ci_low, value) << name;

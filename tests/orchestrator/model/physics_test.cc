@@ -82,6 +82,23 @@ TEST(PhysicsTest, ParameterServerLinkCarriesTheLargerOfWAndWWOverK) {
   EXPECT_EQ(Traffic(Config(Architecture::kPs, 1, 4), 400).link_bytes, 2 * 400);
 }
 
+TEST(PhysicsTest, RanksWaitOncePerDependentStepAndAServerOncePerPush) {
+  // Ring and p2p handle as many bytes and messages per worker; ring waits
+  // for each of its 2(w-1) steps, p2p for its scatter and its gather.
+  const IterationTraffic ring = Traffic(Config(Architecture::kRing, 5), 500);
+  const IterationTraffic p2p = Traffic(Config(Architecture::kP2p, 5), 500);
+  EXPECT_EQ(ring.worker_cpu_bytes, p2p.worker_cpu_bytes);
+  EXPECT_EQ(ring.worker_cpu_messages, p2p.worker_cpu_messages);
+  EXPECT_EQ(ring.worker_cpu_waits, 8);
+  EXPECT_EQ(p2p.worker_cpu_waits, 2);
+  EXPECT_EQ(Traffic(Config(Architecture::kMpi, 5), 500).worker_cpu_waits, 6);  // Rabenseifner over 4, folded
+  const IterationTraffic ps = Traffic(Config(Architecture::kPs, 4, 2), 400);
+  EXPECT_EQ(ps.worker_cpu_waits, 2);  // its push, its pull
+  EXPECT_EQ(ps.server_cpu_waits, 4);  // one push of each worker
+  EXPECT_EQ(ring.server_cpu_waits, 0);
+  EXPECT_EQ(Traffic(Config(Architecture::kRing, 1), 400).worker_cpu_waits, 0);
+}
+
 TEST(PhysicsTest, OneWorkerExchangesNothingButStillUpdates) {
   for (Architecture a : {Architecture::kRing, Architecture::kMpi, Architecture::kP2p}) {
     const IterationTraffic t = Traffic(Config(a, 1), 400);
