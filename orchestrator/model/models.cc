@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "orchestrator/core/clock.h"
+#include "orchestrator/core/run_spec.h"
 #include "orchestrator/model/least_squares.h"
 #include "orchestrator/model/statistics.h"
 
@@ -193,7 +194,10 @@ class Paper2019 : public PerformanceModel {
 // how much, fitted.
 //
 //   path       = compute + wire_factor[a] wire
-//   wire       = latency_steps alpha + link_bytes / B        (busiest link; physics.h)
+//   wire       = latency_steps alpha + paced_bytes / B       (busiest link; physics.h)
+//   paced_bytes = link_bytes - link_bursts LinkBurstBytes     (shaped links: the token
+//                 bucket passes a burst at once to each transfer that starts on
+//                 an idle direction; core/run_spec.h)
 //   compute    = cpu_overhead_s + cpu_per_sample_s b
 //   worker_cpu = compute + cpu_per_byte_s worker_cpu_bytes + cpu_per_message_s n worker_cpu_messages
 //                + cpu_per_wait_s worker_cpu_waits
@@ -211,7 +215,7 @@ class Paper2019 : public PerformanceModel {
 //                      received or summed)
 //   cpu_per_message_s  CPU s per message sent or received
 //   cpu_per_wait_s     CPU s per wait a rank sleeps through (physics.h: a
-//                      worker's dependent steps, a server's pushes): each
+//                      worker's dependent steps, a server's exchanges): each
 //                      costs its wake-ups and polls of the progress engine,
 //                      whatever the messages and bytes. Ring and p2p at
 //                      1 Gbit/s move the same bytes in the same number of
@@ -259,9 +263,17 @@ double CpuShare(const ModelConfig& config) {
   return config.cpu_cores > 0 ? std::min(config.cpu_cores, 1.0) : 1.0;
 }
 
+// Bytes of the busiest link that wait for its rate: on a shaped link the
+// token bucket passes LinkBurstBytes at once to each transfer that starts
+// on an idle direction.
+double PacedBytes(const ModelConfig& config, const IterationTraffic& t) {
+  if (config.bandwidth_bits_per_s <= 0) return t.link_bytes;
+  return std::max(0.0, t.link_bytes - t.link_bursts * LinkBurstBytes(config.bandwidth_bits_per_s));
+}
+
 // The wire's alpha-B time of one iteration on the busiest link (s).
-double WireS(const IterationTraffic& t, const LinkParameters& link) {
-  return t.latency_steps * link.alpha_s + t.link_bytes / link.bytes_per_s;
+double WireS(const ModelConfig& config, const IterationTraffic& t, const LinkParameters& link) {
+  return t.latency_steps * link.alpha_s + PacedBytes(config, t) / link.bytes_per_s;
 }
 
 // The exchange with overlap: buckets go out as their layers' gradients are
@@ -272,7 +284,7 @@ std::pair<double, double> OverlappedExchange(const ModelConfig& config, double g
                                              const LinkParameters& link, double wire_factor, double backward_s) {
   const IterationTraffic t = Traffic(config, gradient_bytes);
   const double fixed = t.latency_steps * link.alpha_s;
-  const double proportional = wire_factor * t.link_bytes / link.bytes_per_s;
+  const double proportional = wire_factor * PacedBytes(config, t) / link.bytes_per_s;
   double end = 0, total = 0;
   for (const Bucket& bucket : Buckets(config)) {
     const double comm = fixed + proportional * bucket.bytes / gradient_bytes;
@@ -305,7 +317,7 @@ CorrectedTerms Evaluate(const CorrectedCoefficients& k, const ModelConfig& confi
   const double factor = k.WireFactor(config);
   CorrectedTerms terms;
   terms.compute = k.overhead + k.per_sample * config.batch_size;
-  double wire = factor * WireS(t, link);
+  double wire = factor * WireS(config, t, link);
   if (overlap_model && config.overlap) {
     const auto [exposed, hidden] =
         OverlappedExchange(config, gradient_bytes, link, factor, (1 - k.forward_share) * terms.compute);
@@ -319,8 +331,8 @@ CorrectedTerms Evaluate(const CorrectedCoefficients& k, const ModelConfig& confi
   // A worker's waits are not: it polls every bucket in flight at once,
   // between its layers and after backward, so buckets share its wake-ups
   // (counting a wait per step of each bucket predicted ring with overlap,
-  // 4 workers, 5 buckets, 45 % too slow; once, 1 % too slow). A server has
-  // nothing else to do and sleeps until each push of each bucket.
+  // 4 workers, 5 buckets, 45 % too slow; once, 1 % too slow). A server
+  // wakes for the pushes of each bucket.
   const double worker = terms.compute + k.per_byte * t.worker_cpu_bytes +
                         k.per_message * exchanges * t.worker_cpu_messages + k.per_wait * t.worker_cpu_waits;
   const double server = k.per_byte * t.server_cpu_bytes +
@@ -339,8 +351,9 @@ class CorrectedModel : public PerformanceModel {
   std::string_view name() const override { return overlap_ ? "corrected+overlap" : "corrected"; }
   // 3: the p-norm of path and quota-stretched CPU; 4: overlap buckets
   // follow the trainer's row blocks, and a parameter server's push and
-  // pull pipeline over them; 5: a CPU cost per wait.
-  int version() const override { return 5; }
+  // pull pipeline over them; 5: a CPU cost per wait; 6: the shaped links'
+  // token-bucket burst, and a server wakes once per exchange.
+  int version() const override { return 6; }
 
   ModelFitRecord Fit(const ModelData& data) const override {
     ModelFitRecord fit = NewFit(*this);

@@ -42,13 +42,14 @@ IterationTraffic Traffic(const ModelConfig& config, double gradient_bytes) {
       // in, so only one bucket's share waits for the other direction.
       const double buckets = static_cast<double>(Buckets(config).size());
       t.link_bytes = (1 + 1 / buckets) * std::max(W, w * W / k);
+      t.link_bursts = 2;  // the pushes into the busiest end, then the pulls out of it
       t.reduce_bytes = (w - 1) * W / k;
       t.server_update_bytes = W / k;
       t.worker_cpu_bytes = 2 * W;
       t.worker_cpu_messages = 2 * k;
       t.server_cpu_bytes = 2 * w * W / k + (w - 1) * W / k;
       t.server_cpu_messages = 2 * w;
-      t.server_cpu_waits = w;
+      t.server_cpu_waits = 1;
       t.worker_cpu_waits = t.latency_steps;
       return t;
     }
@@ -58,6 +59,7 @@ IterationTraffic Traffic(const ModelConfig& config, double gradient_bytes) {
       t.latency_steps = 2;
       t.messages = 2 * (w - 1);
       t.link_bytes = 2 * (w - 1) * W / w;
+      t.link_bursts = 1;
       t.reduce_bytes = (w - 1) * W / w;
       t.worker_update_bytes = W / w;
       t.worker_cpu_bytes = 2 * t.link_bytes + t.reduce_bytes;
@@ -73,6 +75,7 @@ IterationTraffic Traffic(const ModelConfig& config, double gradient_bytes) {
         t.latency_steps = 2 * rounds;
         t.messages = 2 * rounds;
         t.link_bytes = 2 * rounds * W;
+        t.link_bursts = 2;  // up into the root, then down out of it
         t.reduce_bytes = rounds * W;
         t.worker_update_bytes = W;
         t.worker_cpu_bytes = t.link_bytes + t.reduce_bytes;  // the root receives, then sends
@@ -91,6 +94,7 @@ IterationTraffic Traffic(const ModelConfig& config, double gradient_bytes) {
       t.latency_steps = 2 * steps + (folded ? 2 : 0);
       t.messages = t.latency_steps;
       t.link_bytes = 2 * (p - 1) / p * W + (folded ? 2 * W : 0);
+      t.link_bursts = 1;
       t.reduce_bytes = (p - 1) / p * W + (folded ? W : 0);
       t.worker_update_bytes = W;
       // Halving and doubling send and receive at once; the fold receives
@@ -105,6 +109,7 @@ IterationTraffic Traffic(const ModelConfig& config, double gradient_bytes) {
       t.latency_steps = 2 * (w - 1);
       t.messages = 2 * (w - 1);
       t.link_bytes = 2 * (w - 1) * W / w;
+      t.link_bursts = 1;
       t.reduce_bytes = (w - 1) * W / w;
       t.worker_update_bytes = W;
       t.worker_cpu_bytes = 2 * t.link_bytes + t.reduce_bytes;  // each step sends and receives

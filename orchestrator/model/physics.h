@@ -50,6 +50,7 @@ struct IterationTraffic {
   double latency_steps = 0;        // message latencies paid one after another (x alpha)
   double messages = 0;             // messages posted or handled in sequence (x per-message software cost)
   double link_bytes = 0;           // bytes through the busiest link, one direction after the other (/ B)
+  double link_bursts = 0;          // transfers in sequence that start on an idle link direction
   double reduce_bytes = 0;         // gradient bytes summed in sequence
   double worker_update_bytes = 0;  // parameters updated by each worker (SGD), bytes
   double server_update_bytes = 0;  // parameters updated by a server on the critical path, bytes
@@ -57,8 +58,9 @@ struct IterationTraffic {
   // iteration: bytes through its network stack (sent plus received, plus
   // bytes summed), messages it sends or receives, and the waits it sleeps
   // through (each wakes it and polls the progress engine): a worker waits
-  // for each dependent step (latency_steps), a server for each push. Under
-  // a CPU quota this work, not the wire, can set the pace.
+  // for each dependent step (latency_steps), a server once for the pushes
+  // of an exchange, which arrive together. Under a CPU quota this work, not
+  // the wire, can set the pace.
   double worker_cpu_bytes = 0;
   double worker_cpu_messages = 0;
   double worker_cpu_waits = 0;

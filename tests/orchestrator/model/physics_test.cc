@@ -82,7 +82,7 @@ TEST(PhysicsTest, ParameterServerLinkCarriesTheLargerOfWAndWWOverK) {
   EXPECT_EQ(Traffic(Config(Architecture::kPs, 1, 4), 400).link_bytes, 2 * 400);
 }
 
-TEST(PhysicsTest, RanksWaitOncePerDependentStepAndAServerOncePerPush) {
+TEST(PhysicsTest, WorkersWaitOncePerDependentStepAndAServerOncePerExchange) {
   // Ring and p2p handle as many bytes and messages per worker; ring waits
   // for each of its 2(w-1) steps, p2p for its scatter and its gather.
   const IterationTraffic ring = Traffic(Config(Architecture::kRing, 5), 500);
@@ -94,9 +94,21 @@ TEST(PhysicsTest, RanksWaitOncePerDependentStepAndAServerOncePerPush) {
   EXPECT_EQ(Traffic(Config(Architecture::kMpi, 5), 500).worker_cpu_waits, 6);  // Rabenseifner over 4, folded
   const IterationTraffic ps = Traffic(Config(Architecture::kPs, 4, 2), 400);
   EXPECT_EQ(ps.worker_cpu_waits, 2);  // its push, its pull
-  EXPECT_EQ(ps.server_cpu_waits, 4);  // one push of each worker
+  EXPECT_EQ(ps.server_cpu_waits, 1);  // the pushes of all workers, which arrive together
   EXPECT_EQ(ring.server_cpu_waits, 0);
   EXPECT_EQ(Traffic(Config(Architecture::kRing, 1), 400).worker_cpu_waits, 0);
+}
+
+TEST(PhysicsTest, ATransferStartsOnAnIdleLinkOncePerDirectionInSequence) {
+  // The binomial tree fills the root's link inwards, then outwards; a
+  // parameter server's end takes the pushes, then sends the pulls; ring,
+  // Rabenseifner and p2p keep both directions busy from start to end.
+  EXPECT_EQ(Traffic(Config(Architecture::kMpi, 3), 400).link_bursts, 2);
+  EXPECT_EQ(Traffic(Config(Architecture::kPs, 4, 2), 400).link_bursts, 2);
+  for (Architecture a : {Architecture::kRing, Architecture::kMpi, Architecture::kP2p}) {
+    EXPECT_EQ(Traffic(Config(a, 5), 500).link_bursts, 1);
+    EXPECT_EQ(Traffic(Config(a, 1), 500).link_bursts, 0);
+  }
 }
 
 TEST(PhysicsTest, OneWorkerExchangesNothingButStillUpdates) {

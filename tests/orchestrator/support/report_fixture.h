@@ -19,6 +19,7 @@
 #include <tuple>
 #include <vector>
 
+#include "orchestrator/core/run_spec.h"
 #include "orchestrator/model/models.h"
 #include "orchestrator/model/observations.h"
 #include "orchestrator/model/validation.h"
@@ -62,7 +63,9 @@ inline void BuildReportStudy(const std::string& path, const ReportStudyOptions& 
     const double bytes_per_s = config.bandwidth_bits_per_s / 8 * kEfficiency;
     const IterationTraffic t = Traffic(config, 4.0 * kParameters);
     const double compute = 2e-4 + 6e-6 * p.batch_size;
-    const double link = t.latency_steps * kAlpha + t.link_bytes / bytes_per_s;
+    const double paced =
+        std::max(0.0, t.link_bytes - t.link_bursts * LinkBurstBytes(config.bandwidth_bits_per_s));
+    const double link = t.latency_steps * kAlpha + paced / bytes_per_s;
     const double critical = compute + link * (p.overlap ? 0.7 : 1.0);
     const double worker =
         compute + 1.2e-9 * t.worker_cpu_bytes + 30e-6 * buckets * t.worker_cpu_messages + 40e-6 * t.worker_cpu_waits;
