@@ -29,12 +29,13 @@ class ShardExchange : public BucketExchange {
   void Start() override {
     if (timeline_) posted_us_ = timeline_->NowUs();
     // Scatter: shard j of our gradient goes to peer j; every peer's gradient
-    // of our shard arrives in that peer's inbox.
-    for (int peer = 0; peer < comm_->size(); ++peer) {
-      if (peer == comm_->rank()) continue;
-      if (mine_.count > 0) receives_.Receive(inboxes_[peer], peer, 2 * tag_);
-      const Slice theirs = Shard(peer);
-      if (theirs.count > 0) sends_.Send(View(grads_, theirs), peer, 2 * tag_);
+    // of our shard arrives in that peer's inbox. In shifted order (Peer).
+    for (int step = 1; step < comm_->size(); ++step) {
+      const int from = Peer(-step);
+      if (mine_.count > 0) receives_.Receive(inboxes_[from], from, 2 * tag_);
+      const int to = Peer(step);
+      const Slice theirs = Shard(to);
+      if (theirs.count > 0) sends_.Send(View(grads_, theirs), to, 2 * tag_);
     }
     phase_ = Phase::kScatter;
   }
@@ -59,6 +60,16 @@ class ShardExchange : public BucketExchange {
   enum class Phase { kScatter, kGather, kDone };
 
   Slice Shard(int peer) const { return SplitPart(bucket_, comm_->size(), peer); }
+
+  // The peer `step` places to the right of this worker (left when
+  // negative). Each worker sends first to its right neighbour, then to the
+  // one after: had every worker sent to peer 0 first, then to peer 1, the
+  // sends would queue at one receiver's link at a time while the others
+  // idle (MPI's alltoall orders its pairs the same way).
+  int Peer(int step) const {
+    const int w = comm_->size();
+    return ((comm_->rank() + step) % w + w) % w;
+  }
 
   template <typename T>
   static std::span<T> View(std::span<T> buffer, Slice slice) {
@@ -90,12 +101,12 @@ class ShardExchange : public BucketExchange {
   // Gather: our updated shard goes to every peer; theirs arrive in place.
   void Gather() {
     if (timeline_) posted_us_ = timeline_->NowUs();
-    for (int peer = 0; peer < comm_->size(); ++peer) {
-      if (peer == comm_->rank()) continue;
-      const Slice theirs = Shard(peer);
-      if (theirs.count > 0) receives_.Receive(View(model_inbox_, theirs), peer, 2 * tag_ + 1);
+    for (int step = 1; step < comm_->size(); ++step) {
+      const int from = Peer(-step);
+      const Slice theirs = Shard(from);
+      if (theirs.count > 0) receives_.Receive(View(model_inbox_, theirs), from, 2 * tag_ + 1);
       if (mine_.count > 0) {
-        sends_.Send(View(std::span<const float>(model_inbox_), mine_), peer, 2 * tag_ + 1);
+        sends_.Send(View(std::span<const float>(model_inbox_), mine_), Peer(step), 2 * tag_ + 1);
       }
     }
     phase_ = Phase::kGather;

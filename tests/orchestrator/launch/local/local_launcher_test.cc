@@ -25,10 +25,6 @@ namespace {
 using testing::TempDir;
 using testing::WriteScript;
 
-double Seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
 // True while a process with this pid runs: exists and is not a zombie
 // waiting for its (re)parent to reap it.
 bool Alive(pid_t pid) {
