@@ -25,10 +25,17 @@ struct NetworkProfile {
 // What an emulated link sends at once after it idled: the token bucket that
 // shapes it to `bandwidth_bits_per_s` holds max(1 ms at the rate, 16 KiB)
 // (never below a few full-size frames). The cluster shapes its links with
-// it; the report's lower bound on an iteration subtracts it.
+// it; the report's lower bound on an iteration and the model subtract it.
 inline double LinkBurstBytes(double bandwidth_bits_per_s) {
   const double one_ms = bandwidth_bits_per_s / 8 * 0.001;
   return one_ms > 16.0 * 1024 ? one_ms : 16.0 * 1024;
+}
+
+// Of `bytes` sent through such a link in `bursts` transfers one after
+// another, each starting on an idle direction, those that wait for its rate.
+inline double PacedBytes(double bytes, double bursts, double bandwidth_bits_per_s) {
+  const double left = bytes - bursts * LinkBurstBytes(bandwidth_bits_per_s);
+  return left > 0 ? left : 0;
 }
 
 // What the hosts table records about a machine (DESIGN.md section 5).

@@ -255,6 +255,7 @@ const std::vector<StageThree> kStageThree = {{"cpu_per_byte_s", "s/byte", 1e-9},
                                              {"combine_exponent", "1", 1},
                                              {"cpu_per_wait_s", "s/wait", 1e-5}};
 constexpr std::size_t kExponentIndex = 2;  // fitted as log(p - 1)
+constexpr std::size_t kPerWaitIndex = 3;
 constexpr char kWireFactor[] = "wire_factor";
 // A run whose busiest rank burned at least this share of its quota is bound by it.
 constexpr double kCpuBoundShare = 0.75;
@@ -264,16 +265,16 @@ double CpuShare(const ModelConfig& config) {
 }
 
 // Bytes of the busiest link that wait for its rate: on a shaped link the
-// token bucket passes LinkBurstBytes at once to each transfer that starts
-// on an idle direction.
-double PacedBytes(const ModelConfig& config, const IterationTraffic& t) {
+// token bucket passes a burst at once to each transfer that starts on an
+// idle direction.
+double PacedLinkBytes(const ModelConfig& config, const IterationTraffic& t) {
   if (config.bandwidth_bits_per_s <= 0) return t.link_bytes;
-  return std::max(0.0, t.link_bytes - t.link_bursts * LinkBurstBytes(config.bandwidth_bits_per_s));
+  return PacedBytes(t.link_bytes, t.link_bursts, config.bandwidth_bits_per_s);
 }
 
 // The wire's alpha-B time of one iteration on the busiest link (s).
 double WireS(const ModelConfig& config, const IterationTraffic& t, const LinkParameters& link) {
-  return t.latency_steps * link.alpha_s + PacedBytes(config, t) / link.bytes_per_s;
+  return t.latency_steps * link.alpha_s + PacedLinkBytes(config, t) / link.bytes_per_s;
 }
 
 // The exchange with overlap: buckets go out as their layers' gradients are
@@ -284,7 +285,7 @@ std::pair<double, double> OverlappedExchange(const ModelConfig& config, double g
                                              const LinkParameters& link, double wire_factor, double backward_s) {
   const IterationTraffic t = Traffic(config, gradient_bytes);
   const double fixed = t.latency_steps * link.alpha_s;
-  const double proportional = wire_factor * PacedBytes(config, t) / link.bytes_per_s;
+  const double proportional = wire_factor * PacedLinkBytes(config, t) / link.bytes_per_s;
   double end = 0, total = 0;
   for (const Bucket& bucket : Buckets(config)) {
     const double comm = fixed + proportional * bucket.bytes / gradient_bytes;
@@ -430,7 +431,7 @@ class CorrectedModel : public PerformanceModel {
       c.per_byte = value(0, x[0]);
       c.per_message = value(1, x[1]);
       c.exponent = value(kExponentIndex, x[kExponentIndex]);
-      c.per_wait = value(3, x[3]);
+      c.per_wait = value(kPerWaitIndex, x[kPerWaitIndex]);
       for (std::size_t a = 0; a < factors.size(); ++a) {
         c.wire_factor[factors[a]] = value(kStageThree.size() + a, x[kStageThree.size() + a]);
       }
@@ -495,7 +496,7 @@ class CorrectedModel : public PerformanceModel {
     k.per_byte = Parameter(fit, kStageThree[0].name);
     k.per_message = Parameter(fit, kStageThree[1].name);
     k.exponent = Parameter(fit, kStageThree[kExponentIndex].name);
-    k.per_wait = Parameter(fit, kStageThree[3].name);
+    k.per_wait = Parameter(fit, kStageThree[kPerWaitIndex].name);
     for (const ModelParameterRow& f : fit.parameters) {
       if (f.name == kWireFactor) k.wire_factor[f.scope] = f.value;
     }

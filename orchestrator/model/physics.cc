@@ -26,7 +26,10 @@ std::int64_t IterationsPerEpoch(const ModelConfig& config) {
   return config.max_iterations_per_epoch > 0 ? std::min(iterations, config.max_iterations_per_epoch) : iterations;
 }
 
-IterationTraffic Traffic(const ModelConfig& config, double gradient_bytes) {
+namespace {
+
+// Traffic without the worker's waits, which follow from its latency steps.
+IterationTraffic ExchangeTraffic(const ModelConfig& config, double gradient_bytes) {
   const double w = config.workers;
   const double W = gradient_bytes;
   IterationTraffic t;
@@ -50,7 +53,6 @@ IterationTraffic Traffic(const ModelConfig& config, double gradient_bytes) {
       t.server_cpu_bytes = 2 * w * W / k + (w - 1) * W / k;
       t.server_cpu_messages = 2 * w;
       t.server_cpu_waits = 1;
-      t.worker_cpu_waits = t.latency_steps;
       return t;
     }
     case Architecture::kP2p:
@@ -64,7 +66,6 @@ IterationTraffic Traffic(const ModelConfig& config, double gradient_bytes) {
       t.worker_update_bytes = W / w;
       t.worker_cpu_bytes = 2 * t.link_bytes + t.reduce_bytes;
       t.worker_cpu_messages = 2 * t.messages;
-      t.worker_cpu_waits = t.latency_steps;
       return t;
     case Architecture::kMpi: {
       if (config.workers == 1) break;
@@ -80,8 +81,7 @@ IterationTraffic Traffic(const ModelConfig& config, double gradient_bytes) {
         t.worker_update_bytes = W;
         t.worker_cpu_bytes = t.link_bytes + t.reduce_bytes;  // the root receives, then sends
         t.worker_cpu_messages = t.messages;
-        t.worker_cpu_waits = t.latency_steps;
-        return t;
+          return t;
       }
       // libnbc's Rabenseifner (reduce-scatter by recursive halving, then
       // allgather by recursive doubling) over the largest power of two
@@ -101,7 +101,6 @@ IterationTraffic Traffic(const ModelConfig& config, double gradient_bytes) {
       // first and sends at the end.
       t.worker_cpu_bytes = 4 * (p - 1) / p * W + (folded ? 2 * W : 0) + t.reduce_bytes;
       t.worker_cpu_messages = 4 * steps + (folded ? 2 : 0);
-      t.worker_cpu_waits = t.latency_steps;
       return t;
     }
     case Architecture::kRing:
@@ -114,10 +113,17 @@ IterationTraffic Traffic(const ModelConfig& config, double gradient_bytes) {
       t.worker_update_bytes = W;
       t.worker_cpu_bytes = 2 * t.link_bytes + t.reduce_bytes;  // each step sends and receives
       t.worker_cpu_messages = 2 * t.messages;
-      t.worker_cpu_waits = t.latency_steps;
       return t;
   }
   t.worker_update_bytes = W;  // one worker: SGD on its own gradient
+  return t;
+}
+
+}  // namespace
+
+IterationTraffic Traffic(const ModelConfig& config, double gradient_bytes) {
+  IterationTraffic t = ExchangeTraffic(config, gradient_bytes);
+  t.worker_cpu_waits = t.latency_steps;  // a worker sleeps through each dependent step
   return t;
 }
 

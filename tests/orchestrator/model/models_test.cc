@@ -55,8 +55,7 @@ struct Truth {
     const double compute = overhead_s + per_sample_s * config.batch_size;
     std::string scope(Text(config.architecture));
     if (config.architecture == Architecture::kPs) scope += " k=" + std::to_string(config.servers);
-    const double paced =
-        std::max(0.0, t.link_bytes - t.link_bursts * LinkBurstBytes(config.bandwidth_bits_per_s));
+    const double paced = PacedBytes(t.link_bytes, t.link_bursts, config.bandwidth_bits_per_s);
     const double path = compute + wire_factor.at(scope) * (t.latency_steps * kAlpha + paced / bytes_per_s);
     const double worker = compute + per_byte_s * t.worker_cpu_bytes + per_message_s * t.worker_cpu_messages +
                           per_wait_s * t.worker_cpu_waits;

@@ -63,8 +63,7 @@ inline void BuildReportStudy(const std::string& path, const ReportStudyOptions& 
     const double bytes_per_s = config.bandwidth_bits_per_s / 8 * kEfficiency;
     const IterationTraffic t = Traffic(config, 4.0 * kParameters);
     const double compute = 2e-4 + 6e-6 * p.batch_size;
-    const double paced =
-        std::max(0.0, t.link_bytes - t.link_bursts * LinkBurstBytes(config.bandwidth_bits_per_s));
+    const double paced = PacedBytes(t.link_bytes, t.link_bursts, config.bandwidth_bits_per_s);
     const double link = t.latency_steps * kAlpha + paced / bytes_per_s;
     const double critical = compute + link * (p.overlap ? 0.7 : 1.0);
     const double worker =
