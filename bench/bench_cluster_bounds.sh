@@ -42,7 +42,8 @@
 #   NETWORK   link rate, each direction [1gbit]; the cluster is brought up
 #             at this rate (run once per rate: 1gbit, 100mbit)
 #   CPU [0.2] HOSTS [8]    share per host in cores, hosts
-#   CONFIGS   [ring mpi p2p ps1 ps2 ps4 ddp]
+#   CONFIGS   [ring mpi p2p ps1 ps2 ps4 ddp]; NAME@BYTES runs NAME with
+#             --partition-bytes BYTES (e.g. ps1@16384), beside NAME if both
 #   OVERLAP   [off on]
 #   REPS      [5]
 #   KEEP      a file to copy every run's result to (JSON Lines, with the
@@ -170,12 +171,13 @@ guess = link / B + 5e-4 / (q if 0 < q < 1 else 1)
 print(max(10, round(epoch / guess)))' "$1" "$2" "$bandwidth" "$CPU" "$EPOCH_S"
 }
 
-# ours ARCH SERVERS OVERLAP OUT: one run; its events go to OUT.
+# ours ARCH SERVERS OVERLAP PARTITION OUT: one run; its events go to OUT.
 ours() {
-  local architecture=$1 servers=$2 overlap=$3 out=$4 ranks=$(($WORKERS + $2)) n pid args=()
+  local architecture=$1 servers=$2 overlap=$3 partition=$4 out=$5 ranks=$(($WORKERS + $2)) n pid args=()
   n=$(iterations "$architecture" "$servers")
   args=(--architecture "$architecture")
   if ((servers)); then args+=(--servers "$servers"); fi
+  if ((partition)); then args+=(--partition-bytes "$partition"); fi
   if [[ $overlap == on ]]; then args+=(--overlap); fi
   lift_quota
   mpirun "${mpi_args[@]}" -H "$(hosts_list "$ranks")" -np "$ranks" "$TRAINER" "${args[@]}" \
@@ -203,17 +205,19 @@ ddp() {
 }
 
 runs=()
-for config in $CONFIGS; do
+for entry in $CONFIGS; do
+  config=${entry%@*} partition=0
+  [[ $entry == *@* ]] && partition=${entry#*@}
   case $config in
-    ring|mpi|p2p) for o in $OVERLAP; do runs+=("$config 0 $o"); done ;;
+    ring|mpi|p2p) for o in $OVERLAP; do runs+=("$config 0 $o $partition"); done ;;
     ps[0-9]*)
       k=${config#ps}
       if ((WORKERS + k > HOSTS)); then
         echo "skipping $config: it needs $((WORKERS + k)) hosts, the cluster has $HOSTS"
         continue
       fi
-      for o in $OVERLAP; do runs+=("ps $k $o"); done ;;
-    ddp) runs+=("ddp 0 on") ;;
+      for o in $OVERLAP; do runs+=("ps $k $o $partition"); done ;;
+    ddp) runs+=("ddp 0 on 0") ;;
     *) echo "bench_cluster_bounds: unknown configuration '$config' in CONFIGS" >&2; exit 2 ;;
   esac
 done
@@ -221,13 +225,13 @@ done
 results="$work/results.jsonl"
 for ((i = 1; i <= REPS; i++)); do
   for run in "${runs[@]}"; do
-    read -r architecture servers overlap <<< "$run"
+    read -r architecture servers overlap partition <<< "$run"
     if [[ $architecture == ddp ]]; then
       ddp
       "$PYTHON" "$BOUNDS" ddp "$work/ddp.0" --label ddp >> "$results"
     else
-      if ! ours "$architecture" "$servers" "$overlap" "$work/events"; then
-        echo "rep $i: $architecture $servers $overlap failed; its events:" >&2
+      if ! ours "$architecture" "$servers" "$overlap" "$partition" "$work/events"; then
+        echo "rep $i: $architecture $servers $overlap $partition failed; its events:" >&2
         cat "$work/events" >&2
         continue
       fi

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Does a change to how the trainer waits cost throughput where ranks run
 # under a CPU quota? Two trainer binaries, A and B (e.g. one built from main
-# and one from a branch), side by side on one emulated cluster: 4 hosts,
+# and one from a branch; or one binary with two sets of options), side by side on one emulated cluster: 4 hosts,
 # 1 Gbit/s links both ways, 0.4 core each (--cpu), one rank per host, the
 # 784-128-32-10 MLP at local batch 100, synthetic data, the schemes in
 # SCHEMES (`ring` and `mpi` unless set; `ps1`, `ps2`, ... add that many
@@ -16,7 +16,8 @@
 # host has its own): keep the binaries elsewhere.
 #   bench/bench_poll_cluster.sh path/to/dmlbench path/to/trainer-A path/to/trainer-B
 #   env: REPS (5), ITERATIONS per epoch (400), BANDWIDTH (1gbit), CPU (0.4),
-#        WORKERS (4), SCHEMES ("ring mpi"; also p2p, ps1, ps2, ps4)
+#        WORKERS (4), SCHEMES ("ring mpi"; also p2p, ps1, ps2, ps4),
+#        ARGS_A, ARGS_B (more trainer options for A and B, e.g. "--partition-bytes 65536")
 set -euo pipefail
 if (($# != 3)); then
   echo "usage: bench/bench_poll_cluster.sh DMLBENCH TRAINER_A TRAINER_B" >&2
@@ -70,7 +71,7 @@ echo "ranks on the rank's machine / ranks, per rank:" $(mpirun "${mpi_args[@]}" 
 
 # One run: "samples/s ms/iteration cpu-ms/iteration" of the second epoch.
 run() {
-  local trainer=$1 scheme=$2
+  local trainer=$1 scheme=$2 extra=$3
   local servers; servers=$(servers_of "$scheme")
   local ranks=$((WORKERS + servers))
   local architecture=$scheme
@@ -78,7 +79,7 @@ run() {
   mpirun "${mpi_args[@]}" -H "$(IFS=,; echo "${all_hosts[*]:0:$ranks}")" -np "$ranks" "$trainer" \
       --architecture "$architecture" --servers "$servers" \
       --synthetic $((ITERATIONS * BATCH * WORKERS)) --epochs 2 \
-      --batch-size "$BATCH" --events - --no-evaluate --quiet |
+      --batch-size "$BATCH" $extra --events - --no-evaluate --quiet |
     "$PYTHON" -c '
 import json, sys
 e = [json.loads(l) for l in sys.stdin if l.startswith("{") and "\"epoch\"" in l]
@@ -94,8 +95,9 @@ declare -A tp it cpu
 for ((i = 1; i <= REPS; i++)); do
   for architecture in $SCHEMES; do
     for which in A B; do
-      if [[ $which == A ]]; then trainer=$TRAINER_A; else trainer=$TRAINER_B; fi
-      read -r t m c < <(run "$trainer" "$architecture")
+      if [[ $which == A ]]; then trainer=$TRAINER_A extra=${ARGS_A:-}
+      else trainer=$TRAINER_B extra=${ARGS_B:-}; fi
+      read -r t m c < <(run "$trainer" "$architecture" "$extra")
       key="$which.$architecture"
       tp[$key]+="$t "; it[$key]+="$m "; cpu[$key]+="$c "
       printf 'rep %d %-4s %s: %8.0f samples/s  %.3f ms/it  %.3f cpu-ms/it\n' \
@@ -106,7 +108,7 @@ done
 
 printf '\n%d hosts, %s, %s core, batch %d, %d iterations per epoch, median of %d\n' \
   "$WORKERS" "$BANDWIDTH" "$CPU" "$BATCH" "$ITERATIONS" "$REPS"
-printf 'A = %s\nB = %s\n' "$TRAINER_A" "$TRAINER_B"
+printf 'A = %s %s\nB = %s %s\n' "$TRAINER_A" "${ARGS_A:-}" "$TRAINER_B" "${ARGS_B:-}"
 printf '%-5s %12s %12s %10s %10s %14s %14s %8s\n' scheme A_samples/s B_samples/s A_ms/it B_ms/it \
   A_cpu_ms/it B_cpu_ms/it B/A
 for architecture in $SCHEMES; do

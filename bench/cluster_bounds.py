@@ -107,7 +107,7 @@ def bound(start, epoch, bandwidth_bytes_per_s, alpha_s, burst_s, cpu_cores):
     samples = iterations * config["batch_size"] * w
     return {
         "architecture": architecture, "servers": k, "overlap": overlap, "workers": w,
-        "iterations": iterations, "measured_s": measured_s,
+        "partition_bytes": config.get("partition_bytes", 0), "iterations": iterations, "measured_s": measured_s,
         "throughput_samples_per_s": samples / epoch["wall_s"],
         "bound_s": bound_s, "bound_samples_per_s": config["batch_size"] * w / bound_s,
         "ratio": bound_s / measured_s, "binding": binding,
@@ -131,6 +131,8 @@ def config_label(result):
         name += str(result["servers"])
     if name == "ddp":
         return name
+    if result.get("partition_bytes"):
+        name += f"@{result['partition_bytes'] // 1024}k"
     return name + (" +ov" if result["overlap"] else "")
 
 

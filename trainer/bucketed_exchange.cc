@@ -36,9 +36,10 @@ Slice Intersect(Slice a, Slice b) {
   return end > begin ? Slice{begin, end - begin} : Slice{begin, 0};
 }
 
-std::vector<Bucket> PlanBuckets(const std::vector<Slice>& slices, bool overlap,
-                                std::size_t bucket_bytes) {
-  if (slices.empty()) return {};
+namespace {
+
+std::vector<Bucket> FuseSlices(const std::vector<Slice>& slices, bool overlap,
+                               std::size_t bucket_bytes) {
   if (!overlap) {
     const Slice& last = slices.back();
     return {Bucket{Slice{0, last.offset + last.count}, 0}};
@@ -55,10 +56,30 @@ std::vector<Bucket> PlanBuckets(const std::vector<Slice>& slices, bool overlap,
   return buckets;
 }
 
+}  // namespace
+
+std::vector<Bucket> PlanBuckets(const std::vector<Slice>& slices, bool overlap,
+                                std::size_t bucket_bytes, std::size_t partition_bytes) {
+  if (slices.empty()) return {};
+  std::vector<Bucket> buckets = FuseSlices(slices, overlap, bucket_bytes);
+  if (partition_bytes == 0) return buckets;
+  const std::size_t partition_floats = std::max<std::size_t>(1, partition_bytes / sizeof(float));
+  std::vector<Bucket> parts;
+  for (const Bucket& bucket : buckets) {
+    const std::size_t n = (bucket.slice.count + partition_floats - 1) / partition_floats;
+    for (std::size_t i = n; i-- > 0;) {
+      parts.push_back(Bucket{SplitPart(bucket.slice, static_cast<int>(n), static_cast<int>(i)),
+                             bucket.first_slice});
+    }
+  }
+  return parts;
+}
+
 BucketedExchange::BucketedExchange(const ExchangeOptions& options, std::span<float> params,
                                    std::span<float> grads, Timeline* timeline, int servers)
     : options_(options),
-      buckets_(PlanBuckets(options.slices, options.overlap, options.bucket_bytes)),
+      buckets_(PlanBuckets(options.slices, options.overlap, options.bucket_bytes,
+                            options.partition_bytes)),
       params_(params),
       grads_(grads),
       timeline_(timeline && timeline->enabled() ? timeline : nullptr),

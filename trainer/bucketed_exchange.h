@@ -30,9 +30,14 @@ struct Bucket {
 
 // Buckets in exchange order, last slice first: slices fused from the end of
 // the buffer until a bucket holds at least bucket_bytes (the first slice
-// closes the last bucket, however small). `slices` must tile the buffer.
+// closes the last bucket, however small); without overlap one bucket of the
+// whole buffer. Then, when partition_bytes > 0, every bucket larger than
+// partition_bytes is cut into the fewest equal parts (to a float) of at most
+// that size, its end first, each an exchange of its own started with it: a
+// parameter server then sends part j back while part j+1 still comes in.
+// `slices` must tile the buffer.
 std::vector<Bucket> PlanBuckets(const std::vector<Slice>& slices, bool overlap,
-                                std::size_t bucket_bytes);
+                                std::size_t bucket_bytes, std::size_t partition_bytes = 0);
 
 // The exchange of one bucket, reused every iteration. Start() posts its first
 // messages; Advance() never blocks.

@@ -43,6 +43,7 @@ nlohmann::json ToJson(const RunStartEvent& event) {
       {"max_iterations_per_epoch", c.max_iterations_per_epoch},
       {"overlap", c.overlap},
       {"bucket_bytes", c.bucket_bytes},
+      {"partition_bytes", c.partition_bytes},
       {"dataset", c.dataset},
       {"evaluate", c.evaluate},
   };

@@ -36,6 +36,7 @@ struct RunConfig {
   std::int64_t max_iterations_per_epoch = 0;
   bool overlap = false;
   std::uint64_t bucket_bytes = 0;
+  std::uint64_t partition_bytes = 0;
   std::string dataset;   // directory or "synthetic"
   bool evaluate = true;
 };

@@ -31,6 +31,7 @@ struct ExchangeOptions {
   int servers = 0;                // ps: k server ranks, the LAST k ranks of MPI_COMM_WORLD
   bool overlap = false;           // start a slice's exchange as soon as its backward is done
   std::size_t bucket_bytes = 0;   // overlap: fuse finished slices until this many bytes
+  std::size_t partition_bytes = 0;  // cut buckets larger than this into equal parts; 0 = never
   float learning_rate = 0.05f;    // SGD step, params -= learning_rate * mean gradient
   // The runs of the gradient the backward pass finishes one at a time (whole
   // layers or row blocks of them, Mlp::gradient_slices()), in buffer order;

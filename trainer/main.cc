@@ -83,6 +83,10 @@ void AddOptions(CLI::App& app, CommandLine& line) {
   app.add_flag("--overlap", options.overlap, "Exchange layers while the backward pass runs");
   app.add_option("--bucket-bytes", options.bucket_bytes, "Overlap: fuse layers up to this size")
       ->capture_default_str();
+  app.add_option("--partition-bytes", options.partition_bytes,
+                 "Cut every exchange larger than this into parts sent one after the other "
+                 "(a parameter server returns a part while the next comes in; 0 = never)")
+      ->capture_default_str();
   app.add_option("--events", line.events_path, "JSON Lines events file, - for standard output");
   app.add_option("--timeline", options.timeline_path, "Chrome trace file of every rank");
   app.add_flag_callback("--no-evaluate", [&options] { options.evaluate = false; },

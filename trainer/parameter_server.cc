@@ -122,7 +122,8 @@ class ParameterServer : public Exchange {
         timeline_(timeline && timeline->enabled() ? timeline : nullptr),
         inboxes_(workers_, std::vector<float>(shard_.count)) {
     const std::vector<Bucket> buckets =
-        PlanBuckets(options.slices, options.overlap, options.bucket_bytes);
+        PlanBuckets(options.slices, options.overlap, options.bucket_bytes,
+                    options.partition_bytes);
     for (std::size_t b = 0; b < buckets.size(); ++b) {
       const Slice part = Intersect(buckets[b].slice, shard_);
       if (part.count > 0) {

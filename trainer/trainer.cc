@@ -119,6 +119,7 @@ ExchangeOptions ExchangeOptionsFor(const TrainerOptions& options, const Mlp& mlp
   exchange_options.servers = options.servers;
   exchange_options.overlap = options.overlap;
   exchange_options.bucket_bytes = options.bucket_bytes;
+  exchange_options.partition_bytes = options.partition_bytes;
   exchange_options.learning_rate = options.learning_rate;
   for (const GradientSlice& slice : mlp.gradient_slices())
     exchange_options.slices.push_back({slice.offset, slice.count});
@@ -332,7 +333,7 @@ RunStartEvent TrainingRun::RunStart(const RankFacts& facts) const {
   start.config = {options_.architecture, options_.servers, options_.batch_size, options_.epochs,
                   options_.hidden, options_.learning_rate, options_.seed,
                   options_.max_iterations_per_epoch, options_.overlap, options_.bucket_bytes,
-                  dataset_.source, options_.evaluate};
+                  options_.partition_bytes, dataset_.source, options_.evaluate};
   start.parameters = mlp_.parameters().size();
   start.layers = LayerInfos(mlp_);
   start.world_size = world_;

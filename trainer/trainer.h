@@ -27,6 +27,7 @@ struct TrainerOptions {
   std::int64_t max_iterations_per_epoch = 0;   // 0 = no cap
   bool overlap = false;                        // exchange layers while backward runs
   std::uint64_t bucket_bytes = 65536;          // overlap: fuse finished layers up to this size
+  std::uint64_t partition_bytes = 0;           // cut larger buckets into parts of this size; 0 = never
   bool evaluate = true;                        // test accuracy after every epoch
   std::string timeline_path;                   // Chrome trace of every rank; "" = none
 };

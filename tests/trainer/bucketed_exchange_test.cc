@@ -118,6 +118,46 @@ TEST(PlanBuckets, BucketsOfAMebibyteKeepTheWholeGradientInOne) {
   EXPECT_EQ(buckets[0].slice, (Slice{0, 104938}));
 }
 
+TEST(PlanBuckets, APartitionCutsTheWholeExchangeIntoEqualPartsItsEndFirst) {
+  // 104,938 floats in parts of at most 16,384 (64 KiB): 7 parts of 14,991 floats, the last 14,992.
+  const std::vector<Bucket> parts = PlanBuckets(kMlp, false, 64, 65536);
+  ASSERT_EQ(parts.size(), 7u);
+  std::size_t end = 104938;
+  for (const Bucket& part : parts) {
+    EXPECT_EQ(part.slice.offset + part.slice.count, end);
+    EXPECT_LE(part.slice.count * sizeof(float), 65536u);
+    EXPECT_GE(part.slice.count, 14991u);
+    EXPECT_EQ(part.first_slice, 0);
+    end = part.slice.offset;
+  }
+  EXPECT_EQ(end, 0u);
+}
+
+TEST(PlanBuckets, APartitionCutsOnlyTheBucketsLargerThanItAndKeepsWhenTheyStart) {
+  // 16 KiB buckets: fc3+fc2 (17,832 bytes) in 2 parts, each 25,088-float block of fc1 in 7 (the
+  // one with the biases, 25,216 floats, too).
+  const std::vector<Bucket> buckets = TrainerBuckets(16 * 1024);
+  Mlp mlp({784, 128, 32, 10}, 1);
+  mlp.SliceGradients(16 * 1024);
+  std::vector<Slice> slices;
+  for (const GradientSlice& s : mlp.gradient_slices()) slices.push_back(Slice{s.offset, s.count});
+  const std::vector<Bucket> parts = PlanBuckets(slices, true, 16 * 1024, 16 * 1024);
+  ASSERT_EQ(parts.size(), 2u + 4 * 7);
+  std::size_t part = 0;
+  for (const Bucket& bucket : buckets) {
+    std::size_t end = bucket.slice.offset + bucket.slice.count;
+    for (; part < parts.size() && parts[part].slice.offset >= bucket.slice.offset; ++part) {
+      EXPECT_EQ(parts[part].slice.offset + parts[part].slice.count, end) << "part " << part;
+      EXPECT_EQ(parts[part].first_slice, bucket.first_slice) << "part " << part;
+      end = parts[part].slice.offset;
+    }
+    EXPECT_EQ(end, bucket.slice.offset);
+  }
+  EXPECT_EQ(part, parts.size());
+  // A partition larger than every bucket changes nothing.
+  EXPECT_EQ(PlanBuckets(slices, true, 16 * 1024, 1 << 20).size(), buckets.size());
+}
+
 TEST(ApplySgd, SubtractsTheLearningRateTimesTheMean) {
   std::vector<float> params = {1.0f, -2.0f, 0.5f};
   const std::vector<float> sums = {4.0f, 8.0f, -2.0f};

@@ -25,7 +25,9 @@ namespace {
 // overlap the trainer cuts the gradient at the bucket size (Mlp::SliceGradients):
 // 1 KiB sends fc3 whole, then fc2 and fc1 in 4 row blocks each, 9 buckets;
 // 16 KiB sends fc3+fc2, then fc1 in 4 blocks; 128 KiB fc1 in 3 blocks, the
-// last with fc3 and fc2.
+// last with fc3 and fc2. Partitioned: 64 KiB cuts the whole gradient
+// (419,752 bytes) into 7 parts; with overlap, 4 KiB cuts each 16 KiB bucket
+// into 4 or 5.
 using testing::Scheme;
 
 const Scheme kSchemes[] = {
@@ -35,6 +37,8 @@ const Scheme kSchemes[] = {
     {"ps", 1, false, 1024},   {"ps", 1, true, 1024},   {"ps", 1, true, 16384},
     {"ps", 2, false, 1024},   {"ps", 2, true, 1024},   {"ps", 2, true, 131072},
     {"ps", 4, false, 1024},   {"ps", 4, true, 1024},   {"ps", 4, true, 16384},
+    {"ring", 0, false, 1024, 65536}, {"mpi", 0, false, 1024, 65536}, {"p2p", 0, false, 1024, 65536},
+    {"ps", 1, false, 1024, 65536},   {"ps", 2, false, 1024, 65536},  {"ps", 2, true, 16384, 4096},
 };
 
 constexpr int kBatch = 3;              // local batch b
@@ -141,13 +145,28 @@ TEST_P(Equivalence, MatchesOneWorkerWithTheGlobalBatchAndRepeatsBitIdentically) 
     moved += std::pow(double(initial.parameters()[i]) - reference[i], 2);
   EXPECT_GT(std::sqrt(moved / norm), 1e-3);
   if (rank == 0)
-    std::printf("[ %s%s ] %d workers: relative difference %.3g, checksum %s\n",
+    std::printf("[ %s%s%s ] %d workers: relative difference %.3g, checksum %s\n",
                 scheme.architecture,
                 scheme.overlap ? (" overlap " + std::to_string(scheme.bucket_bytes)).c_str() : "",
+                scheme.partition_bytes ? (" partition " + std::to_string(scheme.partition_bytes)).c_str() : "",
                 workers, relative, first.parameter_checksum.c_str());
 }
 
 INSTANTIATE_TEST_SUITE_P(Schemes, Equivalence, ::testing::ValuesIn(kSchemes), testing::SchemeName);
+
+// A server sums every element in worker order however the exchange is cut,
+// so parts change when the model arrives, never what it is.
+TEST(PartitionedParameterServer, TrainsTheModelOfTheWholeExchangeBitForBit) {
+  int world = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &world);
+  if (world < 3) GTEST_SKIP() << "needs 3 ranks: 2 servers and a worker";
+  const Dataset dataset = MakeSyntheticDataset(kSamples, kSeed);
+  const TrainResult whole = Train(Options({"ps", 2, false}), dataset, {});
+  const TrainResult parts = Train(Options({"ps", 2, false, 1024, 4096}), dataset, {});
+  const TrainResult overlapped = Train(Options({"ps", 2, true, 16384, 4096}), dataset, {});
+  EXPECT_EQ(parts.parameter_checksum, whole.parameter_checksum);
+  EXPECT_EQ(overlapped.parameter_checksum, whole.parameter_checksum);
+}
 
 }  // namespace
 }  // namespace dmlbench

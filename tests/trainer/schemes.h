@@ -18,6 +18,7 @@ struct Scheme {
   int servers;  // ps: server ranks, taken from the world
   bool overlap;
   std::size_t bucket_bytes = 1024;  // with overlap; 1 KiB: every layer its own bucket
+  std::size_t partition_bytes = 0;  // exchanges cut into parts of this size; 0 = whole
 };
 
 // The scheme's options, without evaluation; the test sets batch, epochs and
@@ -29,12 +30,14 @@ inline TrainerOptions SchemeOptions(const Scheme& scheme) {
   options.overlap = scheme.overlap;
   options.evaluate = false;
   options.bucket_bytes = scheme.bucket_bytes;
+  options.partition_bytes = scheme.partition_bytes;
   return options;
 }
 
 inline std::string SchemeName(const ::testing::TestParamInfo<Scheme>& row) {
   return std::string(row.param.architecture) + (row.param.servers ? std::to_string(row.param.servers) : "") +
-         (row.param.overlap ? "_overlap" + std::to_string(row.param.bucket_bytes) : "");
+         (row.param.overlap ? "_overlap" + std::to_string(row.param.bucket_bytes) : "") +
+         (row.param.partition_bytes ? "_partition" + std::to_string(row.param.partition_bytes) : "");
 }
 
 }  // namespace dmlbench::testing
