@@ -201,6 +201,8 @@ ModelConfig ParseSettings(const std::vector<std::string>& settings) {
       config.overlap = value == "true" || value == "on";
     } else if (key == "bucket_bytes") {
       config.bucket_bytes = integer(1);
+    } else if (key == "partition_bytes") {
+      config.partition_bytes = integer(0);
     } else if (key == "max_iterations_per_epoch") {
       config.max_iterations_per_epoch = integer(0);
     } else if (key == "train_samples") {
@@ -219,7 +221,8 @@ ModelConfig ParseSettings(const std::vector<std::string>& settings) {
       config.cpu_cores = std::stod(value);
     } else {
       throw ModelError("unknown setting \"" + key + "\", expected architecture, workers, servers, batch_size, "
-                       "overlap, bucket_bytes, hidden, bandwidth, latency, cpu, max_iterations_per_epoch, "
+                       "overlap, bucket_bytes, partition_bytes, hidden, bandwidth, latency, cpu, "
+                       "max_iterations_per_epoch, "
                        "train_samples");
     }
   }
@@ -273,7 +276,8 @@ void AddModelCommands(CLI::App& app, const GlobalOptions& global) {
       "predict", "predict any configuration from the stored fits, e.g. architecture=ring workers=16 bandwidth=10gbit");
   add_choice(predict);
   predict->add_option("SETTING", o->settings, "KEY=VALUE: architecture, workers, servers, batch_size, overlap, "
-                                              "bucket_bytes, hidden, bandwidth, latency, cpu, max_iterations_per_epoch, "
+                                              "bucket_bytes, partition_bytes, hidden, bandwidth, latency, cpu, "
+                                              "max_iterations_per_epoch, "
                                               "train_samples");
   predict->callback([&global, o] { PredictCommand(global, *o); });
   CLI::App* validate = model->add_subcommand(

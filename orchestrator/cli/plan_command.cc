@@ -73,6 +73,10 @@ void PlanCommand(const GlobalOptions& global, const ExperimentInputs& inputs, co
   if (varying.bucket_bytes) {
     parameters.push_back({"bucket", true, [](const RunParams& p) { return std::to_string(p.bucket_bytes); }});
   }
+  if (varying.partition_bytes) {
+    parameters.push_back(
+        {"partition", true, [](const RunParams& p) { return std::to_string(p.partition_bytes); }});
+  }
   if (varying.dataset) {
     parameters.push_back({"dataset", false, [](const RunParams& p) { return p.dataset; }});
   }

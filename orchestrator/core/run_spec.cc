@@ -43,6 +43,7 @@ ShownParams VaryingIn(const std::vector<RunParams>& runs) {
     varying.max_iterations_per_epoch =
         varying.max_iterations_per_epoch || p.max_iterations_per_epoch != first.max_iterations_per_epoch;
     varying.bucket_bytes = varying.bucket_bytes || p.bucket_bytes != first.bucket_bytes;
+    varying.partition_bytes = varying.partition_bytes || p.partition_bytes != first.partition_bytes;
     varying.dataset = varying.dataset || p.dataset != first.dataset;
   }
   return varying;
@@ -64,6 +65,7 @@ std::string Describe(const RunParams& params, const ShownParams& shown) {
   if (shown.epochs) text += " epochs=" + std::to_string(params.epochs);
   if (shown.max_iterations_per_epoch) text += " iters=" + std::to_string(params.max_iterations_per_epoch);
   if (shown.bucket_bytes) text += " bucket=" + std::to_string(params.bucket_bytes);
+  if (shown.partition_bytes) text += " partition=" + std::to_string(params.partition_bytes);
   if (shown.dataset) text += " dataset=" + params.dataset;
   if (params.overlap) text += " overlap";
   if (!params.network.name.empty()) text += " net=" + params.network.name;
@@ -93,6 +95,8 @@ std::string CanonicalJson(const RunParams& params) {
       {"network", {{"bandwidth_bits_per_s", params.network.bandwidth_bits_per_s},
                    {"latency_s", params.network.latency_s}}},
   };
+  // Named only when set, so that runs planned before it existed keep their keys.
+  if (params.partition_bytes != 0) json["partition_bytes"] = params.partition_bytes;
   return json.dump();
 }
 

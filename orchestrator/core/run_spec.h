@@ -63,6 +63,10 @@ struct RunParams {
   double learning_rate = 0.05;
   bool overlap = false;
   std::int64_t bucket_bytes = 1 << 20;
+  // Exchanges larger than this go in parts of at most this many bytes, each
+  // its own exchange (a parameter server returns one part while the next
+  // comes in); 0 = never (trainer --partition-bytes).
+  std::int64_t partition_bytes = 0;
   std::int64_t max_iterations_per_epoch = 0;  // 0 = whole epochs
   std::string dataset = "fashion-mnist";      // "fashion-mnist" (DATASET dir) or "synthetic"
   std::uint64_t seed = 1;                     // base seed + repetition
@@ -122,6 +126,7 @@ struct ShownParams {
   bool epochs = false;
   bool max_iterations_per_epoch = false;
   bool bucket_bytes = false;
+  bool partition_bytes = false;
   bool dataset = false;
   bool repetition = true;
 };

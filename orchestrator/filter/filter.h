@@ -56,7 +56,7 @@ class Filter {
 
   // What one term asks; parsed values, so Matches() does no parsing.
   enum class Field {
-    kArchitecture, kWorkers, kServers, kBatchSize, kEpochs, kHidden, kLearningRate, kOverlap, kBucketBytes,
+    kArchitecture, kWorkers, kServers, kBatchSize, kEpochs, kHidden, kLearningRate, kOverlap, kBucketBytes, kPartitionBytes,
     kMaxIterationsPerEpoch, kDataset, kNetwork, kSeed, kRepetition, kSplit, kStatus, kTag, kExperiment, kKey,
     kTrainer
   };

@@ -28,6 +28,10 @@ std::vector<std::string> TrainerArgs(const RunParams& p) {
       "--max-iterations-per-epoch", std::to_string(p.max_iterations_per_epoch),
       "--bucket-bytes", std::to_string(p.bucket_bytes)};
   if (p.overlap) args.push_back("--overlap");
+  if (p.partition_bytes != 0) {
+    args.push_back("--partition-bytes");
+    args.push_back(std::to_string(p.partition_bytes));
+  }
   if (p.dataset == "synthetic") {
     args.push_back("--synthetic");
     args.push_back(std::to_string(kSyntheticTrainSamples));

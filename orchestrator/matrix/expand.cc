@@ -16,7 +16,7 @@ struct SamePoint {
   bool operator()(const RunParams& a, const RunParams& b) const {
     auto identity = [](const RunParams& p) {
       return std::tie(p.architecture, p.workers, p.servers, p.batch_size, p.epochs, p.hidden, p.learning_rate,
-                      p.overlap, p.bucket_bytes, p.max_iterations_per_epoch, p.dataset,
+                      p.overlap, p.bucket_bytes, p.partition_bytes, p.max_iterations_per_epoch, p.dataset,
                       p.network.bandwidth_bits_per_s, p.network.latency_s);
     };
     return identity(a) < identity(b);

@@ -27,6 +27,7 @@ void Apply(const std::map<std::string, NetworkProfile>& profiles, RunParams& par
     case Param::kMaxIterationsPerEpoch: params.max_iterations_per_epoch = std::get<std::int64_t>(value); break;
     case Param::kOverlap: params.overlap = std::get<bool>(value); break;
     case Param::kBucketBytes: params.bucket_bytes = std::get<std::int64_t>(value); break;
+    case Param::kPartitionBytes: params.partition_bytes = std::get<std::int64_t>(value); break;
     case Param::kDataset: params.dataset = std::get<std::string>(value); break;
   }
 }
@@ -44,6 +45,7 @@ Value Get(const RunParams& params, Param param) {
     case Param::kMaxIterationsPerEpoch: return params.max_iterations_per_epoch;
     case Param::kOverlap: return params.overlap;
     case Param::kBucketBytes: return params.bucket_bytes;
+    case Param::kPartitionBytes: return params.partition_bytes;
     case Param::kDataset: break;
   }
   return params.dataset;

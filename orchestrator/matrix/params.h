@@ -37,11 +37,13 @@ enum class Param {
   kMaxIterationsPerEpoch,
   kOverlap,
   kBucketBytes,
+  kPartitionBytes,
   kDataset,
 };
-inline constexpr std::array<std::string_view, 12> kParamNames = {
+inline constexpr std::array<std::string_view, 13> kParamNames = {
     "network", "architecture", "servers", "workers", "batch_size", "learning_rate",
-    "hidden", "epochs", "max_iterations_per_epoch", "overlap", "bucket_bytes", "dataset"};
+    "hidden", "epochs", "max_iterations_per_epoch", "overlap", "bucket_bytes", "partition_bytes",
+    "dataset"};
 
 std::string_view Name(Param param);
 std::optional<Param> FindParam(std::string_view name);

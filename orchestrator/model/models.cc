@@ -326,9 +326,9 @@ CorrectedTerms Evaluate(const CorrectedCoefficients& k, const ModelConfig& confi
     terms.hidden = hidden;
   }
   terms.path = terms.compute + wire;
-  // With overlap every bucket is an exchange of its own: as many messages
-  // again per bucket (its bytes are the gradient's, split).
-  const double exchanges = config.overlap ? static_cast<double>(Buckets(config).size()) : 1.0;
+  // Every bucket (overlap) and every part (partition_bytes) is an exchange
+  // of its own: as many messages again (its bytes are the gradient's, split).
+  const double exchanges = static_cast<double>(Buckets(config).size());
   // A worker's waits are not: it polls every bucket in flight at once,
   // between its layers and after backward, so buckets share its wake-ups
   // (counting a wait per step of each bucket predicted ring with overlap,

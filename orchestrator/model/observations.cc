@@ -50,12 +50,15 @@ std::string ExperimentFilter(const std::vector<std::string>& experiments) {
 
 ModelData LoadModelData(const Store& store, const std::vector<std::string>& experiments) {
   ModelData data;
+  // Runs stored before schema version 10 exchanged whole (a read-only store is never migrated).
+  const std::string partition_bytes = store.schema_version() >= 10 ? "r.partition_bytes" : "0";
   const QueryResult runs = store.Query(R"(
     SELECT r.run_id, r.run_key, r.split, e.name, r.architecture, r.workers, r.servers, r.batch_size, r.overlap,
            r.bucket_bytes, r.hidden, r.max_iterations_per_epoch, r.network_bandwidth_bits_per_s,
            r.network_latency_s, a.parameters, a.iterations_per_epoch, a.train_samples,
            (SELECT max(CAST(json_extract(h.tags_json, '$.cpu_cores') AS REAL))
-              FROM attempt_hosts ah JOIN hosts h USING (host_id) WHERE ah.attempt_id = a.attempt_id)
+              FROM attempt_hosts ah JOIN hosts h USING (host_id) WHERE ah.attempt_id = a.attempt_id),
+           )" + partition_bytes + R"(
     FROM runs r JOIN experiments e USING (experiment_id) JOIN attempts a ON a.attempt_id = r.complete_attempt_id
     WHERE r.status = 'complete')" + ExperimentFilter(experiments) + " ORDER BY r.run_id");
   std::map<std::int64_t, std::size_t> index;
@@ -79,6 +82,7 @@ ModelData LoadModelData(const Store& store, const std::vector<std::string>& expe
     run.iterations_per_epoch = Integer(row[15]);
     run.config.train_samples = Integer(row[16]);
     run.config.cpu_cores = Real(row[17]);
+    run.config.partition_bytes = Integer(row[18]);
     index[run.run_id] = data.runs.size();
     data.runs.push_back(std::move(run));
   }

@@ -127,6 +127,23 @@ IterationTraffic Traffic(const ModelConfig& config, double gradient_bytes) {
   return t;
 }
 
+namespace {
+
+// Every bucket larger than partition_bytes in the fewest equal parts of at
+// most that size, ready with it (trainer/bucketed_exchange.h PlanBuckets).
+std::vector<Bucket> Partitioned(const std::vector<Bucket>& buckets, std::int64_t partition_bytes) {
+  if (partition_bytes <= 0) return buckets;
+  const double partition_floats = std::max<double>(1, std::floor(static_cast<double>(partition_bytes) / 4));
+  std::vector<Bucket> parts;
+  for (const Bucket& bucket : buckets) {
+    const double n = std::ceil(bucket.bytes / 4 / partition_floats);
+    for (double i = 0; i < n; ++i) parts.push_back(Bucket{bucket.bytes / n, bucket.ready_fraction});
+  }
+  return parts;
+}
+
+}  // namespace
+
 std::vector<Bucket> Buckets(const ModelConfig& config) {
   const std::vector<int> widths = LayerWidths(config);
   const std::size_t layers = widths.size() - 1;
@@ -134,7 +151,7 @@ std::vector<Bucket> Buckets(const ModelConfig& config) {
   for (std::size_t l = 0; l < layers; ++l) {
     all_bytes += 4.0 * (static_cast<double>(widths[l]) * widths[l + 1] + widths[l + 1]);
   }
-  if (!config.overlap) return {Bucket{all_bytes, 1.0}};
+  if (!config.overlap) return Partitioned({Bucket{all_bytes, 1.0}}, config.partition_bytes);
 
   // The slices, in buffer order, and the backward flops done when each is
   // ready. Backward takes the layers from the last; in each it first forms
@@ -175,7 +192,7 @@ std::vector<Bucket> Buckets(const ModelConfig& config) {
       pending = 0;
     }
   }
-  return buckets;
+  return Partitioned(buckets, config.partition_bytes);
 }
 
 std::string ConfigLabel(const ModelConfig& config) {

@@ -30,6 +30,7 @@ struct ModelConfig {
   int batch_size = 100;                         // b, per worker
   bool overlap = false;
   std::int64_t bucket_bytes = 1 << 20;          // overlap: layers fused up to this size
+  std::int64_t partition_bytes = 0;             // buckets cut into parts of at most this size; 0 = never
   std::vector<int> hidden = {128, 32};
   std::int64_t train_samples = kFashionMnistTrainSamples;  // n
   std::int64_t max_iterations_per_epoch = 0;    // 0 = whole epochs
@@ -80,8 +81,9 @@ struct IterationTraffic {
 //   p2p      scatter then gather, each w-1 messages of W/w per worker, concurrent;
 //   ps(k)    push W (k messages of W/k), pull W; a server's link carries w W/k
 //            each way, so the busiest link moves max(W, w W/k) per direction,
-//            the pull after the push; with overlap in n buckets the two
-//            directions pipeline and (1 + 1/n) max(W, w W/k) is in sequence.
+//            the pull after the push; in n buckets (overlap, or partitioned)
+//            the two directions pipeline and (1 + 1/n) max(W, w W/k) is in
+//            sequence.
 // One worker (w = 1) exchanges nothing, except under ps.
 IterationTraffic Traffic(const ModelConfig& config, double gradient_bytes);
 
@@ -92,6 +94,8 @@ IterationTraffic Traffic(const ModelConfig& config, double gradient_bytes);
 // kMaxSlicesPerLayer), the last block carrying the biases; the slices are
 // fused from the last one until a bucket holds bucket_bytes. Without
 // overlap: one bucket holding everything, ready at the end of backward.
+// With partition_bytes > 0, every bucket larger than that is then cut into
+// the fewest equal parts of at most that size, ready with it.
 inline constexpr std::size_t kMaxSlicesPerLayer = 4;  // trainer/mlp.h
 struct Bucket {
   double bytes = 0;

@@ -19,6 +19,7 @@ std::string PointLabel(const RunObservation& run) {
   for (int width : run.config.hidden) hidden += (hidden.empty() ? "" : ",") + std::to_string(width);
   std::string label = ConfigLabel(run.config) + " " + ProfileScope(run.config.bandwidth_bits_per_s, run.config.latency_s);
   if (run.config.overlap) label += " bucket=" + std::to_string(run.config.bucket_bytes);
+  if (run.config.partition_bytes > 0) label += " partition=" + std::to_string(run.config.partition_bytes);
   if (hidden != "128,32") label += " hidden=" + hidden;
   if (run.config.max_iterations_per_epoch > 0) label += " cap=" + std::to_string(run.config.max_iterations_per_epoch);
   return label;

@@ -140,6 +140,16 @@ void BindTextOrNull(SQLite::Statement& statement, int index, const std::string& 
 // each run (migration 7); before it a run belonged to runs.experiment_id.
 constexpr int kExperimentRunsVersion = 7;
 
+// Schema version from which runs.partition_bytes exists (migration 10);
+// before it every run exchanged whole.
+constexpr int kPartitionBytesVersion = 10;
+
+// runs.partition_bytes as an expression over `r` for `db`'s schema (a
+// read-only store is never migrated).
+std::string PartitionBytes(SQLite::Database& db) {
+  return db.execAndGet("PRAGMA user_version").getInt() >= kPartitionBytesVersion ? "r.partition_bytes" : "0";
+}
+
 // The (experiment_id, run_id) pairs of experiments and the runs they
 // planned, as a table expression for a FROM clause of `db`'s schema (a
 // read-only store is never migrated).
@@ -419,7 +429,7 @@ std::vector<RunRecord> Store::Runs() const {
     SELECT r.run_id, r.run_key, r.architecture, r.workers, r.servers, r.batch_size, r.epochs, r.hidden,
            r.learning_rate, r.overlap, r.bucket_bytes, r.max_iterations_per_epoch, r.dataset, r.seed,
            r.repetition, r.network, r.network_bandwidth_bits_per_s, r.network_latency_s, r.split, r.status,
-           r.attempts, r.trainer_sha256
+           r.attempts, r.trainer_sha256, )" + PartitionBytes(impl_->db) + R"(
     FROM runs r ORDER BY r.run_id)");
   std::vector<RunRecord> runs;
   while (select.executeStep()) {
@@ -447,6 +457,7 @@ std::vector<RunRecord> Store::Runs() const {
     run.status = FromText<RunState>(select.getColumn(19).getString()).value_or(RunState::kPending);
     run.attempts = select.getColumn(20).getInt();
     run.trainer_sha256 = select.getColumn(21).getString();
+    p.partition_bytes = select.getColumn(22).getInt64();
     if (auto it = tags.find(run.run_id); it != tags.end()) run.tags = std::move(it->second);
     if (auto it = experiments.find(run.run_id); it != experiments.end()) run.experiments = std::move(it->second);
     runs.push_back(std::move(run));
@@ -479,8 +490,8 @@ std::int64_t Store::AddRun(std::int64_t experiment_id, const PlannedRun& run, co
     INSERT INTO runs (run_key, experiment_id, architecture, workers, servers, ranks, batch_size, epochs,
       hidden, learning_rate, overlap, bucket_bytes, max_iterations_per_epoch, dataset, seed, repetition,
       network, network_bandwidth_bits_per_s, network_latency_s, canonical_params, split,
-      trainer_sha256, dataset_sha256, git_commit, git_dirty)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      trainer_sha256, dataset_sha256, git_commit, git_dirty, partition_bytes)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
     ON CONFLICT (run_key) DO NOTHING)");
   insert.bind(1, run_key);
   insert.bind(2, experiment_id);
@@ -511,6 +522,7 @@ std::int64_t Store::AddRun(std::int64_t experiment_id, const PlannedRun& run, co
   } else {
     insert.bind(25);
   }
+  insert.bind(26, p.partition_bytes);
   insert.exec();
   SQLite::Statement select(impl_->db, "SELECT run_id FROM runs WHERE run_key = ?");
   select.bind(1, run_key);

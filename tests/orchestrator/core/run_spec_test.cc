@@ -76,5 +76,18 @@ TEST(ConfigurationJsonTest, IsTheRunsIdentityWithoutTheSeed) {
   EXPECT_EQ(ConfigurationJson(x).find("seed"), std::string::npos);
 }
 
+// Runs planned before partition_bytes existed keep their identity: it is
+// named only when set.
+TEST(ConfigurationJsonTest, NamesThePartitionOnlyWhenTheExchangeIsCut) {
+  RunParams whole;
+  EXPECT_EQ(CanonicalJson(whole).find("partition"), std::string::npos);
+  RunParams cut = whole;
+  cut.partition_bytes = 65536;
+  EXPECT_NE(CanonicalJson(cut).find("\"partition_bytes\":65536"), std::string::npos);
+  EXPECT_NE(RunKey(whole, "t", "d"), RunKey(cut, "t", "d"));
+  EXPECT_EQ(Describe(cut, VaryingIn(std::vector<RunParams>{whole, cut})).find("partition=65536") != std::string::npos,
+            true);
+}
+
 }  // namespace
 }  // namespace dmlbench

@@ -1,12 +1,15 @@
 #include "orchestrator/matrix/matrix.h"
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <set>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "orchestrator/launch/trainer_command.h"
 #include "trainer/sha256.h"
 
 namespace dmlbench {
@@ -568,7 +571,7 @@ TEST(MatrixErrorTest, UnknownKeyWithNothingCloseListsTheKnownKeys) {
   EXPECT_EQ(ErrorOfBody("[matrix]\ncolour = [1]\n"),
             "experiments/sweep.toml:4:1: unknown key 'colour' in [matrix], expected one of: "
             "network, architecture, servers, workers, batch_size, learning_rate, hidden, "
-            "epochs, max_iterations_per_epoch, overlap, bucket_bytes, dataset");
+            "epochs, max_iterations_per_epoch, overlap, bucket_bytes, partition_bytes, dataset");
 }
 
 TEST(MatrixErrorTest, MissingExperimentTable) {
@@ -729,6 +732,24 @@ TEST(MatrixErrorTest, LearningRateOfWrongType) {
 TEST(MatrixErrorTest, BucketBytesNotPositive) {
   EXPECT_EQ(ErrorOfBody("[matrix]\nbucket_bytes = [0]\n"),
             "experiments/sweep.toml:4:17: bucket_bytes must be at least 1, got 0");
+}
+
+TEST(MatrixErrorTest, PartitionBytesNegative) {
+  EXPECT_EQ(ErrorOfBody("[matrix]\npartition_bytes = [0, -4]\n"),
+            "experiments/sweep.toml:4:23: partition_bytes must be at least 0, got -4");
+}
+
+TEST(MatrixExpansionTest, PartitionBytesIsAnAxisAndReachesTheTrainer) {
+  Experiment experiment = Parse("[matrix]\narchitecture = [\"ps\"]\npartition_bytes = [0, 65536]\n");
+  ASSERT_EQ(experiment.runs.size(), 2u);
+  EXPECT_EQ(experiment.runs[0].params.partition_bytes, 0);
+  EXPECT_EQ(experiment.runs[1].params.partition_bytes, 65536);
+  const std::vector<std::string> whole = TrainerArgs(experiment.runs[0].params);
+  EXPECT_EQ(std::find(whole.begin(), whole.end(), "--partition-bytes"), whole.end());
+  const std::vector<std::string> cut = TrainerArgs(experiment.runs[1].params);
+  const auto option = std::find(cut.begin(), cut.end(), "--partition-bytes");
+  ASSERT_NE(option, cut.end());
+  EXPECT_EQ(*std::next(option), "65536");
 }
 
 TEST(MatrixErrorTest, MaxIterationsNegative) {

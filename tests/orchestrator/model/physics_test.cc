@@ -139,6 +139,35 @@ TEST(PhysicsTest, ParameterServerPushAndPullPipelineOverOverlapBuckets) {
   EXPECT_DOUBLE_EQ(Traffic(config, W).link_bytes, 2 * 4 * W);
 }
 
+TEST(PhysicsTest, ParameterServerPushAndPullPipelineOverTheParts) {
+  ModelConfig config = Config(Architecture::kPs, 4, 1);
+  const double W = 4.0 * 104938;
+  // 64 KiB parts: 419,752 bytes in 7 equal parts, all ready at the end of
+  // backward; the server returns part j while part j+1 comes in.
+  config.partition_bytes = 64 * 1024;
+  const std::vector<Bucket> parts = Buckets(config);
+  ASSERT_EQ(parts.size(), 7u);
+  for (const Bucket& part : parts) {
+    EXPECT_DOUBLE_EQ(part.bytes, W / 7);
+    EXPECT_EQ(part.ready_fraction, 1.0);
+  }
+  EXPECT_DOUBLE_EQ(Traffic(config, W).link_bytes, (1 + 1.0 / 7) * 4 * W);
+  // With overlap the parts cut the buckets: 16 KiB buckets (17,832 bytes,
+  // then four of 100,864 or 100,352) in parts of at most 16 KiB: 2 + 4 x 7.
+  config.overlap = true;
+  config.bucket_bytes = 16 * 1024;
+  config.partition_bytes = 16 * 1024;
+  const std::vector<Bucket> cut = Buckets(config);
+  ASSERT_EQ(cut.size(), 30u);
+  EXPECT_DOUBLE_EQ(cut[0].bytes, 4.0 * (330 + 4128) / 2);
+  EXPECT_EQ(cut[0].ready_fraction, cut[1].ready_fraction);
+  EXPECT_EQ(cut.back().ready_fraction, 1.0);
+  // A partition at least as large as the gradient changes nothing.
+  config.overlap = false;
+  config.partition_bytes = static_cast<std::int64_t>(W);
+  EXPECT_EQ(Buckets(config).size(), 1u);
+}
+
 TEST(PhysicsTest, BucketsFollowTheTrainersSlicesFusedLastFirst) {
   ModelConfig config;  // 784-128-32-10
   EXPECT_EQ(Buckets(config).size(), 1u);  // overlap off: one bucket, ready at the end

@@ -238,6 +238,27 @@ TEST_F(StoreTest, AnOlderDatabaseGainsTheIterationsTableAndTheRanksCpuTimeEmpty)
   EXPECT_EQ(Int(store, "SELECT count(*) FROM runs"), 1);
 }
 
+// A database as version 9 left it, with a run: read as it is, the run
+// exchanged whole; opened for writing it gains runs.partition_bytes, 0 for
+// the run it had, and run_summary tells runs apart by it.
+TEST_F(StoreTest, AnOlderDatabasesRunsExchangedWholeAndKeepTheirKeys) {
+  WriteOldDatabase(db_, 9);
+  std::string key;
+  {
+    const Store old(db_, Store::Mode::kReadOnly);
+    ASSERT_EQ(old.schema_version(), 9);
+    ASSERT_EQ(old.Runs().size(), 1u);
+    EXPECT_EQ(old.Runs()[0].params.partition_bytes, 0);
+    key = old.Runs()[0].run_key;
+  }
+  Store store(db_);
+  EXPECT_EQ(store.schema_version(), Store::KnownSchemaVersion());
+  EXPECT_EQ(Int(store, "SELECT partition_bytes FROM runs"), 0);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM pragma_table_info('run_summary') WHERE name = 'partition_bytes'"), 1);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM pragma_table_info('run_overview') WHERE name = 'partition_bytes'"), 1);
+  EXPECT_EQ(store.Runs()[0].run_key, key);
+}
+
 // An epoch from a trainer that did not report its iterations stores none.
 TEST_F(StoreTest, AnEpochWithoutIterationTimesStoresNone) {
   Store store(db_);
@@ -398,6 +419,7 @@ TEST_F(StoreTest, RunsRebuildTheParametersFromTheirColumns) {
   p.learning_rate = 0.025;
   p.overlap = true;
   p.bucket_bytes = 65536;
+  p.partition_bytes = 8192;
   p.max_iterations_per_epoch = 7;
   p.seed = 12;
   p.repetition = 11;
@@ -412,6 +434,7 @@ TEST_F(StoreTest, RunsRebuildTheParametersFromTheirColumns) {
   EXPECT_EQ(r.run_id, id);
   EXPECT_EQ(r.run_key, std::string(64, 'b'));
   EXPECT_EQ(CanonicalJson(r.params), CanonicalJson(p));
+  EXPECT_EQ(r.params.partition_bytes, 8192);
   EXPECT_EQ(r.params.repetition, 11);
   EXPECT_EQ(r.params.network.name, "slow");
   EXPECT_EQ(r.split, "validation");
