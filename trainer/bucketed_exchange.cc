@@ -135,7 +135,10 @@ void BucketedExchange::SliceReady(int slice) {
   // Start every bucket whose slices are now all final, last slice first.
   while (started_ < buckets_.size() && slice <= buckets_[started_].first_slice) StartBucket();
   // Move the buckets in flight on by what has arrived, without waiting.
-  if (started_ > 0) AdvanceStarted();
+  if (started_ > 0) {
+    NewPollRound();
+    AdvanceStarted();
+  }
   const double spent_s = MonotonicSeconds() - entered_s;
   stats_.exposed_comm_s += spent_s;
   stats_.exchange_s += spent_s;

@@ -19,6 +19,7 @@ constexpr useconds_t kFirstSleepUs = 20;
 constexpr useconds_t kLongestSleepUs = 100;
 
 thread_local PollCounts counts;
+thread_local std::uint64_t poll_round = 1;  // Comms start at round 0: their first test progresses
 
 // mpirun gives every rank both counts; without them (no mpirun, another
 // launcher) nothing is known about where the other ranks run.
@@ -60,6 +61,7 @@ void PollUntil(const std::function<Progress()>& step, double* wait_s) {
   auto advanced = start;  // when `step` last made progress
   useconds_t sleep_us = kFirstSleepUs;
   for (;;) {
+    NewPollRound();
     const Progress progress = step();
     ++counts.polls;
     if (progress == Progress::kDone) break;
@@ -85,8 +87,14 @@ void PollUntil(const std::function<Progress()>& step, double* wait_s) {
 
 PollCounts PollCountsOfThisThread() { return counts; }
 
+void NewPollRound() { ++poll_round; }
+
 struct Comm::Handle {
   MPI_Comm comm = MPI_COMM_NULL;
+  // Comm::Progress's scratch, kept to spare an allocation per poll.
+  std::vector<MPI_Request> handles;
+  std::vector<MPI_Request*> owners;
+  std::vector<int> indices;
 };
 
 Comm::Comm() : handle_(std::make_unique<Handle>()) {
@@ -105,9 +113,34 @@ struct Requests::Pending {
   std::vector<MPI_Request> requests;
 };
 
-Requests::Requests(Comm* comm) : comm_(comm), pending_(std::make_unique<Pending>()) {}
+void Comm::Progress() {
+  if (progressed_round_ == poll_round) return;
+  progressed_round_ = poll_round;
+  Handle& h = *handle_;
+  h.handles.clear();
+  h.owners.clear();
+  for (Requests* set : requests_) {
+    for (MPI_Request& request : set->pending_->requests) {
+      if (request == MPI_REQUEST_NULL) continue;
+      h.handles.push_back(request);
+      h.owners.push_back(&request);
+    }
+  }
+  if (h.handles.empty()) return;
+  h.indices.resize(h.handles.size());
+  int completed = 0;
+  // Frees each completed request and sets its handle to MPI_REQUEST_NULL.
+  MPI_Testsome(static_cast<int>(h.handles.size()), h.handles.data(), &completed, h.indices.data(),
+               MPI_STATUSES_IGNORE);
+  for (std::size_t i = 0; i < h.handles.size(); ++i) *h.owners[i] = h.handles[i];
+}
+
+Requests::Requests(Comm* comm) : comm_(comm), pending_(std::make_unique<Pending>()) {
+  comm_->requests_.push_back(this);
+}
 
 Requests::~Requests() {
+  std::erase(comm_->requests_, this);
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (finalized) return;
@@ -144,9 +177,11 @@ void Requests::AllreduceSum(std::span<const float> data, std::span<float> sums) 
 bool Requests::Test() {
   std::vector<MPI_Request>& requests = pending_->requests;
   if (requests.empty()) return true;
-  int done = 0;
-  MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE);
-  if (!done) return false;
+  comm_->Progress();
+  if (std::any_of(requests.begin(), requests.end(),
+                  [](MPI_Request request) { return request != MPI_REQUEST_NULL; })) {
+    return false;
+  }
   requests.clear();
   return true;
 }

@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <span>
+#include <vector>
 
 namespace dmlbench {
 
@@ -65,6 +66,17 @@ enum class Progress { kIdle, kAdvanced, kDone };
 // (DESIGN.md section 4). Adds the wall time spent here to *wait_s.
 void PollUntil(const std::function<Progress()>& step, double* wait_s);
 
+// Starts a new polling round on the calling thread. In a round each Comm
+// makes MPI progress once, when the first of its Requests is tested, for all
+// of its requests at once; later tests in the round only read what that
+// found. PollUntil starts a round before every step; code that tests
+// requests outside it (a scheme between the layers of backward) starts one
+// first. Without rounds, each pending set tested paid its own pass of Open
+// MPI's progress engine (MPI_Testall progresses whenever a request is still
+// pending): a parameter server with its gradient in 26 parts made 26 such
+// passes per poll.
+void NewPollRound();
+
 // What PollUntil has done on the calling thread since the thread began, for
 // benchmarks that show where a wait's time goes (bench/bench_allreduce.cc).
 struct PollCounts {
@@ -83,8 +95,11 @@ struct Traffic {
   std::uint64_t messages_sent = 0;
 };
 
+class Requests;
+
 // A duplicate of MPI_COMM_WORLD, so that a scheme's messages never match
-// anyone else's. Construction is collective over MPI_COMM_WORLD.
+// anyone else's. Construction is collective over MPI_COMM_WORLD. It must
+// outlive the Requests made over it.
 class Comm {
  public:
   Comm();
@@ -99,10 +114,16 @@ class Comm {
  private:
   friend class Requests;
   struct Handle;
+  // Once per polling round: one MPI_Testsome over every request pending in
+  // this communicator's Requests, completing whatever has arrived.
+  void Progress();
+
   std::unique_ptr<Handle> handle_;
   int rank_ = 0;
   int size_ = 1;
   Traffic traffic_;
+  std::vector<Requests*> requests_;  // every live Requests over this communicator
+  std::uint64_t progressed_round_ = 0;
 };
 
 // The requests of one protocol step: post some, then Test() until they have
@@ -124,11 +145,13 @@ class Requests {
   // place it picks reduce-scatter + allgather for large buffers.
   void AllreduceSum(std::span<const float> data, std::span<float> sums);
 
-  // MPI_Testall over everything posted since the last completion: true when
-  // all of it has completed (the set is then empty), also when nothing is posted.
+  // True when everything posted since the last completion has completed
+  // (the set is then empty), also when nothing is posted. Makes the Comm's
+  // progress for this polling round if it has not yet (NewPollRound).
   bool Test();
 
  private:
+  friend class Comm;  // Comm::Progress tests every pending request at once
   struct Pending;
   Comm* comm_;
   std::unique_ptr<Pending> pending_;
