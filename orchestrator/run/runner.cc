@@ -93,6 +93,7 @@ class Runner::Sweep {
       if (!Runnable(item)) continue;
       report_.cancelled = report_.cancelled || cancel_.load();
       if (report_.cancelled || !report_.stopped.empty()) break;
+      if (TrainerChanged()) break;
       progress.SetRemaining(remaining--);
       order_ = Store::SweepOrder{experiment_.execution.order_seed, position++};
       ExecuteRun(item, progress);
@@ -125,6 +126,20 @@ class Runner::Sweep {
       std::swap(order[i - 1], order[draw % i]);
     }
     return order;
+  }
+
+  // Whether the trainer is no longer the build the sweep planned its runs for
+  // (rebuilt in place while the sweep ran); then the sweep stops, before the
+  // next run, with what to do: a run of the new build stored under the old
+  // build's key would be a lie the database cannot catch later.
+  bool TrainerChanged() {
+    const std::string now = launcher_.TrainerSha256();
+    if (now == provenance_.trainer_sha256) return false;
+    report_.stopped = "the trainer" + (options_.trainer.empty() ? "" : " " + options_.trainer) + " changed while the sweep ran (sha256 " +
+                      provenance_.trainer_sha256.substr(0, 12) + " when it began, " + now.substr(0, 12) +
+                      " now); the runs left are planned for the build it began with. Run again to plan them for "
+                      "this build, or pass --trainer a copy that stays put";
+    return true;
   }
 
   // Connects and provisions the hosts; records their facts.

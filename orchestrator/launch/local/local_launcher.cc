@@ -1,5 +1,6 @@
 #include "orchestrator/launch/local/local_launcher.h"
 
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -78,8 +79,19 @@ std::vector<HostFacts> LocalLauncher::Prepare() {
 
 std::string LocalLauncher::TrainerSha256() const {
   try {
-    const std::string path = ResolveProgram(options_.trainer);
-    return Sha256FileHex(path.empty() ? options_.trainer : path);
+    const std::string resolved = ResolveProgram(options_.trainer);
+    const std::string path = resolved.empty() ? options_.trainer : resolved;
+    struct stat st {};
+    std::string stamp;
+    if (::stat(path.c_str(), &st) == 0) {
+      stamp = std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino) + ":" + std::to_string(st.st_size) + ":" +
+              std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec);
+    }
+    if (stamp.empty() || stamp != trainer_stamp_) {
+      trainer_sha256_ = Sha256FileHex(path);
+      trainer_stamp_ = stamp;
+    }
+    return trainer_sha256_;
   } catch (const Sha256Error& e) {
     throw LaunchError(std::string("local: ") + e.what());
   }

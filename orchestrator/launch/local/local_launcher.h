@@ -37,7 +37,9 @@ class LocalLauncher : public Launcher {
   // Facts of this machine (/proc, uname, `mpirun --version`). Throws
   // LaunchError when mpirun cannot be run.
   std::vector<HostFacts> Prepare() override;
-  // Throws LaunchError when the trainer cannot be read.
+  // Throws LaunchError when the trainer cannot be read. Hashes the file
+  // again only when its inode, size or modification time changed since the
+  // last call (a sweep asks before every run).
   std::string TrainerSha256() const override;
   LaunchResult Launch(const LaunchSpec& spec, const std::function<void(std::string_view line)>& on_line,
                       const std::atomic<bool>& cancel) override;
@@ -45,6 +47,8 @@ class LocalLauncher : public Launcher {
  private:
   LocalLauncherOptions options_;
   std::set<int> warned_ranks_;
+  mutable std::string trainer_stamp_;   // device, inode, size and mtime of the last hashed trainer
+  mutable std::string trainer_sha256_;  // its hash
 };
 
 }  // namespace dmlbench

@@ -462,6 +462,28 @@ TEST_F(RunnerTest, AnErrorEveryAttemptWouldMeetStopsTheSweep) {
   EXPECT_EQ(launcher.specs().size(), 2u);
 }
 
+// A trainer rebuilt in place during a sweep: the run under way ran the
+// build it started with (the kernel keeps a running binary's old file); the
+// sweep stops before the next run instead of storing the new build's times
+// under the old build's key.
+TEST_F(RunnerTest, ATrainerRebuiltDuringTheSweepStopsItBeforeTheNextRun) {
+  FakeLauncher* self = nullptr;
+  FakeLauncher launcher([&self](const LaunchSpec&, int) {
+    self->SetTrainerSha256(std::string(64, 'e'));
+    return GoodJob();
+  });
+  self = &launcher;
+  const Experiment experiment = Load(MatrixText("architecture = [\"ring\", \"mpi\"]\nworkers = [1]\n", 60, 3));
+  Store store(db_);
+  const SweepReport report = Sweep(store, launcher, experiment);
+  EXPECT_EQ(launcher.specs().size(), 1u);
+  EXPECT_EQ(report.complete, 1);
+  EXPECT_EQ(report.pending, 1);
+  EXPECT_EQ(report.stopped, "the trainer changed while the sweep ran (sha256 ffffffffffff when it began, "
+                            "eeeeeeeeeeee now); the runs left are planned for the build it began with. Run again "
+                            "to plan them for this build, or pass --trainer a copy that stays put");
+}
+
 // ---- error paths of the run stage follow ----------------------------------
 
 TEST_F(RunnerTest, SecondSweepOnTheSameDatabaseIsRefused) {

@@ -67,7 +67,9 @@ class FakeLauncher : public Launcher {
     return {facts};
   }
 
-  std::string TrainerSha256() const override { return std::string(64, 'f'); }
+  std::string TrainerSha256() const override { return trainer_sha256_; }
+  // As if the trainer were rebuilt: TrainerSha256() answers `sha256` from now on.
+  void SetTrainerSha256(std::string sha256) { trainer_sha256_ = std::move(sha256); }
 
   LaunchResult Launch(const LaunchSpec& spec, const std::function<void(std::string_view line)>& on_line,
                       const std::atomic<bool>& cancel) override {
@@ -91,6 +93,7 @@ class FakeLauncher : public Launcher {
  private:
   Script script_;
   std::vector<LaunchSpec> specs_;
+  std::string trainer_sha256_ = std::string(64, 'f');
 };
 
 }  // namespace dmlbench::testing

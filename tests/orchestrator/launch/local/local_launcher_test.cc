@@ -266,6 +266,19 @@ TEST_F(LocalLauncherTest, TrainerSha256IsTheFilesDigest) {
   EXPECT_EQ(MakeLauncher(trainer).TrainerSha256(), Sha256FileHex(trainer));
 }
 
+// A sweep asks before every run: a trainer rebuilt in place (a new file
+// under the same name) is hashed again, an untouched one is not.
+TEST_F(LocalLauncherTest, TrainerSha256FollowsATrainerRebuiltInPlace) {
+  const std::string trainer = WriteScript(dir_ / "trainer", "exit 0\n");
+  const LocalLauncher launcher = MakeLauncher(trainer);
+  const std::string before = launcher.TrainerSha256();
+  EXPECT_EQ(launcher.TrainerSha256(), before);
+  std::filesystem::remove(trainer);
+  WriteScript(trainer, "exit 1\n");
+  EXPECT_NE(launcher.TrainerSha256(), before);
+  EXPECT_EQ(launcher.TrainerSha256(), Sha256FileHex(trainer));
+}
+
 // ---- error paths of local_launcher.cc follow -----------------------------
 
 TEST_F(LocalLauncherTest, MissingMpirunFailsTheLaunchWithAReason) {
