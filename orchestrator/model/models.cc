@@ -199,13 +199,15 @@ class Paper2019 : public PerformanceModel {
 //                 bucket passes a burst at once to each transfer that starts on
 //                 an idle direction; core/run_spec.h)
 //   compute    = cpu_overhead_s + cpu_per_sample_s b
-//   worker_cpu = compute + cpu_per_byte_s worker_cpu_bytes + cpu_per_message_s n worker_cpu_messages
+//   worker_cpu = compute + cpu_per_byte_s worker_cpu_bytes + cpu_per_message_s worker_cpu_messages
 //                + cpu_per_wait_s worker_cpu_waits
-//   server_cpu = cpu_per_byte_s server_cpu_bytes
-//                + n (cpu_per_message_s server_cpu_messages + cpu_per_wait_s server_cpu_waits)   (ps)
+//   server_cpu = cpu_per_byte_s server_cpu_bytes + cpu_per_message_s server_cpu_messages
+//                + cpu_per_wait_s server_cpu_waits   (ps)
 //
-// n is the number of exchanges per iteration: 1, or with overlap one per
-// bucket (physics.h Buckets), each with its own messages.
+// The counts are per iteration over every bucket (overlap) and part
+// (partition_bytes), each an exchange with its own messages (physics.h
+// Buckets and Traffic); a ps bucket goes only to the servers whose shard it
+// touches (version 7; before, every bucket counted messages to all k).
 //
 // With overlap, `path` keeps only the exposed part of the wire
 // (buckets sent while backward runs, OverlappedExchange). Coefficients:
@@ -326,18 +328,15 @@ CorrectedTerms Evaluate(const CorrectedCoefficients& k, const ModelConfig& confi
     terms.hidden = hidden;
   }
   terms.path = terms.compute + wire;
-  // Every bucket (overlap) and every part (partition_bytes) is an exchange
-  // of its own: as many messages again (its bytes are the gradient's, split).
-  const double exchanges = static_cast<double>(Buckets(config).size());
-  // A worker's waits are not: it polls every bucket in flight at once,
-  // between its layers and after backward, so buckets share its wake-ups
-  // (counting a wait per step of each bucket predicted ring with overlap,
-  // 4 workers, 5 buckets, 45 % too slow; once, 1 % too slow). A server
-  // wakes for the pushes of each bucket.
-  const double worker = terms.compute + k.per_byte * t.worker_cpu_bytes +
-                        k.per_message * exchanges * t.worker_cpu_messages + k.per_wait * t.worker_cpu_waits;
-  const double server = k.per_byte * t.server_cpu_bytes +
-                        exchanges * (k.per_message * t.server_cpu_messages + k.per_wait * t.server_cpu_waits);
+  // The counts are per iteration over every bucket and part (physics.h
+  // Traffic). A worker polls every bucket in flight at once, between its
+  // layers and after backward, so buckets share its wake-ups (counting a
+  // wait per step of each bucket predicted ring with overlap, 4 workers,
+  // 5 buckets, 45 % too slow; once, 1 % too slow).
+  const double worker = terms.compute + k.per_byte * t.worker_cpu_bytes + k.per_message * t.worker_cpu_messages +
+                        k.per_wait * t.worker_cpu_waits;
+  const double server = k.per_byte * t.server_cpu_bytes + k.per_message * t.server_cpu_messages +
+                        k.per_wait * t.server_cpu_waits;
   const double p = k.exponent;
   double sum = std::pow(terms.path, p) + std::pow(worker / share, p);
   if (config.architecture == Architecture::kPs) sum += std::pow(server / share, p);
@@ -354,7 +353,7 @@ class CorrectedModel : public PerformanceModel {
   // follow the trainer's row blocks, and a parameter server's push and
   // pull pipeline over them; 5: a CPU cost per wait; 6: the shaped links'
   // token-bucket burst, and a server wakes once per exchange.
-  int version() const override { return 6; }
+  int version() const override { return 7; }
 
   ModelFitRecord Fit(const ModelData& data) const override {
     ModelFitRecord fit = NewFit(*this);

@@ -121,9 +121,48 @@ IterationTraffic ExchangeTraffic(const ModelConfig& config, double gradient_byte
 
 }  // namespace
 
+// Exchanges between the buckets and the k servers' shards, as the trainer
+// pairs them (trainer/parameter_server.cc): a bucket goes to every server
+// whose shard it touches. Buckets tile the buffer from its end in order;
+// shards split it in k equal runs. Returns the pairs per server.
+std::vector<double> BucketsPerServer(const std::vector<Bucket>& buckets, int servers) {
+  double total = 0;
+  for (const Bucket& bucket : buckets) total += bucket.bytes;
+  std::vector<double> pairs(static_cast<std::size_t>(std::max(servers, 1)), 0);
+  double end = total;
+  for (const Bucket& bucket : buckets) {
+    const double begin = end - bucket.bytes;
+    for (std::size_t s = 0; s < pairs.size(); ++s) {
+      const double shard_begin = total * static_cast<double>(s) / static_cast<double>(pairs.size());
+      const double shard_end = total * static_cast<double>(s + 1) / static_cast<double>(pairs.size());
+      // A float (4 bytes) or more in common: the bucket carries part of the shard.
+      if (std::min(end, shard_end) - std::max(begin, shard_begin) >= 4) pairs[s] += 1;
+    }
+    end = begin;
+  }
+  return pairs;
+}
+
 IterationTraffic Traffic(const ModelConfig& config, double gradient_bytes) {
   IterationTraffic t = ExchangeTraffic(config, gradient_bytes);
   t.worker_cpu_waits = t.latency_steps;  // a worker sleeps through each dependent step
+  // Every bucket (overlap) and part (partition_bytes) is an exchange of its
+  // own, with its messages; a worker's waits are not: it polls all of them at
+  // once. A ps worker exchanges each bucket with the servers whose shards it
+  // touches, and the busiest server wakes for the pushes of each of its
+  // buckets.
+  const std::vector<Bucket> buckets = Buckets(config);
+  if (config.architecture == Architecture::kPs) {
+    const std::vector<double> pairs = BucketsPerServer(buckets, config.servers);
+    double all = 0;
+    for (double p : pairs) all += p;
+    const double busiest = *std::max_element(pairs.begin(), pairs.end());
+    t.worker_cpu_messages = 2 * all;  // push and pull of each pair
+    t.server_cpu_messages = 2 * config.workers * busiest;
+    t.server_cpu_waits = busiest;
+  } else {
+    t.worker_cpu_messages *= static_cast<double>(buckets.size());
+  }
   return t;
 }
 

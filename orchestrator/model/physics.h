@@ -55,13 +55,15 @@ struct IterationTraffic {
   double reduce_bytes = 0;         // gradient bytes summed in sequence
   double worker_update_bytes = 0;  // parameters updated by each worker (SGD), bytes
   double server_update_bytes = 0;  // parameters updated by a server on the critical path, bytes
-  // CPU work of the busiest worker and of a server (ps only), per
-  // iteration: bytes through its network stack (sent plus received, plus
-  // bytes summed), messages it sends or receives, and the waits it sleeps
-  // through (each wakes it and polls the progress engine): a worker waits
-  // for each dependent step (latency_steps), a server once for the pushes
-  // of an exchange, which arrive together. Under a CPU quota this work, not
-  // the wire, can set the pace.
+  // CPU work of the busiest worker and of the busiest server (ps only), per
+  // iteration, over all its buckets: bytes through its network stack (sent
+  // plus received, plus bytes summed), messages it sends or receives (each
+  // bucket, or part, its own; a ps bucket only to the servers whose shard it
+  // touches), and the waits it sleeps through (each wakes it and polls the
+  // progress engine): a worker waits for each dependent step
+  // (latency_steps) whatever the buckets, a server once for the pushes of
+  // each of its buckets, which arrive together. Under a CPU quota this work,
+  // not the wire, can set the pace.
   double worker_cpu_bytes = 0;
   double worker_cpu_messages = 0;
   double worker_cpu_waits = 0;

@@ -168,6 +168,32 @@ TEST(PhysicsTest, ParameterServerPushAndPullPipelineOverTheParts) {
   EXPECT_EQ(Buckets(config).size(), 1u);
 }
 
+TEST(PhysicsTest, APsBucketGoesOnlyToTheServersWhoseShardItTouches) {
+  const double W = 4.0 * 104938;
+  // Whole: one exchange with each of the 4 servers.
+  ModelConfig config = Config(Architecture::kPs, 7, 4);
+  IterationTraffic t = Traffic(config, W);
+  EXPECT_EQ(t.worker_cpu_messages, 2 * 4);
+  EXPECT_EQ(t.server_cpu_messages, 2 * 7);
+  EXPECT_EQ(t.server_cpu_waits, 1);
+  // 26 parts of 16 KiB: the shard boundaries fall inside parts 6 and 19 and
+  // on the end of part 12, so a worker exchanges 28 (part, server) pairs,
+  // as the trainer's counters show (28 pushes per iteration), and each
+  // server 7 parts with each of the 7 workers (49 messages sent).
+  config.partition_bytes = 16 * 1024;
+  t = Traffic(config, W);
+  EXPECT_EQ(t.worker_cpu_messages, 2 * 28);
+  EXPECT_EQ(t.server_cpu_messages, 2 * 7 * 7);
+  EXPECT_EQ(t.server_cpu_waits, 7);
+  EXPECT_EQ(t.worker_cpu_waits, 2);  // its push and its pull, however many parts are in flight
+  // Other schemes exchange every part whole: as many messages again per part.
+  ModelConfig ring = Config(Architecture::kRing, 4);
+  const double whole = Traffic(ring, W).worker_cpu_messages;
+  ring.partition_bytes = 16 * 1024;
+  EXPECT_EQ(Traffic(ring, W).worker_cpu_messages, 26 * whole);
+  EXPECT_EQ(Traffic(ring, W).worker_cpu_waits, 6);
+}
+
 TEST(PhysicsTest, BucketsFollowTheTrainersSlicesFusedLastFirst) {
   ModelConfig config;  // 784-128-32-10
   EXPECT_EQ(Buckets(config).size(), 1u);  // overlap off: one bucket, ready at the end

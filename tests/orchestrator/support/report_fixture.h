@@ -44,7 +44,7 @@ inline void BuildReportStudy(const std::string& path, const ReportStudyOptions& 
   // Per iteration, the shape the corrected model assumes: the slower of the
   // critical path (compute, the exchange's alpha-beta terms) and each side's
   // CPU work (compute, per-byte, per-message and per-wait costs of the
-  // exchange, its messages once per overlap bucket, a server's waits too) at
+  // exchange, counted over every overlap bucket by Traffic) at
   // the host's CPU share; overlap hides 30% of the link time. Returns
   // compute, iteration and each side's measured CPU time per iteration: its
   // work, or all its share allows where a CPU binds and the rank waits on
@@ -58,8 +58,6 @@ inline void BuildReportStudy(const std::string& path, const ReportStudyOptions& 
     config.bandwidth_bits_per_s = p.network.bandwidth_bits_per_s;
     config.overlap = p.overlap;
     config.bucket_bytes = p.bucket_bytes;
-    // With overlap every bucket is an exchange of its own.
-    const double buckets = static_cast<double>(Buckets(config).size());
     const double bytes_per_s = config.bandwidth_bits_per_s / 8 * kEfficiency;
     const IterationTraffic t = Traffic(config, 4.0 * kParameters);
     const double compute = 2e-4 + 6e-6 * p.batch_size;
@@ -67,11 +65,11 @@ inline void BuildReportStudy(const std::string& path, const ReportStudyOptions& 
     const double link = t.latency_steps * kAlpha + paced / bytes_per_s;
     const double critical = compute + link * (p.overlap ? 0.7 : 1.0);
     const double worker =
-        compute + 1.2e-9 * t.worker_cpu_bytes + 30e-6 * buckets * t.worker_cpu_messages + 40e-6 * t.worker_cpu_waits;
-    const double server =
-        p.architecture == Architecture::kPs
-            ? 2e-4 + 1.2e-9 * t.server_cpu_bytes + buckets * (30e-6 * t.server_cpu_messages + 40e-6 * t.server_cpu_waits)
-            : 0.0;
+        compute + 1.2e-9 * t.worker_cpu_bytes + 30e-6 * t.worker_cpu_messages + 40e-6 * t.worker_cpu_waits;
+    const double server = p.architecture == Architecture::kPs
+                              ? 2e-4 + 1.2e-9 * t.server_cpu_bytes + 30e-6 * t.server_cpu_messages +
+                                    40e-6 * t.server_cpu_waits
+                              : 0.0;
     const double iteration = std::max({critical, worker / kShare, server / kShare});
     const bool binds = std::max(worker, server) / kShare > critical;
     const bool exchanges = p.workers > 1 || p.architecture == Architecture::kPs;
