@@ -36,6 +36,19 @@ namespace {
 constexpr int kSets = 8;
 constexpr int kFloats = 1000;
 
+// Polls until every set has completed.
+void WaitForAll(const std::vector<std::unique_ptr<Requests>>& sets) {
+  double wait_s = 0;
+  PollUntil(
+      [&] {
+        for (const auto& set : sets) {
+          if (!set->Test()) return Progress::kIdle;
+        }
+        return Progress::kDone;
+      },
+      &wait_s);
+}
+
 TEST(PollRounds, OneProgressPassPerRoundHoweverManySetsAreTestedAndEachCompletesOnItsOwn) {
   int rank = 0, world = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -59,15 +72,7 @@ TEST(PollRounds, OneProgressPassPerRoundHoweverManySetsAreTestedAndEachCompletes
     for (int s = 0; s < kSets; ++s) {
       if (s != 3) sets[s]->Send(buffers[s], 1, s);
     }
-    double wait_s = 0;
-    PollUntil(
-        [&] {
-          for (auto& set : sets) {
-            if (!set->Test()) return Progress::kIdle;
-          }
-          return Progress::kDone;
-        },
-        &wait_s);
+    WaitForAll(sets);
     return;
   }
   for (int s = 0; s < kSets; ++s) sets[s]->Receive(buffers[s], 0, s);
@@ -89,14 +94,7 @@ TEST(PollRounds, OneProgressPassPerRoundHoweverManySetsAreTestedAndEachCompletes
     }
   }
   MPI_Barrier(MPI_COMM_WORLD);
-  PollUntil(
-      [&] {
-        for (auto& set : sets) {
-          if (!set->Test()) return Progress::kIdle;
-        }
-        return Progress::kDone;
-      },
-      &wait_s);
+  WaitForAll(sets);
   for (int s = 0; s < kSets; ++s) {
     EXPECT_EQ(buffers[s], std::vector<float>(kFloats, static_cast<float>(s + 1))) << "set " << s;
   }
