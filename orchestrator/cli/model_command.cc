@@ -222,8 +222,7 @@ ModelConfig ParseSettings(const std::vector<std::string>& settings) {
     } else {
       throw ModelError("unknown setting \"" + key + "\", expected architecture, workers, servers, batch_size, "
                        "overlap, bucket_bytes, partition_bytes, hidden, bandwidth, latency, cpu, "
-                       "max_iterations_per_epoch, "
-                       "train_samples");
+                       "max_iterations_per_epoch, train_samples");
     }
   }
   if (config.architecture == Architecture::kPs && config.servers == 0) config.servers = 1;
@@ -277,8 +276,7 @@ void AddModelCommands(CLI::App& app, const GlobalOptions& global) {
   add_choice(predict);
   predict->add_option("SETTING", o->settings, "KEY=VALUE: architecture, workers, servers, batch_size, overlap, "
                                               "bucket_bytes, partition_bytes, hidden, bandwidth, latency, cpu, "
-                                              "max_iterations_per_epoch, "
-                                              "train_samples");
+                                              "max_iterations_per_epoch, train_samples");
   predict->callback([&global, o] { PredictCommand(global, *o); });
   CLI::App* validate = model->add_subcommand(
       "validate", "predict every run with the latest fits, store the predictions, and report the errors on "

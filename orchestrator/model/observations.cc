@@ -50,8 +50,8 @@ std::string ExperimentFilter(const std::vector<std::string>& experiments) {
 
 ModelData LoadModelData(const Store& store, const std::vector<std::string>& experiments) {
   ModelData data;
-  // Runs stored before schema version 10 exchanged whole (a read-only store is never migrated).
-  const std::string partition_bytes = store.schema_version() >= 10 ? "r.partition_bytes" : "0";
+  const std::string partition_bytes =
+      store.schema_version() >= Store::kPartitionBytesVersion ? "r.partition_bytes" : "0";
   const QueryResult runs = store.Query(R"(
     SELECT r.run_id, r.run_key, r.split, e.name, r.architecture, r.workers, r.servers, r.batch_size, r.overlap,
            r.bucket_bytes, r.hidden, r.max_iterations_per_epoch, r.network_bandwidth_bits_per_s,

@@ -28,31 +28,64 @@ std::int64_t IterationsPerEpoch(const ModelConfig& config) {
 
 namespace {
 
-// Traffic without the worker's waits, which follow from its latency steps.
-IterationTraffic ExchangeTraffic(const ModelConfig& config, double gradient_bytes) {
+// Every bucket larger than partition_bytes in the fewest equal parts of at
+// most that size, ready with it (trainer/bucketed_exchange.h PlanBuckets).
+std::vector<Bucket> Partitioned(const std::vector<Bucket>& buckets, std::int64_t partition_bytes) {
+  if (partition_bytes <= 0) return buckets;
+  const double partition_floats = std::max<double>(1, std::floor(static_cast<double>(partition_bytes) / 4));
+  std::vector<Bucket> parts;
+  for (const Bucket& bucket : buckets) {
+    const double n = std::ceil(bucket.bytes / 4 / partition_floats);
+    for (double i = 0; i < n; ++i) parts.push_back(Bucket{bucket.bytes / n, bucket.ready_fraction});
+  }
+  return parts;
+}
+
+// Exchanges between the buckets and the k servers' shards, as the trainer
+// pairs them (trainer/parameter_server.cc): a bucket goes to every server
+// whose shard it touches. Buckets tile the buffer from its end in order;
+// shards split it in k equal runs. Returns the pairs per server.
+std::vector<double> BucketsPerServer(const std::vector<Bucket>& buckets, int servers) {
+  double total = 0;
+  for (const Bucket& bucket : buckets) total += bucket.bytes;
+  std::vector<double> pairs(static_cast<std::size_t>(std::max(servers, 1)), 0);
+  double end = total;
+  for (const Bucket& bucket : buckets) {
+    const double begin = end - bucket.bytes;
+    for (std::size_t s = 0; s < pairs.size(); ++s) {
+      const double shard_begin = total * static_cast<double>(s) / static_cast<double>(pairs.size());
+      const double shard_end = total * static_cast<double>(s + 1) / static_cast<double>(pairs.size());
+      // A float (4 bytes) or more in common: the bucket carries part of the shard.
+      if (std::min(end, shard_end) - std::max(begin, shard_begin) >= 4) pairs[s] += 1;
+    }
+    end = begin;
+  }
+  return pairs;
+}
+
+// Traffic with the CPU messages of one exchange and no waits: Traffic counts
+// those over the buckets (a ps server's, and a ps worker's messages, by the
+// shards each bucket touches). `buckets`: how many exchanges the gradient
+// goes in, over which a parameter server's link pipelines.
+IterationTraffic ExchangeTraffic(const ModelConfig& config, double gradient_bytes, double buckets) {
   const double w = config.workers;
   const double W = gradient_bytes;
   IterationTraffic t;
   switch (config.architecture) {
     case Architecture::kPs: {
       const double k = config.servers;
-      // Push then pull; each a message per server from each worker. The
-      // server handles w pushes and w pulls, the worker k of each.
+      // Push then pull; each a message per server from each worker.
       t.latency_steps = 2;
       t.messages = 2 * (k + w);
       // The busiest link carries its pushes, then its pulls. With overlap the
       // n buckets pipeline: a server answers bucket j while bucket j+1 comes
       // in, so only one bucket's share waits for the other direction.
-      const double buckets = static_cast<double>(Buckets(config).size());
       t.link_bytes = (1 + 1 / buckets) * std::max(W, w * W / k);
       t.link_bursts = 2;  // the pushes into the busiest end, then the pulls out of it
       t.reduce_bytes = (w - 1) * W / k;
       t.server_update_bytes = W / k;
       t.worker_cpu_bytes = 2 * W;
-      t.worker_cpu_messages = 2 * k;
       t.server_cpu_bytes = 2 * w * W / k + (w - 1) * W / k;
-      t.server_cpu_messages = 2 * w;
-      t.server_cpu_waits = 1;
       return t;
     }
     case Architecture::kP2p:
@@ -121,37 +154,15 @@ IterationTraffic ExchangeTraffic(const ModelConfig& config, double gradient_byte
 
 }  // namespace
 
-// Exchanges between the buckets and the k servers' shards, as the trainer
-// pairs them (trainer/parameter_server.cc): a bucket goes to every server
-// whose shard it touches. Buckets tile the buffer from its end in order;
-// shards split it in k equal runs. Returns the pairs per server.
-std::vector<double> BucketsPerServer(const std::vector<Bucket>& buckets, int servers) {
-  double total = 0;
-  for (const Bucket& bucket : buckets) total += bucket.bytes;
-  std::vector<double> pairs(static_cast<std::size_t>(std::max(servers, 1)), 0);
-  double end = total;
-  for (const Bucket& bucket : buckets) {
-    const double begin = end - bucket.bytes;
-    for (std::size_t s = 0; s < pairs.size(); ++s) {
-      const double shard_begin = total * static_cast<double>(s) / static_cast<double>(pairs.size());
-      const double shard_end = total * static_cast<double>(s + 1) / static_cast<double>(pairs.size());
-      // A float (4 bytes) or more in common: the bucket carries part of the shard.
-      if (std::min(end, shard_end) - std::max(begin, shard_begin) >= 4) pairs[s] += 1;
-    }
-    end = begin;
-  }
-  return pairs;
-}
-
 IterationTraffic Traffic(const ModelConfig& config, double gradient_bytes) {
-  IterationTraffic t = ExchangeTraffic(config, gradient_bytes);
+  const std::vector<Bucket> buckets = Buckets(config);
+  IterationTraffic t = ExchangeTraffic(config, gradient_bytes, static_cast<double>(buckets.size()));
   t.worker_cpu_waits = t.latency_steps;  // a worker sleeps through each dependent step
   // Every bucket (overlap) and part (partition_bytes) is an exchange of its
   // own, with its messages; a worker's waits are not: it polls all of them at
   // once. A ps worker exchanges each bucket with the servers whose shards it
   // touches, and the busiest server wakes for the pushes of each of its
   // buckets.
-  const std::vector<Bucket> buckets = Buckets(config);
   if (config.architecture == Architecture::kPs) {
     const std::vector<double> pairs = BucketsPerServer(buckets, config.servers);
     double all = 0;
@@ -165,23 +176,6 @@ IterationTraffic Traffic(const ModelConfig& config, double gradient_bytes) {
   }
   return t;
 }
-
-namespace {
-
-// Every bucket larger than partition_bytes in the fewest equal parts of at
-// most that size, ready with it (trainer/bucketed_exchange.h PlanBuckets).
-std::vector<Bucket> Partitioned(const std::vector<Bucket>& buckets, std::int64_t partition_bytes) {
-  if (partition_bytes <= 0) return buckets;
-  const double partition_floats = std::max<double>(1, std::floor(static_cast<double>(partition_bytes) / 4));
-  std::vector<Bucket> parts;
-  for (const Bucket& bucket : buckets) {
-    const double n = std::ceil(bucket.bytes / 4 / partition_floats);
-    for (double i = 0; i < n; ++i) parts.push_back(Bucket{bucket.bytes / n, bucket.ready_fraction});
-  }
-  return parts;
-}
-
-}  // namespace
 
 std::vector<Bucket> Buckets(const ModelConfig& config) {
   const std::vector<int> widths = LayerWidths(config);

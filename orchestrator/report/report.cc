@@ -134,10 +134,10 @@ ReportSummary GenerateReport(const ReportOptions& options) {
   AddStatisticsFunctions(store);
   AddDisplayFunctions(store);
   AddLinkTimeFunctions(store);
-  // A database of schema version 1 to 9 has no runs.partition_bytes: its
-  // runs all exchanged whole. A temporary view of that name comes first in
-  // name lookup, so the report's SQL reads the column either way.
-  if (store.schema_version() >= 1 && store.schema_version() < 10) {
+  // A database older than runs.partition_bytes (but not empty) gets it, 0,
+  // from a temporary view of that name, which comes first in name lookup,
+  // so the report's SQL reads the column either way.
+  if (store.schema_version() >= 1 && store.schema_version() < Store::kPartitionBytesVersion) {
     store.ExecuteScript("CREATE TEMP VIEW runs AS SELECT *, 0 AS partition_bytes FROM main.runs");
   }
   const SectionRunner runner(store, definition);

@@ -135,7 +135,8 @@ class Runner::Sweep {
   bool TrainerChanged() {
     const std::string now = launcher_.TrainerSha256();
     if (now == provenance_.trainer_sha256) return false;
-    report_.stopped = "the trainer" + (options_.trainer.empty() ? "" : " " + options_.trainer) + " changed while the sweep ran (sha256 " +
+    const std::string trainer = options_.trainer.empty() ? "" : " " + options_.trainer;
+    report_.stopped = "the trainer" + trainer + " changed while the sweep ran (sha256 " +
                       provenance_.trainer_sha256.substr(0, 12) + " when it began, " + now.substr(0, 12) +
                       " now); the runs left are planned for the build it began with. Run again to plan them for "
                       "this build, or pass --trainer a copy that stays put";

@@ -140,14 +140,9 @@ void BindTextOrNull(SQLite::Statement& statement, int index, const std::string& 
 // each run (migration 7); before it a run belonged to runs.experiment_id.
 constexpr int kExperimentRunsVersion = 7;
 
-// Schema version from which runs.partition_bytes exists (migration 10);
-// before it every run exchanged whole.
-constexpr int kPartitionBytesVersion = 10;
-
-// runs.partition_bytes as an expression over `r` for `db`'s schema (a
-// read-only store is never migrated).
+// runs.partition_bytes as an expression over `r` for `db`'s schema.
 std::string PartitionBytes(SQLite::Database& db) {
-  return db.execAndGet("PRAGMA user_version").getInt() >= kPartitionBytesVersion ? "r.partition_bytes" : "0";
+  return db.execAndGet("PRAGMA user_version").getInt() >= Store::kPartitionBytesVersion ? "r.partition_bytes" : "0";
 }
 
 // The (experiment_id, run_id) pairs of experiments and the runs they

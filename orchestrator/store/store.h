@@ -259,6 +259,10 @@ class Store {
   int schema_version() const;
   // Highest migration this program knows (schemas/migrations/NNN_*.sql).
   static int KnownSchemaVersion();
+  // The schema version from which runs.partition_bytes exists (migration
+  // 10). A read-only store is never migrated: readers of an older one take
+  // 0, for its runs all exchanged whole.
+  static constexpr int kPartitionBytesVersion = 10;
   // "SQLite <version>" of the library in use.
   static std::string LibraryVersion();
 
