@@ -352,8 +352,10 @@ class CorrectedModel : public PerformanceModel {
   // 3: the p-norm of path and quota-stretched CPU; 4: overlap buckets
   // follow the trainer's row blocks, and a parameter server's push and
   // pull pipeline over them; 5: a CPU cost per wait; 6: the shaped links'
-  // token-bucket burst, and a server wakes once per exchange.
-  int version() const override { return 7; }
+  // token-bucket burst, and a server wakes once per exchange; 7: a ps
+  // bucket goes only to the servers whose shard it touches; 8: a ps
+  // server's pushes and pulls pipeline over the buckets it takes part in.
+  int version() const override { return 8; }
 
   ModelFitRecord Fit(const ModelData& data) const override {
     ModelFitRecord fit = NewFit(*this);

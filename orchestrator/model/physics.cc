@@ -66,8 +66,10 @@ std::vector<double> BucketsPerServer(const std::vector<Bucket>& buckets, int ser
 // Traffic with the CPU messages of one exchange and no waits: Traffic counts
 // those over the buckets (a ps server's, and a ps worker's messages, by the
 // shards each bucket touches). `buckets`: how many exchanges the gradient
-// goes in, over which a parameter server's link pipelines.
-IterationTraffic ExchangeTraffic(const ModelConfig& config, double gradient_bytes, double buckets) {
+// goes in; `server_buckets`: how many of them the busiest ps server takes
+// part in. Over them a parameter server's link pipelines.
+IterationTraffic ExchangeTraffic(const ModelConfig& config, double gradient_bytes, double buckets,
+                                 double server_buckets) {
   const double w = config.workers;
   const double W = gradient_bytes;
   IterationTraffic t;
@@ -77,10 +79,12 @@ IterationTraffic ExchangeTraffic(const ModelConfig& config, double gradient_byte
       // Push then pull; each a message per server from each worker.
       t.latency_steps = 2;
       t.messages = 2 * (k + w);
-      // The busiest link carries its pushes, then its pulls. With overlap the
-      // n buckets pipeline: a server answers bucket j while bucket j+1 comes
-      // in, so only one bucket's share waits for the other direction.
-      t.link_bytes = (1 + 1 / buckets) * std::max(W, w * W / k);
+      // The busiest link carries its pushes, then its pulls. In buckets
+      // (overlap, parts) they pipeline: a server answers bucket j while
+      // bucket j+1 comes in, so at each end only one of its buckets waits for
+      // the other direction: at a worker one of the n, at a server one of the
+      // n_s it takes part in (version 8; before, one of n everywhere).
+      t.link_bytes = std::max((1 + 1 / buckets) * W, (1 + 1 / server_buckets) * w * W / k);
       t.link_bursts = 2;  // the pushes into the busiest end, then the pulls out of it
       t.reduce_bytes = (w - 1) * W / k;
       t.server_update_bytes = W / k;
@@ -156,23 +160,24 @@ IterationTraffic ExchangeTraffic(const ModelConfig& config, double gradient_byte
 
 IterationTraffic Traffic(const ModelConfig& config, double gradient_bytes) {
   const std::vector<Bucket> buckets = Buckets(config);
-  IterationTraffic t = ExchangeTraffic(config, gradient_bytes, static_cast<double>(buckets.size()));
+  const double n = static_cast<double>(buckets.size());
+  // A ps worker exchanges each bucket with the servers whose shards it
+  // touches; the busiest server takes part in `busiest` of them.
+  const std::vector<double> pairs = BucketsPerServer(buckets, config.servers);
+  const double busiest = *std::max_element(pairs.begin(), pairs.end());
+  IterationTraffic t = ExchangeTraffic(config, gradient_bytes, n, busiest);
   t.worker_cpu_waits = t.latency_steps;  // a worker sleeps through each dependent step
   // Every bucket (overlap) and part (partition_bytes) is an exchange of its
   // own, with its messages; a worker's waits are not: it polls all of them at
-  // once. A ps worker exchanges each bucket with the servers whose shards it
-  // touches, and the busiest server wakes for the pushes of each of its
-  // buckets.
+  // once. The busiest server wakes for the pushes of each of its buckets.
   if (config.architecture == Architecture::kPs) {
-    const std::vector<double> pairs = BucketsPerServer(buckets, config.servers);
     double all = 0;
     for (double p : pairs) all += p;
-    const double busiest = *std::max_element(pairs.begin(), pairs.end());
     t.worker_cpu_messages = 2 * all;  // push and pull of each pair
     t.server_cpu_messages = 2 * config.workers * busiest;
     t.server_cpu_waits = busiest;
   } else {
-    t.worker_cpu_messages *= static_cast<double>(buckets.size());
+    t.worker_cpu_messages *= n;
   }
   return t;
 }

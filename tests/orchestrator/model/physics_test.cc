@@ -152,6 +152,16 @@ TEST(PhysicsTest, ParameterServerPushAndPullPipelineOverTheParts) {
     EXPECT_EQ(part.ready_fraction, 1.0);
   }
   EXPECT_DOUBLE_EQ(Traffic(config, W).link_bytes, (1 + 1.0 / 7) * 4 * W);
+  // With 2 servers, 16 KiB parts: 26, of which each server takes part in 13.
+  // Its link carries 2 W each way and one of its own parts waits for the
+  // other direction, not one of the 26; the workers' links, W each way,
+  // pipeline over all 26 and are not the busiest.
+  ModelConfig two = Config(Architecture::kPs, 4, 2);
+  two.partition_bytes = 16 * 1024;
+  ASSERT_EQ(Buckets(two).size(), 26u);
+  EXPECT_DOUBLE_EQ(Traffic(two, W).link_bytes, (1 + 1.0 / 13) * 2 * W);
+  two.workers = 1;  // now the worker's link is the busiest
+  EXPECT_DOUBLE_EQ(Traffic(two, W).link_bytes, (1 + 1.0 / 26) * W);
   // With overlap the parts cut the buckets: 16 KiB buckets (17,832 bytes,
   // then four of 100,864 or 100,352) in parts of at most 16 KiB: 2 + 4 x 7.
   config.overlap = true;
