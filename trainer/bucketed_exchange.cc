@@ -99,7 +99,13 @@ void BucketedExchange::BeginIteration() {
   stats_ = ExchangeStats{};
   traffic_at_begin_ = comm_.traffic();
   started_ = 0;
+  ready_ = 0;
+  finished_ = 0;
   done_.assign(exchanges_.size(), false);
+}
+
+void BucketedExchange::StartAllowed() {
+  while (started_ < ready_ && (window_ == 0 || started_ - finished_ < window_)) StartBucket();
 }
 
 void BucketedExchange::StartBucket() {
@@ -116,6 +122,7 @@ Progress BucketedExchange::AdvanceStarted() {
     const Progress progress = exchanges_[b]->Advance();
     if (progress == Progress::kDone) {
       done_[b] = true;
+      ++finished_;
       advanced = true;
     } else {
       all_done = false;
@@ -133,11 +140,13 @@ void BucketedExchange::SliceReady(int slice) {
   if (!options_.overlap) return;
   const double entered_s = MonotonicSeconds();
   // Start every bucket whose slices are now all final, last slice first.
-  while (started_ < buckets_.size() && slice <= buckets_[started_].first_slice) StartBucket();
+  while (ready_ < buckets_.size() && slice <= buckets_[ready_].first_slice) ++ready_;
+  StartAllowed();
   // Move the buckets in flight on by what has arrived, without waiting.
   if (started_ > 0) {
     NewPollRound();
     AdvanceStarted();
+    StartAllowed();
   }
   const double spent_s = MonotonicSeconds() - entered_s;
   stats_.exposed_comm_s += spent_s;
@@ -146,10 +155,19 @@ void BucketedExchange::SliceReady(int slice) {
 
 void BucketedExchange::FinishIteration() {
   const double entered_s = MonotonicSeconds();
-  while (started_ < buckets_.size()) StartBucket();
+  ready_ = buckets_.size();
+  StartAllowed();
   {
     ScopedSpan wait(timeline_, "exchange.wait", "wait");
-    PollUntil([this] { return AdvanceStarted(); }, &stats_.wait_s);
+    PollUntil(
+        [this] {
+          const Progress progress = AdvanceStarted();
+          if (progress == Progress::kDone) return progress;
+          const std::size_t before = started_;
+          StartAllowed();  // buckets that waited for room in the window
+          return started_ > before ? Progress::kAdvanced : progress;
+        },
+        &stats_.wait_s);
   }
   const double exchanged_s = MonotonicSeconds();
   stats_.exposed_comm_s += exchanged_s - entered_s;

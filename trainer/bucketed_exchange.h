@@ -69,6 +69,10 @@ class BucketedExchange : public Exchange {
 
   // The derived constructor makes one BucketExchange per bucket, in order.
   void SetBucketExchanges(std::vector<std::unique_ptr<BucketExchange>> exchanges);
+  // At most `window` exchanges in flight at once (0, the default: every
+  // ready one). A bucket that is ready waits for one in flight to complete;
+  // buckets still start in order.
+  void LimitInFlight(std::size_t window) { window_ = window; }
   // After every bucket has completed: makes params the new model. Adds the
   // time it spends applying SGD to stats_.update_s.
   virtual void Install() = 0;
@@ -89,12 +93,17 @@ class BucketedExchange : public Exchange {
 
  private:
   void StartBucket();
+  // Starts ready buckets while fewer than window_ are in flight (0: no limit).
+  void StartAllowed();
   Progress AdvanceStarted();
 
   const int workers_;
   std::vector<std::unique_ptr<BucketExchange>> exchanges_;
   std::vector<bool> done_;
   std::size_t started_ = 0;
+  std::size_t ready_ = 0;     // buckets whose slices are all final
+  std::size_t finished_ = 0;  // buckets done this iteration
+  std::size_t window_ = 0;    // buckets in flight at most; 0 = every ready one
   double first_post_s_ = 0;
   double completed_s_ = 0;
   Traffic traffic_at_begin_;

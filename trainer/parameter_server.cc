@@ -101,6 +101,10 @@ class ParameterServerWorker : public BucketedExchange {
                                                       timeline_, Track(b)));
     }
     SetBucketExchanges(std::move(push_pulls));
+    // In parts, two per server in flight (kPartsInFlightPerServer).
+    if (options.partition_bytes > 0) {
+      LimitInFlight(kPartsInFlightPerServer * static_cast<std::size_t>(options.servers));
+    }
   }
 
  private:
