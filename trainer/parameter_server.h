@@ -36,7 +36,7 @@ std::unique_ptr<Exchange> MakeParameterServerExchange(const ExchangeOptions& opt
 // second, and so on; buckets keep their order. With 2 servers and 16 KiB
 // parts at 100 Mbit/s the iteration went from 103 to 82 ms.
 // A worker whose exchange is partitioned keeps at most this many parts per
-// server in flight: it pushes the next part only when an earlier one's pull
+// server in flight (with overlap, only when there is one server): it pushes the next part only when an earlier one's pull
 // is back. All at once, the parts of the fastest workers filled the queue of
 // a server's link while the part every worker must deliver before the server
 // can answer was still behind in the slowest one's flow; each pull waited
