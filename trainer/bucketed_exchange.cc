@@ -88,6 +88,7 @@ BucketedExchange::BucketedExchange(const ExchangeOptions& options, std::span<flo
 void BucketedExchange::SetBucketExchanges(std::vector<std::unique_ptr<BucketExchange>> exchanges) {
   exchanges_ = std::move(exchanges);
   done_.assign(exchanges_.size(), false);
+  running_.assign(exchanges_.size(), false);
 }
 
 void BucketedExchange::Serve(std::int64_t) {
@@ -100,29 +101,46 @@ void BucketedExchange::BeginIteration() {
   traffic_at_begin_ = comm_.traffic();
   started_ = 0;
   ready_ = 0;
-  finished_ = 0;
   done_.assign(exchanges_.size(), false);
+  running_.assign(exchanges_.size(), false);
+  in_flight_.assign(in_flight_.size(), 0);
+}
+
+void BucketedExchange::LimitInFlight(std::vector<std::size_t> lanes, std::size_t window) {
+  lanes_ = std::move(lanes);
+  window_ = window;
+  std::size_t count = 0;
+  for (std::size_t lane : lanes_) count = std::max(count, lane + 1);
+  in_flight_.assign(count, 0);
 }
 
 void BucketedExchange::StartAllowed() {
-  while (started_ < ready_ && (window_ == 0 || started_ - finished_ < window_)) StartBucket();
+  // In order, skipping only a bucket whose lane is full.
+  for (std::size_t b = 0; b < ready_ && started_ < ready_; ++b) {
+    if (done_[b] || running_[b]) continue;
+    if (window_ > 0 && in_flight_[lanes_[b]] >= window_) continue;
+    StartBucket(b);
+  }
 }
 
-void BucketedExchange::StartBucket() {
+void BucketedExchange::StartBucket(std::size_t b) {
   if (started_ == 0) first_post_s_ = MonotonicSeconds();
-  exchanges_[started_]->Start();
+  exchanges_[b]->Start();
+  running_[b] = true;
+  if (window_ > 0) ++in_flight_[lanes_[b]];
   ++started_;
 }
 
 Progress BucketedExchange::AdvanceStarted() {
   bool advanced = false;
   bool all_done = started_ == exchanges_.size();
-  for (std::size_t b = 0; b < started_; ++b) {
-    if (done_[b]) continue;
+  for (std::size_t b = 0; b < exchanges_.size(); ++b) {
+    if (!running_[b]) continue;
     const Progress progress = exchanges_[b]->Advance();
     if (progress == Progress::kDone) {
       done_[b] = true;
-      ++finished_;
+      running_[b] = false;
+      if (window_ > 0) --in_flight_[lanes_[b]];
       advanced = true;
     } else {
       all_done = false;

@@ -69,10 +69,12 @@ class BucketedExchange : public Exchange {
 
   // The derived constructor makes one BucketExchange per bucket, in order.
   void SetBucketExchanges(std::vector<std::unique_ptr<BucketExchange>> exchanges);
-  // At most `window` exchanges in flight at once (0, the default: every
-  // ready one). A bucket that is ready waits for one in flight to complete;
-  // buckets still start in order.
-  void LimitInFlight(std::size_t window) { window_ = window; }
+  // At most `window` exchanges in flight at once in each lane (lanes[b]:
+  // bucket b's, from 0; without a call every ready bucket starts at once).
+  // A ready bucket whose lane is full waits for one of that lane to
+  // complete; a later bucket of another lane may start before it. Buckets
+  // of one lane start in order.
+  void LimitInFlight(std::vector<std::size_t> lanes, std::size_t window);
   // After every bucket has completed: makes params the new model. Adds the
   // time it spends applying SGD to stats_.update_s.
   virtual void Install() = 0;
@@ -92,18 +94,20 @@ class BucketedExchange : public Exchange {
   ExchangeStats stats_;
 
  private:
-  void StartBucket();
-  // Starts ready buckets while fewer than window_ are in flight (0: no limit).
+  void StartBucket(std::size_t b);
+  // Starts every ready bucket whose lane has room, in order.
   void StartAllowed();
   Progress AdvanceStarted();
 
   const int workers_;
   std::vector<std::unique_ptr<BucketExchange>> exchanges_;
   std::vector<bool> done_;
-  std::size_t started_ = 0;
-  std::size_t ready_ = 0;     // buckets whose slices are all final
-  std::size_t finished_ = 0;  // buckets done this iteration
-  std::size_t window_ = 0;    // buckets in flight at most; 0 = every ready one
+  std::size_t started_ = 0;                // buckets started this iteration
+  std::size_t ready_ = 0;                  // buckets [0, ready_) have all slices final
+  std::vector<bool> running_;              // started and not yet done
+  std::vector<std::size_t> lanes_;         // per bucket, with window_ > 0
+  std::vector<std::size_t> in_flight_;     // per lane
+  std::size_t window_ = 0;                 // per lane; 0 = every ready bucket at once
   double first_post_s_ = 0;
   double completed_s_ = 0;
   Traffic traffic_at_begin_;

@@ -20,6 +20,17 @@ Slice Shard(std::size_t parameters, int servers, int server) {
   return SplitPart(Slice{0, parameters}, servers, server);
 }
 
+// The server a bucket is for: the last whose shard it touches.
+std::size_t ServerOf(const Bucket& bucket, std::size_t parameters, int servers) {
+  std::size_t server = 0;
+  for (int s = 0; s < servers; ++s) {
+    if (Intersect(bucket.slice, Shard(parameters, servers, s)).count > 0) {
+      server = static_cast<std::size_t>(s);
+    }
+  }
+  return server;
+}
+
 // A worker's push and pull of one bucket: to every server whose shard the
 // bucket touches, the gradient part goes out and the new parameters come back.
 class PushPull : public BucketExchange {
@@ -89,7 +100,9 @@ class ParameterServerWorker : public BucketedExchange {
       : BucketedExchange(options, params, grads, timeline, options.servers),
         model_inbox_(params.size()) {
     std::vector<std::unique_ptr<BucketExchange>> push_pulls;
+    std::vector<std::size_t> lanes;
     for (std::size_t b : PushOrder(buckets_, params.size(), options.servers)) {
+      lanes.push_back(ServerOf(buckets_[b], params.size(), options.servers));
       std::vector<PushPull::Part> parts;
       for (int s = 0; s < options.servers; ++s) {
         const Slice part = Intersect(buckets_[b].slice, Shard(params.size(), options.servers, s));
@@ -101,15 +114,8 @@ class ParameterServerWorker : public BucketedExchange {
                                                       timeline_, Track(b)));
     }
     SetBucketExchanges(std::move(push_pulls));
-    // In parts, two per server in flight (kPartsInFlightPerServer). Not with
-    // overlap and several servers: the buckets start as backward finishes
-    // them, the last server's shard first, and a window would hold the
-    // other servers' parts back behind them (2 servers, 16 KiB parts,
-    // 100 Mbit/s: 136 against 91 ms per iteration; with 1 server it helps:
-    // 145 against 161 ms, measured in different sessions).
-    if (options.partition_bytes > 0 && (!options.overlap || options.servers == 1)) {
-      LimitInFlight(kPartsInFlightPerServer * static_cast<std::size_t>(options.servers));
-    }
+    // In parts, two per server in flight (kPartsInFlightPerServer).
+    if (options.partition_bytes > 0) LimitInFlight(std::move(lanes), kPartsInFlightPerServer);
   }
 
  private:
@@ -274,13 +280,7 @@ std::vector<std::size_t> PushOrder(const std::vector<Bucket>& buckets, std::size
     std::vector<std::pair<int, std::size_t>> turns;
     std::vector<int> parts_of(static_cast<std::size_t>(std::max(servers, 1)), 0);
     for (std::size_t b = first; b < end; ++b) {
-      std::size_t server = 0;
-      for (int s = 0; s < servers; ++s) {
-        if (Intersect(buckets[b].slice, Shard(parameters, servers, s)).count > 0) {
-          server = static_cast<std::size_t>(s);
-        }
-      }
-      turns.push_back({parts_of[server]++, b});
+      turns.push_back({parts_of[ServerOf(buckets[b], parameters, servers)]++, b});
     }
     std::stable_sort(turns.begin(), turns.end(),
                      [](const auto& x, const auto& y) { return x.first < y.first; });

@@ -36,18 +36,23 @@ std::unique_ptr<Exchange> MakeParameterServerExchange(const ExchangeOptions& opt
 // second, and so on; buckets keep their order. With 2 servers and 16 KiB
 // parts at 100 Mbit/s the iteration went from 103 to 82 ms.
 // A worker whose exchange is partitioned keeps at most this many parts per
-// server in flight (with overlap, only when there is one server): it pushes the next part only when an earlier one's pull
-// is back. All at once, the parts of the fastest workers filled the queue of
-// a server's link while the part every worker must deliver before the server
-// can answer was still behind in the slowest one's flow; each pull waited
-// for the slowest, and the two directions overlapped less and less as
-// workers were added. A window keeps the workers in step, as BytePS's
-// credits do. 4 workers, 16 KiB parts, ms per iteration, windows 0 (none) /
-// k / 2k / more, median of 3: 1 server at 100 Mbit/s 152.1 / 144.5 / 148.3
-// / 151.8 (bound 140.2), at 1 Gbit/s 18.29 / 15.16 / 15.22 / 15.31;
-// 2 servers at 100 Mbit/s 81.3 / 73.6 / 75.1 (bound 70.1), at 1 Gbit/s
-// 8.88 / 8.74 / 8.16 / 8.13; 4 servers at 100 Mbit/s and 0.2 core 56.2 /
-// 43.9 / 41.8. Two per server is best or within 3 % of it everywhere.
+// server in flight (a part is for the last server whose shard it touches): it
+// pushes the next part only when an earlier one's pull is back. All at once,
+// the parts of the fastest workers filled the queue of a server's link while
+// the part every worker must deliver before the server can answer was still
+// behind in the slowest one's flow; each pull waited for the slowest, and the
+// two directions overlapped less and less as workers were added. A window keeps
+// the workers in step, as BytePS's credits do. Per server, so that with overlap
+// a ready part for one server need not wait behind the parts of another.
+// Measured as one window over all k servers' parts of 0 (none) / k / 2k / more
+// parts, which with the parts in turn is 1 and 2 per server (4 workers, 16 KiB
+// parts, ms per iteration, median of 3): 1 server at 100 Mbit/s 152.1 / 144.5 /
+// 148.3 / 151.8 (bound 140.2), at 1 Gbit/s 18.29 / 15.16 / 15.22 / 15.31; 2
+// servers at 100 Mbit/s 81.3 / 73.6 / 75.1 (bound 70.1), at 1 Gbit/s 8.88 /
+// 8.74 / 8.16 / 8.13; 4 servers at 100 Mbit/s and 0.2 core 56.2 / 43.9 / 41.8.
+// Two per server is best or within 3 % of it everywhere; with overlap and 2
+// servers, 16 KiB parts, 100 Mbit/s: 76.6 ms (bound 70.1), where a window over
+// all servers took 136 and none 91.
 inline constexpr std::size_t kPartsInFlightPerServer = 2;
 
 std::vector<std::size_t> PushOrder(const std::vector<Bucket>& buckets, std::size_t parameters,
