@@ -61,7 +61,7 @@ class MpiExchange : public BucketedExchange {
   }
 
  private:
-  void Install() override { ApplySummedGradients(sums_); }
+  void Install(Slice slice) override { ApplySummedGradients(sums_, slice); }
 
   std::vector<float> sums_;
 };

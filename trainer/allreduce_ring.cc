@@ -124,7 +124,7 @@ class RingExchange : public BucketedExchange {
   }
 
  private:
-  void Install() override { ApplySummedGradients(grads_); }
+  void Install(Slice slice) override { ApplySummedGradients(grads_, slice); }
 };
 
 }  // namespace

@@ -85,8 +85,20 @@ BucketedExchange::BucketedExchange(const ExchangeOptions& options, std::span<flo
       timeline_(timeline && timeline->enabled() ? timeline : nullptr),
       workers_(comm_.size() - servers) {}
 
-void BucketedExchange::SetBucketExchanges(std::vector<std::unique_ptr<BucketExchange>> exchanges) {
+void BucketedExchange::SetBucketExchanges(std::vector<std::unique_ptr<BucketExchange>> exchanges,
+                                          std::vector<std::size_t> order) {
   exchanges_ = std::move(exchanges);
+  if (order.empty()) {
+    for (std::size_t j = 0; j < exchanges_.size(); ++j) order.push_back(j);
+  }
+  exchange_slices_.clear();
+  for (std::size_t b : order) exchange_slices_.push_back(buckets_[b].slice);
+  slice_exchanges_.assign(options_.slices.size(), {});
+  for (std::size_t s = 0; s < options_.slices.size(); ++s) {
+    for (std::size_t j = 0; j < exchange_slices_.size(); ++j) {
+      if (Intersect(options_.slices[s], exchange_slices_[j]).count > 0) slice_exchanges_[s].push_back(j);
+    }
+  }
   done_.assign(exchanges_.size(), false);
   running_.assign(exchanges_.size(), false);
 }
@@ -97,10 +109,15 @@ void BucketedExchange::Serve(std::int64_t) {
 }
 
 void BucketedExchange::BeginIteration() {
+  if (!finished_) {
+    throw std::logic_error("BeginIteration() before the last iteration's CompleteIteration()");
+  }
+  finished_ = false;
   stats_ = ExchangeStats{};
   traffic_at_begin_ = comm_.traffic();
   started_ = 0;
   ready_ = 0;
+  completed_ = 0;
   done_.assign(exchanges_.size(), false);
   running_.assign(exchanges_.size(), false);
   in_flight_.assign(in_flight_.size(), 0);
@@ -133,7 +150,6 @@ void BucketedExchange::StartBucket(std::size_t b) {
 
 Progress BucketedExchange::AdvanceStarted() {
   bool advanced = false;
-  bool all_done = started_ == exchanges_.size();
   for (std::size_t b = 0; b < exchanges_.size(); ++b) {
     if (!running_[b]) continue;
     const Progress progress = exchanges_[b]->Advance();
@@ -141,24 +157,45 @@ Progress BucketedExchange::AdvanceStarted() {
       done_[b] = true;
       running_[b] = false;
       if (window_ > 0) --in_flight_[lanes_[b]];
+      const double completed_s = MonotonicSeconds();
+      if (++completed_ == exchanges_.size()) completed_s_ = completed_s;
+      Install(exchange_slices_[b]);
+      install_s_ += MonotonicSeconds() - completed_s;
       advanced = true;
     } else {
-      all_done = false;
       advanced = advanced || progress == Progress::kAdvanced;
     }
   }
-  if (all_done) {
-    completed_s_ = MonotonicSeconds();
-    return Progress::kDone;
-  }
+  if (completed_ == exchanges_.size()) return Progress::kDone;
   return advanced ? Progress::kAdvanced : Progress::kIdle;
 }
 
-void BucketedExchange::SliceReady(int slice) {
-  if (!options_.overlap) return;
+template <typename Done>
+void BucketedExchange::WaitUntil(const char* what, Done done) {
+  ScopedSpan wait(timeline_, what, "wait");
+  PollUntil(
+      [&] {
+        const Progress progress = AdvanceStarted();
+        if (done()) return Progress::kDone;
+        const std::size_t before = started_;
+        StartAllowed();  // buckets that waited for room in the window
+        return started_ > before || progress != Progress::kIdle ? Progress::kAdvanced : Progress::kIdle;
+      },
+      &stats_.wait_s);
+}
+
+template <typename Body>
+void BucketedExchange::Accounted(Body body) {
   const double entered_s = MonotonicSeconds();
-  // Start every bucket whose slices are now all final, last slice first.
-  while (ready_ < buckets_.size() && slice <= buckets_[ready_].first_slice) ++ready_;
+  const double update_before_s = stats_.update_s;
+  const double install_before_s = install_s_;
+  body();
+  const double spent_s = MonotonicSeconds() - entered_s;
+  stats_.exchange_s += spent_s - (stats_.update_s - update_before_s);
+  stats_.exposed_comm_s += spent_s - (install_s_ - install_before_s);
+}
+
+void BucketedExchange::StartReady() {
   StartAllowed();
   // Move the buckets in flight on by what has arrived, without waiting.
   if (started_ > 0) {
@@ -166,42 +203,72 @@ void BucketedExchange::SliceReady(int slice) {
     AdvanceStarted();
     StartAllowed();
   }
-  const double spent_s = MonotonicSeconds() - entered_s;
-  stats_.exposed_comm_s += spent_s;
-  stats_.exchange_s += spent_s;
+}
+
+void BucketedExchange::SliceReady(int slice) {
+  if (!options_.overlap) return;
+  Accounted([&] {
+    // Start every bucket whose slices are now all final, last slice first.
+    while (ready_ < buckets_.size() && slice <= buckets_[ready_].first_slice) ++ready_;
+    StartReady();
+  });
+}
+
+void BucketedExchange::FinishBackward() {
+  Accounted([&] {
+    // Every bucket is ready now; those whose lane is full start as others end.
+    ready_ = buckets_.size();
+    StartReady();
+  });
+}
+
+void BucketedExchange::AwaitSlice(int slice) {
+  if (ready_ < buckets_.size()) throw std::logic_error("AwaitSlice() before FinishBackward()");
+  const std::vector<std::size_t>& over = slice_exchanges_.at(std::size_t(slice));
+  auto installed = [&] {
+    return std::all_of(over.begin(), over.end(), [&](std::size_t j) { return bool(done_[j]); });
+  };
+  if (completed_ == exchanges_.size()) return;
+  Accounted([&] {
+    if (installed()) {
+      // Between the forward pass's blocks, move what is still in flight on
+      // (and start what waited for room in its lane), as SliceReady() does
+      // between backward's layers.
+      StartReady();
+    } else {
+      WaitUntil("exchange.await", installed);
+    }
+  });
+}
+
+void BucketedExchange::CompleteIteration() {
+  Accounted([&] { Complete(); });
 }
 
 void BucketedExchange::FinishIteration() {
-  const double entered_s = MonotonicSeconds();
+  Accounted([&] {
+    ready_ = buckets_.size();
+    StartReady();
+    Complete();
+  });
+}
+
+void BucketedExchange::Complete() {
   ready_ = buckets_.size();
-  StartAllowed();
-  {
-    ScopedSpan wait(timeline_, "exchange.wait", "wait");
-    PollUntil(
-        [this] {
-          const Progress progress = AdvanceStarted();
-          if (progress == Progress::kDone) return progress;
-          const std::size_t before = started_;
-          StartAllowed();  // buckets that waited for room in the window
-          return started_ > before ? Progress::kAdvanced : progress;
-        },
-        &stats_.wait_s);
-  }
-  const double exchanged_s = MonotonicSeconds();
-  stats_.exposed_comm_s += exchanged_s - entered_s;
-  stats_.comm_s = completed_s_ - first_post_s_;
-  Install();
-  stats_.exchange_s += MonotonicSeconds() - entered_s - stats_.update_s;
+  WaitUntil("exchange.wait", [&] { return completed_ == exchanges_.size(); });
+  stats_.comm_s = started_ > 0 ? completed_s_ - first_post_s_ : 0;
   const Traffic& now = comm_.traffic();
   stats_.bytes_sent = now.bytes_sent - traffic_at_begin_.bytes_sent;
   stats_.bytes_received = now.bytes_received - traffic_at_begin_.bytes_received;
   stats_.messages_sent = now.messages_sent - traffic_at_begin_.messages_sent;
+  finished_ = true;
 }
 
-void BucketedExchange::ApplySummedGradients(std::span<const float> sums) {
+void BucketedExchange::ApplySummedGradients(std::span<const float> sums, Slice slice) {
   const double start_s = MonotonicSeconds();
   ScopedSpan update(timeline_, "sgd.update", "compute");
-  ApplySgd(params_, sums, workers(), options_.learning_rate);
+  ApplySgd(params_.subspan(slice.offset, slice.count), sums.subspan(slice.offset, slice.count), workers(),
+           options_.learning_rate);
   stats_.update_s += MonotonicSeconds() - start_s;
 }
 

@@ -57,6 +57,9 @@ class BucketedExchange : public Exchange {
   void BeginIteration() override;
   void SliceReady(int slice) override;
   void FinishIteration() override;
+  void FinishBackward() override;
+  void AwaitSlice(int slice) override;
+  void CompleteIteration() override;
   // Throws std::logic_error: a worker has nothing to serve.
   void Serve(std::int64_t iterations) override;
   ExchangeStats LastStats() const override { return stats_; }
@@ -67,20 +70,26 @@ class BucketedExchange : public Exchange {
   BucketedExchange(const ExchangeOptions& options, std::span<float> params,
                    std::span<float> grads, Timeline* timeline, int servers);
 
-  // The derived constructor makes one BucketExchange per bucket, in order.
-  void SetBucketExchanges(std::vector<std::unique_ptr<BucketExchange>> exchanges);
+  // The derived constructor makes one BucketExchange per bucket: exchange j
+  // is bucket order[j]'s (no order: bucket j's). Buckets ready at different
+  // times must keep their order.
+  void SetBucketExchanges(std::vector<std::unique_ptr<BucketExchange>> exchanges,
+                          std::vector<std::size_t> order = {});
   // At most `window` exchanges in flight at once in each lane (lanes[b]:
   // bucket b's, from 0; without a call every ready bucket starts at once).
   // A ready bucket whose lane is full waits for one of that lane to
   // complete; a later bucket of another lane may start before it. Buckets
   // of one lane start in order.
   void LimitInFlight(std::vector<std::size_t> lanes, std::size_t window);
-  // After every bucket has completed: makes params the new model. Adds the
-  // time it spends applying SGD to stats_.update_s.
-  virtual void Install() = 0;
+  // As soon as a bucket's exchange has completed: makes params the new
+  // model under `slice`, the bucket's run of the buffer (during backward
+  // too: the pass no longer reads the parameters of a bucket it has
+  // handed over). Adds the time it spends applying SGD to stats_.update_s.
+  virtual void Install(Slice slice) = 0;
   // Install() of the allreduce schemes: `sums` holds the summed gradients of
-  // every worker; apply SGD with their mean to params_, timed as update.
-  void ApplySummedGradients(std::span<const float> sums);
+  // every worker; apply SGD with their mean to params_ under `slice`, timed
+  // as update.
+  void ApplySummedGradients(std::span<const float> sums, Slice slice);
 
   // The comm-thread track of bucket b in the timeline.
   static int Track(std::size_t bucket) { return 1 + static_cast<int>(bucket); }
@@ -97,10 +106,30 @@ class BucketedExchange : public Exchange {
   void StartBucket(std::size_t b);
   // Starts every ready bucket whose lane has room, in order.
   void StartAllowed();
+  // StartAllowed(), then moves what is in flight on without waiting.
+  void StartReady();
+  // Waits for every exchange (starting those not yet started) and closes
+  // the iteration's stats.
+  void Complete();
+  // Advances every exchange in flight once, installing those that complete.
   Progress AdvanceStarted();
+  // Polls (AdvanceStarted, StartAllowed) until `done` holds.
+  template <typename Done>
+  void WaitUntil(const char* what, Done done);
+  // Runs `body`, the work of one public call, and accounts for its time:
+  // less the SGD updates made meanwhile, it is exchange; less the installs
+  // made meanwhile, exposed (a scheme's own reduce and update, as p2p's,
+  // stay exposed).
+  template <typename Body>
+  void Accounted(Body body);
 
   const int workers_;
   std::vector<std::unique_ptr<BucketExchange>> exchanges_;
+  std::vector<Slice> exchange_slices_;     // per exchange, the run of the buffer it updates
+  std::vector<std::vector<std::size_t>> slice_exchanges_;  // per gradient slice, the exchanges over it
+  std::size_t completed_ = 0;              // exchanges done this iteration
+  bool finished_ = true;                   // CompleteIteration() since the last BeginIteration()
+  double install_s_ = 0;                   // time in Install(), ever
   std::vector<bool> done_;
   std::size_t started_ = 0;                // buckets started this iteration
   std::size_t ready_ = 0;                  // buckets [0, ready_) have all slices final

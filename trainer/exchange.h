@@ -73,6 +73,19 @@ class Exchange {
   virtual void SliceReady(int slice) = 0;
   virtual void FinishIteration() = 0;
 
+  // Worker, the same iteration split so that the next forward pass can run
+  // while the exchange ends: FinishBackward() after the backward pass starts
+  // what has not started and returns at once; AwaitSlice(s) returns when
+  // the parameters under slice s hold the updated model (the next forward
+  // pass calls it before it first reads them: Mlp::Forward's `await`);
+  // CompleteIteration() returns when the whole model is updated, and only
+  // then is LastStats() the iteration's. FinishIteration() is
+  // FinishBackward() then CompleteIteration(). The next BeginIteration()
+  // must come after CompleteIteration().
+  virtual void FinishBackward() = 0;
+  virtual void AwaitSlice(int slice) = 0;
+  virtual void CompleteIteration() = 0;
+
   // Server (ps only): serves `iterations` iterations, then returns.
   virtual void Serve(std::int64_t iterations) = 0;
 

@@ -116,20 +116,37 @@ void Mlp::Lap(double MlpProfile::*step) {
   lap_start_s_ = now_s;
 }
 
-void Mlp::Propagate(const float* x, int batch) {
+void Mlp::Propagate(const float* x, int batch, const std::function<void(int slice)>& await) {
   if (batch < 1 || batch > max_batch_)
     throw std::invalid_argument("Mlp: batch of " + std::to_string(batch) +
                                 " rows outside 1.." + std::to_string(max_batch_));
   Lap(nullptr);
   const float* input = x;
+  std::size_t first = 0;  // the layer's first slice: slices_ tile the buffer in order
   for (std::size_t l = 0; l < layers_.size(); ++l) {
     const MlpLayer& layer = layers_[l];
     const float* weights = &parameters_[layer.offset];
     const float* bias = weights + std::size_t(layer.inputs) * layer.outputs;
     float* out = activations_[l].data();
-    // out (batch x outputs) = input (batch x inputs) . weights (inputs x outputs)
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, batch, layer.outputs, layer.inputs,
-                1.0f, input, layer.inputs, weights, layer.outputs, 0.0f, out, layer.outputs);
+    std::size_t end = first;
+    while (end < slices_.size() && slices_[end].layer == int(l)) ++end;
+    // out (batch x outputs) = input (batch x inputs) . weights (inputs x outputs),
+    // as the sum over the layer's row blocks b of input[:, rows b] . weights[rows b, :].
+    float beta = 0.0f;
+    for (std::size_t s = end; s-- > first;) {
+      const GradientSlice& block = slices_[s];
+      if (await) {
+        Lap(&MlpProfile::gemm_s);
+        await(int(s));
+        Lap(nullptr);
+      }
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, batch, layer.outputs, block.rows, 1.0f,
+                  input + block.first_row, layer.inputs,
+                  weights + std::size_t(block.first_row) * layer.outputs, layer.outputs, beta, out,
+                  layer.outputs);
+      beta = 1.0f;
+    }
+    first = end;
     Lap(&MlpProfile::gemm_s);
     AddBias(out, bias, batch, layer.outputs, /*relu=*/l + 1 < layers_.size());
     Lap(&MlpProfile::bias_relu_s);
@@ -137,8 +154,9 @@ void Mlp::Propagate(const float* x, int batch) {
   }
 }
 
-double Mlp::Forward(const float* x, const std::uint8_t* labels, int batch) {
-  Propagate(x, batch);
+double Mlp::Forward(const float* x, const std::uint8_t* labels, int batch,
+                    const std::function<void(int slice)>& await) {
+  Propagate(x, batch, await);
   input_ = x;
   batch_ = batch;
   // Softmax cross-entropy; delta_ = (softmax - one_hot) / batch, the
@@ -206,7 +224,7 @@ void Mlp::Backward(const std::function<void(int slice)>& slice_done) {
 }
 
 std::int64_t Mlp::CountCorrect(const float* x, const std::uint8_t* labels, int batch) {
-  Propagate(x, batch);
+  Propagate(x, batch, nullptr);
   const int classes = layers_.back().outputs;
   std::int64_t correct = 0;
   for (int row = 0; row < batch; ++row) {

@@ -75,7 +75,17 @@ class Mlp {
   // Runs `batch` rows of `x` (batch x inputs, row-major) through the net and
   // returns the SUM over the rows of the cross-entropy loss. Keeps the
   // activations for Backward() and borrows `x` until then.
-  double Forward(const float* x, const std::uint8_t* labels, int batch);
+  //
+  // A layer cut into row blocks (SliceGradients) is multiplied block by
+  // block, the last block first (the order their exchanges end), each
+  // block's rows of the weights against the same columns of the input,
+  // summed into the output. When `await` is given, Forward calls await(s)
+  // (an index into gradient_slices()) before it first reads the parameters
+  // under slice s: the caller may still be updating them until it returns.
+  // That lets the next forward pass start while the last blocks of the
+  // previous exchange are still on the wire.
+  double Forward(const float* x, const std::uint8_t* labels, int batch,
+                 const std::function<void(int slice)>& await = nullptr);
 
   // Cuts each layer's weight gradient into row blocks of at least
   // `min_bytes` each: r = ceil(min_bytes / (4 * outputs)) rows, so
@@ -103,7 +113,7 @@ class Mlp {
 
  private:
   // Forward through every layer; the logits end in activations_.back().
-  void Propagate(const float* x, int batch);
+  void Propagate(const float* x, int batch, const std::function<void(int slice)>& await);
   // With a profile attached: adds the time since the previous lap to `step`.
   void Lap(double MlpProfile::*step);
 

@@ -101,7 +101,8 @@ class ParameterServerWorker : public BucketedExchange {
         model_inbox_(params.size()) {
     std::vector<std::unique_ptr<BucketExchange>> push_pulls;
     std::vector<std::size_t> lanes;
-    for (std::size_t b : PushOrder(buckets_, params.size(), options.servers)) {
+    const std::vector<std::size_t> order = PushOrder(buckets_, params.size(), options.servers);
+    for (std::size_t b : order) {
       lanes.push_back(ServerOf(buckets_[b], params.size(), options.servers));
       std::vector<PushPull::Part> parts;
       for (int s = 0; s < options.servers; ++s) {
@@ -113,16 +114,17 @@ class ParameterServerWorker : public BucketedExchange {
                                                       model_inbox_, static_cast<int>(b),
                                                       timeline_, Track(b)));
     }
-    SetBucketExchanges(std::move(push_pulls));
+    SetBucketExchanges(std::move(push_pulls), order);
     // In parts, two per server in flight (kPartsInFlightPerServer).
     if (options.partition_bytes > 0) LimitInFlight(std::move(lanes), kPartsInFlightPerServer);
   }
 
  private:
   // The servers applied SGD; the new model only needs to be taken in.
-  void Install() override {
+  void Install(Slice slice) override {
     ScopedSpan install(timeline_, "ps.install", "compute");
-    std::copy(model_inbox_.begin(), model_inbox_.end(), params_.begin());
+    std::copy_n(model_inbox_.begin() + std::ptrdiff_t(slice.offset), slice.count,
+                params_.begin() + std::ptrdiff_t(slice.offset));
   }
 
   std::vector<float> model_inbox_;  // the pulled model, installed after backward
@@ -155,6 +157,9 @@ class ParameterServer : public Exchange {
   void BeginIteration() override { ThrowNotAWorker(); }
   void SliceReady(int) override { ThrowNotAWorker(); }
   void FinishIteration() override { ThrowNotAWorker(); }
+  void FinishBackward() override { ThrowNotAWorker(); }
+  void AwaitSlice(int) override { ThrowNotAWorker(); }
+  void CompleteIteration() override { ThrowNotAWorker(); }
 
   void Serve(std::int64_t iterations) override {
     const double start_s = MonotonicSeconds();

@@ -148,9 +148,10 @@ class PeerToPeerExchange : public BucketedExchange {
 
  private:
   // Every shard was updated by its owner; take the new model in.
-  void Install() override {
+  void Install(Slice slice) override {
     ScopedSpan install(timeline_, "p2p.install", "compute");
-    std::copy(model_inbox_.begin(), model_inbox_.end(), params_.begin());
+    std::copy_n(model_inbox_.begin() + std::ptrdiff_t(slice.offset), slice.count,
+                params_.begin() + std::ptrdiff_t(slice.offset));
   }
 
   std::vector<float> model_inbox_;  // the new model, installed after backward

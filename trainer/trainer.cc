@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <numeric>
 #include <span>
@@ -388,16 +389,42 @@ EpochRecord TrainingRun::RunEpoch(int epoch) {
 
 // A worker's iterations over its shards of `permutation`: forward, then
 // backward with the scheme's per-slice calls, then the scheme's finish,
-// which leaves the updated model in place. Sums loss, times and traffic;
-// rank 0 also keeps each iteration's wall time (into memory it reserved:
-// no allocation and no I/O inside the loop).
+// which leaves the updated model in place. With overlap the finish is split:
+// the next iteration's forward pass starts as soon as backward has handed
+// its last slice over, and each of its row blocks waits only for its own
+// parameters (Exchange::AwaitSlice); fc1, 96% of the model and the last
+// layer exchanged, is the first one forward reads, block by block. Sums
+// loss, times and traffic (an iteration's exchange is added when it has
+// completed, in the next forward pass); rank 0 also keeps each iteration's
+// wall time, from its forward pass to the next one's (into memory it
+// reserved: no allocation and no I/O inside the loop).
 void TrainingRun::TrainIterations(std::span<const std::uint32_t> permutation,
                                   EpochRecord& record) {
   const int b = options_.batch_size;
   const bool keep_iterations = rank_ == 0;
+  const bool pipelined = options_.overlap;
+  bool pending = false;  // the previous iteration's exchange is still completing
+  double in_exchange = 0;  // this phase's time inside the scheme's calls: exchange, not compute
+  const std::function<void(int)> await = [this, &in_exchange](int slice) {
+    const Clock::time_point called = Clock::now();
+    exchange_->AwaitSlice(slice);
+    in_exchange += Seconds(called, Clock::now());
+  };
+  const std::function<void(int)> no_await;
+  auto complete = [&] {
+    exchange_->CompleteIteration();
+    AddStats(exchange_->LastStats(), record);
+    pending = false;
+  };
   iteration_wall_us_.clear();
+  Clock::time_point previous_start;
   for (std::int64_t i = 0; i < iterations_; ++i) {
     const Clock::time_point t0 = Clock::now();
+    if (keep_iterations && i > 0)
+      iteration_wall_us_.push_back(
+          std::chrono::round<std::chrono::microseconds>(t0 - previous_start).count());
+    previous_start = t0;
+    in_exchange = 0;
     {
       ScopedSpan span(&timeline_, "forward", "compute");
       // Gathers this iteration's batch and prefetches the next one's.
@@ -407,12 +434,19 @@ void TrainingRun::TrainIterations(std::span<const std::uint32_t> permutation,
                   i + 1 < iterations_
                       ? WorkerShard(permutation, i + 1, b, workers_, worker_index_)
                       : std::span<const std::uint32_t>());
-      record[kLossSum] += mlp_.Forward(batch_pixels_.data(), batch_labels_.data(), b);
+      record[kLossSum] +=
+          mlp_.Forward(batch_pixels_.data(), batch_labels_.data(), b, pending ? await : no_await);
+    }
+    if (pending) {
+      const Clock::time_point called = Clock::now();
+      complete();
+      in_exchange += Seconds(called, Clock::now());
     }
     const Clock::time_point t1 = Clock::now();
+    record[kForward] += Seconds(t0, t1) - in_exchange;
     exchange_->BeginIteration();
     // Time spent inside the scheme's calls counts as exchange, not backward.
-    double in_exchange = Seconds(t1, Clock::now());
+    in_exchange = Seconds(t1, Clock::now());
     {
       ScopedSpan span(&timeline_, "backward", "compute");
       mlp_.Backward([&](int slice) {
@@ -422,14 +456,19 @@ void TrainingRun::TrainIterations(std::span<const std::uint32_t> permutation,
       });
     }
     const Clock::time_point t2 = Clock::now();
-    exchange_->FinishIteration();
-    if (keep_iterations)
-      iteration_wall_us_.push_back(
-          std::chrono::round<std::chrono::microseconds>(Clock::now() - t0).count());
-    record[kForward] += Seconds(t0, t1);
     record[kBackward] += Seconds(t1, t2) - in_exchange;
-    AddStats(exchange_->LastStats(), record);
+    if (pipelined) {
+      exchange_->FinishBackward();
+      pending = true;
+    } else {
+      exchange_->FinishIteration();
+      AddStats(exchange_->LastStats(), record);
+    }
   }
+  if (pending) complete();
+  if (keep_iterations && iterations_ > 0)
+    iteration_wall_us_.push_back(
+        std::chrono::round<std::chrono::microseconds>(Clock::now() - previous_start).count());
 }
 
 // A worker classifies its 1/w share of the test set with the current model.

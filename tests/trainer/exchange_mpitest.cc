@@ -5,7 +5,9 @@
 #include <mpi.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -109,10 +111,20 @@ struct SchemeRun {
   std::vector<ExchangeStats> stats;  // per iteration (workers) or one Serve (servers)
 };
 
+std::string FirstMismatch(const std::vector<float>& got, const std::vector<double>& expected,
+                          std::size_t begin = 0, std::size_t end = SIZE_MAX);
+std::vector<double> ExpectedModel(std::size_t n, int workers, int iterations = kIterations);
+
 // Runs kIterations like the training loop does: slice s's gradient is written
-// just before SliceReady(s), last slice first.
+// just before SliceReady(s), last slice first. Pipelined, as the trainer with
+// overlap: FinishBackward() ends each backward pass, and before the next
+// iteration (and at the end) every slice is awaited, first to last, as the
+// next forward pass reads them, then CompleteIteration(); each slice must
+// hold the updated model as soon as AwaitSlice() returns (`mismatches`
+// collects where it did not).
 SchemeRun RunScheme(const Scheme& scheme, const std::vector<Slice>& slices,
-                    Timeline* timeline = nullptr) {
+                    Timeline* timeline = nullptr, bool pipelined = false,
+                    std::vector<std::string>* mismatches = nullptr) {
   const std::size_t n = slices.back().offset + slices.back().count;
   SchemeRun run;
   run.params.resize(n);
@@ -127,7 +139,19 @@ SchemeRun RunScheme(const Scheme& scheme, const std::vector<Slice>& slices,
     run.stats.push_back(exchange->LastStats());
     return run;
   }
+  auto await_all = [&](int iterations) {
+    const std::vector<double> expected = ExpectedModel(n, run.workers, iterations);
+    for (std::size_t s = 0; s < slices.size(); ++s) {
+      exchange->AwaitSlice(static_cast<int>(s));
+      const std::string mismatch =
+          FirstMismatch(run.params, expected, slices[s].offset, slices[s].offset + slices[s].count);
+      if (!mismatch.empty() && mismatches) mismatches->push_back(mismatch);
+    }
+    exchange->CompleteIteration();
+    run.stats.push_back(exchange->LastStats());
+  };
   for (int t = 0; t < kIterations; ++t) {
+    if (pipelined && t > 0) await_all(t);
     exchange->BeginIteration();
     for (int s = static_cast<int>(slices.size()) - 1; s >= 0; --s) {
       for (std::size_t i = slices[s].offset; i < slices[s].offset + slices[s].count; ++i) {
@@ -135,17 +159,22 @@ SchemeRun RunScheme(const Scheme& scheme, const std::vector<Slice>& slices,
       }
       exchange->SliceReady(s);
     }
-    exchange->FinishIteration();
-    run.stats.push_back(exchange->LastStats());
+    if (pipelined) {
+      exchange->FinishBackward();
+    } else {
+      exchange->FinishIteration();
+      run.stats.push_back(exchange->LastStats());
+    }
   }
+  if (pipelined) await_all(kIterations);
   return run;
 }
 
 // params - lr * mean(gradients), iterated, in double.
-std::vector<double> ExpectedModel(std::size_t n, int workers) {
+std::vector<double> ExpectedModel(std::size_t n, int workers, int iterations) {
   std::vector<double> model(n);
   for (std::size_t i = 0; i < n; ++i) model[i] = InitialParameter(i);
-  for (int t = 0; t < kIterations; ++t) {
+  for (int t = 0; t < iterations; ++t) {
     for (std::size_t i = 0; i < n; ++i) {
       double sum = 0;
       for (int w = 0; w < workers; ++w) sum += Gradient(w, t, i);
@@ -155,8 +184,10 @@ std::vector<double> ExpectedModel(std::size_t n, int workers) {
   return model;
 }
 
-std::string FirstMismatch(const std::vector<float>& got, const std::vector<double>& expected) {
-  for (std::size_t i = 0; i < got.size(); ++i) {
+// Within [begin, end) of `got`.
+std::string FirstMismatch(const std::vector<float>& got, const std::vector<double>& expected,
+                          std::size_t begin, std::size_t end) {
+  for (std::size_t i = begin; i < std::min(end, got.size()); ++i) {
     if (std::abs(got[i] - expected[i]) > 1e-5 * std::max(1.0, std::abs(expected[i]))) {
       return "mismatch at index " + std::to_string(i) + " on rank " +
              std::to_string(WorldRank()) + ": got " + std::to_string(got[i]) + ", expected " +
@@ -195,6 +226,36 @@ TEST(Exchange, EverySchemeAppliesTheMeanGradientOfALayerInBlocks) {
 }
 
 TEST(Exchange, EverySchemeHandlesFewerParametersThanWorkers) { ExpectUpdatedModel(TinyLayers()); }
+
+// The trainer with overlap starts the next forward pass while the exchange
+// ends; every slice it awaits must already be the new model, and the
+// iteration's end must leave the same model as FinishIteration().
+TEST(Exchange, EverySchemeInstallsEachSliceBeforeTheNextForwardPassReadsIt) {
+  for (const Scheme& scheme : SchemesThisWorldRuns()) {
+    SCOPED_TRACE(Describe(scheme));
+    std::vector<std::string> mismatches;
+    const SchemeRun run = RunScheme(scheme, MlpSliced(), nullptr, /*pipelined=*/true, &mismatches);
+    const SchemeRun whole = RunScheme(scheme, MlpSliced());  // servers serve this one too
+    if (run.role != Role::kWorker) continue;
+    EXPECT_EQ(mismatches, std::vector<std::string>{});
+    EXPECT_EQ(run.stats.size(), std::size_t(kIterations));
+    EXPECT_EQ(FirstMismatch(run.params, ExpectedModel(run.params.size(), run.workers)), "");
+    EXPECT_EQ(Fingerprint(run.params), Fingerprint(whole.params));
+  }
+}
+
+TEST(Exchange, BeginIterationBeforeTheLastIterationCompletedIsRefused) {
+  const std::vector<Slice> slices = MlpLayers();
+  std::vector<float> params(1307, 0.0f), grads(1307, 0.0f);
+  std::unique_ptr<Exchange> exchange = MakeExchange(OptionsFor({"ring", 0, true}, slices), params, grads, nullptr);
+  exchange->BeginIteration();
+  for (int s = 2; s >= 0; --s) exchange->SliceReady(s);
+  exchange->FinishBackward();
+  EXPECT_THROW(exchange->BeginIteration(), std::logic_error);
+  exchange->CompleteIteration();
+  EXPECT_NO_THROW(exchange->BeginIteration());
+  exchange->FinishIteration();
+}
 
 TEST(Exchange, OverlapOffHidesNoCommunication) {
   for (const Scheme& scheme : SchemesThisWorldRuns()) {
@@ -273,21 +334,21 @@ TEST(Exchange, TimelineHoldsEachSchemesSteps) {
       SCOPED_TRACE("rank " + std::to_string(r));
       std::map<std::string, int> expected;
       if (scheme.architecture == "ring") {
-        expected = {{"exchange.wait", kIterations}, {"sgd.update", kIterations}};
+        expected = {{"exchange.wait", kIterations}, {"sgd.update", per_bucket}};
         if (w > 1) {
           expected["ring.reduce_scatter"] = (w - 1) * per_bucket;
           expected["ring.reduce"] = (w - 1) * per_bucket;
           expected["ring.allgather"] = (w - 1) * per_bucket;
         }
       } else if (scheme.architecture == "mpi") {
-        expected = {{"exchange.wait", kIterations}, {"sgd.update", kIterations},
+        expected = {{"exchange.wait", kIterations}, {"sgd.update", per_bucket},
                     {"mpi.iallreduce", per_bucket}};
       } else if (scheme.architecture == "p2p") {
-        expected = {{"exchange.wait", kIterations}, {"p2p.install", kIterations},
+        expected = {{"exchange.wait", kIterations}, {"p2p.install", per_bucket},
                     {"p2p.scatter", per_bucket}, {"p2p.reduce_update", per_bucket},
                     {"p2p.gather", per_bucket}};
       } else if (r < w) {
-        expected = {{"exchange.wait", kIterations}, {"ps.install", kIterations},
+        expected = {{"exchange.wait", kIterations}, {"ps.install", per_bucket},
                     {"ps.push", per_bucket}, {"ps.pull", per_bucket}};
       } else {
         // A server holds the parts of buckets that meet its shard.

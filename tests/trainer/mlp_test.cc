@@ -190,6 +190,38 @@ TEST(Mlp, BackwardReportsSlicesLastFirstWithTheGradientOfWholeLayers) {
         << "index " << i;
 }
 
+// A layer in row blocks is multiplied block by block, the last first; each
+// block is awaited before its parameters are read, so a caller that writes
+// them inside await (the exchange installing the new model) gets the
+// forward pass of the new model.
+TEST(Mlp, ForwardAwaitsEachSliceBeforeReadingItsParameters) {
+  const std::vector<int> sizes = {10, 6, 4, 3};
+  Mlp sliced(sizes, 2);
+  sliced.Initialize(1);
+  sliced.SliceGradients(48);  // fc1: 4 blocks, the last with the biases; fc2: 2 blocks; fc3 whole
+  Mlp updated(sizes, 2);
+  updated.Initialize(7);  // "the new model"
+  Batch batch = RandomBatch(2, 10, 3, 2);
+  std::vector<int> order;
+  const double loss = sliced.Forward(batch.x.data(), batch.labels.data(), 2, [&](int s) {
+    order.push_back(s);
+    const GradientSlice& slice = sliced.gradient_slices()[s];
+    std::copy_n(updated.parameters().begin() + std::ptrdiff_t(slice.offset), slice.count,
+                sliced.parameters().begin() + std::ptrdiff_t(slice.offset));
+  });
+  // Layer by layer, each layer's blocks last first.
+  EXPECT_EQ(order, (std::vector<int>{3, 2, 1, 0, 5, 4, 6}));
+  const double expected = updated.Forward(batch.x.data(), batch.labels.data(), 2);
+  EXPECT_NEAR(loss, expected, 1e-6 * std::fabs(expected));
+
+  // Without await the blocks give the unsliced pass up to rounding.
+  Mlp whole(sizes, 2);
+  whole.Initialize(1);
+  sliced.Initialize(1);
+  EXPECT_NEAR(sliced.Forward(batch.x.data(), batch.labels.data(), 2),
+              whole.Forward(batch.x.data(), batch.labels.data(), 2), 1e-6);
+}
+
 TEST(Mlp, TrainingReducesLossAndCountsCorrect) {
   const int rows = 32;
   Mlp mlp({8, 16, 4}, rows);
