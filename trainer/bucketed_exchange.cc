@@ -96,7 +96,9 @@ void BucketedExchange::SetBucketExchanges(std::vector<std::unique_ptr<BucketExch
   slice_exchanges_.assign(options_.slices.size(), {});
   for (std::size_t s = 0; s < options_.slices.size(); ++s) {
     for (std::size_t j = 0; j < exchange_slices_.size(); ++j) {
-      if (Intersect(options_.slices[s], exchange_slices_[j]).count > 0) slice_exchanges_[s].push_back(j);
+      if (Intersect(options_.slices[s], exchange_slices_[j]).count > 0) {
+        slice_exchanges_[s].push_back(j);
+      }
     }
   }
   done_.assign(exchanges_.size(), false);
@@ -179,7 +181,8 @@ void BucketedExchange::WaitUntil(const char* what, Done done) {
         if (done()) return Progress::kDone;
         const std::size_t before = started_;
         StartAllowed();  // buckets that waited for room in the window
-        return started_ > before || progress != Progress::kIdle ? Progress::kAdvanced : Progress::kIdle;
+        const bool advanced = started_ > before || progress != Progress::kIdle;
+        return advanced ? Progress::kAdvanced : Progress::kIdle;
       },
       &stats_.wait_s);
 }
@@ -267,8 +270,8 @@ void BucketedExchange::Complete() {
 void BucketedExchange::ApplySummedGradients(std::span<const float> sums, Slice slice) {
   const double start_s = MonotonicSeconds();
   ScopedSpan update(timeline_, "sgd.update", "compute");
-  ApplySgd(params_.subspan(slice.offset, slice.count), sums.subspan(slice.offset, slice.count), workers(),
-           options_.learning_rate);
+  ApplySgd(params_.subspan(slice.offset, slice.count), sums.subspan(slice.offset, slice.count),
+           workers(), options_.learning_rate);
   stats_.update_s += MonotonicSeconds() - start_s;
 }
 

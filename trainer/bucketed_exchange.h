@@ -126,7 +126,8 @@ class BucketedExchange : public Exchange {
   const int workers_;
   std::vector<std::unique_ptr<BucketExchange>> exchanges_;
   std::vector<Slice> exchange_slices_;     // per exchange, the run of the buffer it updates
-  std::vector<std::vector<std::size_t>> slice_exchanges_;  // per gradient slice, the exchanges over it
+  // Per gradient slice, the exchanges whose runs meet it.
+  std::vector<std::vector<std::size_t>> slice_exchanges_;
   std::size_t completed_ = 0;              // exchanges done this iteration
   bool finished_ = true;                   // CompleteIteration() since the last BeginIteration()
   double install_s_ = 0;                   // time in Install(), ever

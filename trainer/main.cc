@@ -80,7 +80,9 @@ void AddOptions(CLI::App& app, CommandLine& line) {
       ->capture_default_str();
   app.add_option("--max-iterations-per-epoch", options.max_iterations_per_epoch,
                  "Cap on iterations per epoch (0 = none)")->capture_default_str();
-  app.add_flag("--overlap", options.overlap, "Exchange layers while the backward pass runs");
+  app.add_flag("--overlap", options.overlap,
+               "Exchange layers while the backward pass runs, and start the next forward pass "
+               "while the exchange ends");
   app.add_option("--bucket-bytes", options.bucket_bytes, "Overlap: fuse layers up to this size")
       ->capture_default_str();
   app.add_option("--partition-bytes", options.partition_bytes,

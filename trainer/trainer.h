@@ -25,7 +25,7 @@ struct TrainerOptions {
   float learning_rate = 0.05f;                 // SGD step; the experiment matrix's default too
   std::uint64_t seed = 1;                      // initial model and every epoch's shuffle
   std::int64_t max_iterations_per_epoch = 0;   // 0 = no cap
-  bool overlap = false;                        // exchange layers while backward runs
+  bool overlap = false;                        // exchange while backward and the next forward run
   std::uint64_t bucket_bytes = 65536;          // overlap: fuse finished layers up to this size
   std::uint64_t partition_bytes = 0;           // cut larger buckets into parts of this size; 0 = never
   bool evaluate = true;                        // test accuracy after every epoch

@@ -247,7 +247,8 @@ TEST(Exchange, EverySchemeInstallsEachSliceBeforeTheNextForwardPassReadsIt) {
 TEST(Exchange, BeginIterationBeforeTheLastIterationCompletedIsRefused) {
   const std::vector<Slice> slices = MlpLayers();
   std::vector<float> params(1307, 0.0f), grads(1307, 0.0f);
-  std::unique_ptr<Exchange> exchange = MakeExchange(OptionsFor({"ring", 0, true}, slices), params, grads, nullptr);
+  std::unique_ptr<Exchange> exchange =
+      MakeExchange(OptionsFor({"ring", 0, true}, slices), params, grads, nullptr);
   exchange->BeginIteration();
   for (int s = 2; s >= 0; --s) exchange->SliceReady(s);
   exchange->FinishBackward();
