@@ -195,6 +195,8 @@ class Paper2019 : public PerformanceModel {
 //
 //   path       = compute + wire_factor[a] wire
 //   wire       = latency_steps alpha + paced_bytes / B       (busiest link; physics.h)
+//   link_bytes = ps with w > 1 and k > 1: (worker_link^r + server_link^r)^(1/r);
+//                otherwise the busiest link's bytes (physics.h)
 //   paced_bytes = link_bytes - link_bursts LinkBurstBytes     (shaped links: the token
 //                 bucket passes a burst at once to each transfer that starts on
 //                 an idle direction; core/run_spec.h)
@@ -226,6 +228,24 @@ class Paper2019 : public PerformanceModel {
 //                      and 0.38 ms more at 7 (12 against 2).
 //   quota_efficiency   q: CPU s a capped, CPU-bound rank gets per wall s, over s
 //   combine_exponent   p, above
+//   link_balance_exponent  r: a parameter server's exchange crosses two
+//                      links in series, a worker's (W out to k servers,
+//                      then in) and a server's (w W / k in, then out). When
+//                      one carries clearly more, it paces the exchange and
+//                      the other keeps up; when both carry about the same
+//                      and each is shared by several flows (w > 1 and
+//                      k > 1), each flow's rate swings at both ends and
+//                      neither link stays busy, so the exchange takes
+//                      longer than either link's bytes: in the first study
+//                      ps with 4 servers at 100 Mbit/s took 0.60 / 0.65 /
+//                      0.71 / 0.78 / 0.91 s per epoch at 1-5 workers where
+//                      the larger link's bytes are the same for 1-4, the
+//                      slowest where the two are equal (4 workers; with 2
+//                      servers, at 2 workers). A single flow at an end (one
+//                      worker, or one server, whose link the worker's one
+//                      flow crosses alone) is paced by the other end and
+//                      pays nothing. r -> infinity: the larger link alone
+//                      (version 8 and before).
 //   wire_factor[a]     per architecture a ("ps k=2": per number of servers), the wire's wall time over the
 //                      probe's alpha-B time of the busiest link: how well the
 //                      pattern uses the link (a ps server's pulls overlap the
@@ -255,9 +275,11 @@ struct StageThree {
 const std::vector<StageThree> kStageThree = {{"cpu_per_byte_s", "s/byte", 1e-9},
                                              {"cpu_per_message_s", "s/message", 1e-5},
                                              {"combine_exponent", "1", 1},
-                                             {"cpu_per_wait_s", "s/wait", 1e-5}};
+                                             {"cpu_per_wait_s", "s/wait", 1e-5},
+                                             {"link_balance_exponent", "1", 1}};
 constexpr std::size_t kExponentIndex = 2;  // fitted as log(p - 1)
 constexpr std::size_t kPerWaitIndex = 3;
+constexpr std::size_t kBalanceIndex = 4;   // fitted as log(r - 1)
 constexpr char kWireFactor[] = "wire_factor";
 // A run whose busiest rank burned at least this share of its quota is bound by it.
 constexpr double kCpuBoundShare = 0.75;
@@ -266,17 +288,28 @@ double CpuShare(const ModelConfig& config) {
   return config.cpu_cores > 0 ? std::min(config.cpu_cores, 1.0) : 1.0;
 }
 
-// Bytes of the busiest link that wait for its rate: on a shaped link the
+// Bytes of the busiest link in sequence: for a parameter server whose
+// workers' and servers' links are both shared by several flows, the r-norm
+// of the two (link_balance_exponent above).
+double LinkBytes(const ModelConfig& config, const IterationTraffic& t, double balance_exponent) {
+  if (config.architecture != Architecture::kPs || config.workers < 2 || config.servers < 2) return t.link_bytes;
+  const double r = balance_exponent;
+  return std::pow(std::pow(t.worker_link_bytes, r) + std::pow(t.server_link_bytes, r), 1 / r);
+}
+
+// Of those, the bytes that wait for the link's rate: on a shaped link the
 // token bucket passes a burst at once to each transfer that starts on an
 // idle direction.
-double PacedLinkBytes(const ModelConfig& config, const IterationTraffic& t) {
-  if (config.bandwidth_bits_per_s <= 0) return t.link_bytes;
-  return PacedBytes(t.link_bytes, t.link_bursts, config.bandwidth_bits_per_s);
+double PacedLinkBytes(const ModelConfig& config, const IterationTraffic& t, double balance_exponent) {
+  const double bytes = LinkBytes(config, t, balance_exponent);
+  if (config.bandwidth_bits_per_s <= 0) return bytes;
+  return PacedBytes(bytes, t.link_bursts, config.bandwidth_bits_per_s);
 }
 
 // The wire's alpha-B time of one iteration on the busiest link (s).
-double WireS(const ModelConfig& config, const IterationTraffic& t, const LinkParameters& link) {
-  return t.latency_steps * link.alpha_s + PacedLinkBytes(config, t) / link.bytes_per_s;
+double WireS(const ModelConfig& config, const IterationTraffic& t, const LinkParameters& link,
+             double balance_exponent) {
+  return t.latency_steps * link.alpha_s + PacedLinkBytes(config, t, balance_exponent) / link.bytes_per_s;
 }
 
 // The exchange with overlap: buckets go out as their layers' gradients are
@@ -284,10 +317,11 @@ double WireS(const ModelConfig& config, const IterationTraffic& t, const LinkPar
 // What ends after backward is exposed; the rest was hidden. Returns
 // {exposed, hidden} wire time.
 std::pair<double, double> OverlappedExchange(const ModelConfig& config, double gradient_bytes,
-                                             const LinkParameters& link, double wire_factor, double backward_s) {
+                                             const LinkParameters& link, double wire_factor,
+                                             double balance_exponent, double backward_s) {
   const IterationTraffic t = Traffic(config, gradient_bytes);
   const double fixed = t.latency_steps * link.alpha_s;
-  const double proportional = wire_factor * PacedLinkBytes(config, t) / link.bytes_per_s;
+  const double proportional = wire_factor * PacedLinkBytes(config, t, balance_exponent) / link.bytes_per_s;
   double end = 0, total = 0;
   for (const Bucket& bucket : Buckets(config)) {
     const double comm = fixed + proportional * bucket.bytes / gradient_bytes;
@@ -300,7 +334,7 @@ std::pair<double, double> OverlappedExchange(const ModelConfig& config, double g
 
 struct CorrectedCoefficients {
   double overhead = 0, per_sample = 0, per_byte = 0, per_message = 0, per_wait = 0;
-  double quota = 1, exponent = 2, forward_share = 0.5;
+  double quota = 1, exponent = 2, balance_exponent = 2, forward_share = 0.5;
   std::map<std::string, double> wire_factor;  // by ArchitectureScope; missing: 1
   double WireFactor(const ModelConfig& config) const {
     const auto it = wire_factor.find(ArchitectureScope(config));
@@ -320,10 +354,10 @@ CorrectedTerms Evaluate(const CorrectedCoefficients& k, const ModelConfig& confi
   const double factor = k.WireFactor(config);
   CorrectedTerms terms;
   terms.compute = k.overhead + k.per_sample * config.batch_size;
-  double wire = factor * WireS(config, t, link);
+  double wire = factor * WireS(config, t, link, k.balance_exponent);
   if (overlap_model && config.overlap) {
-    const auto [exposed, hidden] =
-        OverlappedExchange(config, gradient_bytes, link, factor, (1 - k.forward_share) * terms.compute);
+    const auto [exposed, hidden] = OverlappedExchange(config, gradient_bytes, link, factor, k.balance_exponent,
+                                                      (1 - k.forward_share) * terms.compute);
     wire = exposed;
     terms.hidden = hidden;
   }
@@ -354,8 +388,10 @@ class CorrectedModel : public PerformanceModel {
   // pull pipeline over them; 5: a CPU cost per wait; 6: the shaped links'
   // token-bucket burst, and a server wakes once per exchange; 7: a ps
   // bucket goes only to the servers whose shard it touches; 8: a ps
-  // server's pushes and pulls pipeline over the buckets it takes part in.
-  int version() const override { return 8; }
+  // server's pushes and pulls pipeline over the buckets it takes part in;
+  // 9: a parameter server's two links in series, as an r-norm where both
+  // are shared.
+  int version() const override { return 9; }
 
   ModelFitRecord Fit(const ModelData& data) const override {
     ModelFitRecord fit = NewFit(*this);
@@ -424,7 +460,7 @@ class CorrectedModel : public PerformanceModel {
     const std::vector<std::string> factors(calibrated.begin(), calibrated.end());
     for (const std::string& scope : factors) names.push_back(std::string(kWireFactor) + " " + scope);
     auto value = [](std::size_t j, double x) {
-      if (j == kExponentIndex) return 1 + std::exp(x);
+      if (j == kExponentIndex || j == kBalanceIndex) return 1 + std::exp(x);
       return (j < kStageThree.size() ? kStageThree[j].scale : 1.0) * std::exp(x);
     };
     auto with = [&](const std::vector<double>& x) {
@@ -433,12 +469,13 @@ class CorrectedModel : public PerformanceModel {
       c.per_message = value(1, x[1]);
       c.exponent = value(kExponentIndex, x[kExponentIndex]);
       c.per_wait = value(kPerWaitIndex, x[kPerWaitIndex]);
+      c.balance_exponent = value(kBalanceIndex, x[kBalanceIndex]);
       for (std::size_t a = 0; a < factors.size(); ++a) {
         c.wire_factor[factors[a]] = value(kStageThree.size() + a, x[kStageThree.size() + a]);
       }
       return c;
     };
-    // Each starts at x = 0 (the scale itself; p = 2; wire factors 1) and has
+    // Each starts at x = 0 (the scale itself; p and r 2; wire factors 1) and has
     // a weak prior there: moving a coefficient by a factor e costs as much
     // as a 0.3% error on one run, so that one the runs cannot determine (the
     // wire of an architecture a CPU always binds) stays put instead of
@@ -498,6 +535,7 @@ class CorrectedModel : public PerformanceModel {
     k.per_message = Parameter(fit, kStageThree[1].name);
     k.exponent = Parameter(fit, kStageThree[kExponentIndex].name);
     k.per_wait = Parameter(fit, kStageThree[kPerWaitIndex].name);
+    k.balance_exponent = Parameter(fit, kStageThree[kBalanceIndex].name);
     for (const ModelParameterRow& f : fit.parameters) {
       if (f.name == kWireFactor) k.wire_factor[f.scope] = f.value;
     }

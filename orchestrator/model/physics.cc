@@ -84,7 +84,9 @@ IterationTraffic ExchangeTraffic(const ModelConfig& config, double gradient_byte
       // bucket j+1 comes in, so at each end only one of its buckets waits for
       // the other direction: at a worker one of the n, at a server one of the
       // n_s it takes part in (version 8; before, one of n everywhere).
-      t.link_bytes = std::max((1 + 1 / buckets) * W, (1 + 1 / server_buckets) * w * W / k);
+      t.worker_link_bytes = (1 + 1 / buckets) * W;
+      t.server_link_bytes = (1 + 1 / server_buckets) * w * W / k;
+      t.link_bytes = std::max(t.worker_link_bytes, t.server_link_bytes);
       t.link_bursts = 2;  // the pushes into the busiest end, then the pulls out of it
       t.reduce_bytes = (w - 1) * W / k;
       t.server_update_bytes = W / k;

@@ -51,6 +51,10 @@ struct IterationTraffic {
   double latency_steps = 0;        // message latencies paid one after another (x alpha)
   double messages = 0;             // messages posted or handled in sequence (x per-message software cost)
   double link_bytes = 0;           // bytes through the busiest link, one direction after the other (/ B)
+  // ps: the same for a worker's link (W to and from the k servers) and for a
+  // server's (its shard from and to every worker); link_bytes is the larger.
+  double worker_link_bytes = 0;
+  double server_link_bytes = 0;
   double link_bursts = 0;          // transfers in sequence that start on an idle link direction
   double reduce_bytes = 0;         // gradient bytes summed in sequence
   double worker_update_bytes = 0;  // parameters updated by each worker (SGD), bytes

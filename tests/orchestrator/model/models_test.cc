@@ -39,7 +39,7 @@ constexpr double kAlpha = 12e-6;
 // p2p) or the CPU does not bind, and all its quota allows when it binds.
 struct Truth {
   double overhead_s = 2e-4, per_sample_s = 6e-6, per_byte_s = 1.2e-9, per_message_s = 30e-6, per_wait_s = 40e-6;
-  double exponent = 3, quota = 0.95;
+  double exponent = 3, quota = 0.95, balance_exponent = 2.5;
   std::map<std::string, double> wire_factor = {{"ring", 1.05}, {"mpi", 1.1},   {"p2p", 1.2},
                                                {"ps k=1", 0.9}, {"ps k=2", 0.95}, {"ps k=4", 1.0}};
   double share = 0.25;
@@ -55,7 +55,13 @@ struct Truth {
     const double compute = overhead_s + per_sample_s * config.batch_size;
     std::string scope(Text(config.architecture));
     if (config.architecture == Architecture::kPs) scope += " k=" + std::to_string(config.servers);
-    const double paced = PacedBytes(t.link_bytes, t.link_bursts, config.bandwidth_bits_per_s);
+    // A parameter server's two links in series, both shared: their r-norm.
+    const bool shared = config.architecture == Architecture::kPs && config.workers > 1 && config.servers > 1;
+    const double link_bytes =
+        shared ? std::pow(std::pow(t.worker_link_bytes, balance_exponent) + std::pow(t.server_link_bytes, balance_exponent),
+                          1 / balance_exponent)
+               : t.link_bytes;
+    const double paced = PacedBytes(link_bytes, t.link_bursts, config.bandwidth_bits_per_s);
     const double path = compute + wire_factor.at(scope) * (t.latency_steps * kAlpha + paced / bytes_per_s);
     const double worker = compute + per_byte_s * t.worker_cpu_bytes + per_message_s * t.worker_cpu_messages +
                           per_wait_s * t.worker_cpu_waits;
@@ -172,7 +178,7 @@ TEST_F(ModelsTest, CorrectedFitFindsTheTrueParametersFromCalibrationRunsOnly) {
       {"cpu_overhead_s", truth_.overhead_s},   {"cpu_per_sample_s", truth_.per_sample_s},
       {"cpu_per_byte_s", truth_.per_byte_s},   {"cpu_per_message_s", truth_.per_message_s},
       {"cpu_per_wait_s", truth_.per_wait_s},   {"combine_exponent", truth_.exponent},
-      {"quota_efficiency", truth_.quota}};
+      {"quota_efficiency", truth_.quota},      {"link_balance_exponent", truth_.balance_exponent}};
   for (const auto& [name, value] : truths) {
     const ModelParameterRow& p = ParameterOf(fit, name);
     EXPECT_LE(*p.ci_low, value) << name;
