@@ -195,7 +195,8 @@ class Paper2019 : public PerformanceModel {
 //
 //   path       = compute + wire_factor[a] wire
 //   wire       = latency_steps alpha + paced_bytes / B       (busiest link; physics.h)
-//   link_bytes = ps with w > 1 and k > 1: (worker_link^r + server_link^r)^(1/r);
+//   link_bytes = where both links of a transfer are shared (ps with w > 1
+//                and k > 1, p2p with w > 2): (sender_link^r + receiver_link^r)^(1/r);
 //                otherwise the busiest link's bytes (physics.h)
 //   paced_bytes = link_bytes - link_bursts LinkBurstBytes     (shaped links: the token
 //                 bucket passes a burst at once to each transfer that starts on
@@ -228,24 +229,28 @@ class Paper2019 : public PerformanceModel {
 //                      and 0.38 ms more at 7 (12 against 2).
 //   quota_efficiency   q: CPU s a capped, CPU-bound rank gets per wall s, over s
 //   combine_exponent   p, above
-//   link_balance_exponent  r: a parameter server's exchange crosses two
-//                      links in series, a worker's (W out to k servers,
-//                      then in) and a server's (w W / k in, then out). When
-//                      one carries clearly more, it paces the exchange and
-//                      the other keeps up; when both carry about the same
-//                      and each is shared by several flows (w > 1 and
-//                      k > 1), each flow's rate swings at both ends and
-//                      neither link stays busy, so the exchange takes
-//                      longer than either link's bytes: in the first study
-//                      ps with 4 servers at 100 Mbit/s took 0.60 / 0.65 /
-//                      0.71 / 0.78 / 0.91 s per epoch at 1-5 workers where
-//                      the larger link's bytes are the same for 1-4, the
-//                      slowest where the two are equal (4 workers; with 2
-//                      servers, at 2 workers). A single flow at an end (one
-//                      worker, or one server, whose link the worker's one
-//                      flow crosses alone) is paced by the other end and
-//                      pays nothing. r -> infinity: the larger link alone
-//                      (version 8 and before).
+//   link_balance_exponent  r: every transfer crosses two links in
+//                      series, its sender's and its receiver's. When one
+//                      carries clearly more, it paces the exchange and the
+//                      other keeps up; when both carry about the same and
+//                      each is shared by several flows, each flow's rate
+//                      swings at both ends and neither link stays busy, so
+//                      the exchange takes longer than either link's bytes.
+//                      In the first study ps with 4 servers at 100 Mbit/s
+//                      took 0.60 / 0.65 / 0.71 / 0.78 / 0.91 s per epoch at
+//                      1-5 workers where the larger link's bytes are the
+//                      same for 1-4: slowest where a worker's link (W out
+//                      to k servers, then in) and a server's (w W / k in,
+//                      then out) carry the same (w = k; with 2 servers, at
+//                      2 workers). p2p, whose every worker sends w - 1
+//                      shards and receives w - 1, took 0.36 s per epoch
+//                      and 2(w-1)/w W per iteration at 2 workers (one flow
+//                      each way) and 0.40-0.46 s per the same bytes at
+//                      3-7. Ring (one neighbour each way) and MPI's
+//                      pairwise steps have one flow at an end; a single
+//                      flow is paced by the other end and pays nothing.
+//                      r -> infinity: the larger link alone (version 8 and
+//                      before; version 9 for ps, 10 for p2p too).
 //   wire_factor[a]     per architecture a ("ps k=2": per number of servers), the wire's wall time over the
 //                      probe's alpha-B time of the busiest link: how well the
 //                      pattern uses the link (a ps server's pulls overlap the
@@ -288,20 +293,20 @@ double CpuShare(const ModelConfig& config) {
   return config.cpu_cores > 0 ? std::min(config.cpu_cores, 1.0) : 1.0;
 }
 
-// Bytes of the busiest link in sequence: for a parameter server whose
-// workers' and servers' links are both shared by several flows, the r-norm
-// of the two (link_balance_exponent above).
-double LinkBytes(const ModelConfig& config, const IterationTraffic& t, double balance_exponent) {
-  if (config.architecture != Architecture::kPs || config.workers < 2 || config.servers < 2) return t.link_bytes;
+// Bytes of the busiest link in sequence: where a transfer's two links are
+// both shared by several flows, the r-norm of the two
+// (link_balance_exponent above).
+double LinkBytes(const IterationTraffic& t, double balance_exponent) {
+  if (!t.ends_shared) return t.link_bytes;
   const double r = balance_exponent;
-  return std::pow(std::pow(t.worker_link_bytes, r) + std::pow(t.server_link_bytes, r), 1 / r);
+  return std::pow(std::pow(t.sender_link_bytes, r) + std::pow(t.receiver_link_bytes, r), 1 / r);
 }
 
 // Of those, the bytes that wait for the link's rate: on a shaped link the
 // token bucket passes a burst at once to each transfer that starts on an
 // idle direction.
 double PacedLinkBytes(const ModelConfig& config, const IterationTraffic& t, double balance_exponent) {
-  const double bytes = LinkBytes(config, t, balance_exponent);
+  const double bytes = LinkBytes(t, balance_exponent);
   if (config.bandwidth_bits_per_s <= 0) return bytes;
   return PacedBytes(bytes, t.link_bursts, config.bandwidth_bits_per_s);
 }
@@ -390,8 +395,8 @@ class CorrectedModel : public PerformanceModel {
   // bucket goes only to the servers whose shard it touches; 8: a ps
   // server's pushes and pulls pipeline over the buckets it takes part in;
   // 9: a parameter server's two links in series, as an r-norm where both
-  // are shared.
-  int version() const override { return 9; }
+  // are shared; 10: p2p's too.
+  int version() const override { return 10; }
 
   ModelFitRecord Fit(const ModelData& data) const override {
     ModelFitRecord fit = NewFit(*this);

@@ -84,9 +84,10 @@ IterationTraffic ExchangeTraffic(const ModelConfig& config, double gradient_byte
       // bucket j+1 comes in, so at each end only one of its buckets waits for
       // the other direction: at a worker one of the n, at a server one of the
       // n_s it takes part in (version 8; before, one of n everywhere).
-      t.worker_link_bytes = (1 + 1 / buckets) * W;
-      t.server_link_bytes = (1 + 1 / server_buckets) * w * W / k;
-      t.link_bytes = std::max(t.worker_link_bytes, t.server_link_bytes);
+      t.sender_link_bytes = (1 + 1 / buckets) * W;  // a worker's
+      t.receiver_link_bytes = (1 + 1 / server_buckets) * w * W / k;  // a server's
+      t.link_bytes = std::max(t.sender_link_bytes, t.receiver_link_bytes);
+      t.ends_shared = w > 1 && k > 1;
       t.link_bursts = 2;  // the pushes into the busiest end, then the pulls out of it
       t.reduce_bytes = (w - 1) * W / k;
       t.server_update_bytes = W / k;
@@ -101,6 +102,8 @@ IterationTraffic ExchangeTraffic(const ModelConfig& config, double gradient_byte
       t.messages = 2 * (w - 1);
       t.link_bytes = 2 * (w - 1) * W / w;
       t.link_bursts = 1;
+      t.sender_link_bytes = t.receiver_link_bytes = t.link_bytes;
+      t.ends_shared = w > 2;  // w - 1 flows out of each worker, w - 1 into each
       t.reduce_bytes = (w - 1) * W / w;
       t.worker_update_bytes = W / w;
       t.worker_cpu_bytes = 2 * t.link_bytes + t.reduce_bytes;

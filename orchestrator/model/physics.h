@@ -51,10 +51,15 @@ struct IterationTraffic {
   double latency_steps = 0;        // message latencies paid one after another (x alpha)
   double messages = 0;             // messages posted or handled in sequence (x per-message software cost)
   double link_bytes = 0;           // bytes through the busiest link, one direction after the other (/ B)
-  // ps: the same for a worker's link (W to and from the k servers) and for a
-  // server's (its shard from and to every worker); link_bytes is the larger.
-  double worker_link_bytes = 0;
-  double server_link_bytes = 0;
+  // The two links every transfer crosses, the sender's and the receiver's,
+  // in the same units (link_bytes is the larger): ps a worker's (W to and
+  // from the k servers) and a server's (its shard from and to every worker),
+  // p2p a worker's and its peer's. `ends_shared`: each of the two carries
+  // several flows at once (ps with w > 1 and k > 1, p2p with w > 2), so
+  // that neither alone paces them.
+  double sender_link_bytes = 0;
+  double receiver_link_bytes = 0;
+  bool ends_shared = false;
   double link_bursts = 0;          // transfers in sequence that start on an idle link direction
   double reduce_bytes = 0;         // gradient bytes summed in sequence
   double worker_update_bytes = 0;  // parameters updated by each worker (SGD), bytes
