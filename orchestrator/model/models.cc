@@ -233,9 +233,12 @@ class Paper2019 : public PerformanceModel {
 //                      series, its sender's and its receiver's. When one
 //                      carries clearly more, it paces the exchange and the
 //                      other keeps up; when both carry about the same and
-//                      each is shared by several flows, each flow's rate
-//                      swings at both ends and neither link stays busy, so
-//                      the exchange takes longer than either link's bytes.
+//                      each is shared by several flows, neither stays busy
+//                      throughout (the flows' rates swing at both ends, or
+//                      a server's answer overlaps the worker's next push
+//                      less as more workers must arrive first), so the
+//                      exchange takes longer than either link's bytes; on
+//                      uncapped hosts too (README Results).
 //                      In the first study ps with 4 servers at 100 Mbit/s
 //                      took 0.60 / 0.65 / 0.71 / 0.78 / 0.91 s per epoch at
 //                      1-5 workers where the larger link's bytes are the
