@@ -82,6 +82,27 @@ TEST(PhysicsTest, ParameterServerLinkCarriesTheLargerOfWAndWWOverK) {
   EXPECT_EQ(Traffic(Config(Architecture::kPs, 1, 4), 400).link_bytes, 2 * 400);
 }
 
+TEST(PhysicsTest, BothLinksOfATransferAreSharedOnlyWithSeveralFlowsAtEachEnd) {
+  // ps: a worker's link carries W to and from the k servers, a server's
+  // its shard from and to each of the w workers.
+  const IterationTraffic ps = Traffic(Config(Architecture::kPs, 3, 2), 400);
+  EXPECT_EQ(ps.sender_link_bytes, 2 * 400);
+  EXPECT_EQ(ps.receiver_link_bytes, 2 * 3 * 200);
+  EXPECT_EQ(ps.link_bytes, 2 * 3 * 200);
+  EXPECT_TRUE(ps.ends_shared);
+  EXPECT_FALSE(Traffic(Config(Architecture::kPs, 1, 4), 400).ends_shared);  // one worker: one flow per server
+  EXPECT_FALSE(Traffic(Config(Architecture::kPs, 4, 1), 400).ends_shared);  // one server: one flow per worker
+  // p2p: w - 1 flows out of each worker and w - 1 into each.
+  const IterationTraffic p2p = Traffic(Config(Architecture::kP2p, 3), 300);
+  EXPECT_TRUE(p2p.ends_shared);
+  EXPECT_EQ(p2p.sender_link_bytes, p2p.link_bytes);
+  EXPECT_EQ(p2p.receiver_link_bytes, p2p.link_bytes);
+  EXPECT_FALSE(Traffic(Config(Architecture::kP2p, 2), 300).ends_shared);
+  // Ring and MPI's pairwise steps: one neighbour each way.
+  EXPECT_FALSE(Traffic(Config(Architecture::kRing, 7), 700).ends_shared);
+  EXPECT_FALSE(Traffic(Config(Architecture::kMpi, 7), 700).ends_shared);
+}
+
 TEST(PhysicsTest, WorkersWaitOncePerDependentStepAndAServerOncePerExchange) {
   // Ring and p2p handle as many bytes and messages per worker; ring waits
   // for each of its 2(w-1) steps, p2p for its scatter and its gather.
