@@ -55,14 +55,12 @@ struct Truth {
     const double compute = overhead_s + per_sample_s * config.batch_size;
     std::string scope(Text(config.architecture));
     if (config.architecture == Architecture::kPs) scope += " k=" + std::to_string(config.servers);
-    // A transfer's two links in series, both shared (ps with w > 1 and
-    // k > 1, p2p with w > 2): their r-norm.
-    const bool shared = (config.architecture == Architecture::kPs && config.workers > 1 && config.servers > 1) ||
-                        (config.architecture == Architecture::kP2p && config.workers > 2);
+    // A transfer's two links in series, both shared (which ones: physics,
+    // PhysicsTest): their r-norm.
+    const double r = balance_exponent;
     const double link_bytes =
-        shared ? std::pow(std::pow(t.sender_link_bytes, balance_exponent) + std::pow(t.receiver_link_bytes, balance_exponent),
-                          1 / balance_exponent)
-               : t.link_bytes;
+        t.ends_shared ? std::pow(std::pow(t.sender_link_bytes, r) + std::pow(t.receiver_link_bytes, r), 1 / r)
+                      : t.link_bytes;
     const double paced = PacedBytes(link_bytes, t.link_bursts, config.bandwidth_bits_per_s);
     const double path = compute + wire_factor.at(scope) * (t.latency_steps * kAlpha + paced / bytes_per_s);
     const double worker = compute + per_byte_s * t.worker_cpu_bytes + per_message_s * t.worker_cpu_messages +
