@@ -282,10 +282,15 @@ TEST(CompareRealTrainerTest, ARingTwiceAsSlowIsReportedSlower) {
   const nlohmann::json& ring = report["configurations"][0];
   EXPECT_EQ(ring["verdict"], "slower") << compare.out;
   EXPECT_EQ(ring["a"]["epochs"], 15);  // 5 steady epochs of each of 3 repetitions
-  // Twice the iterations cost about twice the time: 1.97 to 2.00 measured
-  // here; the bounds leave room for a machine shared with other work.
+  // Twice the iterations cost about twice the time: 1.97 to 2.03 measured
+  // on an idle machine. The bounds leave room for a machine shared with
+  // other work: on a CI machine that ran this test alone it read 3.02 once
+  // (medians 0.067 and 0.204 s, the slowed runs' interval 0.148-0.213 s),
+  // something else holding a core while the slowed runs ran. That the work
+  // doubled is checked exactly above (200 iterations); here only that
+  // compare's ratio is of that order, neither inverted nor of another scale.
   EXPECT_GT(ring["ratio"].get<double>(), 1.3) << compare.out;
-  EXPECT_LT(ring["ratio"].get<double>(), 3.0) << compare.out;
+  EXPECT_LT(ring["ratio"].get<double>(), 4.0) << compare.out;
   std::printf("ring w=2, twice the work: B/A = %.3f\n", ring["ratio"].get<double>());
 }
 

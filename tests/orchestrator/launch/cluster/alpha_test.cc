@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -210,29 +211,41 @@ class ClusterAlpha : public ::testing::Test {
   // for bytes they did not pay. Both sides of the TCP ping-pong poll, as the
   // probe's ranks do (ReceiveByte): with blocking recv() the TCP minimum
   // read 9-26 us on one machine and half of it beat the probe's 7-10 us.
+  //
+  // Up to three probes, each judged alone, the first that passes counts (as
+  // the acceptance test's rate): anything else the machine runs can only
+  // make a probe slower, never faster than the link, so a probe that passes
+  // once shows the fit is right, and one that never does shows it is not.
+  // Once, on a CI machine, a single probe read alpha 578 us at 100 Mbit/s
+  // (TCP 7.5 us at the same time) and B 0.65 of 1 Gbit/s, and the same
+  // suite passed on every other run; every attempt is printed.
   void ExpectAlphaIsTheLinksLatency(double bandwidth_bits_per_s) {
     ReshapeCluster(state_, {"", bandwidth_bits_per_s, 0}, *runner_);
     LinkProbeOptions options;
     options.probe_binary = fs::path(DMLBENCH_TRAINER).parent_path() / "dmlbench-linkprobe";
     options.mpirun = DMLBENCH_MPIRUN;
     options.max_seconds_per_size = 0.25;
-    const LinkProbeResult probe = ProbeLinks(state_, options);
-    const OneWay tcp = TcpOneWay(state_.hosts[0].name, state_.hosts[1].name, state_.hosts[1].address);
-    char context[200];
-    std::snprintf(context, sizeof context,
-                  "%s links, %g cores per host (0 = all): probe alpha %.1f us, B %.1f MB/s; "
-                  "TCP one-way median %.1f us, minimum %.1f us",
-                  ProfileLabel(state_.network).c_str(), state_.cpu_cores, probe.fit.alpha_s * 1e6,
-                  probe.fit.bandwidth_bytes_per_s / 1e6, tcp.median_s * 1e6, tcp.min_s * 1e6);
-    EXPECT_LE(probe.fit.alpha_s, 3 * tcp.median_s + 50e-6) << context;
-    EXPECT_GE(probe.fit.alpha_s, tcp.min_s / 2) << context;
-    if (bandwidth_bits_per_s > 0) {
+    std::string attempts;
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      const LinkProbeResult probe = ProbeLinks(state_, options);
+      const OneWay tcp = TcpOneWay(state_.hosts[0].name, state_.hosts[1].name, state_.hosts[1].address);
+      char context[200];
+      std::snprintf(context, sizeof context,
+                    "%s links, %g cores per host (0 = all): probe alpha %.1f us, B %.1f MB/s; "
+                    "TCP one-way median %.1f us, minimum %.1f us",
+                    ProfileLabel(state_.network).c_str(), state_.cpu_cores, probe.fit.alpha_s * 1e6,
+                    probe.fit.bandwidth_bytes_per_s / 1e6, tcp.median_s * 1e6, tcp.min_s * 1e6);
+      std::printf("%s\n", context);
+      attempts += std::string("\n  ") + context;
       // B still comes from the large messages, also while a rank under a
       // quota sleeps between polls (the acceptance test holds uncapped
       // hosts to 10%).
-      EXPECT_NEAR(probe.fit.bandwidth_bytes_per_s * 8 / bandwidth_bits_per_s, 1.0, 0.2) << context;
+      const bool rate_ok = bandwidth_bits_per_s == 0 ||
+                           std::abs(probe.fit.bandwidth_bytes_per_s * 8 / bandwidth_bits_per_s - 1.0) <= 0.2;
+      if (probe.fit.alpha_s <= 3 * tcp.median_s + 50e-6 && probe.fit.alpha_s >= tcp.min_s / 2 && rate_ok) return;
     }
-    std::printf("%s\n", context);
+    ADD_FAILURE() << "no probe of three measured the link: alpha within [TCP minimum / 2, 3 x TCP median + 50 us]"
+                  << (bandwidth_bits_per_s > 0 ? " and B within 20 % of the configured rate" : "") << attempts;
   }
 
   std::string name_;
