@@ -398,8 +398,9 @@ class CorrectedModel : public PerformanceModel {
   // bucket goes only to the servers whose shard it touches; 8: a ps
   // server's pushes and pulls pipeline over the buckets it takes part in;
   // 9: a parameter server's two links in series, as an r-norm where both
-  // are shared; 10: p2p's too.
-  int version() const override { return 10; }
+  // are shared; 10: p2p's too; 11: a ps pipeline over buckets of unequal
+  // size holds up the largest, not 1/n of the bytes.
+  int version() const override { return 11; }
 
   ModelFitRecord Fit(const ModelData& data) const override {
     ModelFitRecord fit = NewFit(*this);

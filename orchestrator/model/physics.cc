@@ -41,35 +41,43 @@ std::vector<Bucket> Partitioned(const std::vector<Bucket>& buckets, std::int64_t
   return parts;
 }
 
-// Exchanges between the buckets and the k servers' shards, as the trainer
-// pairs them (trainer/parameter_server.cc): a bucket goes to every server
-// whose shard it touches. Buckets tile the buffer from its end in order;
-// shards split it in k equal runs. Returns the pairs per server.
-std::vector<double> BucketsPerServer(const std::vector<Bucket>& buckets, int servers) {
+// The parts of each server's shard, bucket by bucket, as the trainer pairs
+// them (trainer/parameter_server.cc): a bucket goes to every server whose
+// shard it touches. Buckets tile the buffer from its end in order; shards
+// split it in k equal runs.
+struct ShardParts {
+  double count = 0;    // parts of at least a float (4 bytes)
+  double largest = 0;  // bytes of the largest
+};
+std::vector<ShardParts> PartsPerServer(const std::vector<Bucket>& buckets, int servers) {
   double total = 0;
   for (const Bucket& bucket : buckets) total += bucket.bytes;
-  std::vector<double> pairs(static_cast<std::size_t>(std::max(servers, 1)), 0);
+  std::vector<ShardParts> parts(static_cast<std::size_t>(std::max(servers, 1)));
   double end = total;
   for (const Bucket& bucket : buckets) {
     const double begin = end - bucket.bytes;
-    for (std::size_t s = 0; s < pairs.size(); ++s) {
-      const double shard_begin = total * static_cast<double>(s) / static_cast<double>(pairs.size());
-      const double shard_end = total * static_cast<double>(s + 1) / static_cast<double>(pairs.size());
-      // A float (4 bytes) or more in common: the bucket carries part of the shard.
-      if (std::min(end, shard_end) - std::max(begin, shard_begin) >= 4) pairs[s] += 1;
+    for (std::size_t s = 0; s < parts.size(); ++s) {
+      const double shard_begin = total * static_cast<double>(s) / static_cast<double>(parts.size());
+      const double shard_end = total * static_cast<double>(s + 1) / static_cast<double>(parts.size());
+      const double common = std::min(end, shard_end) - std::max(begin, shard_begin);
+      if (common >= 4) {
+        parts[s].count += 1;
+        parts[s].largest = std::max(parts[s].largest, common);
+      }
     }
     end = begin;
   }
-  return pairs;
+  return parts;
 }
 
 // Traffic with the CPU messages of one exchange and no waits: Traffic counts
 // those over the buckets (a ps server's, and a ps worker's messages, by the
-// shards each bucket touches). `buckets`: how many exchanges the gradient
-// goes in; `server_buckets`: how many of them the busiest ps server takes
-// part in. Over them a parameter server's link pipelines.
-IterationTraffic ExchangeTraffic(const ModelConfig& config, double gradient_bytes, double buckets,
-                                 double server_buckets) {
+// shards each bucket touches). `worker_largest`: the largest bucket's share
+// of the gradient; `server_largest`: the largest part a server answers, as a
+// share of its shard (the largest over the servers). Over them a parameter
+// server's link pipelines.
+IterationTraffic ExchangeTraffic(const ModelConfig& config, double gradient_bytes, double worker_largest,
+                                 double server_largest) {
   const double w = config.workers;
   const double W = gradient_bytes;
   IterationTraffic t;
@@ -81,11 +89,15 @@ IterationTraffic ExchangeTraffic(const ModelConfig& config, double gradient_byte
       t.messages = 2 * (k + w);
       // The busiest link carries its pushes, then its pulls. In buckets
       // (overlap, parts) they pipeline: a server answers bucket j while
-      // bucket j+1 comes in, so at each end only one of its buckets waits for
-      // the other direction: at a worker one of the n, at a server one of the
-      // n_s it takes part in (version 8; before, one of n everywhere).
-      t.sender_link_bytes = (1 + 1 / buckets) * W;  // a worker's
-      t.receiver_link_bytes = (1 + 1 / server_buckets) * w * W / k;  // a server's
+      // bucket j+1 comes in, two stages in series with the same bytes per
+      // bucket, so an end's in and out take its bytes plus its largest
+      // bucket's (the flow shop's makespan: sum plus the largest job). At a
+      // worker the largest bucket, at a server the largest part it answers
+      // (version 11; before, 1/n of the bytes, right only for equal buckets:
+      // with overlap the first layer's four blocks of 100 KB are 95 % of
+      // the only part a 4-server shard of 105 KB has).
+      t.sender_link_bytes = (1 + worker_largest) * W;  // a worker's
+      t.receiver_link_bytes = (1 + server_largest) * w * W / k;  // a server's
       t.link_bytes = std::max(t.sender_link_bytes, t.receiver_link_bytes);
       t.ends_shared = w > 1 && k > 1;
       t.link_bursts = 2;  // the pushes into the busiest end, then the pulls out of it
@@ -168,16 +180,25 @@ IterationTraffic Traffic(const ModelConfig& config, double gradient_bytes) {
   const double n = static_cast<double>(buckets.size());
   // A ps worker exchanges each bucket with the servers whose shards it
   // touches; the busiest server takes part in `busiest` of them.
-  const std::vector<double> pairs = BucketsPerServer(buckets, config.servers);
-  const double busiest = *std::max_element(pairs.begin(), pairs.end());
-  IterationTraffic t = ExchangeTraffic(config, gradient_bytes, n, busiest);
+  const std::vector<ShardParts> parts = PartsPerServer(buckets, config.servers);
+  double busiest = 0, all = 0, largest_bucket = 0, largest_part = 0;
+  for (const ShardParts& shard : parts) {
+    busiest = std::max(busiest, shard.count);
+    all += shard.count;
+    largest_part = std::max(largest_part, shard.largest);
+  }
+  double total = 0;
+  for (const Bucket& bucket : buckets) {
+    total += bucket.bytes;
+    largest_bucket = std::max(largest_bucket, bucket.bytes);
+  }
+  const double shard_bytes = total / static_cast<double>(parts.size());
+  IterationTraffic t = ExchangeTraffic(config, gradient_bytes, largest_bucket / total, largest_part / shard_bytes);
   t.worker_cpu_waits = t.latency_steps;  // a worker sleeps through each dependent step
   // Every bucket (overlap) and part (partition_bytes) is an exchange of its
   // own, with its messages; a worker's waits are not: it polls all of them at
   // once. The busiest server wakes for the pushes of each of its buckets.
   if (config.architecture == Architecture::kPs) {
-    double all = 0;
-    for (double p : pairs) all += p;
     t.worker_cpu_messages = 2 * all;  // push and pull of each pair
     t.server_cpu_messages = 2 * config.workers * busiest;
     t.server_cpu_waits = busiest;

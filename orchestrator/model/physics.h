@@ -92,11 +92,11 @@ struct IterationTraffic {
 //   p2p      scatter then gather, each w-1 messages of W/w per worker, concurrent;
 //   ps(k)    push W (k messages of W/k), pull W; a server's link carries w W/k
 //            each way, so the busiest link moves max(W, w W/k) per direction,
-//            the pull after the push; in n buckets (overlap, or partitioned)
+//            the pull after the push; in buckets (overlap, or partitioned)
 //            the two directions pipeline, and what is in sequence is
-//            max((1 + 1/n) W, (1 + 1/n_s) w W/k), n_s the buckets the busiest
-//            server takes part in (the trainer's workers give the servers
-//            their parts in turn: trainer/parameter_server.h PushOrder).
+//            max(W + the largest bucket, w W/k + w x the largest part a
+//            server answers) (a two-stage flow shop: the sum plus the
+//            largest job; with n equal buckets (1 + 1/n) W).
 // One worker (w = 1) exchanges nothing, except under ps.
 IterationTraffic Traffic(const ModelConfig& config, double gradient_bytes);
 

@@ -150,11 +150,26 @@ TEST(PhysicsTest, ParameterServerPushAndPullPipelineOverOverlapBuckets) {
   // Without overlap the server's link carries the 4 pushes, then the 4 pulls.
   EXPECT_DOUBLE_EQ(Traffic(config, W).link_bytes, 2 * 4 * W);
   // With 5 buckets (16 KiB) the pull of one bucket overlaps the push of the
-  // next: one bucket's share is left in sequence.
+  // next: two stages in series, so the largest bucket's share is left in
+  // sequence. The buckets are not equal: fc2 and fc3 together (4,458 floats,
+  // 17,832 bytes), then fc1's four row blocks of 196 x 128 floats (100,352
+  // bytes), the last with fc1's 128 biases (100,864 bytes).
   config.overlap = true;
   config.bucket_bytes = 16 * 1024;
-  ASSERT_EQ(Buckets(config).size(), 5u);
-  EXPECT_DOUBLE_EQ(Traffic(config, W).link_bytes, (1 + 1.0 / 5) * 4 * W);
+  const std::vector<Bucket> buckets = Buckets(config);
+  ASSERT_EQ(buckets.size(), 5u);
+  EXPECT_DOUBLE_EQ(buckets[0].bytes, 17832);
+  EXPECT_DOUBLE_EQ(buckets[1].bytes, 100864);
+  EXPECT_DOUBLE_EQ(buckets[4].bytes, 100352);
+  EXPECT_DOUBLE_EQ(Traffic(config, W).link_bytes, (1 + 100864 / W) * 4 * W);
+  // With 4 servers, server 0's shard (the first 104,938 bytes) is fc1's
+  // first block and 4,586 bytes of the second: it answers the block only
+  // once it has it from every worker, so almost its whole shard waits for
+  // the other direction (1/n of the bytes said half of it).
+  config.servers = 4;
+  EXPECT_DOUBLE_EQ(Traffic(config, W).receiver_link_bytes, (1 + 100352 / (W / 4)) * W);
+  EXPECT_DOUBLE_EQ(Traffic(config, W).sender_link_bytes, (1 + 100864 / W) * W);
+  config.servers = 1;
   // One bucket: nothing to pipeline.
   config.bucket_bytes = 1 << 30;
   EXPECT_DOUBLE_EQ(Traffic(config, W).link_bytes, 2 * 4 * W);
