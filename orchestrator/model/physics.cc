@@ -47,7 +47,7 @@ std::vector<Bucket> Partitioned(const std::vector<Bucket>& buckets, std::int64_t
 // split it in k equal runs.
 struct ShardParts {
   double count = 0;    // parts of at least a float (4 bytes)
-  double largest = 0;  // bytes of the largest
+  double largest_share = 0;  // the largest, as a share of the shard's bytes
 };
 std::vector<ShardParts> PartsPerServer(const std::vector<Bucket>& buckets, int servers) {
   double total = 0;
@@ -62,7 +62,7 @@ std::vector<ShardParts> PartsPerServer(const std::vector<Bucket>& buckets, int s
       const double common = std::min(end, shard_end) - std::max(begin, shard_begin);
       if (common >= 4) {
         parts[s].count += 1;
-        parts[s].largest = std::max(parts[s].largest, common);
+        parts[s].largest_share = std::max(parts[s].largest_share, common / (shard_end - shard_begin));
       }
     }
     end = begin;
@@ -181,19 +181,18 @@ IterationTraffic Traffic(const ModelConfig& config, double gradient_bytes) {
   // A ps worker exchanges each bucket with the servers whose shards it
   // touches; the busiest server takes part in `busiest` of them.
   const std::vector<ShardParts> parts = PartsPerServer(buckets, config.servers);
-  double busiest = 0, all = 0, largest_bucket = 0, largest_part = 0;
+  double busiest = 0, all = 0, largest_part = 0;
   for (const ShardParts& shard : parts) {
     busiest = std::max(busiest, shard.count);
     all += shard.count;
-    largest_part = std::max(largest_part, shard.largest);
+    largest_part = std::max(largest_part, shard.largest_share);
   }
-  double total = 0;
+  double total = 0, largest_bucket = 0;
   for (const Bucket& bucket : buckets) {
     total += bucket.bytes;
     largest_bucket = std::max(largest_bucket, bucket.bytes);
   }
-  const double shard_bytes = total / static_cast<double>(parts.size());
-  IterationTraffic t = ExchangeTraffic(config, gradient_bytes, largest_bucket / total, largest_part / shard_bytes);
+  IterationTraffic t = ExchangeTraffic(config, gradient_bytes, largest_bucket / total, largest_part);
   t.worker_cpu_waits = t.latency_steps;  // a worker sleeps through each dependent step
   // Every bucket (overlap) and part (partition_bytes) is an exchange of its
   // own, with its messages; a worker's waits are not: it polls all of them at
