@@ -27,6 +27,10 @@
 #   cpu quota  = max over ranks of (cpu_s/q - period)/I: no host can use
 #                more than q cores (cpu_s: the rank's CPU time in the epoch)
 #   W = parameter_bytes of run_start (419,752 B), w = 4 workers.
+#   /whole (ps without parts or overlap only): the run against the bound
+#   with one more term, what any schedule of whole shards allows,
+#   (w+1) W/(k B) + fwd + bwd less two bursts (BOUNDS.md): no whole
+#   exchange passes w/(w+1) of the link's part of the bound.
 #   B [bytes/s] and alpha [s]: `dmlbench cluster probe` of this cluster, run
 #   with the quota lifted (B is the payload rate, under the configured rate
 #   by the TCP/IP headers). beta [s]: the links' tbf burst (as tc reports
@@ -71,6 +75,7 @@ PYTHON=/usr/bin/python3
 HERE=$(realpath "$(dirname "$0")")
 PEER=$HERE/ddp_peer.py
 BOUNDS=$HERE/cluster_bounds.py
+"$PYTHON" "$BOUNDS" self-test >/dev/null  # the arithmetic, against hand-computed figures
 
 if [[ " $CONFIGS " == *" ddp "* ]] && ! "$PYTHON" -c 'import torch' 2>/dev/null; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3-torch >/dev/null

@@ -106,6 +106,8 @@ def bound(start, epoch, bandwidth_bytes_per_s, alpha_s, burst_s, cpu_cores):
     terms = {"schedule": schedule_s, "link rate": rate_s, "cpu quota": cpu_floor_s}
     binding = max(terms, key=terms.get)
     bound_s = terms[binding]
+    whole_s = whole_shards_s(architecture, overlap, config.get("partition_bytes", 0), w, k, W,
+                             bandwidth_bytes_per_s, alpha_s, burst_s, ranks)
     samples = iterations * config["batch_size"] * w
     return {
         "architecture": architecture, "servers": k, "overlap": overlap, "workers": w,
@@ -115,7 +117,24 @@ def bound(start, epoch, bandwidth_bytes_per_s, alpha_s, burst_s, cpu_cores):
         "ratio": bound_s / measured_s, "binding": binding,
         "link_bytes": link_bytes, "link_s": link_s, "window_s": window_s,
         "latencies": latencies, "terms": terms, "ranks": ranks,
+        "whole_shards_s": whole_s,
     }
+
+
+def whole_shards_s(architecture, overlap, partition_bytes, w, k, W, bandwidth_bytes_per_s, alpha_s, burst_s,
+                   ranks):
+    """A parameter server that answers its whole shard only once every
+    worker's gradient for it is in (no parts, no overlap) cannot beat
+    (w + 1) W / (k B) + fwd + bwd per iteration (bench/BOUNDS.md): its w
+    pulls of W/k leave through one link, and the worker served last then
+    computes and pushes its next W/k before the server can answer again.
+    None where the scheme is another; the compute is the fastest worker's,
+    since any of them may be served last."""
+    if architecture != "ps" or overlap or partition_bytes:
+        return None
+    shard_s = W / k / bandwidth_bytes_per_s
+    compute_s = min(r["forward_s"] + r["backward_s"] for r in ranks if r["role"] == "worker")
+    return max(w * shard_s - burst_s, alpha_s) + compute_s + max(shard_s - burst_s, alpha_s)
 
 
 def cpu_period_s(cores):
@@ -153,28 +172,33 @@ def table(path):
     ddp_throughput = median([r["throughput_samples_per_s"] for r in ddp]) if ddp else None
     beaten = []
     print(f"{'config':<10} {'reps':>4} {'samples/s':>10} {'ms/it':>7} {'bound ms':>9} {'bound/s':>9} "
-          f"{'/bound':>7} {'max':>6} {'/nocpu':>7} {'/DDP':>6}  binding; per it: fwd+bwd, cpu (max rank)")
+          f"{'/bound':>7} {'max':>6} {'/nocpu':>7} {'/whole':>7} {'/DDP':>6}  binding; per it: fwd+bwd, cpu (max rank)")
     for label, results in rows.items():
         throughput = median([r["throughput_samples_per_s"] for r in results])
         versus_ddp = f"{throughput / ddp_throughput:5.2f}x" if ddp_throughput else "     -"
         if label == "ddp":
             print(f"{label:<10} {len(results):>4} {throughput:>10.0f} "
                   f"{median([r['measured_s'] for r in results]) * 1e3:>7.2f} {'-':>9} {'-':>9} "
-                  f"{'-':>7} {'-':>6} {'-':>7} {versus_ddp:>6}")
+                  f"{'-':>7} {'-':>6} {'-':>7} {'-':>7} {versus_ddp:>6}")
             continue
         ratios = [r["ratio"] for r in results]
         bindings = sorted({r["binding"] for r in results})
         compute = median([max(x["forward_s"] + x["backward_s"] for x in r["ranks"]) for r in results])
         cpu = median([max(x["cpu_s"] for x in r["ranks"]) for r in results])
+        # Whole shards: the bound with that schedule's term beside the others.
+        wholes = [max(r["whole_shards_s"], r["bound_s"]) / r["measured_s"] for r in results if r.get("whole_shards_s")]
+        versus_whole = f"{median(wholes) * 100:>6.1f}%" if wholes else f"{'-':>7}"
         print(f"{label:<10} {len(results):>4} {throughput:>10.0f} "
               f"{median([r['measured_s'] for r in results]) * 1e3:>7.2f} "
               f"{median([r['bound_s'] for r in results]) * 1e3:>9.2f} "
               f"{median([r['bound_samples_per_s'] for r in results]):>9.0f} "
               f"{median(ratios) * 100:>6.1f}% {max(ratios) * 100:>5.1f}% "
               f"{median([max(r['terms']['schedule'], r['terms']['link rate']) / r['measured_s'] for r in results]) * 100:>6.1f}% "
-              f"{versus_ddp:>6}  "
+              f"{versus_whole} {versus_ddp:>6}  "
               f"{'/'.join(bindings)}; {compute * 1e3:.2f} ms, {cpu * 1e3:.2f} ms")
         beaten += [(label, r) for r in results if r["ratio"] > 1]
+        beaten += [(label + " (whole shards)", r) for r in results
+                   if r.get("whole_shards_s") and r["whole_shards_s"] > r["measured_s"]]
     for label, r in beaten:
         print(f"WRONG BOUND: a {label} run took {r['measured_s'] * 1e3:.3f} ms/it, below its bound "
               f"{r['bound_s'] * 1e3:.3f} ms/it; terms {json.dumps(r['terms'])}; ranks {json.dumps(r['ranks'])}",
@@ -217,6 +241,18 @@ def self_test():
     assert b["binding"] == "link rate", b["binding"]
     checks.append((b["bound_s"], 4 * W / 100e6 - 1e-3 / 100))
     assert busiest_link("ps", 4, 4, W) == (W, 2) and busiest_link("p2p", 4, 0, W) == (1.5 * W, 2)
+    # Whole shards: the server's 4 pulls of W (4.19752 ms at 100 MB/s) less
+    # one burst, the fastest worker's compute, then its push of W less one
+    # burst: 15.79008 + 0.3 + 3.19752 ms.
+    epoch["ranks"][1].update(forward_s=0.01, backward_s=0.02)
+    epoch["ranks"][2].update(forward_s=0.03, backward_s=0.05)
+    b = bound(start, epoch, 100e6, 10e-6, 1e-3, 0.4)
+    checks.append((b["whole_shards_s"], (4 * W / 100e6 - 1e-3) + 0.0 + (W / 100e6 - 1e-3)))
+    epoch["ranks"] = [rank(r, "worker", 0.01 * (r + 1), 0.02, 0.0) for r in range(4)] + [rank(4, "server", 0, 0, 0)]
+    b = bound(start, epoch, 100e6, 10e-6, 1e-3, 0.4)
+    checks.append((b["whole_shards_s"], (4 * W / 100e6 - 1e-3) + 0.3e-3 + (W / 100e6 - 1e-3)))
+    start["config"]["partition_bytes"] = 16384
+    assert bound(start, epoch, 100e6, 10e-6, 1e-3, 0.4)["whole_shards_s"] is None
     for got, want in checks:
         assert abs(got - want) < 1e-12 + 1e-9 * want, (got, want)
     print("self-test passed")
