@@ -12,6 +12,7 @@
 #include "orchestrator/cli/table.h"
 #include "orchestrator/core/build_info.h"
 #include "orchestrator/launch/cluster/links.h"
+#include "orchestrator/model/coverage.h"
 #include "orchestrator/model/models.h"
 #include "orchestrator/model/observations.h"
 #include "orchestrator/model/validation.h"
@@ -230,12 +231,39 @@ ModelConfig ParseSettings(const std::vector<std::string>& settings) {
   return config;
 }
 
+// What each prediction rests on: the model's misses on the held-out
+// configurations of the architecture, and what lies beyond its calibration.
+void PrintCoverage(const std::vector<std::pair<std::string, Coverage>>& coverages) {
+  if (coverages.empty()) return;
+  std::cout << "\nwhat each prediction rests on (validation runs are never fitted; errors of epoch time):\n";
+  for (const auto& [model, coverage] : coverages) {
+    std::cout << "  " << model << ": ";
+    if (coverage.held_out) {
+      const ErrorSummary& s = *coverage.held_out;
+      std::cout << "held-out " << coverage.architecture << " configurations: median " << Percent(s.median_abs)
+                << ", p95 " << Percent(s.p95_abs) << ", max " << Percent(s.max_abs) << " over " << s.points;
+    } else {
+      std::cout << "no validation run of " << coverage.architecture
+                << " in this database (run `dmlbench model validate` on one that has)";
+    }
+    std::cout << "\n";
+    if (coverage.beyond.empty()) {
+      std::cout << "    every setting within its calibration\n";
+    } else {
+      std::cout << "    beyond its calibration:\n";
+      for (const std::string& item : coverage.beyond) std::cout << "      " << item << "\n";
+    }
+  }
+}
+
 void PredictCommand(const GlobalOptions& global, const ModelOptions& o) {
   const std::unique_ptr<Store> store = OpenExistingReadOnly(global.db);
   const ModelConfig config = ParseSettings(o.settings);
   std::cout << ConfigLabel(config) << " " << ProfileScope(config.bandwidth_bits_per_s, config.latency_s)
             << ", " << IterationsPerEpoch(config) << " iterations per epoch\n";
+  const ModelData data = LoadModelData(*store, {});
   std::vector<std::vector<std::string>> rows;
+  std::vector<std::pair<std::string, Coverage>> coverages;
   for (const PerformanceModel* model : Chosen(o)) {
     const ModelFitRecord fit = LatestFit(*store, *model);
     try {
@@ -243,6 +271,7 @@ void PredictCommand(const GlobalOptions& global, const ModelOptions& o) {
       rows.push_back({std::string(model->name()), std::to_string(fit.fit_id), Number(1e3 * p.iteration_s),
                       Number(p.epoch_s), Number(p.throughput_samples_per_s, "%.0f"), Number(1e3 * p.compute_s),
                       Number(1e3 * p.update_s), Number(1e3 * p.comm_s), Number(1e3 * p.hidden_comm_s), ""});
+      coverages.emplace_back(std::string(model->name()), CoverageOf(*model, fit, data, config));
     } catch (const ModelError& e) {
       rows.push_back({std::string(model->name()), std::to_string(fit.fit_id), "", "", "", "", "", "", "", e.what()});
     }
@@ -251,6 +280,7 @@ void PredictCommand(const GlobalOptions& global, const ModelOptions& o) {
              {"model", "fit", "iteration_ms", "epoch_s", "samples/s", "compute_ms", "update_ms", "comm_ms",
               "hidden_ms", "note"},
              rows, {false, true, true, true, true, true, true, true, true, false});
+  PrintCoverage(coverages);
 }
 
 }  // namespace

@@ -120,12 +120,6 @@ double PaperCommunicationS(const ModelConfig& config, double gradient_bytes, dou
   return 0;
 }
 
-std::string ArchitectureScope(const ModelConfig& config) {
-  std::string scope(Text(config.architecture));
-  if (config.architecture == Architecture::kPs) scope += " k=" + std::to_string(config.servers);
-  return scope;
-}
-
 class Paper2019 : public PerformanceModel {
  public:
   std::string_view name() const override { return "paper2019"; }
@@ -137,7 +131,7 @@ class Paper2019 : public PerformanceModel {
     ModelFitRecord fit = NewFit(*this);
     AddLinks(data, fit);
     std::map<std::string, std::vector<const RunObservation*>> groups;
-    for (const RunObservation* run : UsableRuns(data)) groups[ArchitectureScope(run->config)].push_back(run);
+    for (const RunObservation* run : UsableRuns(data)) groups[ArchitectureLabel(run->config)].push_back(run);
     double squares = 0;
     for (const auto& [scope, runs] : groups) {
       std::vector<std::vector<double>> rows;
@@ -163,7 +157,7 @@ class Paper2019 : public PerformanceModel {
   }
 
   Prediction Predict(const ModelFitRecord& fit, const ModelConfig& config) const override {
-    const std::string scope = ArchitectureScope(config);
+    const std::string scope = ArchitectureLabel(config);
     if (FindParameter(fit, "processing_s", scope) == nullptr) {
       throw ModelError("paper2019 has no processing time for " + scope + ": no calibration run of it");
     }
@@ -343,9 +337,9 @@ std::pair<double, double> OverlappedExchange(const ModelConfig& config, double g
 struct CorrectedCoefficients {
   double overhead = 0, per_sample = 0, per_byte = 0, per_message = 0, per_wait = 0;
   double quota = 1, exponent = 2, balance_exponent = 2, forward_share = 0.5;
-  std::map<std::string, double> wire_factor;  // by ArchitectureScope; missing: 1
+  std::map<std::string, double> wire_factor;  // by ArchitectureLabel; missing: 1
   double WireFactor(const ModelConfig& config) const {
-    const auto it = wire_factor.find(ArchitectureScope(config));
+    const auto it = wire_factor.find(ArchitectureLabel(config));
     return it == wire_factor.end() ? 1.0 : it->second;
   }
 };
@@ -426,7 +420,7 @@ class CorrectedModel : public PerformanceModel {
       points.insert(ConfigLabel(run->config) + ProfileScope(run->config.bandwidth_bits_per_s, run->config.latency_s));
       // A wire factor needs runs that exchange.
       if (run->config.workers > 1 || run->config.architecture == Architecture::kPs) {
-        calibrated.insert(ArchitectureScope(run->config));
+        calibrated.insert(ArchitectureLabel(run->config));
       }
     }
     CorrectedCoefficients k;
@@ -565,7 +559,7 @@ class CorrectedModel : public PerformanceModel {
 // ---- linear -----------------------------------------------------------------
 
 std::string LinearScope(const ModelConfig& config) {
-  return ArchitectureScope(config) + " b=" + std::to_string(config.batch_size) + " " +
+  return ArchitectureLabel(config) + " b=" + std::to_string(config.batch_size) + " " +
          ProfileScope(config.bandwidth_bits_per_s, config.latency_s);
 }
 

@@ -258,9 +258,14 @@ std::vector<Bucket> Buckets(const ModelConfig& config) {
   return Partitioned(buckets, config.partition_bytes);
 }
 
-std::string ConfigLabel(const ModelConfig& config) {
+std::string ArchitectureLabel(const ModelConfig& config) {
   std::string label(Text(config.architecture));
   if (config.architecture == Architecture::kPs) label += " k=" + std::to_string(config.servers);
+  return label;
+}
+
+std::string ConfigLabel(const ModelConfig& config) {
+  std::string label = ArchitectureLabel(config);
   label += " w=" + std::to_string(config.workers) + " b=" + std::to_string(config.batch_size);
   if (config.overlap) label += " overlap";
   return label;

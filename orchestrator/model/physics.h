@@ -116,7 +116,9 @@ struct Bucket {
 };
 std::vector<Bucket> Buckets(const ModelConfig& config);
 
-// "ring", "ps k=2", ... with "w=4 b=100" for labels.
+// The architecture as results are grouped by it: "ring", "ps k=2", ...
+std::string ArchitectureLabel(const ModelConfig& config);
+// The same with "w=4 b=100" (and "overlap") for labels.
 std::string ConfigLabel(const ModelConfig& config);
 
 }  // namespace dmlbench

@@ -7,12 +7,6 @@
 namespace dmlbench {
 namespace {
 
-std::string ArchitectureLabel(const ModelConfig& config) {
-  std::string label(Text(config.architecture));
-  if (config.architecture == Architecture::kPs) label += " k=" + std::to_string(config.servers);
-  return label;
-}
-
 // Configurations are told apart by every parameter a model reads.
 std::string PointLabel(const RunObservation& run) {
   std::string hidden;

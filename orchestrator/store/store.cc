@@ -989,6 +989,12 @@ std::optional<ModelFitRecord> Store::LatestModelFit(const std::string& model) co
     p.scope = parameters.getColumn(6).getString();
     fit.parameters.push_back(std::move(p));
   }
+  SQLite::Statement runs(impl_->db, R"(
+    SELECT run_id, measured_iteration_s, fitted_iteration_s FROM model_fit_runs WHERE fit_id = ? ORDER BY run_id)");
+  runs.bind(1, fit.fit_id);
+  while (runs.executeStep()) {
+    fit.runs.push_back({runs.getColumn(0).getInt64(), runs.getColumn(1).getDouble(), runs.getColumn(2).getDouble()});
+  }
   SQLite::Statement probes(impl_->db, "SELECT link_probe_id FROM model_fit_probes WHERE fit_id = ? ORDER BY 1");
   probes.bind(1, fit.fit_id);
   while (probes.executeStep()) fit.probe_ids.push_back(probes.getColumn(0).getInt64());

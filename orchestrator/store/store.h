@@ -355,7 +355,7 @@ class Store {
   // Predictions, in one transaction; a row for the same fit and run replaces
   // the old one. The database refuses a row whose split is not its run's.
   void AddPredictions(const std::vector<PredictionRow>& rows);
-  // The most recent fit of `model` (every child row but runs), if any.
+  // The most recent fit of `model` with its parameters, runs and probes, if any.
   std::optional<ModelFitRecord> LatestModelFit(const std::string& model) const;
 
   // Means over the epochs of a complete run; nullopt for other runs.

@@ -135,6 +135,31 @@ TEST_F(CliTest, ModelTakesOneNamePerModelOptionAndLeavesTheSettingsToPredict) {
   EXPECT_NE(unknown.err.find("unknown model \"fancy\""), std::string::npos) << unknown.err;
 }
 
+// On a copy of the committed study: beside each prediction, the model's
+// errors on the held-out configurations of that architecture and what lies
+// beyond its calibration (here MPI folded at 6 workers, which no
+// calibration run did: the study calibrates on 1, 2 and 4).
+TEST_F(CliTest, PredictSaysWhatEachPredictionRestsOn) {
+  std::filesystem::copy_file(std::string(DMLBENCH_SOURCE_DIR) + "/reports/data/paper-reproduction.db", db_);
+  const CommandOutput folded = Dmlbench({"--db", db_, "model", "predict", "--model", "corrected", "architecture=mpi",
+                                         "workers=6", "bandwidth=1gbit", "cpu=0.15"});
+  ASSERT_EQ(folded.exit_code, 0) << folded.err;
+  EXPECT_NE(folded.out.find("what each prediction rests on"), std::string::npos) << folded.out;
+  EXPECT_NE(folded.out.find("  corrected: held-out mpi configurations: median "), std::string::npos) << folded.out;
+  EXPECT_NE(folded.out.find("      w=6: calibrated mpi workers 1, 2, 4\n"), std::string::npos) << folded.out;
+  EXPECT_NE(folded.out.find("      Open MPI's allreduce by halving and doubling with a fold at w=6: no calibration "
+                            "run used it\n"),
+            std::string::npos)
+      << folded.out;
+  const CommandOutput inside = Dmlbench({"--db", db_, "model", "predict", "--model", "corrected", "architecture=ring",
+                                         "workers=2", "bandwidth=100mbit", "cpu=0.15"});
+  ASSERT_EQ(inside.exit_code, 0) << inside.err;
+  EXPECT_NE(inside.out.find("    every setting within its calibration\n"), std::string::npos) << inside.out;
+  // predict only reads: the copy is as it was.
+  EXPECT_EQ(testing::ReadFile(db_), testing::ReadFile(std::string(DMLBENCH_SOURCE_DIR) +
+                                                       "/reports/data/paper-reproduction.db"));
+}
+
 TEST_F(CliTest, AFitOfAnotherVersionOfTheModelIsNotUsedToPredict) {
   RunOnce(db_);
   {

@@ -15,6 +15,7 @@
 #include <random>
 
 #include "orchestrator/core/run_spec.h"
+#include "orchestrator/model/coverage.h"
 #include "orchestrator/model/observations.h"
 #include "orchestrator/model/validation.h"
 #include "tests/orchestrator/support/model_fixture.h"
@@ -265,6 +266,72 @@ TEST_F(ModelsTest, PredictsAProfileNeverProbedFromTheMeasuredLinkEfficiency) {
   EXPECT_NEAR(link.bytes_per_s, 10e9 / 8 * 0.95, 1e-6 * link.bytes_per_s);
   EXPECT_NEAR(link.alpha_s, kAlpha, 1e-12);
   EXPECT_GT(corrected.Predict(fit, config).throughput_samples_per_s, 0);
+}
+
+// What `model predict` says beside a prediction: how the model did on the
+// held-out configurations of the architecture, and every setting beyond
+// the fit's calibration runs and probes.
+TEST_F(ModelsTest, CoverageSaysWhatAPredictionRestsOn) {
+  Store store(dir_ / "m.db");
+  Populate(store);
+  const PerformanceModel& corrected = ModelNamed("corrected");
+  ModelFitRecord fitted = corrected.Fit(Calibration(store));
+  fitted.code_commit = "test";
+  store.AddModelFit(fitted);
+  const ModelFitRecord fit = *store.LatestModelFit("corrected");  // as predict reads it
+  ASSERT_EQ(fit.runs.size(), fitted.runs.size());
+  const ModelData all = LoadModelData(store, {});
+
+  // Within the calibration: ring at 2 workers. Its held-out errors are the
+  // validation's: w = 3, 5, 7 and w = 4 at b = 50 and 200, on both links.
+  const Coverage inside = CoverageOf(corrected, fit, all, ConfigOf(Params(Architecture::kRing, 2, 0, 100, kGigabit)));
+  EXPECT_EQ(inside.architecture, "ring");
+  EXPECT_TRUE(inside.beyond.empty()) << inside.beyond.front();
+  ASSERT_TRUE(inside.held_out.has_value());
+  EXPECT_EQ(inside.held_out->points, 10);
+  EXPECT_LT(inside.held_out->max_abs, 0.02);
+
+  // MPI at 3 workers is a binomial tree like the calibrated 2; at 6 it
+  // folds, which no calibration run did.
+  EXPECT_TRUE(CoverageOf(corrected, fit, all, ConfigOf(Params(Architecture::kMpi, 3, 0, 100, kGigabit))).beyond.empty());
+  const Coverage folded = CoverageOf(corrected, fit, all, ConfigOf(Params(Architecture::kMpi, 6, 0, 100, kGigabit)));
+  ASSERT_EQ(folded.beyond.size(), 2u);
+  EXPECT_EQ(folded.beyond[0], "w=6: calibrated mpi workers 1, 2, 4");
+  EXPECT_EQ(folded.beyond[1], "Open MPI's allreduce by halving and doubling with a fold at w=6: no calibration run used it");
+
+  // Everything at once, each named with what the calibration had.
+  ModelConfig far = ConfigOf(Params(Architecture::kPs, 12, 4, 800, 10e9));
+  far.cpu_cores = 0.5;
+  far.hidden = {256};
+  far.overlap = true;
+  far.partition_bytes = 16384;
+  const Coverage beyond = CoverageOf(corrected, fit, all, far);
+  EXPECT_EQ(beyond.architecture, "ps k=4");
+  const std::vector<std::string> expected = {
+      "w=12: calibrated ps k=4 workers 1, 2, 4",
+      "b=800: calibrated batch sizes 50, 100, 200",
+      "layers 784-256-10: calibrated 784-128-32-10",
+      "cpu 0.5 core: calibrated 0.25 core",
+      "16 ranks: calibration runs had at most 8 (on one machine, ranks share its cores)",
+      "overlap: no calibration run had it; the bucket schedule is the model's own",
+      "parts of 16384 B: no calibration run had parts",
+      "link 1e+10bit/s 0s: never probed; B from the probed links' measured/configured rate, alpha their median"};
+  EXPECT_EQ(beyond.beyond, expected);
+
+  // A fit made on another database's runs says so.
+  ModelFitRecord foreign = fit;
+  for (ModelFitRunRow& row : foreign.runs) row.run_id += 100000;
+  EXPECT_EQ(CoverageOf(corrected, foreign, all, ConfigOf(Params(Architecture::kRing, 2, 0, 100, kGigabit))).beyond,
+            std::vector<std::string>{"none of the fit's calibration runs is in this database"});
+}
+
+TEST(MpiAllreduceAlgorithmTest, FollowsLibnbcsChoiceForTheWorkerCount) {
+  EXPECT_EQ(MpiAllreduceAlgorithm(1), "none");
+  EXPECT_EQ(MpiAllreduceAlgorithm(2), "binomial tree");
+  EXPECT_EQ(MpiAllreduceAlgorithm(3), "binomial tree");
+  EXPECT_EQ(MpiAllreduceAlgorithm(4), "halving and doubling");
+  EXPECT_EQ(MpiAllreduceAlgorithm(8), "halving and doubling");
+  for (int w : {5, 6, 7, 12}) EXPECT_EQ(MpiAllreduceAlgorithm(w), "halving and doubling with a fold") << w;
 }
 
 // ---- error paths of the model stage and the refusals of the database ------

@@ -573,8 +573,14 @@ TEST_F(StoreTest, ForgetKeepsTheRunsOfAModelFitAndDropsPredictions) {
   ModelFitRecord fit;
   fit.model = "corrected";
   fit.code_commit = "test";
-  fit.runs.push_back({fitted, 1, 1});
+  fit.runs.push_back({fitted, 1, 1.25});
   fit.fit_id = store.AddModelFit(fit);
+  // The latest fit comes back with the runs it used.
+  const std::optional<ModelFitRecord> latest = store.LatestModelFit("corrected");
+  ASSERT_TRUE(latest.has_value());
+  ASSERT_EQ(latest->runs.size(), 1u);
+  EXPECT_EQ(latest->runs[0].run_id, fitted);
+  EXPECT_EQ(latest->runs[0].fitted_iteration_s, 1.25);
   PredictionRow prediction;
   prediction.fit_id = fit.fit_id;
   prediction.run_id = predicted;

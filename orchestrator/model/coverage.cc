@@ -1,0 +1,133 @@
+#include "orchestrator/model/coverage.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <sstream>
+
+namespace dmlbench {
+namespace {
+
+// "1, 2, 4"
+template <typename T, typename Text>
+std::string Listed(const std::set<T>& values, Text text) {
+  std::string out;
+  for (const T& value : values) out += (out.empty() ? "" : ", ") + text(value);
+  return out;
+}
+
+std::string Integer(int value) { return std::to_string(value); }
+
+std::string Share(double cores) {
+  if (cores <= 0) return "uncapped";
+  std::ostringstream text;
+  text << cores << " core";
+  return text.str();
+}
+
+std::string Widths(const std::vector<int>& hidden) {
+  std::string text = std::to_string(kInputFeatures);
+  for (int width : hidden) text += "-" + std::to_string(width);
+  return text + "-" + std::to_string(kClassCount);
+}
+
+std::string Bytes(std::int64_t bytes) { return std::to_string(bytes) + " B"; }
+
+}  // namespace
+
+std::string MpiAllreduceAlgorithm(int workers) {
+  if (workers <= 1) return "none";
+  if (workers < 4) return "binomial tree";
+  return (workers & (workers - 1)) == 0 ? "halving and doubling" : "halving and doubling with a fold";
+}
+
+Coverage CoverageOf(const PerformanceModel& model, const ModelFitRecord& fit, const ModelData& data,
+                    const ModelConfig& config) {
+  Coverage coverage;
+  coverage.architecture = ArchitectureLabel(config);
+  const ValidationResult validation = Validate(model, fit, data);
+  for (const ErrorSummary& summary : validation.summaries) {
+    if (summary.architecture == coverage.architecture && summary.split == "validation") coverage.held_out = summary;
+  }
+
+  std::set<std::int64_t> fitted;
+  for (const ModelFitRunRow& row : fit.runs) fitted.insert(row.run_id);
+  std::vector<const ModelConfig*> seen, same;
+  for (const RunObservation& run : data.runs) {
+    if (!fitted.count(run.run_id)) continue;
+    seen.push_back(&run.config);
+    if (ArchitectureLabel(run.config) == coverage.architecture) same.push_back(&run.config);
+  }
+  std::vector<std::string>& beyond = coverage.beyond;
+  if (seen.empty()) {
+    beyond.push_back("none of the fit's calibration runs is in this database");
+    return coverage;
+  }
+
+  // Workers, and for mpi the allreduce algorithm they select.
+  if (same.empty()) {
+    beyond.push_back(coverage.architecture + ": no calibration run of it");
+  } else {
+    std::set<int> workers;
+    std::set<std::string> algorithms;
+    for (const ModelConfig* c : same) {
+      workers.insert(c->workers);
+      algorithms.insert(MpiAllreduceAlgorithm(c->workers));
+    }
+    if (config.workers > *workers.rbegin() || config.workers < *workers.begin()) {
+      beyond.push_back("w=" + std::to_string(config.workers) + ": calibrated " + coverage.architecture +
+                       " workers " + Listed(workers, Integer));
+    }
+    const std::string algorithm = MpiAllreduceAlgorithm(config.workers);
+    if (config.architecture == Architecture::kMpi && !algorithms.count(algorithm)) {
+      beyond.push_back("Open MPI's allreduce by " + algorithm + " at w=" + std::to_string(config.workers) +
+                       ": no calibration run used it");
+    }
+  }
+
+  // What every architecture shares: compute, the hosts, the links.
+  std::set<int> batches, ranks;
+  std::set<double> shares;
+  std::set<std::vector<int>> widths;
+  bool any_overlap = false, any_parts = false;
+  for (const ModelConfig* c : seen) {
+    batches.insert(c->batch_size);
+    ranks.insert(c->workers + c->servers);
+    shares.insert(c->cpu_cores);
+    widths.insert(c->hidden);
+    any_overlap = any_overlap || c->overlap;
+    any_parts = any_parts || c->partition_bytes > 0;
+  }
+  if (config.batch_size > *batches.rbegin() || config.batch_size < *batches.begin()) {
+    beyond.push_back("b=" + std::to_string(config.batch_size) + ": calibrated batch sizes " +
+                     Listed(batches, Integer));
+  }
+  if (!widths.count(config.hidden)) {
+    beyond.push_back("layers " + Widths(config.hidden) + ": calibrated " +
+                     Listed(widths, [](const std::vector<int>& h) { return Widths(h); }));
+  }
+  const bool share_seen = std::any_of(shares.begin(), shares.end(),
+                                      [&](double s) { return std::fabs(s - config.cpu_cores) < 1e-9; });
+  if (!share_seen) {
+    beyond.push_back("cpu " + Share(config.cpu_cores) + ": calibrated " + Listed(shares, Share));
+  }
+  const int config_ranks = config.workers + config.servers;
+  if (config_ranks > *ranks.rbegin()) {
+    beyond.push_back(std::to_string(config_ranks) + " ranks: calibration runs had at most " +
+                     std::to_string(*ranks.rbegin()) + " (on one machine, ranks share its cores)");
+  }
+  if (config.overlap && !any_overlap) {
+    beyond.push_back("overlap: no calibration run had it; the bucket schedule is the model's own");
+  }
+  if (config.partition_bytes > 0 && !any_parts) {
+    beyond.push_back("parts of " + Bytes(config.partition_bytes) + ": no calibration run had parts");
+  }
+  const std::string profile = ProfileScope(config.bandwidth_bits_per_s, config.latency_s);
+  if (FindParameter(fit, "alpha_s", profile) == nullptr) {
+    beyond.push_back("link " + profile + ": never probed; B from the probed links' measured/configured rate, "
+                     "alpha their median");
+  }
+  return coverage;
+}
+
+}  // namespace dmlbench
