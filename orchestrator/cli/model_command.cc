@@ -134,17 +134,43 @@ void PrintSummaries(const std::string& model, const ValidationResult& result) {
              rows, {false, false, true, true, true, true, true, true, true, true});
 }
 
+// The validation errors again, split by whether every setting of the
+// configuration was within the fit's calibration or one lay beyond it.
+void PrintCoverageSummaries(const std::string& model, const std::vector<ErrorSummary>& summaries) {
+  std::map<std::string, std::map<std::string, const ErrorSummary*>> by_architecture;
+  for (const ErrorSummary& s : summaries) by_architecture[s.architecture][s.split] = &s;
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& [architecture, sides] : by_architecture) {
+    std::vector<std::string> row = {model, architecture};
+    for (const char* side : {"within", "beyond"}) {
+      const auto it = sides.find(side);
+      if (it == sides.end()) {
+        row.insert(row.end(), {"0", "", "", ""});
+        continue;
+      }
+      const ErrorSummary& s = *it->second;
+      row.insert(row.end(), {std::to_string(s.points), Percent(s.median_abs), Percent(s.p95_abs), Percent(s.max_abs)});
+    }
+    rows.push_back(row);
+  }
+  PrintTable(std::cout,
+             {"model", "architecture", "within", "median", "p95", "max", "beyond", "median", "p95", "max"}, rows,
+             {false, false, true, true, true, true, true, true, true, true});
+}
+
 void ValidateCommand(const GlobalOptions& global, const ModelOptions& o) {
   Store store(global.db);
   const ModelData data = LoadModelData(store, o.experiments);
   std::cout << "absolute relative error of epoch time per configuration (median of its repetitions); "
                "validation runs were never seen by the fit, calibration errors are shown for comparison\n";
   std::vector<std::string> flagged;
+  std::vector<std::pair<std::string, std::vector<ErrorSummary>>> coverage_rows;
   for (const PerformanceModel* model : Chosen(o)) {
     const ModelFitRecord fit = LatestFit(store, *model);
     const ValidationResult result = Validate(*model, fit, data);
     store.AddPredictions(result.predictions);
     PrintSummaries(std::string(model->name()), result);
+    coverage_rows.push_back({std::string(model->name()), SummariesByCoverage(result, CalibrationCoverage(fit, data))});
     for (const std::string& skipped : result.skipped) {
       std::cout << "  " << model->name() << " cannot predict " << skipped << "\n";
     }
@@ -158,6 +184,9 @@ void ValidateCommand(const GlobalOptions& global, const ModelOptions& o) {
       }
     }
   }
+  std::cout << "\nthe validation configurations again: those with every setting within the fit's calibration "
+               "runs and probes, and those with one beyond them (`model predict` names it):\n";
+  for (const auto& [model, summaries] : coverage_rows) PrintCoverageSummaries(model, summaries);
   if (!flagged.empty()) {
     std::cout << "\n" << flagged.size() << " points are measured too noisily to judge a 5% model (interval beyond "
               << Percent(kWideIntervalLimit) << " of the median):\n";

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -41,42 +42,36 @@ std::string MpiAllreduceAlgorithm(int workers) {
   return (workers & (workers - 1)) == 0 ? "halving and doubling" : "halving and doubling with a fold";
 }
 
-Coverage CoverageOf(const PerformanceModel& model, const ModelFitRecord& fit, const ModelData& data,
-                    const ModelConfig& config) {
-  Coverage coverage;
-  coverage.architecture = ArchitectureLabel(config);
-  const ValidationResult validation = Validate(model, fit, data);
-  for (const ErrorSummary& summary : validation.summaries) {
-    if (summary.architecture == coverage.architecture && summary.split == "validation") coverage.held_out = summary;
-  }
-
+CalibrationCoverage::CalibrationCoverage(const ModelFitRecord& fit, const ModelData& data) : fit_(fit) {
   std::set<std::int64_t> fitted;
   for (const ModelFitRunRow& row : fit.runs) fitted.insert(row.run_id);
-  std::vector<const ModelConfig*> seen, same;
   for (const RunObservation& run : data.runs) {
-    if (!fitted.count(run.run_id)) continue;
-    seen.push_back(&run.config);
-    if (ArchitectureLabel(run.config) == coverage.architecture) same.push_back(&run.config);
+    if (fitted.count(run.run_id)) seen_.push_back(run.config);
   }
-  std::vector<std::string>& beyond = coverage.beyond;
-  if (seen.empty()) {
+}
+
+std::vector<std::string> CalibrationCoverage::Beyond(const ModelConfig& config) const {
+  std::vector<std::string> beyond;
+  if (seen_.empty()) {
     beyond.push_back("none of the fit's calibration runs is in this database");
-    return coverage;
+    return beyond;
   }
+  const std::string architecture = ArchitectureLabel(config);
 
   // Workers, and for mpi the allreduce algorithm they select.
-  if (same.empty()) {
-    beyond.push_back(coverage.architecture + ": no calibration run of it");
+  std::set<int> workers;
+  std::set<std::string> algorithms;
+  for (const ModelConfig& c : seen_) {
+    if (ArchitectureLabel(c) != architecture) continue;
+    workers.insert(c.workers);
+    algorithms.insert(MpiAllreduceAlgorithm(c.workers));
+  }
+  if (workers.empty()) {
+    beyond.push_back(architecture + ": no calibration run of it");
   } else {
-    std::set<int> workers;
-    std::set<std::string> algorithms;
-    for (const ModelConfig* c : same) {
-      workers.insert(c->workers);
-      algorithms.insert(MpiAllreduceAlgorithm(c->workers));
-    }
     if (config.workers > *workers.rbegin() || config.workers < *workers.begin()) {
-      beyond.push_back("w=" + std::to_string(config.workers) + ": calibrated " + coverage.architecture +
-                       " workers " + Listed(workers, Integer));
+      beyond.push_back("w=" + std::to_string(config.workers) + ": calibrated " + architecture + " workers " +
+                       Listed(workers, Integer));
     }
     const std::string algorithm = MpiAllreduceAlgorithm(config.workers);
     if (config.architecture == Architecture::kMpi && !algorithms.count(algorithm)) {
@@ -90,13 +85,13 @@ Coverage CoverageOf(const PerformanceModel& model, const ModelFitRecord& fit, co
   std::set<double> shares;
   std::set<std::vector<int>> widths;
   bool any_overlap = false, any_parts = false;
-  for (const ModelConfig* c : seen) {
-    batches.insert(c->batch_size);
-    ranks.insert(c->workers + c->servers);
-    shares.insert(c->cpu_cores);
-    widths.insert(c->hidden);
-    any_overlap = any_overlap || c->overlap;
-    any_parts = any_parts || c->partition_bytes > 0;
+  for (const ModelConfig& c : seen_) {
+    batches.insert(c.batch_size);
+    ranks.insert(c.workers + c.servers);
+    shares.insert(c.cpu_cores);
+    widths.insert(c.hidden);
+    any_overlap = any_overlap || c.overlap;
+    any_parts = any_parts || c.partition_bytes > 0;
   }
   if (config.batch_size > *batches.rbegin() || config.batch_size < *batches.begin()) {
     beyond.push_back("b=" + std::to_string(config.batch_size) + ": calibrated batch sizes " +
@@ -123,11 +118,35 @@ Coverage CoverageOf(const PerformanceModel& model, const ModelFitRecord& fit, co
     beyond.push_back("parts of " + Bytes(config.partition_bytes) + ": no calibration run had parts");
   }
   const std::string profile = ProfileScope(config.bandwidth_bits_per_s, config.latency_s);
-  if (FindParameter(fit, "alpha_s", profile) == nullptr) {
+  if (FindParameter(fit_, "alpha_s", profile) == nullptr) {
     beyond.push_back("link " + profile + ": never probed; B from the probed links' measured/configured rate, "
                      "alpha their median");
   }
+  return beyond;
+}
+
+Coverage CoverageOf(const PerformanceModel& model, const ModelFitRecord& fit, const ModelData& data,
+                    const ModelConfig& config) {
+  Coverage coverage;
+  coverage.architecture = ArchitectureLabel(config);
+  const ValidationResult validation = Validate(model, fit, data);
+  for (const ErrorSummary& summary : validation.summaries) {
+    if (summary.architecture == coverage.architecture && summary.split == "validation") coverage.held_out = summary;
+  }
+  coverage.beyond = CalibrationCoverage(fit, data).Beyond(config);
   return coverage;
+}
+
+std::vector<ErrorSummary> SummariesByCoverage(const ValidationResult& result, const CalibrationCoverage& coverage) {
+  std::map<std::pair<std::string, std::string>, std::vector<double>> errors;  // (architecture, within|beyond)
+  for (const PointError& point : result.points) {
+    if (point.split != "validation") continue;
+    const char* side = coverage.Beyond(point.config).empty() ? "within" : "beyond";
+    errors[{point.architecture, side}].push_back(std::fabs(point.relative_error));
+  }
+  std::vector<ErrorSummary> summaries;
+  for (const auto& [key, values] : errors) summaries.push_back(Summarize(key.first, key.second, values));
+  return summaries;
 }
 
 }  // namespace dmlbench

@@ -30,10 +30,30 @@ struct Coverage {
   std::vector<std::string> beyond;
 };
 
-// `data` holds the runs and probes of the database (LoadModelData); the
-// fit's calibration runs are those of fit.runs found among them.
+// What a fit's calibration covered: the settings of its calibration runs
+// (those of fit.runs found in `data`, which holds the database's runs,
+// LoadModelData) and the links it probed.
+class CalibrationCoverage {
+ public:
+  CalibrationCoverage(const ModelFitRecord& fit, const ModelData& data);
+  // Each setting of `config` beyond it, as a phrase naming the setting, its
+  // value and what the calibration covered; empty when all are within.
+  std::vector<std::string> Beyond(const ModelConfig& config) const;
+
+ private:
+  const ModelFitRecord& fit_;
+  std::vector<ModelConfig> seen_;
+};
+
+// The coverage of one configuration under `fit`, with the model's held-out
+// errors for its architecture (from Validate on `data`).
 Coverage CoverageOf(const PerformanceModel& model, const ModelFitRecord& fit, const ModelData& data,
                     const ModelConfig& config);
+
+// The validation points of `result`, per architecture, split by coverage:
+// ErrorSummary rows whose split is "within" (every setting within the
+// calibration) or "beyond" (at least one beyond it), architecture order.
+std::vector<ErrorSummary> SummariesByCoverage(const ValidationResult& result, const CalibrationCoverage& coverage);
 
 // Open MPI 4.1's non-blocking allreduce (libnbc) for w ranks and a gradient
 // above 64 KiB, as orchestrator/model/physics.cc counts it: "none" for one

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <utility>
 
 namespace dmlbench {
 namespace {
@@ -69,6 +70,7 @@ ValidationResult Validate(const PerformanceModel& model, const ModelFitRecord& f
     error.label = key.second;
     error.split = key.first;
     error.architecture = ArchitectureLabel(point.runs.front()->config);
+    error.config = point.runs.front()->config;
     error.measured = MedianConfidenceInterval(point.epochs);
     error.cv = CoefficientOfVariation(point.epochs);
     error.wide_interval = std::max(error.measured.median - error.measured.low, error.measured.high - error.measured.median) >
@@ -78,17 +80,19 @@ ValidationResult Validate(const PerformanceModel& model, const ModelFitRecord& f
     errors[{error.architecture, error.split}].push_back(std::fabs(error.relative_error));
     result.points.push_back(error);
   }
-  for (const auto& [key, values] : errors) {
-    ErrorSummary summary;
-    summary.architecture = key.first;
-    summary.split = key.second;
-    summary.points = static_cast<int>(values.size());
-    summary.median_abs = Median(values);
-    summary.p95_abs = Quantile(values, 0.95);
-    summary.max_abs = *std::max_element(values.begin(), values.end());
-    result.summaries.push_back(summary);
-  }
+  for (const auto& [key, values] : errors) result.summaries.push_back(Summarize(key.first, key.second, values));
   return result;
+}
+
+ErrorSummary Summarize(std::string architecture, std::string split, const std::vector<double>& abs_errors) {
+  ErrorSummary summary;
+  summary.architecture = std::move(architecture);
+  summary.split = std::move(split);
+  summary.points = static_cast<int>(abs_errors.size());
+  summary.median_abs = Median(abs_errors);
+  summary.p95_abs = Quantile(abs_errors, 0.95);
+  summary.max_abs = *std::max_element(abs_errors.begin(), abs_errors.end());
+  return summary;
 }
 
 }  // namespace dmlbench

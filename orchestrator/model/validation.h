@@ -28,6 +28,7 @@ struct PointError {
   std::string label;                // "ring w=4 b=100 1000000000bit/s 0s"
   std::string architecture;         // "ring", "ps k=2", ...
   std::string split;
+  ModelConfig config;               // the configuration of its runs
   MedianInterval measured;          // over the runs (each run's median steady epoch)
   std::optional<double> cv;
   bool wide_interval = false;
@@ -50,6 +51,9 @@ struct ValidationResult {
 };
 
 ValidationResult Validate(const PerformanceModel& model, const ModelFitRecord& fit, const ModelData& data);
+
+// Median, 95th percentile and maximum of absolute relative errors (not empty).
+ErrorSummary Summarize(std::string architecture, std::string split, const std::vector<double>& abs_errors);
 
 }  // namespace dmlbench
 

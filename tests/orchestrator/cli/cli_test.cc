@@ -158,6 +158,14 @@ TEST_F(CliTest, PredictSaysWhatEachPredictionRestsOn) {
   // predict only reads: the copy is as it was.
   EXPECT_EQ(testing::ReadFile(db_), testing::ReadFile(std::string(DMLBENCH_SOURCE_DIR) +
                                                        "/reports/data/paper-reproduction.db"));
+  // validate splits the held-out configurations the same way: 4 of mpi's 11
+  // (3 workers, batch 50 and 200) are within the calibration, 7 beyond.
+  const CommandOutput validate = Dmlbench({"--db", db_, "model", "validate", "--model", "corrected"});
+  ASSERT_EQ(validate.exit_code, 0) << validate.err;
+  EXPECT_NE(validate.out.find("model      architecture  within  median    p95    max  beyond  median    p95    max"),
+            std::string::npos)
+      << validate.out;
+  EXPECT_NE(validate.out.find("corrected  mpi                4 "), std::string::npos) << validate.out;
 }
 
 TEST_F(CliTest, AFitOfAnotherVersionOfTheModelIsNotUsedToPredict) {

@@ -318,6 +318,19 @@ TEST_F(ModelsTest, CoverageSaysWhatAPredictionRestsOn) {
       "link 1e+10bit/s 0s: never probed; B from the probed links' measured/configured rate, alpha their median"};
   EXPECT_EQ(beyond.beyond, expected);
 
+  // The validation points split by coverage: ring's w = 3 and w = 4 at
+  // b = 50 and 200 lie within the calibration (workers 1-4, batch 50-200),
+  // w = 5 and 7 beyond it; per architecture, on both links.
+  std::map<std::string, int> counts;
+  for (const ErrorSummary& s : SummariesByCoverage(Validate(corrected, fit, all), CalibrationCoverage(fit, all))) {
+    counts[s.architecture + " " + s.split] = s.points;
+    EXPECT_LT(s.max_abs, 0.02) << s.architecture << " " << s.split;
+  }
+  EXPECT_EQ(counts, (std::map<std::string, int>{{"mpi beyond", 4},    {"mpi within", 2},    {"p2p beyond", 4},
+                                                {"p2p within", 2},    {"ps k=1 beyond", 4}, {"ps k=1 within", 2},
+                                                {"ps k=2 beyond", 4}, {"ps k=2 within", 2}, {"ps k=4 beyond", 4},
+                                                {"ps k=4 within", 2}, {"ring beyond", 4},   {"ring within", 6}}));
+
   // A fit made on another database's runs says so.
   ModelFitRecord foreign = fit;
   for (ModelFitRunRow& row : foreign.runs) row.run_id += 100000;
