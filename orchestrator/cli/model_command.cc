@@ -111,15 +111,18 @@ void FitCommand(const GlobalOptions& global, const ModelOptions& o) {
   }
 }
 
-void PrintSummaries(const std::string& model, const ValidationResult& result) {
+// One row per architecture: the model, then the points, median, p95 and
+// max of the summaries of each group (ErrorSummary::split), in that order.
+void PrintErrors(const std::string& model, const std::vector<ErrorSummary>& summaries,
+                 const std::vector<std::string>& groups, const std::vector<std::string>& headers) {
   std::map<std::string, std::map<std::string, const ErrorSummary*>> by_architecture;
-  for (const ErrorSummary& s : result.summaries) by_architecture[s.architecture][s.split] = &s;
+  for (const ErrorSummary& s : summaries) by_architecture[s.architecture][s.split] = &s;
   std::vector<std::vector<std::string>> rows;
-  for (const auto& [architecture, splits] : by_architecture) {
+  for (const auto& [architecture, by_group] : by_architecture) {
     std::vector<std::string> row = {model, architecture};
-    for (const char* split : {"validation", "calibration"}) {
-      const auto it = splits.find(split);
-      if (it == splits.end()) {
+    for (const std::string& group : groups) {
+      const auto it = by_group.find(group);
+      if (it == by_group.end()) {
         row.insert(row.end(), {"0", "", "", ""});
         continue;
       }
@@ -128,34 +131,22 @@ void PrintSummaries(const std::string& model, const ValidationResult& result) {
     }
     rows.push_back(row);
   }
-  PrintTable(std::cout,
-             {"model", "architecture", "val points", "val median", "val p95", "val max", "cal points", "cal median",
-              "cal p95", "cal max"},
-             rows, {false, false, true, true, true, true, true, true, true, true});
+  std::vector<bool> right(headers.size(), true);
+  right[0] = right[1] = false;
+  PrintTable(std::cout, headers, rows, right);
+}
+
+void PrintSummaries(const std::string& model, const ValidationResult& result) {
+  PrintErrors(model, result.summaries, {"validation", "calibration"},
+              {"model", "architecture", "val points", "val median", "val p95", "val max", "cal points", "cal median",
+               "cal p95", "cal max"});
 }
 
 // The validation errors again, split by whether every setting of the
 // configuration was within the fit's calibration or one lay beyond it.
 void PrintCoverageSummaries(const std::string& model, const std::vector<ErrorSummary>& summaries) {
-  std::map<std::string, std::map<std::string, const ErrorSummary*>> by_architecture;
-  for (const ErrorSummary& s : summaries) by_architecture[s.architecture][s.split] = &s;
-  std::vector<std::vector<std::string>> rows;
-  for (const auto& [architecture, sides] : by_architecture) {
-    std::vector<std::string> row = {model, architecture};
-    for (const char* side : {"within", "beyond"}) {
-      const auto it = sides.find(side);
-      if (it == sides.end()) {
-        row.insert(row.end(), {"0", "", "", ""});
-        continue;
-      }
-      const ErrorSummary& s = *it->second;
-      row.insert(row.end(), {std::to_string(s.points), Percent(s.median_abs), Percent(s.p95_abs), Percent(s.max_abs)});
-    }
-    rows.push_back(row);
-  }
-  PrintTable(std::cout,
-             {"model", "architecture", "within", "median", "p95", "max", "beyond", "median", "p95", "max"}, rows,
-             {false, false, true, true, true, true, true, true, true, true});
+  PrintErrors(model, summaries, {"within", "beyond"},
+              {"model", "architecture", "within", "median", "p95", "max", "beyond", "median", "p95", "max"});
 }
 
 void ValidateCommand(const GlobalOptions& global, const ModelOptions& o) {
