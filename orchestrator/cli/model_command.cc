@@ -263,8 +263,7 @@ void PrintCoverage(const std::vector<std::pair<std::string, Coverage>>& coverage
       std::cout << "held-out " << coverage.architecture << " configurations: median " << Percent(s.median_abs)
                 << ", p95 " << Percent(s.p95_abs) << ", max " << Percent(s.max_abs) << " over " << s.points;
     } else {
-      std::cout << "no validation run of " << coverage.architecture
-                << " in this database (run `dmlbench model validate` on one that has)";
+      std::cout << "no validation run of " << coverage.architecture << " in this database: its error is unknown";
     }
     std::cout << "\n";
     if (coverage.beyond.empty()) {
