@@ -36,13 +36,12 @@ std::string Bytes(std::int64_t bytes) { return std::to_string(bytes) + " B"; }
 
 }  // namespace
 
-std::string MpiAllreduceAlgorithm(int workers) {
-  if (workers <= 1) return "none";
-  if (workers < 4) return "binomial tree";
-  return (workers & (workers - 1)) == 0 ? "halving and doubling" : "halving and doubling with a fold";
-}
+std::string MpiAllreduceAlgorithm(int workers) { return std::string(Text(MpiAllreduceFor(workers))); }
 
-CalibrationCoverage::CalibrationCoverage(const ModelFitRecord& fit, const ModelData& data) : fit_(fit) {
+CalibrationCoverage::CalibrationCoverage(const ModelFitRecord& fit, const ModelData& data) {
+  for (const ModelParameterRow& p : fit.parameters) {
+    if (p.name == "alpha_s") probed_.insert(p.scope);
+  }
   std::set<std::int64_t> fitted;
   for (const ModelFitRunRow& row : fit.runs) fitted.insert(row.run_id);
   for (const RunObservation& run : data.runs) {
@@ -118,7 +117,7 @@ std::vector<std::string> CalibrationCoverage::Beyond(const ModelConfig& config) 
     beyond.push_back("parts of " + Bytes(config.partition_bytes) + ": no calibration run had parts");
   }
   const std::string profile = ProfileScope(config.bandwidth_bits_per_s, config.latency_s);
-  if (FindParameter(fit_, "alpha_s", profile) == nullptr) {
+  if (!probed_.count(profile)) {
     beyond.push_back("link " + profile + ": never probed; B from the probed links' measured/configured rate, "
                      "alpha their median");
   }

@@ -11,6 +11,7 @@
 #define DMLBENCH_ORCHESTRATOR_MODEL_COVERAGE_H_
 
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -35,14 +36,14 @@ struct Coverage {
 // LoadModelData) and the links it probed.
 class CalibrationCoverage {
  public:
-  CalibrationCoverage(const ModelFitRecord& fit, const ModelData& data);
+  CalibrationCoverage(const ModelFitRecord& fit, const ModelData& data);  // keeps neither
   // Each setting of `config` beyond it, as a phrase naming the setting, its
   // value and what the calibration covered; empty when all are within.
   std::vector<std::string> Beyond(const ModelConfig& config) const;
 
  private:
-  const ModelFitRecord& fit_;
-  std::vector<ModelConfig> seen_;
+  std::vector<ModelConfig> seen_;        // the configurations of its calibration runs
+  std::set<std::string> probed_;         // the profile scopes of its probes
 };
 
 // The coverage of one configuration under `fit`, with the model's held-out
@@ -55,10 +56,8 @@ Coverage CoverageOf(const PerformanceModel& model, const ModelFitRecord& fit, co
 // calibration) or "beyond" (at least one beyond it), architecture order.
 std::vector<ErrorSummary> SummariesByCoverage(const ValidationResult& result, const CalibrationCoverage& coverage);
 
-// Open MPI 4.1's non-blocking allreduce (libnbc) for w ranks and a gradient
-// above 64 KiB, as orchestrator/model/physics.cc counts it: "none" for one
-// rank, "binomial tree" below 4, "halving and doubling" for powers of two,
-// "halving and doubling with a fold" otherwise.
+// The name of Open MPI's allreduce algorithm for w ranks (physics.h
+// MpiAllreduceFor), as the coverage phrases say it.
 std::string MpiAllreduceAlgorithm(int workers);
 
 }  // namespace dmlbench

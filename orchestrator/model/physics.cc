@@ -122,8 +122,9 @@ IterationTraffic ExchangeTraffic(const ModelConfig& config, double gradient_byte
       t.worker_cpu_messages = 2 * t.messages;
       return t;
     case Architecture::kMpi: {
-      if (config.workers == 1) break;
-      if (config.workers < 4) {
+      const MpiAllreduce algorithm = MpiAllreduceFor(config.workers);
+      if (algorithm == MpiAllreduce::kNone) break;
+      if (algorithm == MpiAllreduce::kBinomialTree) {
         // libnbc's binomial tree: ceil(log2 w) rounds up with the whole
         // gradient, reduced at each, then the root sends it down.
         const double rounds = std::ceil(std::log2(w));
@@ -144,7 +145,7 @@ IterationTraffic ExchangeTraffic(const ModelConfig& config, double gradient_byte
       // result back at the end: W more each way, two more steps.
       const double p = std::exp2(std::floor(std::log2(w)));
       const double steps = std::log2(p);
-      const bool folded = w > p;
+      const bool folded = algorithm == MpiAllreduce::kHalvingDoublingFolded;  // w > p
       t.latency_steps = 2 * steps + (folded ? 2 : 0);
       t.messages = t.latency_steps;
       t.link_bytes = 2 * (p - 1) / p * W + (folded ? 2 * W : 0);
@@ -256,6 +257,26 @@ std::vector<Bucket> Buckets(const ModelConfig& config) {
     }
   }
   return Partitioned(buckets, config.partition_bytes);
+}
+
+MpiAllreduce MpiAllreduceFor(int workers) {
+  if (workers <= 1) return MpiAllreduce::kNone;
+  if (workers < 4) return MpiAllreduce::kBinomialTree;
+  return (workers & (workers - 1)) == 0 ? MpiAllreduce::kHalvingDoubling : MpiAllreduce::kHalvingDoublingFolded;
+}
+
+std::string_view Text(MpiAllreduce algorithm) {
+  switch (algorithm) {
+    case MpiAllreduce::kNone:
+      return "none";
+    case MpiAllreduce::kBinomialTree:
+      return "binomial tree";
+    case MpiAllreduce::kHalvingDoubling:
+      return "halving and doubling";
+    case MpiAllreduce::kHalvingDoublingFolded:
+      return "halving and doubling with a fold";
+  }
+  return "unknown";
 }
 
 std::string ArchitectureLabel(const ModelConfig& config) {

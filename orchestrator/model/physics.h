@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "orchestrator/core/enums.h"
@@ -115,6 +116,15 @@ struct Bucket {
   double ready_fraction = 0;  // of the backward pass done when the bucket is ready
 };
 std::vector<Bucket> Buckets(const ModelConfig& config);
+
+// Open MPI 4.1's non-blocking allreduce (libnbc) for w ranks and a gradient
+// above 64 KiB, out of place: a binomial tree below 4 ranks, Rabenseifner's
+// halving and doubling above, with the ranks beyond the largest power of
+// two folded into partners first. Traffic counts each.
+enum class MpiAllreduce { kNone, kBinomialTree, kHalvingDoubling, kHalvingDoublingFolded };
+MpiAllreduce MpiAllreduceFor(int workers);
+// "none", "binomial tree", "halving and doubling", "halving and doubling with a fold".
+std::string_view Text(MpiAllreduce algorithm);
 
 // The architecture as results are grouped by it: "ring", "ps k=2", ...
 std::string ArchitectureLabel(const ModelConfig& config);
