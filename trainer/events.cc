@@ -94,20 +94,27 @@ nlohmann::json ToJson(const EpochEvent& event) {
   };
   json["overlap_ratio"] = event.overlap_ratio;
   nlohmann::json ranks = nlohmann::json::array();
-  for (const RankEpochStats& r : event.ranks)
-    ranks.push_back({{"rank", r.rank},
-                     {"role", r.role},
-                     {"forward_s", r.forward_s},
-                     {"backward_s", r.backward_s},
-                     {"exchange_s", r.exchange_s},
-                     {"update_s", r.update_s},
-                     {"exposed_comm_s", r.exposed_comm_s},
-                     {"comm_s", r.comm_s},
-                     {"wait_s", r.wait_s},
-                     {"bytes_sent", r.bytes_sent},
-                     {"bytes_received", r.bytes_received},
-                     {"messages_sent", r.messages_sent},
-                     {"cpu_s", r.cpu_s}});
+  for (const RankEpochStats& r : event.ranks) {
+    nlohmann::json rank = {{"rank", r.rank},
+                            {"role", r.role},
+                            {"forward_s", r.forward_s},
+                            {"backward_s", r.backward_s},
+                            {"exchange_s", r.exchange_s},
+                            {"update_s", r.update_s},
+                            {"exposed_comm_s", r.exposed_comm_s},
+                            {"comm_s", r.comm_s},
+                            {"wait_s", r.wait_s},
+                            {"bytes_sent", r.bytes_sent},
+                            {"bytes_received", r.bytes_received},
+                            {"messages_sent", r.messages_sent},
+                            {"cpu_s", r.cpu_s}};
+    if (r.quota) {
+      rank["quota_periods"] = r.quota->periods;
+      rank["throttled_periods"] = r.quota->throttled_periods;
+      rank["throttled_s"] = r.quota->throttled_s;
+    }
+    ranks.push_back(std::move(rank));
+  }
   json["ranks"] = ranks;
   json["iteration_wall_us"] = event.iteration_wall_us;
   return json;

@@ -67,6 +67,15 @@ struct RunStartEvent {
   int threads = 1;
 };
 
+// What the CPU quota of a rank's cgroup did over an epoch (cgroup cpu.stat;
+// trainer/cpu_quota.h): quota periods, those the group ran out of its quota
+// in, and how long it was stopped.
+struct RankQuotaStats {
+  std::uint64_t periods = 0;
+  std::uint64_t throttled_periods = 0;
+  double throttled_s = 0;
+};
+
 // One rank's sums over an epoch.
 struct RankEpochStats {
   int rank = 0;
@@ -82,6 +91,7 @@ struct RankEpochStats {
   std::uint64_t bytes_received = 0;
   std::uint64_t messages_sent = 0;
   double cpu_s = 0;  // CPU time of the rank's process over the epoch's iterations
+  std::optional<RankQuotaStats> quota;  // absent when the rank's cgroup has no CPU quota
 };
 
 struct EpochEvent {

@@ -13,9 +13,11 @@
 #include <functional>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <span>
 #include <stdexcept>
 
+#include "trainer/cpu_quota.h"
 #include "trainer/exchange.h"
 #include "trainer/mlp.h"
 #include "trainer/poll.h"
@@ -66,6 +68,7 @@ void Barrier() {
 enum Field {
   kForward, kBackward, kExchange, kUpdate, kExposedComm, kComm, kWaitS,
   kBytesSent, kBytesReceived, kMessagesSent, kWall, kLossSum, kEval, kCorrect, kCpu,
+  kQuotaPeriods, kThrottledPeriods, kThrottledS,  // -1: no CPU quota on the rank's cgroup
   kFieldCount
 };
 using EpochRecord = std::array<double, kFieldCount>;
@@ -193,6 +196,10 @@ RankEpochStats ToRankStats(int rank, const std::string& role, const EpochRecord&
   stats.bytes_received = std::uint64_t(record[kBytesReceived]);
   stats.messages_sent = std::uint64_t(record[kMessagesSent]);
   stats.cpu_s = record[kCpu];
+  if (record[kQuotaPeriods] >= 0) {
+    stats.quota = RankQuotaStats{std::uint64_t(record[kQuotaPeriods]),
+                                 std::uint64_t(record[kThrottledPeriods]), record[kThrottledS]};
+  }
   return stats;
 }
 
@@ -242,6 +249,7 @@ class TrainingRun {
   const std::vector<int> sizes_;         // layer widths, see LayerSizes
   Mlp mlp_;
   Timeline timeline_;
+  const CpuQuota cpu_quota_;             // of this rank's cgroup, if it has one
   std::unique_ptr<Exchange> exchange_;   // borrows mlp_'s buffers and timeline_
   bool worker_ = true;
   int workers_ = 1;
@@ -376,6 +384,9 @@ EpochRecord TrainingRun::RunEpoch(int epoch) {
   Barrier();
   const Clock::time_point start = Clock::now();
   const double cpu_start = ProcessCpuSeconds();
+  // Reported when a quota is in force at the epoch's end (a launcher may
+  // restore it during the epoch; periods without a quota are not counted).
+  const std::optional<QuotaCounters> quota_start = cpu_quota_.Read();
   if (worker_) {
     TrainIterations(permutation, record);
   } else {
@@ -384,6 +395,13 @@ EpochRecord TrainingRun::RunEpoch(int epoch) {
   }
   record[kCpu] = ProcessCpuSeconds() - cpu_start;
   record[kWall] = Seconds(start, Clock::now());
+  record[kQuotaPeriods] = record[kThrottledPeriods] = record[kThrottledS] = -1;
+  const std::optional<QuotaCounters> quota_end = cpu_quota_.Read();
+  if (quota_start && quota_end && quota_end->quota_set) {
+    record[kQuotaPeriods] = double(quota_end->periods - quota_start->periods);
+    record[kThrottledPeriods] = double(quota_end->throttled_periods - quota_start->throttled_periods);
+    record[kThrottledS] = quota_end->throttled_s - quota_start->throttled_s;
+  }
   return record;
 }
 
