@@ -121,6 +121,18 @@ RankPhaseRecord ReadRank(const json& value, size_t index) {
   r.bytes_received = rank.Integer("bytes_received");
   r.messages_sent = rank.Integer("messages_sent");
   r.cpu_s = rank.OptionalNumber("cpu_s");
+  r.quota_periods = rank.OptionalInteger("quota_periods");
+  r.throttled_periods = rank.OptionalInteger("throttled_periods");
+  r.throttled_s = rank.OptionalNumber("throttled_s");
+  const int quota_fields = r.quota_periods.has_value() + r.throttled_periods.has_value() + r.throttled_s.has_value();
+  if (quota_fields != 0 && quota_fields != 3) {
+    throw EventError(where + ": fields 'quota_periods', 'throttled_periods' and 'throttled_s' come together, got " +
+                     std::to_string(quota_fields) + " of them");
+  }
+  if (r.quota_periods && (*r.quota_periods < 0 || *r.throttled_periods < 0 ||
+                          *r.throttled_periods > *r.quota_periods || *r.throttled_s < 0)) {
+    throw EventError(where + ": quota counters must be 0 <= throttled_periods <= quota_periods and throttled_s >= 0");
+  }
   return r;
 }
 

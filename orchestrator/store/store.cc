@@ -285,8 +285,9 @@ Store::Store(const std::string& path, Mode mode) : path_(path) {
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?))");
   impl_->insert_rank = std::make_unique<SQLite::Statement>(impl_->db, R"(
     INSERT INTO rank_phases (attempt_id, epoch, rank, role, forward_s, backward_s, exchange_s,
-      update_s, exposed_comm_s, comm_s, wait_s, bytes_sent, bytes_received, messages_sent, cpu_s)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?))");
+      update_s, exposed_comm_s, comm_s, wait_s, bytes_sent, bytes_received, messages_sent, cpu_s,
+      quota_periods, throttled_periods, throttled_s)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?))");
   impl_->insert_iteration = std::make_unique<SQLite::Statement>(impl_->db, R"(
     INSERT INTO iterations (attempt_id, epoch, iteration, wall_s) VALUES (?, ?, ?, ?))");
   });
@@ -749,11 +750,10 @@ void Store::AddEpoch(std::int64_t run_id, std::int64_t attempt_id, const EpochRe
     rank.bind(12, k.bytes_sent);
     rank.bind(13, k.bytes_received);
     rank.bind(14, k.messages_sent);
-    if (k.cpu_s) {
-      rank.bind(15, *k.cpu_s);
-    } else {
-      rank.bind(15);
-    }
+    BindOptional(rank, 15, k.cpu_s);
+    BindOptional(rank, 16, k.quota_periods);
+    BindOptional(rank, 17, k.throttled_periods);
+    BindOptional(rank, 18, k.throttled_s);
     rank.exec();
   }
   SQLite::Statement& iteration = *impl_->insert_iteration;

@@ -102,6 +102,11 @@ struct RankPhaseRecord {
   double exposed_comm_s = 0, comm_s = 0, wait_s = 0;
   std::int64_t bytes_sent = 0, bytes_received = 0, messages_sent = 0;
   std::optional<double> cpu_s;  // absent from an older trainer's events
+  // The CPU quota of the rank's cgroup over the epoch: quota periods, those
+  // that ran out of quota, seconds stopped. Absent without a quota (and
+  // from an older trainer); all three or none.
+  std::optional<std::int64_t> quota_periods, throttled_periods;
+  std::optional<double> throttled_s;
 };
 
 // The trainer's epoch event.

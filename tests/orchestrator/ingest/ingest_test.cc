@@ -71,6 +71,32 @@ TEST_F(IngestTest, EachRanksCpuTimeIsStoredAndNullFromAnOlderTrainer) {
   EXPECT_NE(error.find("cpu_s"), std::string::npos) << error;
 }
 
+TEST_F(IngestTest, EachRanksCpuQuotaCountersAreStoredTogetherOrNotAtAll) {
+  const auto with = [](std::string line, const std::string& fields) {
+    for (std::size_t at = 0; (at = line.find(R"("messages_sent":4)", at)) != std::string::npos;
+         at += fields.size() + 1) {
+      line.insert(at, fields);
+    }
+    return line;
+  };
+  Ingest ingest(store_, run_id_, attempt_id_);
+  ingest.Consume(RunStartLine(5, 2));
+  ingest.Consume(EpochLine(1, 2));  // no quota on the ranks' cgroups
+  ingest.Consume(with(EpochLine(2, 2), R"("quota_periods":120,"throttled_periods":7,"throttled_s":0.0525,)"));
+  EXPECT_EQ(ingest.error(), "");
+  EXPECT_EQ(Int(store_, "SELECT count(*) FROM rank_phases WHERE epoch = 1 AND quota_periods IS NULL "
+                        "AND throttled_periods IS NULL AND throttled_s IS NULL"), 2);
+  EXPECT_EQ(Int(store_, "SELECT count(*) FROM rank_phases WHERE epoch = 2 AND quota_periods = 120 "
+                        "AND throttled_periods = 7 AND throttled_s = 0.0525"), 2);
+  // One of the three alone, or more throttled periods than periods: the line names the fields.
+  std::string error = ErrorOf({RunStartLine(5, 1), with(EpochLine(1, 1), R"("throttled_s":0.5,)")});
+  EXPECT_NE(error.find("'quota_periods', 'throttled_periods' and 'throttled_s' come together"), std::string::npos)
+      << error;
+  error = ErrorOf({RunStartLine(5, 1),
+                   with(EpochLine(1, 1), R"("quota_periods":5,"throttled_periods":6,"throttled_s":0.5,)")});
+  EXPECT_NE(error.find("throttled_periods <= quota_periods"), std::string::npos) << error;
+}
+
 TEST_F(IngestTest, ValidRunStoresEveryEventAsItArrives) {
   Ingest ingest(store_, run_id_, attempt_id_);
   ingest.Consume(RunStartLine(5, 2));

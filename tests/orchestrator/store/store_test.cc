@@ -235,6 +235,8 @@ TEST_F(StoreTest, AnOlderDatabaseGainsTheIterationsTableAndTheRanksCpuTimeEmpty)
   EXPECT_EQ(store.schema_version(), Store::KnownSchemaVersion());
   EXPECT_EQ(Int(store, "SELECT count(*) FROM iterations"), 0);
   EXPECT_EQ(Int(store, "SELECT count(*) FROM pragma_table_info('rank_phases') WHERE name = 'cpu_s'"), 1);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM pragma_table_info('rank_phases') WHERE name IN "
+                       "('quota_periods', 'throttled_periods', 'throttled_s')"), 3);
   EXPECT_EQ(Int(store, "SELECT count(*) FROM runs"), 1);
 }
 

@@ -129,6 +129,29 @@ TEST_F(ClusterAcceptance, RingOfThreeRanksOnThreeHostsThroughTheOrchestratorThen
   EXPECT_EQ(runner_->Run({"pgrep", "-f", state_.runtime_dir + "/"}).exit_code, 1) << "a process of the cluster survived";
 }
 
+// Each rank reports what its host's quota did in the measured epoch (the
+// launcher lifts the quota while the job starts and restores it on the
+// trainer's first line, so the warm-up epoch may have run without it).
+TEST_F(ClusterAcceptance, EachRankReportsItsHostsCpuQuotaInTheMeasuredEpoch) {
+  Up('q', 2, {"", 1e9, 0}, 0.4);
+  const RunLock lock((work_ / "results.db").string());
+  Store store((work_ / "results.db").string());
+  const SweepReport report = RunExperiment(
+      "[experiment]\nname = \"cluster-quota\"\n"
+      "[matrix]\narchitecture = [\"ring\"]\nworkers = [2]\n"
+      "[defaults]\ndataset = \"synthetic\"\nepochs = 2\nmax_iterations_per_epoch = 200\n"
+      "[execution]\nprovider = \"cluster\"\ninventory = \"cluster/inventory.toml\"\ntimeout_s = 120\nattempts = 1\n",
+      store, lock);
+  ASSERT_EQ(report.complete, 1) << (report.runs.empty() ? "" : report.runs[0].item.failure_reason);
+  const QueryResult epoch2 = store.Query(
+      "SELECT count(*), coalesce(min(quota_periods), -1), "
+      "coalesce(sum(throttled_periods <= quota_periods AND throttled_s >= 0), -1) FROM rank_phases WHERE epoch = 2");
+  EXPECT_EQ(std::get<std::int64_t>(epoch2.rows[0][0]), 2);
+  // An epoch of tens of iterations of about 5 ms: tens of 10 ms periods.
+  EXPECT_GT(std::get<std::int64_t>(epoch2.rows[0][1]), 10) << "a rank reported no quota periods in epoch 2";
+  EXPECT_EQ(std::get<std::int64_t>(epoch2.rows[0][2]), 2);
+}
+
 TEST_F(ClusterAcceptance, ProbeMeasuresTheConfiguredRateWithinTenPercent) {
   Up('s', 2, {"", 100e6, 0}, 0);
   Store store((work_ / "results.db").string());
