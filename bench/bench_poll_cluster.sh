@@ -8,9 +8,10 @@
 # server hosts), overlap off. Runs alternate A, B for each scheme, REPS times.
 #
 # Prints per run and then, per binary and scheme, medians over REPS of the
-# second epoch's (the first warms up): samples/s, ms per iteration, and the
+# second epoch's (the first warms up): samples/s, ms per iteration, the
 # CPU time per iteration of a rank (mean over ranks: what the quota charges),
-# with B / A for throughput.
+# with B / A for throughput, and the share of quota periods in which a host
+# ran out of its quota (thr%, mean over ranks; near 100 the quota binds).
 # Needs root. The hosts run the trainers from where they lie on this
 # machine, which they see except for root's home, /tmp and /dev/shm (each
 # host has its own): keep the binaries elsewhere.
@@ -86,22 +87,26 @@ e = [json.loads(l) for l in sys.stdin if l.startswith("{") and "\"epoch\"" in l]
 e = [x for x in e if x.get("event") == "epoch"][-1]
 n = e["iterations"]
 cpu = sum(r["cpu_s"] for r in e["ranks"]) / len(e["ranks"])
-print(e["throughput_samples_per_s"], 1e3 * e["wall_s"] / n, 1e3 * cpu / n)'
+# Periods in which a host ran out of its quota, as a share of its periods
+# (mean over ranks; nan from a trainer that does not report its quota).
+q = [r["throttled_periods"] / r["quota_periods"] for r in e["ranks"] if r.get("quota_periods")]
+print(e["throughput_samples_per_s"], 1e3 * e["wall_s"] / n, 1e3 * cpu / n,
+      100 * sum(q) / len(q) if q else float("nan"))'
 }
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-declare -A tp it cpu
+declare -A tp it cpu thr
 for ((i = 1; i <= REPS; i++)); do
   for architecture in $SCHEMES; do
     for which in A B; do
       if [[ $which == A ]]; then trainer=$TRAINER_A extra=${ARGS_A:-}
       else trainer=$TRAINER_B extra=${ARGS_B:-}; fi
-      read -r t m c < <(run "$trainer" "$architecture" "$extra")
+      read -r t m c q < <(run "$trainer" "$architecture" "$extra")
       key="$which.$architecture"
-      tp[$key]+="$t "; it[$key]+="$m "; cpu[$key]+="$c "
-      printf 'rep %d %-4s %s: %8.0f samples/s  %.3f ms/it  %.3f cpu-ms/it\n' \
-        "$i" "$architecture" "$which" "$t" "$m" "$c"
+      tp[$key]+="$t "; it[$key]+="$m "; cpu[$key]+="$c "; thr[$key]+="$q "
+      printf 'rep %d %-4s %s: %8.0f samples/s  %.3f ms/it  %.3f cpu-ms/it  %.1f%% of periods throttled\n' \
+        "$i" "$architecture" "$which" "$t" "$m" "$c" "$q"
     done
   done
 done
@@ -109,8 +114,8 @@ done
 printf '\n%d hosts, %s, %s core, batch %d, %d iterations per epoch, median of %d\n' \
   "$WORKERS" "$BANDWIDTH" "$CPU" "$BATCH" "$ITERATIONS" "$REPS"
 printf 'A = %s %s\nB = %s %s\n' "$TRAINER_A" "${ARGS_A:-}" "$TRAINER_B" "${ARGS_B:-}"
-printf '%-5s %12s %12s %10s %10s %14s %14s %8s\n' scheme A_samples/s B_samples/s A_ms/it B_ms/it \
-  A_cpu_ms/it B_cpu_ms/it B/A
+printf '%-5s %12s %12s %10s %10s %14s %14s %8s %8s %8s\n' scheme A_samples/s B_samples/s A_ms/it B_ms/it \
+  A_cpu_ms/it B_cpu_ms/it B/A A_thr% B_thr%
 for architecture in $SCHEMES; do
   a=$(tr ' ' '\n' <<< "${tp[A.$architecture]}" | grep . | median)
   b=$(tr ' ' '\n' <<< "${tp[B.$architecture]}" | grep . | median)
@@ -118,6 +123,8 @@ for architecture in $SCHEMES; do
   bm=$(tr ' ' '\n' <<< "${it[B.$architecture]}" | grep . | median)
   ac=$(tr ' ' '\n' <<< "${cpu[A.$architecture]}" | grep . | median)
   bc=$(tr ' ' '\n' <<< "${cpu[B.$architecture]}" | grep . | median)
-  printf '%-5s %12.0f %12.0f %10.3f %10.3f %14.3f %14.3f %7.3fx\n' "$architecture" "$a" "$b" \
-    "$am" "$bm" "$ac" "$bc" "$(echo "$b / $a" | bc -l)"
+  aq=$(tr ' ' '\n' <<< "${thr[A.$architecture]}" | grep . | median)
+  bq=$(tr ' ' '\n' <<< "${thr[B.$architecture]}" | grep . | median)
+  printf '%-5s %12.0f %12.0f %10.3f %10.3f %14.3f %14.3f %7.3fx %8.1f %8.1f\n' "$architecture" "$a" "$b" \
+    "$am" "$bm" "$ac" "$bc" "$(echo "$b / $a" | bc -l)" "$aq" "$bq"
 done
