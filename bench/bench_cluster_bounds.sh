@@ -8,7 +8,9 @@
 # 784-128-32-10 MLP at local batch 100, synthetic data. Prints per
 # configuration the median samples/s, the median lower bound on the
 # iteration time, measured/bound (the throughput as a fraction of what the
-# bound allows; median and largest over the repetitions) and the ratio to DDP.
+# bound allows; median and largest over the repetitions), the ratio to DDP,
+# and the share of quota periods in which the most throttled host ran out
+# of its CPU quota (near 100 % the quota binds; at a few % it does not).
 # A run that beats its own bound makes the script fail: the bound is wrong.
 #
 # The bound (bench/BOUNDS.md has the derivation, bench/cluster_bounds.py the

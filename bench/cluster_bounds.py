@@ -100,7 +100,12 @@ def bound(start, epoch, bandwidth_bytes_per_s, alpha_s, burst_s, cpu_cores):
                       "exchange_s": r["exchange_s"] / iterations, "update_s": r["update_s"] / iterations,
                       "cpu_s": cpu, "cpu_share": cpu / measured_s,
                       "bytes_sent": r["bytes_sent"] / iterations,
-                      "bytes_received": r["bytes_received"] / iterations})
+                      "bytes_received": r["bytes_received"] / iterations,
+                      # Share of the epoch's quota periods in which the host
+                      # ran out of its quota; None without a quota, or from
+                      # a trainer that does not report it.
+                      "throttled_share": (r["throttled_periods"] / r["quota_periods"]
+                                          if r.get("quota_periods") else None)})
     # Over the epoch the bucket gives at most one burst beyond the rate.
     rate_s = link_s - burst_s / iterations
     terms = {"schedule": schedule_s, "link rate": rate_s, "cpu quota": cpu_floor_s}
@@ -172,7 +177,8 @@ def table(path):
     ddp_throughput = median([r["throughput_samples_per_s"] for r in ddp]) if ddp else None
     beaten = []
     print(f"{'config':<10} {'reps':>4} {'samples/s':>10} {'ms/it':>7} {'bound ms':>9} {'bound/s':>9} "
-          f"{'/bound':>7} {'max':>6} {'/nocpu':>7} {'/whole':>7} {'/DDP':>6}  binding; per it: fwd+bwd, cpu (max rank)")
+          f"{'/bound':>7} {'max':>6} {'/nocpu':>7} {'/whole':>7} {'/DDP':>6}  binding; per it: fwd+bwd, cpu (max rank); "
+          f"periods throttled (most throttled host)")
     for label, results in rows.items():
         throughput = median([r["throughput_samples_per_s"] for r in results])
         versus_ddp = f"{throughput / ddp_throughput:5.2f}x" if ddp_throughput else "     -"
@@ -185,6 +191,9 @@ def table(path):
         bindings = sorted({r["binding"] for r in results})
         compute = median([max(x["forward_s"] + x["backward_s"] for x in r["ranks"]) for r in results])
         cpu = median([max(x["cpu_s"] for x in r["ranks"]) for r in results])
+        throttled = [max(x["throttled_share"] for x in r["ranks"]) for r in results
+                     if all(x.get("throttled_share") is not None for x in r["ranks"])]
+        throttled_text = f"{median(throttled) * 100:.0f}%" if throttled else "-"
         # Whole shards: the bound with that schedule's term beside the others.
         wholes = [max(r["whole_shards_s"], r["bound_s"]) / r["measured_s"] for r in results if r.get("whole_shards_s")]
         versus_whole = f"{median(wholes) * 100:>6.1f}%" if wholes else f"{'-':>7}"
@@ -195,7 +204,7 @@ def table(path):
               f"{median(ratios) * 100:>6.1f}% {max(ratios) * 100:>5.1f}% "
               f"{median([max(r['terms']['schedule'], r['terms']['link rate']) / r['measured_s'] for r in results]) * 100:>6.1f}% "
               f"{versus_whole} {versus_ddp:>6}  "
-              f"{'/'.join(bindings)}; {compute * 1e3:.2f} ms, {cpu * 1e3:.2f} ms")
+              f"{'/'.join(bindings)}; {compute * 1e3:.2f} ms, {cpu * 1e3:.2f} ms; {throttled_text}")
         beaten += [(label, r) for r in results if r["ratio"] > 1]
         beaten += [(label + " (whole shards)", r) for r in results
                    if r.get("whole_shards_s") and r["whole_shards_s"] > r["measured_s"]]
@@ -220,6 +229,9 @@ def self_test():
     b = bound(start, epoch, 100e6, 10e-6, 1e-3, 0.4)
     checks = [(b["link_s"], 6.29628e-3), (b["bound_s"], 7.49628e-3), (b["ratio"], 7.49628 / 7)]
     assert b["binding"] == "schedule", b["binding"]
+    assert all(r["throttled_share"] is None for r in b["ranks"])
+    epoch["ranks"][3].update(quota_periods=70, throttled_periods=14, throttled_s=0.03)
+    checks.append((bound(start, epoch, 100e6, 10e-6, 1e-3, 0.4)["ranks"][3]["throttled_share"], 0.2))
     # Overlap: the schedule gives max(0.2 + 2 + 0.01, 5.29628) ms, below what
     # the link's rate allows over 100 iterations: 6.29628 - 1/100 ms.
     start["config"]["overlap"] = True
