@@ -83,20 +83,9 @@ if [[ " $CONFIGS " == *" ddp "* ]] && ! "$PYTHON" -c 'import torch' 2>/dev/null;
   DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3-torch >/dev/null
 fi
 
-name="cb$(( $$ % 10000 ))"
-work=$(mktemp -d)
-state="$work/cluster"
-cleanup() { "$DMLBENCH" cluster --name "$name" --state-dir "$state" down >/dev/null 2>&1 || true; rm -rf "$work"; }
-trap cleanup EXIT
-"$DMLBENCH" cluster --name "$name" --state-dir "$state" up --hosts "$HOSTS" --bandwidth "$NETWORK" --cpu "$CPU"
-
-inventory() { "$PYTHON" -c "import sys, tomllib; inv = tomllib.load(open(sys.argv[1], 'rb')); $1" "$state/inventory.toml"; }
-lines() { inventory "sys.stdout.write(''.join(str(x) + '\\n' for x in $1))"; }
-mapfile -t addresses < <(lines '(h["address"] for h in inv["host"])')
-mapfile -t names < <(lines '(h["name"] for h in inv["host"])')
-# As for every mpirun dmlbench starts (kMpirunEnvironment, orchestrator/launch/launcher.h).
-export OMPI_MCA_rtc_hwloc_vmhole=none
-mapfile -t mpi_args < <(lines 'inv.get("mpi_args", [])')
+source "$HERE/cluster_lib.sh"
+cluster_up cb "$HOSTS" "$NETWORK" "$CPU"
+cat "$work/cluster-up.txt"
 identity=$(inventory 'print(inv["host"][0]["identity_file"])')
 known_hosts=$(inventory 'print(inv["known_hosts"])')
 ssh_to() {
@@ -104,7 +93,6 @@ ssh_to() {
   ssh -F none -i "$identity" -o UserKnownHostsFile="$known_hosts" -o StrictHostKeyChecking=yes \
       -o BatchMode=yes -o LogLevel=ERROR "root@$host" "$@"
 }
-hosts_list() { local IFS=,; echo "${addresses[*]:0:$1}"; }
 
 # in_cgroup HOST CGROUP WHO: fails the benchmark unless CGROUP is HOST's.
 in_cgroup() {
@@ -144,12 +132,7 @@ restore_quota() { local i; for i in "${!quota_files[@]}"; do echo "${quotas[$i]}
 
 # The links: B and alpha as the probe measures them (quota lifted), beta
 # from the token bucket tc reports on host 0's upload.
-probe=$("$DMLBENCH" --db "$work/probe.db" cluster --name "$name" --state-dir "$state" probe --seconds-per-size 0.2)
-read -r alpha_us bandwidth_mb < <(sed -nE 's/.*alpha ([0-9.]+) us +B ([0-9.]+) MB\/s.*/\1 \2/p' <<< "$probe")
-if [[ -z ${bandwidth_mb:-} ]]; then
-  echo "bench_cluster_bounds: cannot read alpha and B from the probe's output: $probe" >&2
-  exit 1
-fi
+cluster_probe
 qdisc=$(ip netns exec "${names[0]}" tc qdisc show dev eth0 | grep -m1 ' tbf ')
 burst_s=$("$PYTHON" - "$qdisc" <<'EOF'
 import re, sys

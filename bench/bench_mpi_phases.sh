@@ -35,31 +35,12 @@ fi
 hosts=0
 for w in $WORKERS; do ((w > hosts)) && hosts=$w; done
 
-name="mp$(( $$ % 10000 ))"
-work=$(mktemp -d)
-state="$work/cluster"
 captures=()
-cleanup() {
-  for pid in "${captures[@]}"; do kill "$pid" 2>/dev/null || true; done
-  "$DMLBENCH" cluster --name "$name" --state-dir "$state" down >/dev/null 2>&1 || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-cpu=()
-[ -n "${CPU:-}" ] && cpu=(--cpu "$CPU")
-"$DMLBENCH" cluster --name "$name" --state-dir "$state" up --hosts "$hosts" --bandwidth "$BANDWIDTH" \
-  "${cpu[@]}" >/dev/null
-# B as the probe measures it (quota lifted), as bench_cluster_bounds.sh reads it.
-probe=$("$DMLBENCH" --db "$work/probe.db" cluster --name "$name" --state-dir "$state" probe --seconds-per-size 0.2)
-bandwidth_mb=$(sed -nE 's/.*alpha [0-9.]+ us +B ([0-9.]+) MB\/s.*/\1/p' <<< "$probe")
-[ -n "$bandwidth_mb" ] || { echo "bench_mpi_phases.sh: cannot read B from the probe's output: $probe" >&2; exit 1; }
-
-inventory() { "$PYTHON" -c "import sys, tomllib; inv = tomllib.load(open(sys.argv[1], 'rb')); $1" "$state/inventory.toml"; }
-mapfile -t addresses < <(inventory 'print("\n".join(h["address"] for h in inv["host"]))')
-mapfile -t namespaces < <(inventory 'print("\n".join(h["name"] for h in inv["host"]))')
-mapfile -t mpi_args < <(inventory 'print("\n".join(inv["mpi_args"]))')
-export OMPI_MCA_rtc_hwloc_vmhole=none  # as for every mpirun dmlbench starts
-hosts_list() { local IFS=,; echo "${addresses[*]:0:$1}"; }
+cluster_before_down() { for pid in "${captures[@]}"; do kill "$pid" 2>/dev/null || true; done; }
+source "$(dirname "$0")/cluster_lib.sh"
+cluster_up mp "$hosts" "$BANDWIDTH" "${CPU:-}"
+cluster_probe  # B as the probe measures it (quota lifted)
+namespaces=("${names[@]}")
 
 share="uncapped"
 [ -n "${CPU:-}" ] && share="$CPU core per host"

@@ -50,21 +50,8 @@ HOSTS=$((WORKERS + most_servers))
 # The cluster refuses shares summing to more than 0.9 of the cores.
 CPU=${CPU:-$("$PYTHON" -c "import os; print(min(0.4, int(90 * os.cpu_count() / $HOSTS) / 100))")}
 
-name="ov$(( $$ % 10000 ))"
-work=$(mktemp -d)
-state="$work/cluster"
-cleanup() { "$DMLBENCH" cluster --name "$name" --state-dir "$state" down >/dev/null 2>&1 || true; rm -rf "$work"; }
-trap cleanup EXIT
-"$DMLBENCH" cluster --name "$name" --state-dir "$state" up --hosts "$HOSTS" --bandwidth "$BANDWIDTH" \
-  --cpu "$CPU" >/dev/null
-
-# Hosts and mpirun settings exactly as the inventory has them.
-inventory() { "$PYTHON" -c "import sys, tomllib; inv = tomllib.load(open(sys.argv[1], 'rb')); $1" "$state/inventory.toml"; }
-mapfile -t addresses < <(inventory 'print("\n".join(h["address"] for h in inv["host"]))')
-mapfile -t mpi_args < <(inventory 'print("\n".join(inv["mpi_args"]))')
-# As for every mpirun dmlbench starts (kMpirunEnvironment, orchestrator/launch/launcher.h).
-export OMPI_MCA_rtc_hwloc_vmhole=none
-hosts_list() { local IFS=,; echo "${addresses[*]:0:$1}"; }
+source "$(dirname "$0")/cluster_lib.sh"
+cluster_up ov "$HOSTS" "$BANDWIDTH" "$CPU"
 
 # One run; prints "iter compute exchange exposed comm" in ms for the last
 # epoch, and leaves the events in $work/last.jsonl.

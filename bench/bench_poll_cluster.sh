@@ -45,26 +45,12 @@ for t in "$TRAINER_A" "$TRAINER_B"; do
   [[ -x $t ]] || { echo "bench_poll_cluster: no trainer at $t" >&2; exit 1; }
 done
 
-name="pc$(( $$ % 10000 ))"
-work=$(mktemp -d)
-state="$work/cluster"
-cleanup() { "$DMLBENCH" cluster --name "$name" --state-dir "$state" down >/dev/null 2>&1 || true; rm -rf "$work"; }
-trap cleanup EXIT
-"$DMLBENCH" cluster --name "$name" --state-dir "$state" up --hosts $((WORKERS + max_servers)) \
-    --bandwidth "$BANDWIDTH" --cpu "$CPU"
+source "$(dirname "$0")/cluster_lib.sh"
+cluster_up pc $((WORKERS + max_servers)) "$BANDWIDTH" "$CPU"
+cat "$work/cluster-up.txt"
 
-# Hosts and mpirun settings exactly as the inventory has them, and the
-# environment every mpirun dmlbench starts gets (kMpirunEnvironment,
-# orchestrator/launch/launcher.h).
-export OMPI_MCA_rtc_hwloc_vmhole=none
-mapfile -t addresses < <("$PYTHON" -c '
-import sys, tomllib
-for h in tomllib.load(open(sys.argv[1], "rb"))["host"]: print(h["address"])' "$state/inventory.toml")
-mapfile -t mpi_args < <("$PYTHON" -c '
-import sys, tomllib
-for a in tomllib.load(open(sys.argv[1], "rb"))["mpi_args"]: print(a)' "$state/inventory.toml")
 all_hosts=("${addresses[@]}")
-hosts=$(IFS=,; echo "${addresses[*]:0:$WORKERS}")
+hosts=$(hosts_list "$WORKERS")
 # Where mpirun says each rank runs: the trainer spins before sleeping only
 # when every rank of the job is on its machine (trainer/poll.h).
 echo "ranks on the rank's machine / ranks, per rank:" $(mpirun "${mpi_args[@]}" -H "$hosts" \
