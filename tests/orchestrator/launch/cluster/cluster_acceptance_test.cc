@@ -66,40 +66,54 @@ class ClusterAcceptance : public ::testing::Test {
   }
 
   void TearDown() override {
+    store_.reset();
+    lock_.reset();
     if (!runner_) return;
     ClusterDown(name_, state_.state_dir, "/sys/fs/cgroup", *runner_);
     fs::remove_all(work_);
   }
 
-  // Runs an experiment through the run loop on the cluster's launcher.
-  SweepReport RunExperiment(const std::string& toml, Store& store, const RunLock& lock) {
+  // Runs an experiment through the run loop on the cluster's launcher, into
+  // the test's results database (results()).
+  SweepReport RunExperiment(const std::string& toml) {
+    Store& store = results();
     const std::string path = (work_ / "experiment.toml").string();
     std::ofstream(path) << toml;
     const Experiment experiment = LoadExperiment(path);
     std::unique_ptr<Launcher> launcher = MakeClusterLauncher(state_.state_dir, DMLBENCH_TRAINER);
     Runner runner(store, *launcher, RunnerOptions{});
     const std::atomic<bool> cancel{false};
-    return runner.Run(experiment, lock, cancel);
+    return runner.Run(experiment, *lock_, cancel);
+  }
+
+  // The test's results database in its work directory, locked for runs.
+  Store& results() {
+    if (!store_) {
+      const std::string path = (work_ / "results.db").string();
+      lock_ = std::make_unique<RunLock>(path);
+      store_ = std::make_unique<Store>(path);
+    }
+    return *store_;
   }
 
   std::string name_;
   fs::path work_;
   std::unique_ptr<CommandRunner> runner_;
   ClusterState state_;
+  std::unique_ptr<RunLock> lock_;
+  std::unique_ptr<Store> store_;
 };
 
 TEST_F(ClusterAcceptance, RingOfThreeRanksOnThreeHostsThroughTheOrchestratorThenNothingIsLeft) {
   Up('a', 3, {"", 100e6, 0}, 0.5);  // the run's profile "fast" differs: it is reshaped
-  const RunLock lock((work_ / "results.db").string());
-  Store store((work_ / "results.db").string());
+  Store& store = results();
   const SweepReport report = RunExperiment(
       "[experiment]\nname = \"cluster-ring\"\n"
       "[matrix]\narchitecture = [\"ring\"]\nworkers = [3]\n"
       "[defaults]\ndataset = \"synthetic\"\n"
       "max_iterations_per_epoch = 5\nnetwork = \"fast\"\n"
       "[networks.fast]\nbandwidth_mbit_per_s = 1000\n"
-      "[execution]\nprovider = \"cluster\"\ninventory = \"cluster/inventory.toml\"\ntimeout_s = 120\nattempts = 1\n",
-      store, lock);
+      "[execution]\nprovider = \"cluster\"\ninventory = \"cluster/inventory.toml\"\ntimeout_s = 120\nattempts = 1\n");
   ASSERT_EQ(report.complete, 1) << (report.runs.empty() ? "" : report.runs[0].item.failure_reason);
 
   const QueryResult runs = store.Query(
@@ -134,14 +148,12 @@ TEST_F(ClusterAcceptance, RingOfThreeRanksOnThreeHostsThroughTheOrchestratorThen
 // trainer's first line, so the warm-up epoch may have run without it).
 TEST_F(ClusterAcceptance, EachRankReportsItsHostsCpuQuotaInTheMeasuredEpoch) {
   Up('q', 2, {"", 1e9, 0}, 0.4);
-  const RunLock lock((work_ / "results.db").string());
-  Store store((work_ / "results.db").string());
+  Store& store = results();
   const SweepReport report = RunExperiment(
       "[experiment]\nname = \"cluster-quota\"\n"
       "[matrix]\narchitecture = [\"ring\"]\nworkers = [2]\n"
       "[defaults]\ndataset = \"synthetic\"\nepochs = 2\nmax_iterations_per_epoch = 200\n"
-      "[execution]\nprovider = \"cluster\"\ninventory = \"cluster/inventory.toml\"\ntimeout_s = 120\nattempts = 1\n",
-      store, lock);
+      "[execution]\nprovider = \"cluster\"\ninventory = \"cluster/inventory.toml\"\ntimeout_s = 120\nattempts = 1\n");
   ASSERT_EQ(report.complete, 1) << (report.runs.empty() ? "" : report.runs[0].item.failure_reason);
   const QueryResult epoch2 = store.Query(
       "SELECT count(*), coalesce(min(quota_periods), -1), "
@@ -192,8 +204,7 @@ TEST_F(ClusterAcceptance, ProbeMeasuresTheConfiguredRateWithinTenPercent) {
 
 TEST_F(ClusterAcceptance, ParameterServerCongestsWhileRingTrafficStaysFlat) {
   Up('c', 5, {"", 100e6, 0}, 0.3);  // 1.5 of 2 cores: within what the machine can honour
-  const RunLock lock((work_ / "results.db").string());
-  Store store((work_ / "results.db").string());
+  Store& store = results();
   const SweepReport report = RunExperiment(
       "[experiment]\nname = \"cluster-congestion\"\n"
       "[defaults]\ndataset = \"synthetic\"\nmax_iterations_per_epoch = 4\nnetwork = \"slow\"\n"
@@ -201,8 +212,7 @@ TEST_F(ClusterAcceptance, ParameterServerCongestsWhileRingTrafficStaysFlat) {
       "[matrix]\narchitecture = [\"ps\"]\nservers = [1]\nworkers = [1, 4]\n"
       "[[include]]\narchitecture = \"ring\"\nworkers = 2\n"
       "[[include]]\narchitecture = \"ring\"\nworkers = 4\n"
-      "[execution]\nprovider = \"cluster\"\ninventory = \"cluster/inventory.toml\"\ntimeout_s = 120\nattempts = 1\n",
-      store, lock);
+      "[execution]\nprovider = \"cluster\"\ninventory = \"cluster/inventory.toml\"\ntimeout_s = 120\nattempts = 1\n");
   ASSERT_EQ(report.complete, 4) << report.failed << " failed";
 
   // Per architecture and worker count: epoch time per iteration and the
