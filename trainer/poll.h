@@ -115,8 +115,12 @@ class Comm {
   friend class Requests;
   struct Handle;
   // Once per polling round: one MPI_Testsome over every request pending in
-  // this communicator's Requests, completing whatever has arrived.
+  // this communicator's Requests, completing whatever has arrived; while an
+  // MPI_Iallreduce is pending, up to kCollectivePasses of them as long as
+  // each did work (poll.cc).
   void Progress();
+  // One MPI_Testsome over every pending request; false if none is pending.
+  bool TestPending();
 
   std::unique_ptr<Handle> handle_;
   int rank_ = 0;
@@ -155,6 +159,7 @@ class Requests {
   struct Pending;
   Comm* comm_;
   std::unique_ptr<Pending> pending_;
+  bool collective_ = false;  // an MPI_Iallreduce is among the pending
 };
 
 }  // namespace dmlbench

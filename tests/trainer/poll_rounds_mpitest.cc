@@ -1,7 +1,8 @@
 // Polling rounds (poll.h NewPollRound) through real mpirun and Open MPI: in a
 // round a Comm makes MPI progress once, however many of its request sets are
 // tested, and a set completes when its own messages have arrived, not
-// before. MPI_Testsome and MPI_Testall are counted here through MPI's
+// before; while an MPI_Iallreduce is pending, a pass that did work is
+// followed by another, up to three. MPI_Testsome and MPI_Testall are counted here through MPI's
 // profiling interface (PMPI): this executable's definitions take the place
 // of the library's for every caller in it, the trainer's code included.
 #include <mpi.h>
@@ -14,15 +15,24 @@
 
 #include "trainer/poll.h"
 
+#include <chrono>
+
 namespace {
 int testsome_calls = 0;
 int testall_calls = 0;
+// When set, each MPI_Testsome takes at least this long, as a pass of the
+// progress engine that received or summed something does.
+std::chrono::microseconds testsome_busy{0};
 }  // namespace
 
 extern "C" int MPI_Testsome(int incount, MPI_Request requests[], int* outcount, int indices[],
                             MPI_Status statuses[]) {
   ++testsome_calls;
-  return PMPI_Testsome(incount, requests, outcount, indices, statuses);
+  const auto began = std::chrono::steady_clock::now();
+  const int result = PMPI_Testsome(incount, requests, outcount, indices, statuses);
+  while (std::chrono::steady_clock::now() - began < testsome_busy) {
+  }
+  return result;
 }
 
 extern "C" int MPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuses[]) {
@@ -99,6 +109,48 @@ TEST(PollRounds, OneProgressPassPerRoundHoweverManySetsAreTestedAndEachCompletes
     EXPECT_EQ(buffers[s], std::vector<float>(kFloats, static_cast<float>(s + 1))) << "set " << s;
   }
   EXPECT_EQ(testall_calls, 0) << "the sets are tested through the Comm's one pass, not one by one";
+}
+
+TEST(PollRounds, WhileAnAllreduceIsPendingEachPassThatDidWorkIsFollowedByAnotherUpToThree) {
+  int rank = 0, world = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &world);
+  if (world < 2) GTEST_SKIP() << "needs 2 ranks";
+  Comm comm;
+  std::vector<float> data(kFloats, static_cast<float>(rank + 1));
+  std::vector<float> sums(kFloats, 0.0f);
+  std::vector<float> message(kFloats, 0.0f);
+  Requests allreduce(&comm);
+  Requests point_to_point(&comm);
+  double wait_s = 0;
+  if (rank == 0) {
+    // Rank 1 sends, and every other rank joins the allreduce, only after the
+    // barrier: until then nothing here can complete.
+    point_to_point.Receive(message, 1, 0);
+    testsome_busy = std::chrono::microseconds(50);
+    int before = testsome_calls;
+    NewPollRound();
+    EXPECT_FALSE(point_to_point.Test());
+    EXPECT_EQ(testsome_calls - before, 1) << "point to point: one pass per round, busy or not";
+
+    allreduce.AllreduceSum(data, sums);
+    before = testsome_calls;
+    NewPollRound();
+    EXPECT_FALSE(allreduce.Test());
+    EXPECT_EQ(testsome_calls - before, 3) << "a collective pending: busy passes go on, three at most";
+    testsome_busy = std::chrono::microseconds(0);
+    MPI_Barrier(MPI_COMM_WORLD);
+  } else {
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 1) point_to_point.Send(data, 0, 0);
+    allreduce.AllreduceSum(data, sums);
+  }
+  PollUntil([&] { return allreduce.Test() && point_to_point.Test() ? Progress::kDone : Progress::kIdle; },
+            &wait_s);
+  EXPECT_EQ(sums, std::vector<float>(kFloats, static_cast<float>(world * (world + 1) / 2)));
+  if (rank == 0) {
+    EXPECT_EQ(message, std::vector<float>(kFloats, 2.0f));
+  }
 }
 
 }  // namespace
