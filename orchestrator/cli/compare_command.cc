@@ -190,6 +190,15 @@ void PrintText(const Side& a, const Side& b, const Comparison& comparison, const
   std::cout << "; " << comparison.only_a.size() << " only in A, " << comparison.only_b.size()
             << " only in B (not compared)\n"
             << "epoch time: " << kMethod << "\n";
+  std::vector<std::vector<std::string>> shifts;
+  for (const Shift& s : ShiftByArchitecture(comparison)) {
+    shifts.push_back({s.architecture, std::to_string(s.configurations), Fixed(100 * s.median_abs, "%.1f%%"),
+                      Fixed(100 * s.p95_abs, "%.1f%%"), Fixed(100 * s.max_abs, "%.1f%%")});
+  }
+  std::cout << "\nhow far B's medians lie from A's, |B/A - 1| over each architecture's configurations (between two "
+               "sweeps of one study: what a perfect model of one would miss the other by):\n";
+  PrintTable(std::cout, {"architecture", "configurations", "median", "p95", "max"}, shifts,
+             {false, true, true, true, true});
 }
 
 void PrintCsvTable(const Comparison& comparison, const std::vector<std::string>& labels) {
@@ -239,12 +248,21 @@ void PrintJsonReport(const Side& a, const Side& b, const Comparison& comparison,
                               {"ratio", c.ratio},
                               {"verdict", Text(c.verdict)}});
   }
+  nlohmann::json shifts = nlohmann::json::array();
+  for (const Shift& s : ShiftByArchitecture(comparison)) {
+    shifts.push_back({{"architecture", s.architecture},
+                      {"configurations", s.configurations},
+                      {"median_abs_ratio_minus_1", s.median_abs},
+                      {"p95_abs_ratio_minus_1", s.p95_abs},
+                      {"max_abs_ratio_minus_1", s.max_abs}});
+  }
   const std::vector<std::string> only_a = Labels(comparison.only_a), only_b = Labels(comparison.only_b);
   const nlohmann::json report = {{"a", side(a)},
                                  {"b", side(b)},
                                  {"method", kMethod},
                                  {"confidence_level", kCompareLevel},
                                  {"configurations", configurations},
+                                 {"shift_by_architecture", shifts},
                                  {"only_a", only_a},
                                  {"only_b", only_b}};
   std::cout << report.dump(2) << "\n";
@@ -286,7 +304,9 @@ void AddCompareCommand(CLI::App& app, const GlobalOptions& global) {
       "Configurations (every parameter but the seed and the repetition) with runs on both sides are\n"
       "compared: the median of their steady epoch times (warm-up excluded), its rank-based 95%\n"
       "confidence interval, the ratio B/A, and a verdict: B is slower or faster when the two\n"
-      "intervals do not overlap, else no significant difference (too few epochs: 5 or fewer).");
+      "intervals do not overlap, else no significant difference (too few epochs: 5 or fewer).\n"
+      "Then, per architecture, how far B's medians lie from A's: the median, 95th percentile and\n"
+      "maximum of |B/A - 1| over its configurations.");
   compare->add_option("A", options->a, "the baseline: a database, a filter or a name")->required();
   compare->add_option("B", options->b, "what is compared with it: a database, a filter or a name")->required();
   compare->add_option("--only", options->only,

@@ -1,6 +1,7 @@
 #include "orchestrator/compare/compare.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <tuple>
 
@@ -93,6 +94,23 @@ Comparison Compare(const std::vector<RunSample>& a, const std::vector<RunSample>
   SortParams(&comparison.only_a);
   SortParams(&comparison.only_b);
   return comparison;
+}
+
+std::vector<Shift> ShiftByArchitecture(const Comparison& comparison) {
+  std::vector<std::pair<std::string, std::vector<double>>> groups;  // in the order of `both`
+  for (const ConfigurationComparison& c : comparison.both) {
+    std::string architecture(Text(c.params.architecture));
+    if (c.params.architecture == Architecture::kPs) architecture += " k=" + std::to_string(c.params.servers);
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == architecture; });
+    if (it == groups.end()) it = groups.insert(groups.end(), {architecture, {}});
+    it->second.push_back(std::fabs(c.ratio - 1));
+  }
+  std::vector<Shift> shifts;
+  for (const auto& [architecture, values] : groups) {
+    shifts.push_back({architecture, static_cast<int>(values.size()), Median(values), Quantile(values, 0.95),
+                      *std::max_element(values.begin(), values.end())});
+  }
+  return shifts;
 }
 
 }  // namespace dmlbench

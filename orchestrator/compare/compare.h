@@ -69,6 +69,19 @@ struct Comparison {
 // Compares B against A. Runs without a steady epoch are left out.
 Comparison Compare(const std::vector<RunSample>& a, const std::vector<RunSample>& b);
 
+// How far B's medians lie from A's over the configurations of one
+// architecture ("ring", "ps k=2", ...): the median, 95th percentile (type 7)
+// and maximum of |B/A - 1|. Between two sweeps of one study (another day,
+// another machine of the same kind) it is the error that even a perfect
+// model, fitted on one sweep, would show on the other.
+struct Shift {
+  std::string architecture;
+  int configurations = 0;
+  double median_abs = 0, p95_abs = 0, max_abs = 0;
+};
+// One per architecture of `comparison.both`, in its order.
+std::vector<Shift> ShiftByArchitecture(const Comparison& comparison);
+
 }  // namespace dmlbench
 
 #endif  // DMLBENCH_ORCHESTRATOR_COMPARE_COMPARE_H_

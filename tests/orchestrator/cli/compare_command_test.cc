@@ -113,7 +113,14 @@ TEST_F(CompareCommandTest, AnExperimentAgainstItselfShowsNoSignificantDifference
             "2 configurations in both: 0 slower, 0 faster, 2 no significant difference; 0 only in A, 0 only in B "
             "(not compared)\n"
             "epoch time: median of the steady epochs (warm-up excluded) with its rank-based 95% confidence "
-            "interval; B is slower or faster than A when the two intervals do not overlap\n");
+            "interval; B is slower or faster than A when the two intervals do not overlap\n"
+            "\n"
+            "how far B's medians lie from A's, |B/A - 1| over each architecture's configurations (between two "
+            "sweeps of one study: what a perfect model of one would miss the other by):\n"
+            "architecture  configurations  median   p95   max\n"
+            "------------  --------------  ------  ----  ----\n"
+            "mpi                        1    0.0%  0.0%  0.0%\n"
+            "ring                       1    0.0%  0.0%  0.0%\n");
 }
 
 TEST_F(CompareCommandTest, TwoTrainerBuildsTwoTagsAndTwoDatabases) {
@@ -160,6 +167,14 @@ TEST_F(CompareCommandTest, TwoTrainerBuildsTwoTagsAndTwoDatabases) {
     EXPECT_EQ(c["parameters"]["workers"], 1);
     EXPECT_FALSE(c["parameters"].contains("seed"));
   }
+  // The shift of each architecture: its one configuration's |B/A - 1|.
+  ASSERT_EQ(report["shift_by_architecture"].size(), 2u);
+  for (const nlohmann::json& shift : report["shift_by_architecture"]) {
+    EXPECT_EQ(shift["configurations"], 1);
+    EXPECT_DOUBLE_EQ(shift["max_abs_ratio_minus_1"].get<double>(), s.median / f.median - 1);
+    EXPECT_DOUBLE_EQ(shift["median_abs_ratio_minus_1"].get<double>(), s.median / f.median - 1);
+  }
+  EXPECT_EQ(report["shift_by_architecture"][1]["architecture"], "ring");
   // Swapped, B is faster.
   const CommandOutput swapped = Dmlbench({"--db", db_, "compare", "slow", "fast", "--only", "architecture=ring"});
   EXPECT_NE(swapped.out.find("  0.500  faster\n1 configuration in both: 0 slower, 1 faster"), std::string::npos)

@@ -113,5 +113,37 @@ TEST(CompareTest, FewEpochsGiveNoVerdictAndOneEpochRunsAreFlagged) {
   EXPECT_TRUE(c.both[0].b.warmup_included);
 }
 
+// |B/A - 1| per architecture, worked out by hand: ps with 1 and 2 servers
+// apart, the 95th percentile interpolated between order statistics.
+TEST(CompareTest, TheShiftOfEachArchitectureSummarisesItsConfigurations) {
+  std::vector<RunSample> a, b;
+  const std::vector<double> ring_b = {1.1, 0.8, 1.0, 1.04, 1.02};  // |B/A - 1| 10, 20, 0, 4, 2 %
+  for (int w = 1; w <= 5; ++w) {
+    a.push_back(Sample(Architecture::kRing, w, 1, 0, {1.0}));
+    b.push_back(Sample(Architecture::kRing, w, 1, 0, {ring_b[w - 1]}));
+  }
+  for (int k : {1, 2}) {
+    RunSample ps_a = Sample(Architecture::kPs, 2, 1, 0, {2.0});
+    ps_a.params.servers = k;
+    RunSample ps_b = ps_a;
+    ps_b.steady_epoch_s = {k == 1 ? 2.5 : 1.5};  // +25 %, -25 %
+    a.push_back(ps_a);
+    b.push_back(ps_b);
+  }
+  const std::vector<Shift> shifts = ShiftByArchitecture(Compare(a, b));
+  ASSERT_EQ(shifts.size(), 3u);
+  EXPECT_EQ(shifts[0].architecture, "ps k=1");
+  EXPECT_EQ(shifts[1].architecture, "ps k=2");
+  EXPECT_EQ(shifts[1].configurations, 1);
+  EXPECT_NEAR(shifts[1].max_abs, 0.25, 1e-12);
+  const Shift& ring = shifts[2];
+  EXPECT_EQ(ring.architecture, "ring");
+  EXPECT_EQ(ring.configurations, 5);
+  EXPECT_NEAR(ring.median_abs, 0.04, 1e-12);
+  EXPECT_NEAR(ring.p95_abs, 0.10 + 0.8 * (0.20 - 0.10), 1e-12);  // position 0.95 x 4 = 3.8
+  EXPECT_NEAR(ring.max_abs, 0.20, 1e-12);
+  EXPECT_TRUE(ShiftByArchitecture(Compare(a, a))[2].max_abs == 0);
+}
+
 }  // namespace
 }  // namespace dmlbench
