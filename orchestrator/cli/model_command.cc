@@ -136,8 +136,8 @@ void PrintErrors(const std::string& model, const std::vector<ErrorSummary>& summ
   PrintTable(std::cout, headers, rows, right);
 }
 
-void PrintSummaries(const std::string& model, const ValidationResult& result) {
-  PrintErrors(model, result.summaries, {"validation", "calibration"},
+void PrintSummaries(const std::string& model, const std::vector<ErrorSummary>& summaries) {
+  PrintErrors(model, summaries, {"validation", "calibration"},
               {"model", "architecture", "val points", "val median", "val p95", "val max", "cal points", "cal median",
                "cal p95", "cal max"});
 }
@@ -160,7 +160,7 @@ void ValidateCommand(const GlobalOptions& global, const ModelOptions& o) {
     const ModelFitRecord fit = LatestFit(store, *model);
     const ValidationResult result = Validate(*model, fit, data);
     store.AddPredictions(result.predictions);
-    PrintSummaries(std::string(model->name()), result);
+    PrintSummaries(std::string(model->name()), result.summaries);
     coverage_rows.push_back({std::string(model->name()), SummariesByCoverage(result, CalibrationCoverage(fit, data))});
     for (const std::string& skipped : result.skipped) {
       std::cout << "  " << model->name() << " cannot predict " << skipped << "\n";
@@ -178,6 +178,14 @@ void ValidateCommand(const GlobalOptions& global, const ModelOptions& o) {
   std::cout << "\nthe validation configurations again: those with every setting within the fit's calibration "
                "runs and probes, and those with one beyond them (`model predict` names it):\n";
   for (const auto& [model, summaries] : coverage_rows) PrintCoverageSummaries(model, summaries);
+  const std::vector<ErrorSummary> repeatability = Repeatability(data);
+  if (!repeatability.empty()) {
+    std::cout << "\nthe measurement against itself: per configuration of 4 runs or more, half the gap between the "
+                 "medians of its odd and of its even repetitions, over its median; what even a model that knew "
+                 "every true epoch time would miss by on this sweep's own noise (another sweep adds its shift: "
+                 "dmlbench compare):\n";
+    PrintSummaries("(split half)", repeatability);
+  }
   if (!flagged.empty()) {
     std::cout << "\n" << flagged.size() << " points are measured too noisily to judge a 5% model (interval beyond "
               << Percent(kWideIntervalLimit) << " of the median):\n";

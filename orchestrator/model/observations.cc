@@ -58,7 +58,7 @@ ModelData LoadModelData(const Store& store, const std::vector<std::string>& expe
            r.network_latency_s, a.parameters, a.iterations_per_epoch, a.train_samples,
            (SELECT max(CAST(json_extract(h.tags_json, '$.cpu_cores') AS REAL))
               FROM attempt_hosts ah JOIN hosts h USING (host_id) WHERE ah.attempt_id = a.attempt_id),
-           )" + partition_bytes + R"(
+           )" + partition_bytes + R"(, r.repetition
     FROM runs r JOIN experiments e USING (experiment_id) JOIN attempts a ON a.attempt_id = r.complete_attempt_id
     WHERE r.status = 'complete')" + ExperimentFilter(experiments) + " ORDER BY r.run_id");
   std::map<std::int64_t, std::size_t> index;
@@ -83,6 +83,7 @@ ModelData LoadModelData(const Store& store, const std::vector<std::string>& expe
     run.config.train_samples = Integer(row[16]);
     run.config.cpu_cores = Real(row[17]);
     run.config.partition_bytes = Integer(row[18]);
+    run.repetition = static_cast<int>(Integer(row[19]));
     index[run.run_id] = data.runs.size();
     data.runs.push_back(std::move(run));
   }

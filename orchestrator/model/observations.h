@@ -21,6 +21,7 @@ struct RunObservation {
   std::string run_key;
   std::string split;                    // calibration | validation
   std::string experiment;               // its experiment's name
+  int repetition = 0;                   // of its configuration, from 0
   ModelConfig config;
   std::int64_t parameters = 0;          // P, from the trainer's run_start
   std::int64_t iterations_per_epoch = 0;

@@ -84,6 +84,34 @@ ValidationResult Validate(const PerformanceModel& model, const ModelFitRecord& f
   return result;
 }
 
+std::optional<double> SplitHalfError(std::vector<std::pair<int, double>> epochs_by_repetition) {
+  if (epochs_by_repetition.size() < 4) return std::nullopt;
+  std::stable_sort(epochs_by_repetition.begin(), epochs_by_repetition.end(),
+                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::vector<double> all, halves[2];
+  for (std::size_t i = 0; i < epochs_by_repetition.size(); ++i) {
+    all.push_back(epochs_by_repetition[i].second);
+    halves[i % 2].push_back(epochs_by_repetition[i].second);
+  }
+  return std::fabs(Median(halves[0]) - Median(halves[1])) / (2 * Median(all));
+}
+
+std::vector<ErrorSummary> Repeatability(const ModelData& data) {
+  std::map<std::pair<std::string, std::string>, std::vector<const RunObservation*>> points;  // (split, label)
+  for (const RunObservation& run : data.runs) points[{run.split, PointLabel(run)}].push_back(&run);
+  std::map<std::pair<std::string, std::string>, std::vector<double>> errors;  // (architecture, split)
+  for (const auto& [key, runs] : points) {
+    std::vector<std::pair<int, double>> epochs;
+    for (const RunObservation* run : runs) epochs.push_back({run->repetition, run->epoch_s});
+    if (const std::optional<double> error = SplitHalfError(std::move(epochs))) {
+      errors[{ArchitectureLabel(runs.front()->config), key.first}].push_back(*error);
+    }
+  }
+  std::vector<ErrorSummary> summaries;
+  for (const auto& [key, values] : errors) summaries.push_back(Summarize(key.first, key.second, values));
+  return summaries;
+}
+
 ErrorSummary Summarize(std::string architecture, std::string split, const std::vector<double>& abs_errors) {
   ErrorSummary summary;
   summary.architecture = std::move(architecture);

@@ -8,7 +8,9 @@
 #ifndef DMLBENCH_ORCHESTRATOR_MODEL_VALIDATION_H_
 #define DMLBENCH_ORCHESTRATOR_MODEL_VALIDATION_H_
 
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "orchestrator/model/models.h"
@@ -51,6 +53,23 @@ struct ValidationResult {
 };
 
 ValidationResult Validate(const PerformanceModel& model, const ModelFitRecord& fit, const ModelData& data);
+
+// How far a configuration's measured median lies from itself, from its own
+// repetitions: the runs in repetition order are dealt into two halves
+// (first, third, ... and second, fourth, ...), and half the gap between the
+// halves' medians, over the median of all, is the split-half estimate of
+// the error of that median (each half has half the runs, so the gap
+// between them spreads about twice as wide as the error of the median of
+// all). It is the error even a model that knew the configuration's true
+// epoch time would show against this measurement, from the sweep's own
+// noise; a sweep on another day adds its shift (`dmlbench compare`).
+// Nullopt for fewer than 4 runs. `epochs_by_repetition`: (repetition, the
+// run's median steady epoch time), in run order (which breaks ties).
+std::optional<double> SplitHalfError(std::vector<std::pair<int, double>> epochs_by_repetition);
+
+// SplitHalfError of every configuration of `data` with 4 runs or more,
+// summarised per architecture and split, in architecture order.
+std::vector<ErrorSummary> Repeatability(const ModelData& data);
 
 // Median, 95th percentile and maximum of absolute relative errors (not empty).
 ErrorSummary Summarize(std::string architecture, std::string split, const std::vector<double>& abs_errors);

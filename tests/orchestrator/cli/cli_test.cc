@@ -166,6 +166,11 @@ TEST_F(CliTest, PredictSaysWhatEachPredictionRestsOn) {
             std::string::npos)
       << validate.out;
   EXPECT_NE(validate.out.find("corrected  mpi                4 "), std::string::npos) << validate.out;
+  // And the measurement against itself: the study's ring, 11 held-out
+  // configurations of 6 runs each, split into odd and even repetitions.
+  EXPECT_NE(validate.out.find("\n(split half)  ring                  11        0.6%     3.6%     4.4%          10 "),
+            std::string::npos)
+      << validate.out;
 }
 
 TEST_F(CliTest, AFitOfAnotherVersionOfTheModelIsNotUsedToPredict) {

@@ -440,6 +440,45 @@ TEST_F(ModelsTest, CorrectedRefusesCalibrationRunsWithoutCpuTime) {
   EXPECT_NO_THROW(ModelNamed("linear").Fit(Calibration(store)));
 }
 
+// The split-half error by hand: the runs dealt into halves in repetition
+// order, not in the order they ran (or were stored).
+TEST(RepeatabilityTest, HalfTheGapBetweenTheMediansOfOddAndEvenRepetitions) {
+  // By repetition 1.0, 1.2, 1.0, 1.2: halves 1.0 and 1.2, median of all 1.1.
+  const std::optional<double> error = SplitHalfError({{0, 1.0}, {1, 1.2}, {3, 1.2}, {2, 1.0}});
+  ASSERT_TRUE(error.has_value());
+  EXPECT_NEAR(*error, 0.2 / 2 / 1.1, 1e-12);
+  EXPECT_NEAR(*SplitHalfError({{0, 2.0}, {1, 2.1}, {2, 1.9}, {3, 2.0}, {4, 2.0}, {5, 2.0}}), 0.0, 1e-12);
+  EXPECT_FALSE(SplitHalfError({{0, 1.0}, {1, 1.2}, {2, 1.0}}).has_value()) << "3 runs cannot be split";
+}
+
+TEST_F(ModelsTest, RepeatabilityReadsEachRunsRepetitionFromTheDatabase) {
+  Store store(dir_ / "r.db");
+  ModelDatabase db(store);
+  // Four runs stored in the order of repetitions 0, 1, 3, 2: in that order
+  // their epochs split evenly (1.0 1.2 | 1.2 1.0), by repetition they do not.
+  const std::vector<std::pair<int, double>> runs = {{0, 1.0}, {1, 1.2}, {3, 1.2}, {2, 1.0}};
+  for (const auto& [repetition, epoch] : runs) {
+    RunParams p = Params(Architecture::kRing, 4, 0, 100, kGigabit);
+    p.repetition = repetition;
+    p.seed = 1 + repetition;
+    db.AddRun(p, "validation", {1.3 * epoch, epoch, epoch});
+  }
+  for (int repetition = 0; repetition < 3; ++repetition) {  // 3 runs: no split
+    RunParams p = Params(Architecture::kMpi, 4, 0, 100, kGigabit);
+    p.repetition = repetition;
+    db.AddRun(p, "validation", {1.3, 1.0 + 0.1 * repetition, 1.0 + 0.1 * repetition});
+  }
+  const ModelData data = LoadModelData(store, {});
+  ASSERT_EQ(data.runs.size(), 7u);
+  EXPECT_EQ(data.runs[2].repetition, 3);
+  const std::vector<ErrorSummary> summaries = Repeatability(data);
+  ASSERT_EQ(summaries.size(), 1u);
+  EXPECT_EQ(summaries[0].architecture, "ring");
+  EXPECT_EQ(summaries[0].split, "validation");
+  EXPECT_EQ(summaries[0].points, 1);
+  EXPECT_NEAR(summaries[0].max_abs, 0.2 / 2 / 1.1, 1e-12);
+}
+
 TEST_F(ModelsTest, UnknownModelNamesTheKnownOnes) {
   try {
     ModelNamed("amdahl");
