@@ -99,8 +99,7 @@ Comparison Compare(const std::vector<RunSample>& a, const std::vector<RunSample>
 std::vector<Shift> ShiftByArchitecture(const Comparison& comparison) {
   std::vector<std::pair<std::string, std::vector<double>>> groups;  // in the order of `both`
   for (const ConfigurationComparison& c : comparison.both) {
-    std::string architecture(Text(c.params.architecture));
-    if (c.params.architecture == Architecture::kPs) architecture += " k=" + std::to_string(c.params.servers);
+    const std::string architecture = ArchitectureLabel(c.params.architecture, c.params.servers);
     auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == architecture; });
     if (it == groups.end()) it = groups.insert(groups.end(), {architecture, {}});
     it->second.push_back(std::fabs(c.ratio - 1));

@@ -56,9 +56,14 @@ ShownParams VaryingIn(const std::vector<PlannedRun>& runs) {
   return VaryingIn(params);
 }
 
+std::string ArchitectureLabel(Architecture architecture, int servers) {
+  std::string label(Text(architecture));
+  if (architecture == Architecture::kPs) label += " k=" + std::to_string(servers);
+  return label;
+}
+
 std::string Describe(const RunParams& params, const ShownParams& shown) {
-  std::string text(Text(params.architecture));
-  if (params.architecture == Architecture::kPs) text += " k=" + std::to_string(params.servers);
+  std::string text = ArchitectureLabel(params.architecture, params.servers);
   text += " w=" + std::to_string(params.workers) + " b=" + std::to_string(params.batch_size);
   if (shown.learning_rate) text += " lr=" + ShortestDouble(params.learning_rate);
   if (shown.hidden) text += " hidden=" + JoinInts(params.hidden);

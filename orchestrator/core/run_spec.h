@@ -141,6 +141,9 @@ inline constexpr std::size_t kMaxNameLength = 64;
 // letters, digits, '.', '_' or '-'.
 bool IsValidName(std::string_view name);
 
+// The architecture as results are grouped by it: "ring", "ps k=2", ...
+std::string ArchitectureLabel(Architecture architecture, int servers);
+
 // One line naming the point for progress output and messages, e.g.
 // "ps k=2 w=4 b=100 net=1gbit rep=0"; with `shown`, also
 // "lr=0.1 hidden=128,32 epochs=3 iters=100 bucket=65536 dataset=synthetic"

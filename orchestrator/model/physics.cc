@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "orchestrator/core/run_spec.h"
+
 namespace dmlbench {
 
 std::vector<int> LayerWidths(const ModelConfig& config) {
@@ -280,9 +282,7 @@ std::string_view Text(MpiAllreduce algorithm) {
 }
 
 std::string ArchitectureLabel(const ModelConfig& config) {
-  std::string label(Text(config.architecture));
-  if (config.architecture == Architecture::kPs) label += " k=" + std::to_string(config.servers);
-  return label;
+  return ArchitectureLabel(config.architecture, config.servers);
 }
 
 std::string ConfigLabel(const ModelConfig& config) {
