@@ -11,7 +11,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -100,6 +102,17 @@ std::vector<pid_t> Descendants(pid_t root) {
   return found;
 }
 
+// Whether `pid` is gone or a zombie: either way its files, sockets among
+// them, are closed.
+bool Exited(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return true;
+  const size_t paren = line.rfind(')');
+  return paren == std::string::npos || paren + 2 >= line.size() || line[paren + 2] == 'Z' ||
+         line[paren + 2] == 'X';
+}
+
 std::string UserName() {
   const passwd* entry = getpwuid(getuid());
   return entry != nullptr ? entry->pw_name : "root";
@@ -169,13 +182,17 @@ SshdFixture::SshdFixture(std::vector<std::string> addresses) : addresses_(std::m
     std::filesystem::create_directory(HostTemporaryDir(i));
   }
   pids_.assign(addresses_.size(), -1);
+  reserved_.assign(addresses_.size(), -1);
   // sshd refuses to start without its privilege separation directory.
   if (geteuid() == 0) mkdir("/run/sshd", 0755);
   Start();
 }
 
 SshdFixture::~SshdFixture() {
-  Stop();
+  for (size_t i = 0; i < pids_.size(); ++i) Kill(i);
+  for (int fd : reserved_) {
+    if (fd >= 0) close(fd);
+  }
   std::error_code ignored;
   std::filesystem::remove_all(dir_, ignored);
 }
@@ -192,6 +209,8 @@ void SshdFixture::Start() {
   const std::string log_path = dir_ + "/sshd.log";
   for (size_t i = 0; i < addresses_.size(); ++i) {
     if (pids_[i] > 0) continue;
+    if (reserved_[i] >= 0) close(reserved_[i]);
+    reserved_[i] = -1;
     const std::string config = dir_ + "/sshd_config." + std::to_string(i);
     const int log_fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
     pids_[i] = fork();
@@ -213,7 +232,7 @@ void SshdFixture::Start() {
       if (waitpid(pids_[i], &status, WNOHANG) == pids_[i] ||
           std::chrono::steady_clock::now() > deadline) {
         pids_[i] = -1;
-        Stop();
+        for (size_t j = 0; j < pids_.size(); ++j) Kill(j);
         throw std::runtime_error("sshd did not start: " + log());
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -221,13 +240,52 @@ void SshdFixture::Start() {
   }
 }
 
-void SshdFixture::StopHost(size_t index) {
+void SshdFixture::Kill(size_t index) {
   const pid_t pid = pids_.at(index);
   if (pid <= 0) return;
-  for (pid_t child : Descendants(pid)) kill(child, SIGKILL);
+  kill(pid, SIGSTOP);  // forks no session while its sessions are listed
+  const std::vector<pid_t> descendants = Descendants(pid);
+  for (pid_t child : descendants) kill(child, SIGKILL);
   kill(pid, SIGKILL);
   waitpid(pid, nullptr, 0);
   pids_[index] = -1;
+  // The sessions are not our children: wait until they have died, since one
+  // just forked may still hold the listening socket and would accept a
+  // connection, then reset it.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  for (pid_t child : descendants) {
+    while (!Exited(child) && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+}
+
+void SshdFixture::StopHost(size_t index) {
+  if (pids_.at(index) <= 0) return;
+  Kill(index);
+  // Bound, never listening: a connection is refused. SO_REUSEADDR lets the
+  // bind succeed beside the killed sessions' TIME_WAIT sockets; a bind to
+  // port 0 elsewhere still skips this port (the kernel does not share a port
+  // it chooses).
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  const int on = 1;
+  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<uint16_t>(port_));
+  inet_pton(AF_INET, addresses_[index].c_str(), &address.sin_addr);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+    const int error = errno;
+    if (error == EADDRINUSE && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      continue;
+    }
+    close(fd);
+    throw std::runtime_error("cannot hold " + addresses_[index] + ":" + std::to_string(port_) +
+                             " after stopping its sshd: " + std::strerror(error));
+  }
+  reserved_[index] = fd;
 }
 
 void SshdFixture::Stop() {

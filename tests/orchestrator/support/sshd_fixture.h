@@ -22,6 +22,9 @@ class SshdFixture {
 
   // Kills the sshd of host `index` and every process under it (open
   // connections, the commands they run): clients see their connection lost.
+  // The host's address:port stays bound (not listening) until Start(), so a
+  // connection to it is refused: no other test's process can take the
+  // freed port (an MPI rank's bind to port 0, say) and answer in its place.
   void StopHost(size_t index);
   void Stop();   // every host
   // Starts every stopped host again, same port and keys.
@@ -49,6 +52,8 @@ class SshdFixture {
   static std::string ReadFile(const std::string& path);
 
  private:
+  // Kills host `index`'s sshd and everything under it; the port is not held.
+  void Kill(size_t index);
   // The TMPDIR of sessions on host `index`.
   std::string HostTemporaryDir(size_t index) const { return dir_ + "/tmp." + std::to_string(index); }
 
@@ -58,6 +63,7 @@ class SshdFixture {
   std::string known_hosts_;
   int port_ = 0;
   std::vector<pid_t> pids_;  // per address; -1 when stopped
+  std::vector<int> reserved_;  // per address: the stopped host's bound socket, or -1
 };
 
 }  // namespace dmlbench::testing
