@@ -46,16 +46,19 @@ int RunProgram(const std::vector<std::string>& args, const std::string& log_path
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-int FreeLoopbackPort() {
+// A port the kernel finds free on every address (bound to the wildcard, never
+// listening), so that none of the loopback addresses the sshds listen on has
+// it: not even a stopped host of another fixture (StopHost holds its port).
+int FreePort() {
   const int fd = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in address{};
   address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address.sin_addr.s_addr = htonl(INADDR_ANY);
   socklen_t length = sizeof address;
   if (bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
       getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
     close(fd);
-    throw std::runtime_error("no free loopback port");
+    throw std::runtime_error("no free port");
   }
   close(fd);
   return ntohs(address.sin_port);
@@ -147,7 +150,7 @@ SshdFixture::SshdFixture(std::vector<std::string> addresses) : addresses_(std::m
   GenerateKey(host_key);
   GenerateKey(user_key_);
   std::filesystem::copy_file(user_key_ + ".pub", dir_ + "/authorized_keys");
-  port_ = FreeLoopbackPort();
+  port_ = FreePort();
 
   std::ofstream known(known_hosts_);
   for (const std::string& address : addresses_) {
