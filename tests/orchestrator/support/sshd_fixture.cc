@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -64,15 +65,35 @@ int FreePort() {
   return ntohs(address.sin_port);
 }
 
-bool Accepts(const std::string& ip, int port) {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+sockaddr_in Address(const std::string& ip, int port) {
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_port = htons(static_cast<uint16_t>(port));
   inet_pton(AF_INET, ip.c_str(), &address.sin_addr);
-  const bool ok = connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
+  return address;
+}
+
+bool Accepts(const std::string& ip, int port) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  const sockaddr_in address = Address(ip, port);
+  const bool ok = connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0;
   close(fd);
   return ok;
+}
+
+// A process's state letter and parent, from /proc/PID/stat; nullopt when it
+// is gone.
+std::optional<std::pair<char, pid_t>> StateAndParent(const std::filesystem::path& stat_path) {
+  std::ifstream stat(stat_path);
+  std::string line;
+  if (!std::getline(stat, line)) return std::nullopt;
+  const size_t paren = line.rfind(')');  // the command may hold spaces and ')'
+  if (paren == std::string::npos || paren + 2 >= line.size()) return std::nullopt;
+  std::istringstream rest(line.substr(paren + 2));
+  char state;
+  pid_t parent;
+  if (!(rest >> state >> parent)) return std::nullopt;
+  return std::pair{state, parent};
 }
 
 // Every process under `root` (children, their children, ...), from /proc.
@@ -81,15 +102,9 @@ std::vector<pid_t> Descendants(pid_t root) {
   for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
     const std::string name = entry.path().filename().string();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream stat(entry.path() / "stat");
-    std::string line;
-    if (!std::getline(stat, line)) continue;
-    const size_t paren = line.rfind(')');
-    if (paren == std::string::npos) continue;
-    std::istringstream rest(line.substr(paren + 2));
-    char state;
-    pid_t parent;
-    if (rest >> state >> parent) children.emplace(parent, std::stoi(name));
+    if (const auto process = StateAndParent(entry.path() / "stat")) {
+      children.emplace(process->second, std::stoi(name));
+    }
   }
   std::vector<pid_t> found;
   std::vector<pid_t> queue = {root};
@@ -108,12 +123,8 @@ std::vector<pid_t> Descendants(pid_t root) {
 // Whether `pid` is gone or a zombie: either way its files, sockets among
 // them, are closed.
 bool Exited(pid_t pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  if (!std::getline(stat, line)) return true;
-  const size_t paren = line.rfind(')');
-  return paren == std::string::npos || paren + 2 >= line.size() || line[paren + 2] == 'Z' ||
-         line[paren + 2] == 'X';
+  const auto process = StateAndParent("/proc/" + std::to_string(pid) + "/stat");
+  return !process || process->first == 'Z' || process->first == 'X';
 }
 
 std::string UserName() {
@@ -273,12 +284,9 @@ void SshdFixture::StopHost(size_t index) {
   const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   const int on = 1;
   setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(static_cast<uint16_t>(port_));
-  inet_pton(AF_INET, addresses_[index].c_str(), &address.sin_addr);
+  const sockaddr_in address = Address(addresses_[index], port_);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  while (bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+  while (bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0) {
     const int error = errno;
     if (error == EADDRINUSE && std::chrono::steady_clock::now() < deadline) {
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
