@@ -197,6 +197,15 @@ IterationTraffic Traffic(const ModelConfig& config, double gradient_bytes) {
   }
   IterationTraffic t = ExchangeTraffic(config, gradient_bytes, largest_bucket / total, largest_part);
   t.worker_cpu_waits = t.latency_steps;  // a worker sleeps through each dependent step
+  // Every rank's sends together. Ring: w ranks x 2 (w-1) steps of W/w.
+  // p2p: w x (w-1) shards of W/w out in the scatter, as many in the
+  // gather. Binomial tree: w - 1 sends of W up, w - 1 down. Halving and
+  // doubling over p ranks: p x 2 (p-1)/p W, and the fold 2 (w-p) W. All
+  // 2 (w-1) W. ps: each worker pushes W, and the servers send it W back.
+  const double w = config.workers, W = gradient_bytes;
+  const bool ps = config.architecture == Architecture::kPs;
+  t.ranks = ps ? w + config.servers : w;
+  t.network_bytes = ps ? 2 * w * W : 2 * (w - 1) * W;
   // Every bucket (overlap) and part (partition_bytes) is an exchange of its
   // own, with its messages; a worker's waits are not: it polls all of them at
   // once. The busiest server wakes for the pushes of each of its buckets.

@@ -40,6 +40,7 @@ constexpr double kAlpha = 12e-6;
 // p2p) or the CPU does not bind, and all its quota allows when it binds.
 struct Truth {
   double overhead_s = 2e-4, per_sample_s = 6e-6, per_byte_s = 1.2e-9, per_message_s = 30e-6, per_wait_s = 40e-6;
+  double per_network_byte_s = 0.8e-9;
   double exponent = 3, quota = 0.95, balance_exponent = 2.5;
   std::map<std::string, double> wire_factor = {{"ring", 1.05}, {"mpi", 1.1},   {"p2p", 1.2},
                                                {"ps k=1", 0.9}, {"ps k=2", 0.95}, {"ps k=4", 1.0}};
@@ -64,10 +65,11 @@ struct Truth {
                       : t.link_bytes;
     const double paced = PacedBytes(link_bytes, t.link_bursts, config.bandwidth_bits_per_s);
     const double path = compute + wire_factor.at(scope) * (t.latency_steps * kAlpha + paced / bytes_per_s);
+    const double network = per_network_byte_s * t.network_bytes / t.ranks;
     const double worker = compute + per_byte_s * t.worker_cpu_bytes + per_message_s * t.worker_cpu_messages +
-                          per_wait_s * t.worker_cpu_waits;
-    const double server =
-        per_byte_s * t.server_cpu_bytes + per_message_s * t.server_cpu_messages + per_wait_s * t.server_cpu_waits;
+                          per_wait_s * t.worker_cpu_waits + network;
+    const double server = per_byte_s * t.server_cpu_bytes + per_message_s * t.server_cpu_messages +
+                          per_wait_s * t.server_cpu_waits + network;
     const bool ps = config.architecture == Architecture::kPs;
     const double q = quota * share;
     double sum = std::pow(path, exponent) + std::pow(worker / q, exponent);
@@ -179,7 +181,8 @@ TEST_F(ModelsTest, CorrectedFitFindsTheTrueParametersFromCalibrationRunsOnly) {
       {"cpu_overhead_s", truth_.overhead_s},   {"cpu_per_sample_s", truth_.per_sample_s},
       {"cpu_per_byte_s", truth_.per_byte_s},   {"cpu_per_message_s", truth_.per_message_s},
       {"cpu_per_wait_s", truth_.per_wait_s},   {"combine_exponent", truth_.exponent},
-      {"quota_efficiency", truth_.quota},      {"link_balance_exponent", truth_.balance_exponent}};
+      {"quota_efficiency", truth_.quota},      {"link_balance_exponent", truth_.balance_exponent},
+      {"cpu_per_network_byte_s", truth_.per_network_byte_s}};
   for (const auto& [name, value] : truths) {
     const ModelParameterRow& p = ParameterOf(fit, name);
     EXPECT_LE(*p.ci_low, value) << name;
@@ -240,11 +243,11 @@ TEST_F(ModelsTest, OverlapHidesTheExchangeOfEarlyBuckets) {
   Populate(store);
   const PerformanceModel& overlap = ModelNamed("corrected+overlap");
   const ModelFitRecord fit = overlap.Fit(Calibration(store));
-  // On an uncapped host at 1 Gbit/s and batch 400, backward (1.3 ms) hides
-  // more of the exchange than the four extra buckets' latencies cost (0.3
-  // ms). (Under the fixture's 0.25-core share the CPU binds, and their
-  // messages make overlap slower, as they do on the emulated cluster.)
-  ModelConfig config = ConfigOf(Params(Architecture::kRing, 4, 0, 400, kGigabit));
+  // On an uncapped host at 1 Gbit/s and batch 800, backward (2.6 ms) hides
+  // more of the exchange than the four extra buckets' latencies and
+  // messages cost. (Under the fixture's 0.25-core share the CPU binds, and
+  // their messages make overlap slower, as they do on the emulated cluster.)
+  ModelConfig config = ConfigOf(Params(Architecture::kRing, 4, 0, 800, kGigabit));
   config.cpu_cores = 0;
   const Prediction off = overlap.Predict(fit, config);
   config.overlap = true;

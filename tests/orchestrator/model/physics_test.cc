@@ -120,6 +120,29 @@ TEST(PhysicsTest, WorkersWaitOncePerDependentStepAndAServerOncePerExchange) {
   EXPECT_EQ(Traffic(Config(Architecture::kRing, 1), 400).worker_cpu_waits, 0);
 }
 
+// What all the job's links carry per iteration, counted message by message
+// for each pattern (W = 400 bytes), and the ranks that share the kernel's
+// work on it.
+TEST(PhysicsTest, TheJobsLinksCarryEveryRanksSends) {
+  // Ring, 4 ranks: each sends 6 chunks of 100.
+  EXPECT_EQ(Traffic(Config(Architecture::kRing, 4), 400).network_bytes, 4 * 6 * 100);
+  // p2p, 4 ranks: each scatters 3 shards of 100 and gathers 3 back.
+  EXPECT_EQ(Traffic(Config(Architecture::kP2p, 4), 400).network_bytes, 4 * 2 * 3 * 100);
+  // Binomial tree of 3: ranks 1 and 2 send 400 up, the root 400 to each.
+  EXPECT_EQ(Traffic(Config(Architecture::kMpi, 3), 400).network_bytes, 2 * 400 + 2 * 400);
+  // 6 ranks fold into 4: 2 x 400 in and back, then 4 ranks halve and
+  // double, each sending 200 + 100 and 100 + 200.
+  EXPECT_EQ(Traffic(Config(Architecture::kMpi, 6), 400).network_bytes, 2 * 2 * 400 + 4 * 600);
+  // ps, 3 workers and 2 servers: each worker pushes 400, gets 400 back.
+  const IterationTraffic ps = Traffic(Config(Architecture::kPs, 3, 2), 400);
+  EXPECT_EQ(ps.network_bytes, 3 * 2 * 400);
+  EXPECT_EQ(ps.ranks, 5);
+  EXPECT_EQ(Traffic(Config(Architecture::kRing, 4), 400).ranks, 4);
+  // One worker alone sends nothing; one worker with a server does.
+  EXPECT_EQ(Traffic(Config(Architecture::kRing, 1), 400).network_bytes, 0);
+  EXPECT_EQ(Traffic(Config(Architecture::kPs, 1, 1), 400).network_bytes, 2 * 400);
+}
+
 TEST(PhysicsTest, ATransferStartsOnAnIdleLinkOncePerDirectionInSequence) {
   // The binomial tree fills the root's link inwards, then outwards; a
   // parameter server's end takes the pushes, then sends the pulls; ring,
