@@ -219,7 +219,7 @@ class Paper2019 : public PerformanceModel {
 //                      (the links' token buckets, bridge and veths, each
 //                      host's TCP receive) runs on whichever rank happens to
 //                      be on a CPU, and this kernel charges it to that rank
-//                      (no IRQ time accounting). Profiled, it was 35-41 % of
+//                      (no IRQ time accounting). Profiled, it was 32-41 % of
 //                      a waiting ring rank's CPU (bench/profile_cluster_rank.sh,
 //                      DESIGN.md section 4). cpu_per_byte_s stays for a
 //                      rank's own work on its bytes (copies, sums); where
