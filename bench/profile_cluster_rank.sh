@@ -49,15 +49,11 @@ ranks=$((WORKERS + SERVERS))
 cluster_up pr "$ranks" "$BANDWIDTH" "$CPU"
 hosts=$(hosts_list "$ranks")
 
-# The root namespace's end of a host's veth pair.
-peer_of() {
-  local index
-  index=$(ip -n "$1" -o link show eth0 | sed -E 's/^[0-9]+: eth0@if([0-9]+):.*/\1/')
-  ip -o link | awk -F': ' -v i="$index" '$1 == i { split($2, a, "@"); print a[1] }'
-}
 if ((THREADED_NAPI)); then
   for host in "${names[@]}"; do
-    veth=$(peer_of "$host")
+    # Host dmlb-<name>-h<i> has the bridge end dmlb-<name>-<i> of its veth
+    # pair (orchestrator/launch/cluster/cluster.h, ClusterHost).
+    veth="${host%-h*}-${host##*-h}"
     ethtool -K "$veth" gro on tso off >/dev/null
     ip netns exec "$host" ethtool -K eth0 gro on tso off >/dev/null
     echo 1 > "/sys/class/net/$veth/threaded"
