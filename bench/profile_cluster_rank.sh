@@ -21,8 +21,8 @@
 # and the whole machine's samples by thread (napi/... are the kernel's
 # threads for the veths' receive path, when threaded).
 #
-# Needs root and perf (Debian: apt-get install linux-perf; it is not a
-# dependency of dmlbench). The hosts run the trainer from where it lies on
+# Needs root and perf (Debian: apt-get install linux-perf; with
+# THREADED_NAPI=1 also ethtool; neither is a dependency of dmlbench). The hosts run the trainer from where it lies on
 # this machine, which they see except for root's home, /tmp and /dev/shm.
 #   bench/profile_cluster_rank.sh [path/to/dmlbench [path/to/dmlbench-trainer]]
 #   env: ARCHITECTURE (ring), WORKERS (4), SERVERS (0; ps: 1, 2 or 4),
@@ -42,6 +42,9 @@ SAMPLE_SECONDS=${SAMPLE_SECONDS:-4}
 THREADED_NAPI=${THREADED_NAPI:-0}
 PYTHON=/usr/bin/python3
 command -v perf >/dev/null || { echo "profile_cluster_rank: needs perf (apt-get install linux-perf)" >&2; exit 1; }
+if ((THREADED_NAPI)) && ! command -v ethtool >/dev/null; then
+  echo "profile_cluster_rank: THREADED_NAPI=1 needs ethtool (apt-get install ethtool)" >&2; exit 1
+fi
 [[ -x $TRAINER ]] || { echo "profile_cluster_rank: no trainer at $TRAINER" >&2; exit 1; }
 
 source "$(dirname "$0")/cluster_lib.sh"
