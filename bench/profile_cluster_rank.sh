@@ -22,8 +22,9 @@
 # threads for the veths' receive path, when threaded).
 #
 # Needs root and perf (Debian: apt-get install linux-perf; with
-# THREADED_NAPI=1 also ethtool; neither is a dependency of dmlbench). The hosts run the trainer from where it lies on
-# this machine, which they see except for root's home, /tmp and /dev/shm.
+# THREADED_NAPI=1 also ethtool; neither is a dependency of dmlbench). The
+# hosts run the trainer from where it lies on this machine, which they see
+# except for root's home, /tmp and /dev/shm.
 #   bench/profile_cluster_rank.sh [path/to/dmlbench [path/to/dmlbench-trainer]]
 #   env: ARCHITECTURE (ring), WORKERS (4), SERVERS (0; ps: 1, 2 or 4),
 #        BANDWIDTH (100mbit), CPU (0.4), SAMPLE_SECONDS (4), THREADED_NAPI (0; 1
