@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -200,7 +201,7 @@ class Paper2019 : public PerformanceModel {
 //                + cpu_per_wait_s worker_cpu_waits + network
 //   server_cpu = cpu_per_byte_s server_cpu_bytes + cpu_per_message_s server_cpu_messages
 //                + cpu_per_wait_s server_cpu_waits + network   (ps)
-//   network    = cpu_per_network_byte_s network_bytes / ranks  (every rank the same)
+//   network    = cpu_per_network_byte_s[profile] network_bytes / ranks  (every rank the same)
 //
 // The counts are per iteration over every bucket (overlap) and part
 // (partition_bytes), each an exchange with its own messages (physics.h
@@ -226,6 +227,14 @@ class Paper2019 : public PerformanceModel {
 //                      every rank's own bytes are in proportion to the
 //                      job's (ring, p2p, mpi) the two trade off, and ps,
 //                      whose worker sends 2 W whatever w, tells them apart.
+//                      One per link profile (version 13): where the link
+//                      is slow every packet waits in its token bucket and
+//                      leaves on a timer interrupt of its own, so a byte
+//                      costs more CPU. Profiled: 7.9 ns per byte at
+//                      100 Mbit/s (a ring rank) against 0.33 at 1 Gbit/s (a
+//                      ps(4) worker); fitted on the study, 8.8 and 0.70 ns.
+//                      A profile never calibrated takes the one of the
+//                      nearest rate (an unshaped link counts as the fastest).
 //                      Version 12: a ps(4) worker at its quota used 1.11 ms
 //                      of CPU per iteration at 1 worker and 1.70 at 7 on
 //                      the same own traffic.
@@ -295,13 +304,14 @@ const std::vector<StageThree> kStageThree = {{"cpu_per_byte_s", "s/byte", 1e-9},
                                              {"cpu_per_message_s", "s/message", 1e-5},
                                              {"combine_exponent", "1", 1},
                                              {"cpu_per_wait_s", "s/wait", 1e-5},
-                                             {"link_balance_exponent", "1", 1},
-                                             {"cpu_per_network_byte_s", "s/byte", 1e-9}};
+                                             {"link_balance_exponent", "1", 1}};
 constexpr std::size_t kExponentIndex = 2;  // fitted as log(p - 1)
 constexpr std::size_t kPerWaitIndex = 3;
 constexpr std::size_t kBalanceIndex = 4;   // fitted as log(r - 1)
-constexpr std::size_t kNetworkIndex = 5;   // cpu_per_network_byte_s
 constexpr char kWireFactor[] = "wire_factor";
+// Per link profile (scope: ProfileScope), fitted in ns/byte.
+constexpr char kNetworkByte[] = "cpu_per_network_byte_s";
+constexpr double kNetworkByteScale = 1e-9;
 // A run whose busiest rank burned at least this share of its quota is bound by it.
 constexpr double kCpuBoundShare = 0.75;
 
@@ -354,12 +364,30 @@ std::pair<double, double> OverlappedExchange(const ModelConfig& config, double g
 }
 
 struct CorrectedCoefficients {
-  double overhead = 0, per_sample = 0, per_byte = 0, per_message = 0, per_wait = 0, per_network_byte = 0;
+  double overhead = 0, per_sample = 0, per_byte = 0, per_message = 0, per_wait = 0;
   double quota = 1, exponent = 2, balance_exponent = 2, forward_share = 0.5;
   std::map<std::string, double> wire_factor;  // by ArchitectureLabel; missing: 1
+  // cpu_per_network_byte_s by ProfileScope: {link rate in bits/s (0 =
+  // unshaped), value}; see PerNetworkByte.
+  std::map<std::string, std::pair<double, double>> per_network_byte;
   double WireFactor(const ModelConfig& config) const {
     const auto it = wire_factor.find(ArchitectureLabel(config));
     return it == wire_factor.end() ? 1.0 : it->second;
+  }
+  // The profile's own; for a rate never calibrated, that of the nearest
+  // calibrated rate in ratio (an unshaped link counts as 1 Pbit/s, faster
+  // than any; ties go to the faster).
+  double PerNetworkByte(const ModelConfig& config) const {
+    const auto own = per_network_byte.find(ProfileScope(config.bandwidth_bits_per_s, config.latency_s));
+    if (own != per_network_byte.end()) return own->second.second;
+    auto order = [](double bits) { return std::log(bits > 0 ? bits : 1e15); };
+    const double want = order(config.bandwidth_bits_per_s);
+    double best = 0, best_order = 0, distance = std::numeric_limits<double>::infinity();
+    for (const auto& [scope, profile] : per_network_byte) {
+      const double have = order(profile.first), d = std::abs(have - want);
+      if (d < distance || (d == distance && have > best_order)) best = profile.second, best_order = have, distance = d;
+    }
+    return best;
   }
 };
 
@@ -389,7 +417,7 @@ CorrectedTerms Evaluate(const CorrectedCoefficients& k, const ModelConfig& confi
   // wait per step of each bucket predicted ring with overlap, 4 workers,
   // 5 buckets, 45 % too slow; once, 1 % too slow).
   // Each rank also pays its share of the kernel's work on the job's traffic.
-  const double network = k.per_network_byte * t.network_bytes / t.ranks;
+  const double network = k.PerNetworkByte(config) * t.network_bytes / t.ranks;
   const double worker = terms.compute + k.per_byte * t.worker_cpu_bytes + k.per_message * t.worker_cpu_messages +
                         k.per_wait * t.worker_cpu_waits + network;
   const double server = k.per_byte * t.server_cpu_bytes + k.per_message * t.server_cpu_messages +
@@ -415,8 +443,9 @@ class CorrectedModel : public PerformanceModel {
   // 9: a parameter server's two links in series, as an r-norm where both
   // are shared; 10: p2p's too; 11: a ps pipeline over buckets of unequal
   // size holds up the largest, not 1/n of the bytes; 12: every rank pays a
-  // share of the kernel's work on the whole job's traffic.
-  int version() const override { return 12; }
+  // share of the kernel's work on the whole job's traffic; 13: that work's
+  // cost per byte is the link profile's own.
+  int version() const override { return 13; }
 
   ModelFitRecord Fit(const ModelData& data) const override {
     ModelFitRecord fit = NewFit(*this);
@@ -431,6 +460,7 @@ class CorrectedModel : public PerformanceModel {
     std::set<std::string> points;
     std::vector<LinkParameters> links;
     std::set<std::string> calibrated;
+    std::map<std::string, double> profiles;  // whose job's traffic costs were calibrated: scope -> rate
     for (const RunObservation* run : runs) {
       if (!run->worker_cpu_s || (run->config.architecture == Architecture::kPs && !run->server_cpu_s)) {
         throw ModelError(std::string(name()) + ": calibration run " + run->run_key.substr(0, 12) +
@@ -443,6 +473,8 @@ class CorrectedModel : public PerformanceModel {
       // A wire factor needs runs that exchange.
       if (run->config.workers > 1 || run->config.architecture == Architecture::kPs) {
         calibrated.insert(ArchitectureLabel(run->config));
+        profiles[ProfileScope(run->config.bandwidth_bits_per_s, run->config.latency_s)] =
+            run->config.bandwidth_bits_per_s;
       }
     }
     CorrectedCoefficients k;
@@ -484,8 +516,11 @@ class CorrectedModel : public PerformanceModel {
     for (const StageThree& c : kStageThree) names.push_back(c.name);
     const std::vector<std::string> factors(calibrated.begin(), calibrated.end());
     for (const std::string& scope : factors) names.push_back(std::string(kWireFactor) + " " + scope);
-    auto value = [](std::size_t j, double x) {
+    const std::size_t first_network = names.size();
+    for (const auto& [scope, bits] : profiles) names.push_back(std::string(kNetworkByte) + " " + scope);
+    auto value = [&](std::size_t j, double x) {
       if (j == kExponentIndex || j == kBalanceIndex) return 1 + std::exp(x);
+      if (j >= first_network) return kNetworkByteScale * std::exp(x);
       return (j < kStageThree.size() ? kStageThree[j].scale : 1.0) * std::exp(x);
     };
     auto with = [&](const std::vector<double>& x) {
@@ -495,10 +530,11 @@ class CorrectedModel : public PerformanceModel {
       c.exponent = value(kExponentIndex, x[kExponentIndex]);
       c.per_wait = value(kPerWaitIndex, x[kPerWaitIndex]);
       c.balance_exponent = value(kBalanceIndex, x[kBalanceIndex]);
-      c.per_network_byte = value(kNetworkIndex, x[kNetworkIndex]);
       for (std::size_t a = 0; a < factors.size(); ++a) {
         c.wire_factor[factors[a]] = value(kStageThree.size() + a, x[kStageThree.size() + a]);
       }
+      std::size_t j = first_network;
+      for (const auto& [scope, bits] : profiles) c.per_network_byte[scope] = {bits, value(j, x[j])}, ++j;
       return c;
     };
     // Each starts at x = 0 (the scale itself; p and r 2; wire factors 1) and has
@@ -533,10 +569,13 @@ class CorrectedModel : public PerformanceModel {
     for (std::size_t j = 0; j < rest.coefficients.size(); ++j) {
       // The interval of the logarithm, mapped to values.
       const Coefficient& x = rest.coefficients[j];
-      Coefficient c{j < kStageThree.size() ? kStageThree[j].name : kWireFactor, value(j, x.value), 0,
+      const bool stage_three = j < kStageThree.size(), network = j >= first_network;
+      Coefficient c{stage_three ? kStageThree[j].name : network ? kNetworkByte : kWireFactor, value(j, x.value), 0,
                     value(j, x.ci_low), value(j, x.ci_high)};
-      fit.parameters.push_back(Fitted(c, j < kStageThree.size() ? kStageThree[j].unit : "1",
-                                      j < kStageThree.size() ? "" : factors[j - kStageThree.size()]));
+      const std::string scope = stage_three ? ""
+                                : network   ? std::next(profiles.begin(), j - first_network)->first
+                                            : factors[j - kStageThree.size()];
+      fit.parameters.push_back(Fitted(c, stage_three ? kStageThree[j].unit : network ? "s/byte" : "1", scope));
     }
     fit.parameters.push_back({kForwardShare, forward.median, forward.low, forward.high, "1", "fitted", ""});
     double squares = 0;
@@ -562,9 +601,10 @@ class CorrectedModel : public PerformanceModel {
     k.exponent = Parameter(fit, kStageThree[kExponentIndex].name);
     k.per_wait = Parameter(fit, kStageThree[kPerWaitIndex].name);
     k.balance_exponent = Parameter(fit, kStageThree[kBalanceIndex].name);
-    k.per_network_byte = Parameter(fit, kStageThree[kNetworkIndex].name);
     for (const ModelParameterRow& f : fit.parameters) {
       if (f.name == kWireFactor) k.wire_factor[f.scope] = f.value;
+      // The scope is ProfileScope's text, which starts with the rate.
+      if (f.name == kNetworkByte && !f.scope.empty()) k.per_network_byte[f.scope] = {std::stod(f.scope), f.value};
     }
     k.forward_share = Parameter(fit, kForwardShare);
     const CorrectedTerms terms = Evaluate(k, config, GradientBytes(config), LinkFor(fit, config), overlap_);

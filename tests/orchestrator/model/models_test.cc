@@ -40,7 +40,9 @@ constexpr double kAlpha = 12e-6;
 // p2p) or the CPU does not bind, and all its quota allows when it binds.
 struct Truth {
   double overhead_s = 2e-4, per_sample_s = 6e-6, per_byte_s = 1.2e-9, per_message_s = 30e-6, per_wait_s = 40e-6;
-  double per_network_byte_s = 0.8e-9;
+  // The kernel's work on the job's traffic, per link profile: dearer where
+  // the link is slow (models.cc, version 13).
+  std::map<double, double> per_network_byte_s = {{kGigabit, 0.8e-9}, {kHundredMegabit, 6e-9}};
   double exponent = 3, quota = 0.95, balance_exponent = 2.5;
   std::map<std::string, double> wire_factor = {{"ring", 1.05}, {"mpi", 1.1},   {"p2p", 1.2},
                                                {"ps k=1", 0.9}, {"ps k=2", 0.95}, {"ps k=4", 1.0}};
@@ -65,7 +67,7 @@ struct Truth {
                       : t.link_bytes;
     const double paced = PacedBytes(link_bytes, t.link_bursts, config.bandwidth_bits_per_s);
     const double path = compute + wire_factor.at(scope) * (t.latency_steps * kAlpha + paced / bytes_per_s);
-    const double network = per_network_byte_s * t.network_bytes / t.ranks;
+    const double network = per_network_byte_s.at(config.bandwidth_bits_per_s) * t.network_bytes / t.ranks;
     const double worker = compute + per_byte_s * t.worker_cpu_bytes + per_message_s * t.worker_cpu_messages +
                           per_wait_s * t.worker_cpu_waits + network;
     const double server = per_byte_s * t.server_cpu_bytes + per_message_s * t.server_cpu_messages +
@@ -181,8 +183,7 @@ TEST_F(ModelsTest, CorrectedFitFindsTheTrueParametersFromCalibrationRunsOnly) {
       {"cpu_overhead_s", truth_.overhead_s},   {"cpu_per_sample_s", truth_.per_sample_s},
       {"cpu_per_byte_s", truth_.per_byte_s},   {"cpu_per_message_s", truth_.per_message_s},
       {"cpu_per_wait_s", truth_.per_wait_s},   {"combine_exponent", truth_.exponent},
-      {"quota_efficiency", truth_.quota},      {"link_balance_exponent", truth_.balance_exponent},
-      {"cpu_per_network_byte_s", truth_.per_network_byte_s}};
+      {"quota_efficiency", truth_.quota},      {"link_balance_exponent", truth_.balance_exponent}};
   for (const auto& [name, value] : truths) {
     const ModelParameterRow& p = ParameterOf(fit, name);
     EXPECT_LE(*p.ci_low, value) << name;
@@ -193,6 +194,14 @@ TEST_F(ModelsTest, CorrectedFitFindsTheTrueParametersFromCalibrationRunsOnly) {
     const ModelParameterRow* p = FindParameter(fit, "wire_factor", scope);
     ASSERT_NE(p, nullptr) << scope;
     EXPECT_NEAR(p->value, value, 0.05 * value) << scope;
+  }
+  for (const auto& [bandwidth, value] : truth_.per_network_byte_s) {
+    const std::string scope = ProfileScope(bandwidth, 0);
+    const ModelParameterRow* p = FindParameter(fit, "cpu_per_network_byte_s", scope);
+    ASSERT_NE(p, nullptr) << scope;
+    EXPECT_LE(*p->ci_low, value) << scope;
+    EXPECT_GE(*p->ci_high, value) << scope;
+    EXPECT_NEAR(p->value, value, 0.2 * value) << scope;
   }
   for (const ModelFitRunRow& r : fit.runs) {
     EXPECT_EQ(Text(store, "SELECT split FROM runs WHERE run_id = " + std::to_string(r.run_id)), "calibration");
@@ -269,6 +278,39 @@ TEST_F(ModelsTest, PredictsAProfileNeverProbedFromTheMeasuredLinkEfficiency) {
   EXPECT_NEAR(link.bytes_per_s, 10e9 / 8 * 0.95, 1e-6 * link.bytes_per_s);
   EXPECT_NEAR(link.alpha_s, kAlpha, 1e-12);
   EXPECT_GT(corrected.Predict(fit, config).throughput_samples_per_s, 0);
+}
+
+// The job's traffic costs CPU per byte by link profile; a rate never
+// calibrated takes the cost of the nearest calibrated rate in ratio.
+TEST_F(ModelsTest, AProfileNeverCalibratedTakesTheTrafficCostOfTheNearestRate) {
+  Store store(dir_ / "m.db");
+  Populate(store);
+  const PerformanceModel& corrected = ModelNamed("corrected");
+  const ModelFitRecord fit = corrected.Fit(Calibration(store));
+  auto with_cost_times = [&](double bandwidth, double factor) {
+    ModelFitRecord changed = fit;
+    int found = 0;
+    for (ModelParameterRow& p : changed.parameters) {
+      if (p.name == "cpu_per_network_byte_s" && p.scope == ProfileScope(bandwidth, 0)) p.value *= factor, ++found;
+    }
+    EXPECT_EQ(found, 1);
+    return changed;
+  };
+  auto iteration = [&](const ModelFitRecord& f, double bandwidth) {
+    return corrected.Predict(f, ConfigOf(Params(Architecture::kRing, 4, 0, 100, bandwidth))).iteration_s;
+  };
+  const ModelFitRecord fast_dearer = with_cost_times(kGigabit, 100);
+  const ModelFitRecord slow_dearer = with_cost_times(kHundredMegabit, 100);
+  // 10 Gbit/s and 2 Gbit/s: the 1 Gbit/s cost; 50 and 250 Mbit/s: the
+  // 100 Mbit/s one (250 is 2.5 times 100 and 4 times less than 1000).
+  for (double bandwidth : {10e9, 2e9}) {
+    EXPECT_EQ(iteration(slow_dearer, bandwidth), iteration(fit, bandwidth)) << bandwidth;
+    EXPECT_GT(iteration(fast_dearer, bandwidth), 1.5 * iteration(fit, bandwidth)) << bandwidth;
+  }
+  for (double bandwidth : {50e6, 250e6}) {
+    EXPECT_EQ(iteration(fast_dearer, bandwidth), iteration(fit, bandwidth)) << bandwidth;
+    EXPECT_GT(iteration(slow_dearer, bandwidth), 1.5 * iteration(fit, bandwidth)) << bandwidth;
+  }
 }
 
 // What `model predict` says beside a prediction: how the model did on the
