@@ -198,9 +198,9 @@ class Paper2019 : public PerformanceModel {
 //                 an idle direction; core/run_spec.h)
 //   compute    = cpu_overhead_s + cpu_per_sample_s b
 //   worker_cpu = compute + cpu_per_byte_s worker_cpu_bytes + cpu_per_message_s worker_cpu_messages
-//                + cpu_per_wait_s worker_cpu_waits + network
+//                + cpu_per_wait_s worker_cpu_waits + network + cpu_while_waiting (path - compute)
 //   server_cpu = cpu_per_byte_s server_cpu_bytes + cpu_per_message_s server_cpu_messages
-//                + cpu_per_wait_s server_cpu_waits + network   (ps)
+//                + cpu_per_wait_s server_cpu_waits + network + cpu_while_waiting path   (ps)
 //   network    = cpu_per_network_byte_s[profile] network_bytes / ranks  (every rank the same)
 //
 // The counts are per iteration over every bucket (overlap) and part
@@ -239,6 +239,19 @@ class Paper2019 : public PerformanceModel {
 //                      of CPU per iteration at 1 worker and 1.70 at 7 on
 //                      the same own traffic.
 //   cpu_per_message_s  CPU s per message sent or received
+//   cpu_while_waiting  CPU s per s a rank waits on the wire (version 14):
+//                      a waiting rank's poll wakes at least every 100 us
+//                      (trainer/poll.h), and each wake-up costs its switch
+//                      back onto the CPU and a pass of the progress engine
+//                      (profiled: the sleep and the switch back were 29-40 %
+//                      of a waiting ring rank's CPU, DESIGN.md section 4).
+//                      The time is the wire's on the path (path - compute;
+//                      a server waits all of it), not the iteration's: a
+//                      rank its quota has stopped does not poll. Fitted
+//                      0.025 on the committed study, 0.05 on the reruns;
+//                      tried before as a fixed point over the iteration,
+//                      which counts the stopped time too, the fit drove it
+//                      to zero.
 //   cpu_per_wait_s     CPU s per wait a rank sleeps through (physics.h: a
 //                      worker's dependent steps, a server's exchanges): each
 //                      costs its wake-ups and polls of the progress engine,
@@ -304,10 +317,12 @@ const std::vector<StageThree> kStageThree = {{"cpu_per_byte_s", "s/byte", 1e-9},
                                              {"cpu_per_message_s", "s/message", 1e-5},
                                              {"combine_exponent", "1", 1},
                                              {"cpu_per_wait_s", "s/wait", 1e-5},
-                                             {"link_balance_exponent", "1", 1}};
+                                             {"link_balance_exponent", "1", 1},
+                                             {"cpu_while_waiting", "s/s", 0.05}};
 constexpr std::size_t kExponentIndex = 2;  // fitted as log(p - 1)
 constexpr std::size_t kPerWaitIndex = 3;
 constexpr std::size_t kBalanceIndex = 4;   // fitted as log(r - 1)
+constexpr std::size_t kWaitingIndex = 5;   // cpu_while_waiting
 constexpr char kWireFactor[] = "wire_factor";
 // Per link profile (scope: ProfileScope), fitted in ns/byte.
 constexpr char kNetworkByte[] = "cpu_per_network_byte_s";
@@ -365,6 +380,7 @@ std::pair<double, double> OverlappedExchange(const ModelConfig& config, double g
 
 struct CorrectedCoefficients {
   double overhead = 0, per_sample = 0, per_byte = 0, per_message = 0, per_wait = 0;
+  double while_waiting = 0;
   double quota = 1, exponent = 2, balance_exponent = 2, forward_share = 0.5;
   std::map<std::string, double> wire_factor;  // by ArchitectureLabel; missing: 1
   // cpu_per_network_byte_s by ProfileScope: {link rate in bits/s (0 =
@@ -419,9 +435,9 @@ CorrectedTerms Evaluate(const CorrectedCoefficients& k, const ModelConfig& confi
   // Each rank also pays its share of the kernel's work on the job's traffic.
   const double network = k.PerNetworkByte(config) * t.network_bytes / t.ranks;
   const double worker = terms.compute + k.per_byte * t.worker_cpu_bytes + k.per_message * t.worker_cpu_messages +
-                        k.per_wait * t.worker_cpu_waits + network;
+                        k.per_wait * t.worker_cpu_waits + network + k.while_waiting * (terms.path - terms.compute);
   const double server = k.per_byte * t.server_cpu_bytes + k.per_message * t.server_cpu_messages +
-                        k.per_wait * t.server_cpu_waits + network;
+                        k.per_wait * t.server_cpu_waits + network + k.while_waiting * terms.path;
   const double p = k.exponent;
   double sum = std::pow(terms.path, p) + std::pow(worker / share, p);
   if (config.architecture == Architecture::kPs) sum += std::pow(server / share, p);
@@ -444,8 +460,9 @@ class CorrectedModel : public PerformanceModel {
   // are shared; 10: p2p's too; 11: a ps pipeline over buckets of unequal
   // size holds up the largest, not 1/n of the bytes; 12: every rank pays a
   // share of the kernel's work on the whole job's traffic; 13: that work's
-  // cost per byte is the link profile's own.
-  int version() const override { return 13; }
+  // cost per byte is the link profile's own; 14: a rank's polls cost CPU
+  // for as long as it waits on the wire.
+  int version() const override { return 14; }
 
   ModelFitRecord Fit(const ModelData& data) const override {
     ModelFitRecord fit = NewFit(*this);
@@ -530,6 +547,7 @@ class CorrectedModel : public PerformanceModel {
       c.exponent = value(kExponentIndex, x[kExponentIndex]);
       c.per_wait = value(kPerWaitIndex, x[kPerWaitIndex]);
       c.balance_exponent = value(kBalanceIndex, x[kBalanceIndex]);
+      c.while_waiting = value(kWaitingIndex, x[kWaitingIndex]);
       for (std::size_t a = 0; a < factors.size(); ++a) {
         c.wire_factor[factors[a]] = value(kStageThree.size() + a, x[kStageThree.size() + a]);
       }
@@ -601,6 +619,7 @@ class CorrectedModel : public PerformanceModel {
     k.exponent = Parameter(fit, kStageThree[kExponentIndex].name);
     k.per_wait = Parameter(fit, kStageThree[kPerWaitIndex].name);
     k.balance_exponent = Parameter(fit, kStageThree[kBalanceIndex].name);
+    k.while_waiting = Parameter(fit, kStageThree[kWaitingIndex].name);
     for (const ModelParameterRow& f : fit.parameters) {
       if (f.name == kWireFactor) k.wire_factor[f.scope] = f.value;
       // The scope is ProfileScope's text, which starts with the rate.
