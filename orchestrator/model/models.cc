@@ -461,8 +461,10 @@ class CorrectedModel : public PerformanceModel {
   // size holds up the largest, not 1/n of the bytes; 12: every rank pays a
   // share of the kernel's work on the whole job's traffic; 13: that work's
   // cost per byte is the link profile's own; 14: a rank's polls cost CPU
-  // for as long as it waits on the wire.
-  int version() const override { return 14; }
+  // for as long as it waits on the wire; 15: MPI's folded allreduce (5-7
+  // ranks) keeps its schedule's bytes played over the links, not its
+  // phases one after another (physics.h, link_simulation.h).
+  int version() const override { return 15; }
 
   ModelFitRecord Fit(const ModelData& data) const override {
     ModelFitRecord fit = NewFit(*this);

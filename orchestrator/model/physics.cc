@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "orchestrator/core/run_spec.h"
+#include "orchestrator/model/link_simulation.h"
 
 namespace dmlbench {
 
@@ -152,6 +153,20 @@ IterationTraffic ExchangeTraffic(const ModelConfig& config, double gradient_byte
       t.messages = t.latency_steps;
       t.link_bytes = 2 * (p - 1) / p * W + (folded ? 2 * W : 0);
       t.link_bursts = 1;
+      if (folded) {
+        // The phases one after another are 3.5 W, but they do not run one
+        // after another: the ranks beyond the fold start halving at once
+        // and send into the fold's receivers while those still fold, and
+        // the rest of the halving waits on them. Played over the links
+        // (link_simulation.h), 5 and 7 ranks keep 4.25 W in sequence, 6
+        // ranks 3.75 W; on 8 uncapped hosts at 100 Mbit/s, packet captures
+        // found whole iterations of 4.1-4.2, 3.9-4.8 and 4.8-5.3 W/B
+        // (bench/bench_mpi_phases.sh). The simulation starts each link with
+        // a full token bucket and counts its bursts; the one burst that
+        // PacedBytes takes off is added back.
+        const double burst = config.bandwidth_bits_per_s > 0 ? LinkBurstBytes(config.bandwidth_bits_per_s) : 0;
+        t.link_bytes = SimulatedBytes(RabenseifnerSchedule(config.workers, W), burst) + burst;
+      }
       t.reduce_bytes = (p - 1) / p * W + (folded ? W : 0);
       t.worker_update_bytes = W;
       // Halving and doubling send and receive at once; the fold receives

@@ -97,8 +97,10 @@ struct IterationTraffic {
 //            algorithm 0): a binomial tree for w < 4 (reduce up, broadcast
 //            down) moving the whole W 2 ceil(log2 w) times; Rabenseifner for
 //            w >= 4 (messages above 64 KiB): 2 (p-1)/p W over 2 log2 p steps
-//            for the largest power of two p <= w, plus 2 W and 2 steps when
-//            w > p (the ranks beyond p fold into partners first);
+//            for the largest power of two p <= w, plus 2 steps when w > p
+//            (the ranks beyond p fold into partners first), and then the
+//            bytes in sequence are the schedule's played over the links
+//            (link_simulation.h): 4.25 W at 5 and 7 ranks, 3.75 W at 6;
 //   p2p      scatter then gather, each w-1 messages of W/w per worker, concurrent;
 //   ps(k)    push W (k messages of W/k), pull W; a server's link carries w W/k
 //            each way, so the busiest link moves max(W, w W/k) per direction,
