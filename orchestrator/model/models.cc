@@ -232,7 +232,7 @@ class Paper2019 : public PerformanceModel {
 //                      leaves on a timer interrupt of its own, so a byte
 //                      costs more CPU. Profiled: 7.9 ns per byte at
 //                      100 Mbit/s (a ring rank) against 0.33 at 1 Gbit/s (a
-//                      ps(4) worker); fitted on the study, 8.8 and 0.70 ns.
+//                      ps(4) worker); fitted on the study, 8.5 and 0.68 ns.
 //                      A profile never calibrated takes the one of the
 //                      nearest rate (an unshaped link counts as the fastest).
 //                      Version 12: a ps(4) worker at its quota used 1.11 ms
