@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <queue>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -74,6 +75,44 @@ struct Flow {
 // rate of 1: "at once", beside the rate (the result hardly depends on it).
 constexpr double kBurstRate = 1000;
 
+// Max-min fair rates by progressive filling: the link whose capacity left
+// per unfixed flow is least fixes its flows at that share, and so on. A
+// heap of (share, link) with stale entries skipped keeps it near
+// O((flows + links) log links) for thousands of ranks.
+std::vector<double> FairRates(const std::vector<Flow>& flows, int n, std::vector<double> capacity) {
+  const std::size_t links = capacity.size();
+  std::vector<std::vector<std::size_t>> through(links);
+  std::vector<int> count(links, 0);
+  for (std::size_t f = 0; f < flows.size(); ++f) {
+    through[flows[f].from].push_back(f);
+    through[n + flows[f].to].push_back(f);
+    ++count[flows[f].from];
+    ++count[n + flows[f].to];
+  }
+  using Entry = std::pair<double, std::size_t>;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap;
+  for (std::size_t l = 0; l < links; ++l) {
+    if (count[l] > 0) heap.push({capacity[l] / count[l], l});
+  }
+  std::vector<double> rate(flows.size(), 0);
+  std::vector<bool> fixed(flows.size(), false);
+  while (!heap.empty()) {
+    const auto [share, l] = heap.top();
+    heap.pop();
+    if (count[l] == 0 || share != capacity[l] / count[l]) continue;  // stale
+    for (std::size_t f : through[l]) {
+      if (fixed[f]) continue;
+      fixed[f] = true;
+      rate[f] = share;
+      for (std::size_t end : {static_cast<std::size_t>(flows[f].from), static_cast<std::size_t>(n + flows[f].to)}) {
+        capacity[end] = std::max(0.0, capacity[end] - share);
+        if (--count[end] > 0 && end != l) heap.push({capacity[end] / count[end], end});
+      }
+    }
+  }
+  return rate;
+}
+
 }  // namespace
 
 double SimulatedBytes(const Schedule& schedule, double burst_bytes) {
@@ -95,12 +134,12 @@ double SimulatedBytes(const Schedule& schedule, double burst_bytes) {
   std::map<std::pair<int, int>, int> delivered, consumed;             // messages per (from, to)
   int ids = 0;
 
-  // Moves every rank on as far as its messages allow.
-  auto advance = [&] {
-    for (bool moved = true; moved;) {
-      moved = false;
-      for (int r = 0; r < n; ++r) {
-        if (next[r] >= schedule[r].size()) continue;
+  // Moves each of `ranks` on as far as its messages allow. A rank's progress
+  // depends only on messages delivered, which happens between calls, so
+  // only the ranks a delivery touched need a look.
+  auto advance = [&](const std::vector<int>& ranks) {
+    for (int r : ranks) {
+      while (next[r] < schedule[r].size()) {
         if (!posted[r]) {
           const Round& round = schedule[r][next[r]];
           for (const Message& m : round.sends) {
@@ -117,45 +156,21 @@ double SimulatedBytes(const Schedule& schedule, double burst_bytes) {
           ++consumed[pair];
           return true;
         });
-        if (sending[r].empty() && awaiting[r].empty()) {
-          ++next[r];
-          posted[r] = false;
-          moved = true;
-        }
+        if (!sending[r].empty() || !awaiting[r].empty()) break;
+        ++next[r];
+        posted[r] = false;
       }
     }
   };
 
   double time = 0;
-  advance();
+  std::vector<int> everyone(static_cast<std::size_t>(n));
+  for (int r = 0; r < n; ++r) everyone[r] = r;
+  advance(everyone);
   while (!flows.empty()) {
-    // Max-min fair rates by progressive filling over the links.
     std::vector<double> capacity(tokens.size());
     for (std::size_t l = 0; l < tokens.size(); ++l) capacity[l] = tokens[l] > eps ? kBurstRate : 1.0;
-    std::vector<double> rate(flows.size(), 0);
-    std::vector<bool> fixed(flows.size(), false);
-    for (std::size_t unfixed = flows.size(); unfixed > 0;) {
-      std::vector<int> count(tokens.size(), 0);
-      for (std::size_t f = 0; f < flows.size(); ++f) {
-        if (fixed[f]) continue;
-        ++count[flows[f].from];
-        ++count[n + flows[f].to];
-      }
-      std::size_t bottleneck = 0;
-      double share = std::numeric_limits<double>::infinity();
-      for (std::size_t l = 0; l < tokens.size(); ++l) {
-        if (count[l] > 0 && capacity[l] / count[l] < share) share = capacity[l] / count[l], bottleneck = l;
-      }
-      for (std::size_t f = 0; f < flows.size(); ++f) {
-        const std::size_t up = flows[f].from, down = n + flows[f].to;
-        if (fixed[f] || (up != bottleneck && down != bottleneck)) continue;
-        rate[f] = share;
-        fixed[f] = true;
-        --unfixed;
-        capacity[up] -= share;
-        capacity[down] -= share;
-      }
-    }
+    const std::vector<double> rate = FairRates(flows, n, std::move(capacity));
     std::vector<double> use(tokens.size(), 0);
     for (std::size_t f = 0; f < flows.size(); ++f) {
       use[flows[f].from] += rate[f];
@@ -171,15 +186,20 @@ double SimulatedBytes(const Schedule& schedule, double burst_bytes) {
     for (std::size_t l = 0; l < tokens.size(); ++l) {
       tokens[l] = std::clamp(tokens[l] - (use[l] - 1) * step, 0.0, burst_bytes);
     }
+    std::vector<int> touched;
     for (std::size_t f = 0; f < flows.size(); ++f) {
       flows[f].left -= rate[f] * step;
       if (flows[f].left <= eps) {
         ++delivered[{flows[f].from, flows[f].to}];
         sending[flows[f].from].erase(flows[f].id);
+        touched.push_back(flows[f].from);
+        touched.push_back(flows[f].to);
       }
     }
     std::erase_if(flows, [eps](const Flow& f) { return f.left <= eps; });
-    advance();
+    std::sort(touched.begin(), touched.end());
+    touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+    advance(touched);
   }
   for (int r = 0; r < n; ++r) {
     if (next[r] < schedule[r].size()) {
