@@ -182,6 +182,7 @@ double SimulatedBytes(const Schedule& schedule, double burst_bytes) {
     for (std::size_t l = 0; l < tokens.size(); ++l) {
       if (tokens[l] > eps && use[l] > 1) step = std::min(step, tokens[l] / (use[l] - 1));
     }
+    if (!std::isfinite(step)) throw std::logic_error("link simulation: messages in flight that never move");
     time += step;
     for (std::size_t l = 0; l < tokens.size(); ++l) {
       tokens[l] = std::clamp(tokens[l] - (use[l] - 1) * step, 0.0, burst_bytes);
