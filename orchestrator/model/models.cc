@@ -463,8 +463,9 @@ class CorrectedModel : public PerformanceModel {
   // cost per byte is the link profile's own; 14: a rank's polls cost CPU
   // for as long as it waits on the wire; 15: MPI's folded allreduce (5-7
   // ranks) keeps its schedule's bytes played over the links, not its
-  // phases one after another (physics.h, link_simulation.h).
-  int version() const override { return 15; }
+  // phases one after another (physics.h, link_simulation.h); 16: its fold's
+  // messages and bytes as libnbc sends them (halves swapped first).
+  int version() const override { return 16; }
 
   ModelFitRecord Fit(const ModelData& data) const override {
     ModelFitRecord fit = NewFit(*this);

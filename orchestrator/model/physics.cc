@@ -144,8 +144,9 @@ IterationTraffic ExchangeTraffic(const ModelConfig& config, double gradient_byte
       // libnbc's Rabenseifner (reduce-scatter by recursive halving, then
       // allgather by recursive doubling) over the largest power of two
       // p <= w: log2 p steps each way, (p-1)/p W per direction. With w > p,
-      // w - p ranks first hand their whole gradient to a partner and get the
-      // result back at the end: W more each way, two more steps.
+      // w - p pairs fold first: the two swap halves, the odd one hands its
+      // reduced half to the even one, and gets the whole result back at the
+      // end (link_simulation.h RabenseifnerSchedule); two more steps.
       const double p = std::exp2(std::floor(std::log2(w)));
       const double steps = std::log2(p);
       const bool folded = algorithm == MpiAllreduce::kHalvingDoublingFolded;  // w > p
@@ -167,12 +168,13 @@ IterationTraffic ExchangeTraffic(const ModelConfig& config, double gradient_byte
         const double burst = config.bandwidth_bits_per_s > 0 ? LinkBurstBytes(config.bandwidth_bits_per_s) : 0;
         t.link_bytes = SimulatedBytes(RabenseifnerSchedule(config.workers, W), burst) + burst;
       }
-      t.reduce_bytes = (p - 1) / p * W + (folded ? W : 0);
+      t.reduce_bytes = (p - 1) / p * W + (folded ? W / 2 : 0);
       t.worker_update_bytes = W;
-      // Halving and doubling send and receive at once; the fold receives
-      // first and sends at the end.
-      t.worker_cpu_bytes = 4 * (p - 1) / p * W + (folded ? 2 * W : 0) + t.reduce_bytes;
-      t.worker_cpu_messages = 4 * steps + (folded ? 2 : 0);
+      // Halving and doubling send and receive at once. The busiest rank is
+      // a fold's even one: it also sends W/2 and then the whole W, and
+      // receives W/2 twice (version 16; before, W and W).
+      t.worker_cpu_bytes = 4 * (p - 1) / p * W + (folded ? 2.5 * W : 0) + t.reduce_bytes;
+      t.worker_cpu_messages = 4 * steps + (folded ? 4 : 0);
       return t;
     }
     case Architecture::kRing:
@@ -214,13 +216,20 @@ IterationTraffic Traffic(const ModelConfig& config, double gradient_bytes) {
   t.worker_cpu_waits = t.latency_steps;  // a worker sleeps through each dependent step
   // Every rank's sends together. Ring: w ranks x 2 (w-1) steps of W/w.
   // p2p: w x (w-1) shards of W/w out in the scatter, as many in the
-  // gather. Binomial tree: w - 1 sends of W up, w - 1 down. Halving and
-  // doubling over p ranks: p x 2 (p-1)/p W, and the fold 2 (w-p) W. All
-  // 2 (w-1) W. ps: each worker pushes W, and the servers send it W back.
+  // gather. Binomial tree: w - 1 sends of W up, w - 1 down. These are all
+  // 2 (w-1) W. Halving and doubling over p ranks: p x 2 (p-1)/p W, and
+  // each of the w - p folding pairs 2.5 W (halves swapped, a half handed
+  // over, the whole result back; version 16, before 2 W). ps: each worker
+  // pushes W, and the servers send it W back.
   const double w = config.workers, W = gradient_bytes;
   const bool ps = config.architecture == Architecture::kPs;
   t.ranks = ps ? w + config.servers : w;
   t.network_bytes = ps ? 2 * w * W : 2 * (w - 1) * W;
+  if (config.architecture == Architecture::kMpi &&
+      MpiAllreduceFor(config.workers) == MpiAllreduce::kHalvingDoublingFolded) {
+    const double p = std::exp2(std::floor(std::log2(w)));
+    t.network_bytes = 2 * (p - 1) * W + 2.5 * (w - p) * W;
+  }
   // Every bucket (overlap) and part (partition_bytes) is an exchange of its
   // own, with its messages; a worker's waits are not: it polls all of them at
   // once. The busiest server wakes for the pushes of each of its buckets.

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "orchestrator/core/run_spec.h"
+#include "orchestrator/model/link_simulation.h"
 
 namespace dmlbench {
 namespace {
@@ -65,7 +66,13 @@ TEST(PhysicsTest, MpiIsABinomialTreeBelowFourRanksAndRabenseifnerFromFour) {
     const IterationTraffic folded = Traffic(Config(Architecture::kMpi, w), 400);
     EXPECT_NEAR(folded.link_bytes, w == 6 ? 1500 : 1700, 1e-6) << w;
     EXPECT_EQ(folded.latency_steps, 6) << w;
-    EXPECT_EQ(folded.reduce_bytes, 300 + 400) << w;
+    // The even rank of a fold reduces the half it is handed, then its
+    // share of the halving.
+    EXPECT_EQ(folded.reduce_bytes, 300 + 200) << w;
+    // It also sends its half and then the whole result, and receives two
+    // halves: 4 more messages, 2.5 W more of its own bytes.
+    EXPECT_EQ(folded.worker_cpu_messages, 4 * 2 + 4) << w;
+    EXPECT_EQ(folded.worker_cpu_bytes, 4 * 300 + 1000 + folded.reduce_bytes) << w;
   }
   ModelConfig shaped = Config(Architecture::kMpi, 6);
   shaped.bandwidth_bits_per_s = 1e9;
@@ -142,9 +149,20 @@ TEST(PhysicsTest, TheJobsLinksCarryEveryRanksSends) {
   EXPECT_EQ(Traffic(Config(Architecture::kP2p, 4), 400).network_bytes, 4 * 2 * 3 * 100);
   // Binomial tree of 3: ranks 1 and 2 send 400 up, the root 400 to each.
   EXPECT_EQ(Traffic(Config(Architecture::kMpi, 3), 400).network_bytes, 2 * 400 + 2 * 400);
-  // 6 ranks fold into 4: 2 x 400 in and back, then 4 ranks halve and
-  // double, each sending 200 + 100 and 100 + 200.
-  EXPECT_EQ(Traffic(Config(Architecture::kMpi, 6), 400).network_bytes, 2 * 2 * 400 + 4 * 600);
+  // 6 ranks fold into 4: 2 pairs swap halves (2 x 200), one hands its
+  // reduced half over (200) and gets the whole result back (400); then 4
+  // ranks halve and double, each sending 200 + 100 and 100 + 200. The
+  // schedule the simulation plays sends the same.
+  EXPECT_EQ(Traffic(Config(Architecture::kMpi, 6), 400).network_bytes, 2 * (2 * 200 + 200 + 400) + 4 * 600);
+  for (int w : {5, 6, 7}) {
+    double sent = 0;
+    for (const auto& rounds : RabenseifnerSchedule(w, 400)) {
+      for (const Round& round : rounds) {
+        for (const Message& m : round.sends) sent += m.bytes;
+      }
+    }
+    EXPECT_EQ(Traffic(Config(Architecture::kMpi, w), 400).network_bytes, sent) << w;
+  }
   // ps, 3 workers and 2 servers: each worker pushes 400, gets 400 back.
   const IterationTraffic ps = Traffic(Config(Architecture::kPs, 3, 2), 400);
   EXPECT_EQ(ps.network_bytes, 3 * 2 * 400);
