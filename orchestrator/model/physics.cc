@@ -152,7 +152,7 @@ IterationTraffic ExchangeTraffic(const ModelConfig& config, double gradient_byte
       const bool folded = algorithm == MpiAllreduce::kHalvingDoublingFolded;  // w > p
       t.latency_steps = 2 * steps + (folded ? 2 : 0);
       t.messages = t.latency_steps;
-      t.link_bytes = 2 * (p - 1) / p * W + (folded ? 2 * W : 0);
+      t.link_bytes = 2 * (p - 1) / p * W;
       t.link_bursts = 1;
       if (folded) {
         // The phases one after another are 3.5 W, but they do not run one
@@ -167,6 +167,10 @@ IterationTraffic ExchangeTraffic(const ModelConfig& config, double gradient_byte
         // PacedBytes takes off is added back.
         const double burst = config.bandwidth_bits_per_s > 0 ? LinkBurstBytes(config.bandwidth_bits_per_s) : 0;
         t.link_bytes = SimulatedBytes(RabenseifnerSchedule(config.workers, W), burst) + burst;
+        // On the links in all: the halving over p ranks, and each folding
+        // pair 2.5 W (halves swapped, a half handed over, the whole result
+        // back; version 16, before 2 W).
+        t.network_bytes = 2 * (p - 1) * W + 2.5 * (w - p) * W;
       }
       t.reduce_bytes = (p - 1) / p * W + (folded ? W / 2 : 0);
       t.worker_update_bytes = W;
@@ -214,22 +218,16 @@ IterationTraffic Traffic(const ModelConfig& config, double gradient_bytes) {
   }
   IterationTraffic t = ExchangeTraffic(config, gradient_bytes, largest_bucket / total, largest_part);
   t.worker_cpu_waits = t.latency_steps;  // a worker sleeps through each dependent step
-  // Every rank's sends together. Ring: w ranks x 2 (w-1) steps of W/w.
-  // p2p: w x (w-1) shards of W/w out in the scatter, as many in the
-  // gather. Binomial tree: w - 1 sends of W up, w - 1 down. These are all
-  // 2 (w-1) W. Halving and doubling over p ranks: p x 2 (p-1)/p W, and
-  // each of the w - p folding pairs 2.5 W (halves swapped, a half handed
-  // over, the whole result back; version 16, before 2 W). ps: each worker
-  // pushes W, and the servers send it W back.
+  // Every rank's sends together, where ExchangeTraffic has not counted
+  // them (MPI's fold). Ring: w ranks x 2 (w-1) steps of W/w. p2p: w x
+  // (w-1) shards of W/w out in the scatter, as many in the gather.
+  // Binomial tree: w - 1 sends of W up, w - 1 down. Halving and doubling
+  // over a power of two: w x 2 (w-1)/w W. These are all 2 (w-1) W. ps:
+  // each worker pushes W, and the servers send it W back.
   const double w = config.workers, W = gradient_bytes;
   const bool ps = config.architecture == Architecture::kPs;
   t.ranks = ps ? w + config.servers : w;
-  t.network_bytes = ps ? 2 * w * W : 2 * (w - 1) * W;
-  if (config.architecture == Architecture::kMpi &&
-      MpiAllreduceFor(config.workers) == MpiAllreduce::kHalvingDoublingFolded) {
-    const double p = std::exp2(std::floor(std::log2(w)));
-    t.network_bytes = 2 * (p - 1) * W + 2.5 * (w - p) * W;
-  }
+  if (t.network_bytes == 0) t.network_bytes = ps ? 2 * w * W : 2 * (w - 1) * W;
   // Every bucket (overlap) and part (partition_bytes) is an exchange of its
   // own, with its messages; a worker's waits are not: it polls all of them at
   // once. The busiest server wakes for the pushes of each of its buckets.

@@ -81,8 +81,9 @@ struct IterationTraffic {
   double server_cpu_messages = 0;
   double server_cpu_waits = 0;
   // What the job's links carry in all per iteration: the bytes every rank
-  // sends, together (the allreduces 2 (w-1) W whatever the pattern, ps
-  // 2 w W), and the job's ranks (ps: w + k). On the emulated cluster the
+  // sends, together (the allreduces 2 (w-1) W whatever the pattern, but
+  // MPI's fold 2.5 W per folding pair; ps 2 w W), and the job's ranks
+  // (ps: w + k). On the emulated cluster the
   // kernel moves every host's packets (token buckets, bridge, veths, TCP
   // receive) in deferred work that runs on whichever rank is on a CPU at
   // the time, and charges it to that rank (DESIGN.md section 4), so each
