@@ -149,6 +149,38 @@ void PrintCoverageSummaries(const std::string& model, const std::vector<ErrorSum
               {"model", "architecture", "within", "median", "p95", "max", "beyond", "median", "p95", "max"});
 }
 
+// The model's CPU account against the runs' own reports, one row per
+// model, architecture and role, validation and calibration side by side.
+void PrintCpuSummaries(const std::vector<std::pair<std::string, std::vector<CpuSummary>>>& by_model) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& [model, summaries] : by_model) {
+    std::map<std::pair<std::string, std::string>, std::vector<std::string>> row_of;  // (architecture, role)
+    std::vector<std::pair<std::string, std::string>> order;
+    for (const CpuSummary& s : summaries) {
+      const std::pair<std::string, std::string> key{s.architecture, s.role};
+      std::vector<std::string>& row = row_of[key];
+      if (row.empty()) {
+        row = {model, s.architecture, s.role, "", "", "", "", "", "", "", ""};
+        order.push_back(key);
+      }
+      const std::size_t at = s.split == "validation" ? 3 : 7;
+      row[at] = std::to_string(s.points);
+      row[at + 1] = Number(s.median_ratio, "%.2f");
+      row[at + 2] = Number(s.min_ratio, "%.2f");
+      row[at + 3] = Number(s.max_ratio, "%.2f");
+    }
+    for (const auto& key : order) rows.push_back(row_of[key]);
+  }
+  if (rows.empty()) return;
+  std::cout << "\nCPU time per iteration of the busiest worker and server, the model's over the runs' own reports "
+               "(median of the configurations' ratios; where a rank's CPU quota binds, a ratio under 1 predicts too "
+               "fast; `model predict` says what sets each iteration):\n";
+  PrintTable(std::cout,
+             {"model", "architecture", "role", "val points", "val median", "val min", "val max", "cal points",
+              "cal median", "cal min", "cal max"},
+             rows, {false, false, false, true, true, true, true, true, true, true, true});
+}
+
 void ValidateCommand(const GlobalOptions& global, const ModelOptions& o) {
   Store store(global.db);
   const ModelData data = LoadModelData(store, o.experiments);
@@ -156,10 +188,12 @@ void ValidateCommand(const GlobalOptions& global, const ModelOptions& o) {
                "validation runs were never seen by the fit, calibration errors are shown for comparison\n";
   std::vector<std::string> flagged;
   std::vector<std::pair<std::string, std::vector<ErrorSummary>>> coverage_rows;
+  std::vector<std::pair<std::string, std::vector<CpuSummary>>> cpu_rows;
   for (const PerformanceModel* model : Chosen(o)) {
     const ModelFitRecord fit = LatestFit(store, *model);
     const ValidationResult result = Validate(*model, fit, data);
     store.AddPredictions(result.predictions);
+    cpu_rows.push_back({std::string(model->name()), result.cpu});
     PrintSummaries(std::string(model->name()), result.summaries);
     coverage_rows.push_back({std::string(model->name()), SummariesByCoverage(result, CalibrationCoverage(fit, data))});
     for (const std::string& skipped : result.skipped) {
@@ -178,6 +212,7 @@ void ValidateCommand(const GlobalOptions& global, const ModelOptions& o) {
   std::cout << "\nthe validation configurations again: those with every setting within the fit's calibration "
                "runs and probes, and those with one beyond them (`model predict` names it):\n";
   for (const auto& [model, summaries] : coverage_rows) PrintCoverageSummaries(model, summaries);
+  PrintCpuSummaries(cpu_rows);
   const std::vector<ErrorSummary> repeatability = Repeatability(data);
   if (!repeatability.empty()) {
     std::cout << "\nthe measurement against itself: per configuration of 4 runs or more, half the gap between the "
@@ -291,10 +326,21 @@ void PredictCommand(const GlobalOptions& global, const ModelOptions& o) {
   const ModelData data = LoadModelData(*store, {});
   std::vector<std::vector<std::string>> rows;
   std::vector<std::pair<std::string, Coverage>> coverages;
+  std::vector<std::string> cpu_lines;
   for (const PerformanceModel* model : Chosen(o)) {
     const ModelFitRecord fit = LatestFit(*store, *model);
     try {
       const Prediction p = model->Predict(fit, config);
+      if (!p.limited_by.empty()) {
+        std::string line = "  " + std::string(model->name()) + ": " + Number(1e3 * p.worker_cpu_s) +
+                           " ms of CPU per iteration for the busiest worker";
+        if (p.server_cpu_s > 0) line += ", " + Number(1e3 * p.server_cpu_s) + " ms for the busiest server";
+        line += "; the iteration is set by " + std::string(p.limited_by == "path" ? "the path (compute and the wire "
+                                                                                      "at full CPU speed)"
+                                                           : p.limited_by == "worker CPU" ? "the workers' CPU quota"
+                                                                                          : "the servers' CPU quota");
+        cpu_lines.push_back(line);
+      }
       rows.push_back({std::string(model->name()), std::to_string(fit.fit_id), Number(1e3 * p.iteration_s),
                       Number(p.epoch_s), Number(p.throughput_samples_per_s, "%.0f"), Number(1e3 * p.compute_s),
                       Number(1e3 * p.update_s), Number(1e3 * p.comm_s), Number(1e3 * p.hidden_comm_s), ""});
@@ -307,6 +353,10 @@ void PredictCommand(const GlobalOptions& global, const ModelOptions& o) {
              {"model", "fit", "iteration_ms", "epoch_s", "samples/s", "compute_ms", "update_ms", "comm_ms",
               "hidden_ms", "note"},
              rows, {false, true, true, true, true, true, true, true, true, false});
+  if (!cpu_lines.empty()) {
+    std::cout << "\nwhat the model expects of the CPU (each rank's CPU work over its quota, against the path):\n";
+    for (const std::string& line : cpu_lines) std::cout << line << "\n";
+  }
   PrintCoverage(coverages);
 }
 

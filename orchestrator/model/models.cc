@@ -410,6 +410,8 @@ struct CorrectedCoefficients {
 // One configuration's iteration and its parts.
 struct CorrectedTerms {
   double iteration = 0, compute = 0, path = 0, capped = 0, hidden = 0;
+  double worker_cpu = 0, server_cpu = 0;  // CPU s per iteration, before the quota stretches them
+  std::string_view limited_by;            // the largest of path, worker_cpu / share, server_cpu / share
 };
 
 CorrectedTerms Evaluate(const CorrectedCoefficients& k, const ModelConfig& config, double gradient_bytes,
@@ -443,6 +445,11 @@ CorrectedTerms Evaluate(const CorrectedCoefficients& k, const ModelConfig& confi
   if (config.architecture == Architecture::kPs) sum += std::pow(server / share, p);
   terms.capped = std::max(worker, server) / share;
   terms.iteration = std::pow(sum, 1 / p);
+  terms.worker_cpu = worker;
+  const bool ps = config.architecture == Architecture::kPs;
+  terms.server_cpu = ps ? server : 0;
+  const double longest = std::max({terms.path, worker / share, terms.server_cpu / share});
+  terms.limited_by = longest == terms.path ? "path" : longest == worker / share ? "worker CPU" : "server CPU";
   return terms;
 }
 
@@ -635,6 +642,9 @@ class CorrectedModel : public PerformanceModel {
     p.compute_s = std::min(terms.capped > terms.path ? terms.compute / share : terms.compute, terms.iteration);
     p.comm_s = terms.iteration - p.compute_s;
     p.hidden_comm_s = terms.hidden;
+    p.worker_cpu_s = terms.worker_cpu;
+    p.server_cpu_s = terms.server_cpu;
+    p.limited_by = terms.limited_by;
     return Finish(config, terms.iteration, p);
   }
 

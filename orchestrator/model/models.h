@@ -50,6 +50,14 @@ struct Prediction {
   double update_s = 0;
   double comm_s = 0;                  // exchange not hidden behind backward
   double hidden_comm_s = 0;           // exchange running behind backward (overlap)
+  // The model's CPU time per iteration of the busiest worker and of the
+  // busiest server (0: the model keeps no CPU account, or there is no
+  // server), and what sets the iteration: "path" (compute and the wire at
+  // full CPU speed), "worker CPU" or "server CPU" (that rank's CPU over its
+  // quota); empty without a CPU account.
+  double worker_cpu_s = 0;
+  double server_cpu_s = 0;
+  std::string limited_by;
 };
 
 class PerformanceModel {

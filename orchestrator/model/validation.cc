@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <tuple>
 #include <utility>
 
 namespace dmlbench {
@@ -28,6 +29,7 @@ ValidationResult Validate(const PerformanceModel& model, const ModelFitRecord& f
     std::vector<const RunObservation*> runs;
     std::vector<double> epochs;
     double predicted = 0;
+    double worker_cpu = 0, server_cpu = 0;  // the model's
   };
   std::map<std::pair<std::string, std::string>, Point> points;  // (split, label)
   std::vector<std::string> order;
@@ -63,8 +65,12 @@ ValidationResult Validate(const PerformanceModel& model, const ModelFitRecord& f
     point.runs.push_back(&run);
     point.epochs.push_back(run.epoch_s);
     point.predicted = row.predicted_epoch_s;
+    point.worker_cpu = prediction.worker_cpu_s;
+    point.server_cpu = prediction.server_cpu_s;
   }
   std::map<std::pair<std::string, std::string>, std::vector<double>> errors;  // (architecture, split)
+  // (architecture, 0 worker / 1 server, split)
+  std::map<std::tuple<std::string, int, std::string>, std::vector<double>> cpu_ratios;
   for (const auto& [key, point] : points) {
     PointError error;
     error.label = key.second;
@@ -78,9 +84,34 @@ ValidationResult Validate(const PerformanceModel& model, const ModelFitRecord& f
     error.predicted_epoch_s = point.predicted;
     error.relative_error = (point.predicted - error.measured.median) / error.measured.median;
     errors[{error.architecture, error.split}].push_back(std::fabs(error.relative_error));
+    // The runs' CPU reports, where every run of the point has one.
+    std::vector<double> worker_cpu, server_cpu;
+    for (const RunObservation* run : point.runs) {
+      if (run->worker_cpu_s) worker_cpu.push_back(*run->worker_cpu_s);
+      if (run->server_cpu_s) server_cpu.push_back(*run->server_cpu_s);
+    }
+    error.predicted_worker_cpu_s = point.worker_cpu;
+    error.predicted_server_cpu_s = point.server_cpu;
+    if (worker_cpu.size() == point.runs.size()) error.measured_worker_cpu_s = Median(worker_cpu);
+    if (server_cpu.size() == point.runs.size()) error.measured_server_cpu_s = Median(server_cpu);
+    if (error.predicted_worker_cpu_s > 0 && error.measured_worker_cpu_s && *error.measured_worker_cpu_s > 0) {
+      cpu_ratios[{error.architecture, 0, error.split}].push_back(error.predicted_worker_cpu_s /
+                                                                         *error.measured_worker_cpu_s);
+    }
+    if (error.predicted_server_cpu_s > 0 && error.measured_server_cpu_s && *error.measured_server_cpu_s > 0) {
+      cpu_ratios[{error.architecture, 1, error.split}].push_back(error.predicted_server_cpu_s /
+                                                                         *error.measured_server_cpu_s);
+    }
     result.points.push_back(error);
   }
   for (const auto& [key, values] : errors) result.summaries.push_back(Summarize(key.first, key.second, values));
+  for (const auto& [key, ratios] : cpu_ratios) {
+    const auto& [architecture, role, split] = key;
+    result.cpu.push_back({architecture, role == 0 ? "worker" : "server", split, static_cast<int>(ratios.size()),
+                          Median(ratios),
+                          *std::min_element(ratios.begin(), ratios.end()),
+                          *std::max_element(ratios.begin(), ratios.end())});
+  }
   return result;
 }
 

@@ -36,6 +36,11 @@ struct PointError {
   bool wide_interval = false;
   double predicted_epoch_s = 0;
   double relative_error = 0;        // (predicted - measured median) / measured median
+  // CPU s per iteration of the busiest worker and server: the model's
+  // (Prediction; 0 without a CPU account) and the median of its runs' own
+  // reports (none when the runs' trainer did not report it).
+  double predicted_worker_cpu_s = 0, predicted_server_cpu_s = 0;
+  std::optional<double> measured_worker_cpu_s, measured_server_cpu_s;
 };
 
 struct ErrorSummary {
@@ -45,10 +50,20 @@ struct ErrorSummary {
   double median_abs = 0, p95_abs = 0, max_abs = 0;
 };
 
+// The model's CPU account against the runs' (PointError's CPU fields): per
+// architecture, role ("worker", "server") and split, the ratio model /
+// measured over the configurations that have both.
+struct CpuSummary {
+  std::string architecture, role, split;
+  int points = 0;
+  double median_ratio = 0, min_ratio = 0, max_ratio = 0;
+};
+
 struct ValidationResult {
   std::vector<PredictionRow> predictions;  // one per run the model could predict
   std::vector<PointError> points;
   std::vector<ErrorSummary> summaries;     // per architecture and split, architecture order
+  std::vector<CpuSummary> cpu;             // per architecture, role and split; empty without a CPU account
   std::vector<std::string> skipped;        // "ps k=4 w=2 b=100 ...: <why>"
 };
 

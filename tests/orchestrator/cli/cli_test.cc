@@ -151,6 +151,12 @@ TEST_F(CliTest, PredictSaysWhatEachPredictionRestsOn) {
                             "run used it\n"),
             std::string::npos)
       << folded.out;
+  // What the model expects of the CPU: at 0.15 core MPI's 6 workers are
+  // held by their quota (as the study's runs were).
+  EXPECT_NE(folded.out.find("  corrected: 1.811 ms of CPU per iteration for the busiest worker; the iteration is set "
+                            "by the workers' CPU quota\n"),
+            std::string::npos)
+      << folded.out;
   const CommandOutput inside = Dmlbench({"--db", db_, "model", "predict", "--model", "corrected", "architecture=ring",
                                          "workers=2", "bandwidth=100mbit", "cpu=0.15"});
   ASSERT_EQ(inside.exit_code, 0) << inside.err;
@@ -166,6 +172,12 @@ TEST_F(CliTest, PredictSaysWhatEachPredictionRestsOn) {
             std::string::npos)
       << validate.out;
   EXPECT_NE(validate.out.find("corrected  mpi                4 "), std::string::npos) << validate.out;
+  // The model's CPU beside the runs' own reports: the committed fit gives a
+  // parameter server about half the CPU its runs used.
+  EXPECT_NE(
+      validate.out.find("\ncorrected  ps k=1        server          11        0.51     0.44     0.71           6 "),
+      std::string::npos)
+      << validate.out;
   // And the measurement against itself: the study's ring, 11 held-out
   // configurations of 6 runs each, split into odd and even repetitions.
   EXPECT_NE(validate.out.find("\n(split half)  ring                  11        0.6%     3.6%     4.4%          10 "),
