@@ -24,6 +24,7 @@ struct ModelOptions {
   std::vector<std::string> models;       // "" = every model
   std::vector<std::string> experiments;  // scope; empty = all
   std::vector<std::string> settings;     // predict: KEY=VALUE
+  bool points = false;                   // validate: every configuration, not only the summaries
 };
 
 std::string Number(double value, const char* format = "%.4g") {
@@ -181,6 +182,31 @@ void PrintCpuSummaries(const std::vector<std::pair<std::string, std::vector<CpuS
              rows, {false, false, false, true, true, true, true, true, true, true, true});
 }
 
+// Every configuration a model predicted: its runs' median epoch time with
+// the median's 95% interval, the prediction and its error, and the CPU
+// account where the model keeps one (ms per iteration, model / measured).
+void PrintPoints(const std::string& model, const ValidationResult& result) {
+  std::vector<std::vector<std::string>> rows;
+  auto cpu = [](double predicted, const std::optional<double>& measured) {
+    if (predicted <= 0) return std::string();
+    return Number(1e3 * predicted, "%.2f") + " / " + (measured ? Number(1e3 * *measured, "%.2f") : "-");
+  };
+  for (const std::string split : {"validation", "calibration"}) {
+    for (const PointError& point : result.points) {
+      if (point.split != split) continue;
+      rows.push_back({model, point.split, point.label, std::to_string(point.measured.n), Number(point.measured.median),
+                      "[" + Number(point.measured.low) + ", " + Number(point.measured.high) + "]",
+                      Number(point.predicted_epoch_s), Number(100 * point.relative_error, "%+.1f%%"),
+                      cpu(point.predicted_worker_cpu_s, point.measured_worker_cpu_s),
+                      cpu(point.predicted_server_cpu_s, point.measured_server_cpu_s), point.limited_by});
+    }
+  }
+  PrintTable(std::cout,
+             {"model", "split", "configuration", "runs", "measured_s", "95% CI", "predicted_s", "error",
+              "worker cpu_ms", "server cpu_ms", "limited by"},
+             rows, {false, false, false, true, true, false, true, true, true, true, false});
+}
+
 void ValidateCommand(const GlobalOptions& global, const ModelOptions& o) {
   Store store(global.db);
   const ModelData data = LoadModelData(store, o.experiments);
@@ -195,6 +221,7 @@ void ValidateCommand(const GlobalOptions& global, const ModelOptions& o) {
     store.AddPredictions(result.predictions);
     cpu_rows.push_back({std::string(model->name()), result.cpu});
     PrintSummaries(std::string(model->name()), result.summaries);
+    if (o.points) PrintPoints(std::string(model->name()), result);
     coverage_rows.push_back({std::string(model->name()), SummariesByCoverage(result, CalibrationCoverage(fit, data))});
     for (const std::string& skipped : result.skipped) {
       std::cout << "  " << model->name() << " cannot predict " << skipped << "\n";
@@ -391,6 +418,9 @@ void AddModelCommands(CLI::App& app, const GlobalOptions& global) {
   add_choice(validate);
   validate->add_option("--experiment", o->experiments, "only the runs of this experiment (repeatable)")
       ->allow_extra_args(false);
+  validate->add_flag("--points", o->points,
+                     "also every configuration: measured median and its 95% interval, prediction, error, and the "
+                     "model's CPU per iteration against the runs' (ms, model / measured)");
   validate->callback([&global, o] { ValidateCommand(global, *o); });
 }
 

@@ -30,6 +30,7 @@ ValidationResult Validate(const PerformanceModel& model, const ModelFitRecord& f
     std::vector<double> epochs;
     double predicted = 0;
     double worker_cpu = 0, server_cpu = 0;  // the model's
+    std::string limited_by;
   };
   std::map<std::pair<std::string, std::string>, Point> points;  // (split, label)
   std::vector<std::string> order;
@@ -60,6 +61,13 @@ ValidationResult Validate(const PerformanceModel& model, const ModelFitRecord& f
     row.hidden_comm_s = prediction.hidden_comm_s;
     row.measured_epoch_s = run.epoch_s;
     row.relative_error = (row.predicted_epoch_s - run.epoch_s) / run.epoch_s;
+    if (!prediction.limited_by.empty()) {
+      row.predicted_worker_cpu_s = prediction.worker_cpu_s;
+      if (run.config.architecture == Architecture::kPs) row.predicted_server_cpu_s = prediction.server_cpu_s;
+      row.limited_by = prediction.limited_by;
+    }
+    row.measured_worker_cpu_s = run.worker_cpu_s;
+    row.measured_server_cpu_s = run.server_cpu_s;
     result.predictions.push_back(row);
     Point& point = points[{run.split, PointLabel(run)}];
     point.runs.push_back(&run);
@@ -67,6 +75,7 @@ ValidationResult Validate(const PerformanceModel& model, const ModelFitRecord& f
     point.predicted = row.predicted_epoch_s;
     point.worker_cpu = prediction.worker_cpu_s;
     point.server_cpu = prediction.server_cpu_s;
+    point.limited_by = prediction.limited_by;
   }
   std::map<std::pair<std::string, std::string>, std::vector<double>> errors;  // (architecture, split)
   // (architecture, 0 worker / 1 server, split)
@@ -92,6 +101,7 @@ ValidationResult Validate(const PerformanceModel& model, const ModelFitRecord& f
     }
     error.predicted_worker_cpu_s = point.worker_cpu;
     error.predicted_server_cpu_s = point.server_cpu;
+    error.limited_by = point.limited_by;
     if (worker_cpu.size() == point.runs.size()) error.measured_worker_cpu_s = Median(worker_cpu);
     if (server_cpu.size() == point.runs.size()) error.measured_server_cpu_s = Median(server_cpu);
     if (error.predicted_worker_cpu_s > 0 && error.measured_worker_cpu_s && *error.measured_worker_cpu_s > 0) {

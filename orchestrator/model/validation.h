@@ -41,6 +41,7 @@ struct PointError {
   // reports (none when the runs' trainer did not report it).
   double predicted_worker_cpu_s = 0, predicted_server_cpu_s = 0;
   std::optional<double> measured_worker_cpu_s, measured_server_cpu_s;
+  std::string limited_by;           // Prediction's: what the model finds sets the iteration
 };
 
 struct ErrorSummary {

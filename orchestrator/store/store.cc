@@ -936,8 +936,9 @@ void Store::AddPredictions(const std::vector<PredictionRow>& rows) {
   SQLite::Transaction transaction(impl_->db, SQLite::TransactionBehavior::IMMEDIATE);
   SQLite::Statement insert(impl_->db, R"(
     INSERT OR REPLACE INTO predictions (fit_id, run_id, split, iterations_per_epoch, predicted_iteration_s,
-      predicted_epoch_s, compute_s, update_s, comm_s, hidden_comm_s, measured_epoch_s, relative_error)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?))");
+      predicted_epoch_s, compute_s, update_s, comm_s, hidden_comm_s, measured_epoch_s, relative_error,
+      predicted_worker_cpu_s, predicted_server_cpu_s, limited_by, measured_worker_cpu_s, measured_server_cpu_s)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?))");
   for (const PredictionRow& r : rows) {
     insert.bind(1, r.fit_id);
     insert.bind(2, r.run_id);
@@ -951,6 +952,11 @@ void Store::AddPredictions(const std::vector<PredictionRow>& rows) {
     insert.bind(10, r.hidden_comm_s);
     insert.bind(11, r.measured_epoch_s);
     insert.bind(12, r.relative_error);
+    BindOptional(insert, 13, r.predicted_worker_cpu_s);
+    BindOptional(insert, 14, r.predicted_server_cpu_s);
+    BindTextOrNull(insert, 15, r.limited_by);
+    BindOptional(insert, 16, r.measured_worker_cpu_s);
+    BindOptional(insert, 17, r.measured_server_cpu_s);
     insert.exec();
     insert.reset();
   }

@@ -198,6 +198,13 @@ struct PredictionRow {
   double compute_s = 0, update_s = 0, comm_s = 0, hidden_comm_s = 0;
   double measured_epoch_s = 0;
   double relative_error = 0;
+  // The model's CPU account (schema version 12; nullopt / empty where it
+  // keeps none): CPU s per iteration of the busiest worker and server, and
+  // what sets the iteration ("path", "worker CPU", "server CPU"); beside it
+  // the run's own reports, where its trainer gave them.
+  std::optional<double> predicted_worker_cpu_s, predicted_server_cpu_s;
+  std::string limited_by;
+  std::optional<double> measured_worker_cpu_s, measured_server_cpu_s;
 };
 
 // One stream an attempt printed: a rank's standard output or error, or

@@ -368,6 +368,30 @@ TEST_F(ModelsTest, ValidationSetsTheModelsCpuBesideTheRunsReports) {
   EXPECT_EQ(rows["worker calibration"], 6);
   EXPECT_EQ(rows["server validation"], 3);
   EXPECT_EQ(rows["server calibration"], 3);
+  // Each run's prediction carries the account and the run's reports into
+  // the database; a model without an account leaves them empty.
+  ModelFitRecord fit = corrected.Fit(Calibration(store));
+  fit.code_commit = "test";
+  fit.fit_id = store.AddModelFit(fit);
+  store.AddPredictions(Validate(corrected, fit, LoadModelData(store, {})).predictions);
+  const std::string of_fit =
+      " FROM predictions p JOIN runs r USING (run_id) WHERE fit_id = " + std::to_string(fit.fit_id);
+  EXPECT_EQ(Int(store, "SELECT count(*)" + of_fit + " AND (p.predicted_worker_cpu_s IS NULL OR p.limited_by IS NULL "
+                       "OR p.measured_worker_cpu_s IS NULL)"),
+            0);
+  EXPECT_EQ(
+      Int(store, "SELECT count(*)" + of_fit + " AND (p.predicted_server_cpu_s IS NULL) <> (r.architecture <> 'ps')"),
+      0);
+  EXPECT_EQ(Int(store, "SELECT count(*)" + of_fit + " AND r.architecture = 'ps' AND p.measured_server_cpu_s > 0"),
+            Int(store, "SELECT count(*)" + of_fit + " AND r.architecture = 'ps'"));
+  const PerformanceModel& linear = ModelNamed("linear");
+  ModelFitRecord baseline = linear.Fit(Calibration(store));
+  baseline.code_commit = "test";
+  baseline.fit_id = store.AddModelFit(baseline);
+  store.AddPredictions(Validate(linear, baseline, LoadModelData(store, {})).predictions);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM predictions WHERE fit_id = " + std::to_string(baseline.fit_id) +
+                       " AND (predicted_worker_cpu_s IS NOT NULL OR limited_by IS NOT NULL)"),
+            0);
 }
 
 TEST_F(ModelsTest, PredictsAProfileNeverProbedFromTheMeasuredLinkEfficiency) {

@@ -261,6 +261,48 @@ TEST_F(StoreTest, AnOlderDatabasesRunsExchangedWholeAndKeepTheirKeys) {
   EXPECT_EQ(store.Runs()[0].run_key, key);
 }
 
+// A database as version 11 left it, with a prediction: opened for writing
+// it gains the predictions' CPU account (012), empty in the row it had; a
+// new prediction stores its account, and nothing but the three limits.
+TEST_F(StoreTest, AnOlderDatabasesPredictionsGainAnEmptyCpuAccount) {
+  WriteOldDatabase(db_, 11);
+  {
+    sqlite3* raw = nullptr;
+    ASSERT_EQ(sqlite3_open(db_.c_str(), &raw), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(raw, R"(
+      INSERT INTO model_fits (fit_id, model, model_version, created_unix_s, code_commit, points)
+        VALUES (3, 'corrected', 16, 1, 'old', 1);
+      INSERT INTO predictions (fit_id, run_id, split, iterations_per_epoch, predicted_iteration_s,
+        predicted_epoch_s, compute_s, update_s, comm_s, measured_epoch_s, relative_error)
+        VALUES (3, 1, 'validation', 10, 0.1, 1.0, 0.05, 0, 0.05, 1.1, -0.09))",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK)
+        << sqlite3_errmsg(raw);
+    sqlite3_close(raw);
+  }
+  Store store(db_);
+  EXPECT_EQ(store.schema_version(), Store::KnownSchemaVersion());
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM predictions WHERE predicted_worker_cpu_s IS NULL AND "
+                       "predicted_server_cpu_s IS NULL AND limited_by IS NULL AND measured_worker_cpu_s IS NULL "
+                       "AND measured_server_cpu_s IS NULL"),
+            1);
+  PredictionRow row;
+  row.fit_id = 3;
+  row.run_id = 1;
+  row.split = "validation";
+  row.iterations_per_epoch = 10;
+  row.predicted_worker_cpu_s = 0.002;
+  row.limited_by = "worker CPU";
+  row.measured_worker_cpu_s = 0.0025;
+  store.AddPredictions({row});  // replaces the old row: one per fit and run
+  EXPECT_EQ(Text(store, "SELECT limited_by || ' ' || predicted_worker_cpu_s || ' ' || measured_worker_cpu_s || ' ' "
+                        "|| ifnull(predicted_server_cpu_s, 'none') FROM predictions"),
+            "worker CPU 0.002 0.0025 none");
+  row.limited_by = "the weather";
+  EXPECT_THROW(store.AddPredictions({row}), StoreError);
+  EXPECT_EQ(Text(store, "SELECT limited_by FROM predictions"), "worker CPU");
+}
+
 // An epoch from a trainer that did not report its iterations stores none.
 TEST_F(StoreTest, AnEpochWithoutIterationTimesStoresNone) {
   Store store(db_);
