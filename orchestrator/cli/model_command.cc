@@ -345,6 +345,13 @@ void PrintCoverage(const std::vector<std::pair<std::string, Coverage>>& coverage
   }
 }
 
+// Prediction::limited_by in words.
+std::string LimitText(const std::string& limited_by) {
+  if (limited_by == "path") return "the path (compute and the wire at full CPU speed)";
+  if (limited_by == "worker CPU") return "the workers' CPU quota";
+  return "the servers' CPU quota";
+}
+
 void PredictCommand(const GlobalOptions& global, const ModelOptions& o) {
   const std::unique_ptr<Store> store = OpenExistingReadOnly(global.db);
   const ModelConfig config = ParseSettings(o.settings);
@@ -362,10 +369,7 @@ void PredictCommand(const GlobalOptions& global, const ModelOptions& o) {
         std::string line = "  " + std::string(model->name()) + ": " + Number(1e3 * p.worker_cpu_s) +
                            " ms of CPU per iteration for the busiest worker";
         if (p.server_cpu_s > 0) line += ", " + Number(1e3 * p.server_cpu_s) + " ms for the busiest server";
-        line += "; the iteration is set by " + std::string(p.limited_by == "path" ? "the path (compute and the wire "
-                                                                                      "at full CPU speed)"
-                                                           : p.limited_by == "worker CPU" ? "the workers' CPU quota"
-                                                                                          : "the servers' CPU quota");
+        line += "; the iteration is set by " + LimitText(p.limited_by);
         cpu_lines.push_back(line);
       }
       rows.push_back({std::string(model->name()), std::to_string(fit.fit_id), Number(1e3 * p.iteration_s),

@@ -104,22 +104,20 @@ ValidationResult Validate(const PerformanceModel& model, const ModelFitRecord& f
     error.limited_by = point.limited_by;
     if (worker_cpu.size() == point.runs.size()) error.measured_worker_cpu_s = Median(worker_cpu);
     if (server_cpu.size() == point.runs.size()) error.measured_server_cpu_s = Median(server_cpu);
-    if (error.predicted_worker_cpu_s > 0 && error.measured_worker_cpu_s && *error.measured_worker_cpu_s > 0) {
-      cpu_ratios[{error.architecture, 0, error.split}].push_back(error.predicted_worker_cpu_s /
-                                                                         *error.measured_worker_cpu_s);
-    }
-    if (error.predicted_server_cpu_s > 0 && error.measured_server_cpu_s && *error.measured_server_cpu_s > 0) {
-      cpu_ratios[{error.architecture, 1, error.split}].push_back(error.predicted_server_cpu_s /
-                                                                         *error.measured_server_cpu_s);
-    }
+    auto add_ratio = [&](int role, double predicted, const std::optional<double>& measured) {
+      if (predicted > 0 && measured && *measured > 0) {
+        cpu_ratios[{error.architecture, role, error.split}].push_back(predicted / *measured);
+      }
+    };
+    add_ratio(0, error.predicted_worker_cpu_s, error.measured_worker_cpu_s);
+    add_ratio(1, error.predicted_server_cpu_s, error.measured_server_cpu_s);
     result.points.push_back(error);
   }
   for (const auto& [key, values] : errors) result.summaries.push_back(Summarize(key.first, key.second, values));
   for (const auto& [key, ratios] : cpu_ratios) {
     const auto& [architecture, role, split] = key;
     result.cpu.push_back({architecture, role == 0 ? "worker" : "server", split, static_cast<int>(ratios.size()),
-                          Median(ratios),
-                          *std::min_element(ratios.begin(), ratios.end()),
+                          Median(ratios), *std::min_element(ratios.begin(), ratios.end()),
                           *std::max_element(ratios.begin(), ratios.end())});
   }
   return result;
