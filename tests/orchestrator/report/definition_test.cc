@@ -16,10 +16,11 @@ using testing::WriteFile;
 
 TEST(ReportDefinitionTest, TheCommittedDefinitionReads) {
   const ReportDefinition definition = ReadReportDefinition(std::string(DMLBENCH_SOURCE_DIR) + "/reports/report.toml");
-  ASSERT_EQ(definition.sections.size(), 15u);
+  ASSERT_EQ(definition.sections.size(), 16u);
   EXPECT_EQ(definition.sections[0].id, "factors");
-  EXPECT_EQ(definition.sections[9].kind, Section::Kind::kFigure);
-  EXPECT_EQ(definition.sections[9].data.size(), 3u);
+  EXPECT_EQ(definition.sections[7].id, "cpu");
+  EXPECT_EQ(definition.sections[10].kind, Section::Kind::kFigure);
+  EXPECT_EQ(definition.sections[10].data.size(), 3u);
   EXPECT_NE(definition.views.text.find("CREATE TEMP VIEW report_runs"), std::string::npos);
 }
 
