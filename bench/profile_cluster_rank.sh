@@ -18,6 +18,9 @@
 #   readv / writev / poll   Open MPI's TCP transport: receiving, sending,
 #                        and asking the sockets whether anything came in
 #   sgemm                the forward and backward passes
+#   opal_progress        a pass of Open MPI's progress engine (under a poll)
+#   ReduceAndUpdate      a parameter server summing the workers' gradients
+#                        and applying SGD to its shard
 # and the whole machine's samples by thread (napi/... are the kernel's
 # threads for the veths' receive path, when threaded).
 #
@@ -27,6 +30,9 @@
 # except for root's home, /tmp and /dev/shm.
 #   bench/profile_cluster_rank.sh [path/to/dmlbench [path/to/dmlbench-trainer]]
 #   env: ARCHITECTURE (ring), WORKERS (4), SERVERS (0; ps: 1, 2 or 4),
+#        RANK (0: the MPI rank to sample; a ps job's servers are ranks
+#        WORKERS and up), TRAINER_ARGS (more trainer options, split at
+#        spaces, e.g. "--overlap --bucket-bytes 16384"),
 #        BANDWIDTH (100mbit), CPU (0.4), SAMPLE_SECONDS (4), THREADED_NAPI (0; 1
 #        turns on GRO and threaded NAPI on every host's veth pair, TSO off,
 #        so the veths' receive work runs in kernel threads outside the hosts'
@@ -40,6 +46,8 @@ SERVERS=${SERVERS:-0}
 BANDWIDTH=${BANDWIDTH:-100mbit}
 CPU=${CPU:-0.4}
 SAMPLE_SECONDS=${SAMPLE_SECONDS:-4}
+RANK=${RANK:-0}
+TRAINER_ARGS=${TRAINER_ARGS:-}
 THREADED_NAPI=${THREADED_NAPI:-0}
 PYTHON=/usr/bin/python3
 command -v perf >/dev/null || { echo "profile_cluster_rank: needs perf (apt-get install linux-perf)" >&2; exit 1; }
@@ -67,7 +75,7 @@ fi
 
 mpirun "${mpi_args[@]}" -H "$hosts" -np "$ranks" "$TRAINER" --architecture "$ARCHITECTURE" \
     --servers "$SERVERS" --synthetic 60000 --epochs 1000 --batch-size 100 --events - \
-    --no-evaluate --quiet > "$work/trainer.out" 2>&1 &
+    --no-evaluate --quiet $TRAINER_ARGS > "$work/trainer.out" 2>&1 &
 job=$!
 cluster_before_down() { kill "$job" 2>/dev/null || true; wait "$job" 2>/dev/null || true; }
 # Past MPI's start and the first epoch's warm-up.
@@ -75,8 +83,23 @@ for _ in $(seq 100); do
   grep -q '"event":"epoch"' "$work/trainer.out" && break
   sleep 0.2
 done
-rank=$(pgrep -x "$(basename "$TRAINER" | cut -c1-15)" | head -1 || true)
-[[ -n $rank ]] || { echo "profile_cluster_rank: the trainer did not start:" >&2; cat "$work/trainer.out" >&2; exit 1; }
+# The trainer process of MPI rank RANK (mpirun puts OMPI_COMM_WORLD_RANK
+# into each rank's environment).
+rank=""
+for pid in $(pgrep -x "$(basename "$TRAINER" | cut -c1-15)" || true); do
+  if tr '\0' '\n' < "/proc/$pid/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$RANK"; then rank=$pid; break; fi
+done
+[[ -n $rank ]] || { echo "profile_cluster_rank: rank $RANK of the trainer did not start:" >&2; cat "$work/trainer.out" >&2; exit 1; }
+# The rank's own report of its last epoch before sampling (every thread
+# of the process, and its host's quota), to set beside the sampled one:
+# sampling at 5 kHz costs the sampled rank CPU too.
+unsampled=$("$PYTHON" -c '
+import json, sys
+e = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{") and "\"epoch\"" in l]
+e = [x for x in e if x.get("event") == "epoch"][-1]
+r = [x for x in e["ranks"] if x["rank"] == int(sys.argv[2])][0]
+throttled = " (%d of %d quota periods throttled)" % (r["throttled_periods"], r["quota_periods"]) if "quota_periods" in r else ""
+print("%.2f ms of CPU per %.2f ms iteration%s" % (1e3 * r["cpu_s"] / e["iterations"], 1e3 * e["wall_s"] / e["iterations"], throttled))' "$work/trainer.out" "$RANK")
 read -r before_ns _ < "/proc/$rank/schedstat"
 began_ns=$(date +%s%N)
 perf record -q -F 4999 -g -p "$rank" -o "$work/rank.data" -- sleep "$SAMPLE_SECONDS" 2>/dev/null
@@ -84,8 +107,9 @@ read -r after_ns _ < "/proc/$rank/schedstat"
 ended_ns=$(date +%s%N)
 perf record -q -F 999 -a -o "$work/all.data" -- sleep "$SAMPLE_SECONDS" 2>/dev/null
 
-printf '%s, %d workers, %d servers, %s, %s core per host, threaded NAPI %s\n' "$ARCHITECTURE" "$WORKERS" \
-  "$SERVERS" "$BANDWIDTH" "$CPU" "$THREADED_NAPI"
+printf '%s, %d workers, %d servers, %s, %s core per host, threaded NAPI %s, rank %d\n' "$ARCHITECTURE" "$WORKERS" \
+  "$SERVERS" "$BANDWIDTH" "$CPU" "$THREADED_NAPI" "$RANK"
+echo "before sampling, the rank reported $unsampled"
 printf 'its main thread ran %.3f cores over %.1f s\n' \
   "$(echo "($after_ns - $before_ns) / ($ended_ns - $began_ns)" | bc -l)" \
   "$(echo "($ended_ns - $began_ns) / 1000000000" | bc -l)"
@@ -100,7 +124,10 @@ cpu_ms=$(echo "($after_ns - $before_ns) / ($ended_ns - $began_ns) * $iteration_m
 printf 'an iteration took %.2f ms, of which the main thread ran %.2f ms\n' "$iteration_ms" "$cpu_ms"
 echo "share of the rank's samples under each (they overlap), and that share of its CPU per iteration:"
 perf report -i "$work/rank.data" --children --sort sym --stdio 2>/dev/null |
-  awk -v cpu_ms="$cpu_ms" '/^ +[0-9.]+%/ { for (i = 3; i <= NF; ++i) if ($i ~ /^(handle_softirqs|finish_task_switch|clock_nanosleep|__GI___readv|__GI___writev|__poll|sgemm_kernel)/) { name = $i; sub(/(@.*|\.isra.*|_[A-Z]+$)/, "", name); if (!(name in seen)) { seen[name] = $1; order[++n] = name } } }
+  awk -v cpu_ms="$cpu_ms" '/^ +[0-9.]+%/ { for (i = 3; i <= NF; ++i) if ($i ~ /^(handle_softirqs|finish_task_switch|clock_nanosleep|__GI___readv|__GI___writev|__poll|sgemm_kernel|opal_progress|dmlbench::.*ReduceAndUpdate)/) { name = $i; sub(/(@.*|\.isra.*|_[A-Z]+$)/, "", name); if (!(name in seen)) { seen[name] = $1; order[++n] = name } } }
        END { for (i = 1; i <= n; ++i) printf "  %-22s %7s %7.2f ms\n", order[i], seen[order[i]], cpu_ms * seen[order[i]] / 100 }'
+echo "the rank's own functions by their samples (self, the largest):"
+perf report -i "$work/rank.data" --no-children --sort sym --stdio 2>/dev/null |
+  awk -v cpu_ms="$cpu_ms" '/^ +[0-9.]+%/ { pct = $1; sub(/%/, "", pct); name = ""; for (i = 3; i <= NF; ++i) name = name (i > 3 ? " " : "") $i; printf "  %7s %6.2f ms  %s\n", $1, cpu_ms * pct / 100, substr(name, 1, 70) }' | head -10
 echo "the machine's samples by thread (the largest):"
 perf report -i "$work/all.data" --sort comm --stdio 2>/dev/null | awk '/^ +[0-9.]+%/ { printf "  %-22s %s\n", $2, $1 }' | head -8
