@@ -48,6 +48,7 @@ CPU=${CPU:-0.4}
 SAMPLE_SECONDS=${SAMPLE_SECONDS:-4}
 RANK=${RANK:-0}
 TRAINER_ARGS=${TRAINER_ARGS:-}
+read -r -a trainer_args <<< "$TRAINER_ARGS"
 THREADED_NAPI=${THREADED_NAPI:-0}
 PYTHON=/usr/bin/python3
 command -v perf >/dev/null || { echo "profile_cluster_rank: needs perf (apt-get install linux-perf)" >&2; exit 1; }
@@ -75,7 +76,7 @@ fi
 
 mpirun "${mpi_args[@]}" -H "$hosts" -np "$ranks" "$TRAINER" --architecture "$ARCHITECTURE" \
     --servers "$SERVERS" --synthetic 60000 --epochs 1000 --batch-size 100 --events - \
-    --no-evaluate --quiet $TRAINER_ARGS > "$work/trainer.out" 2>&1 &
+    --no-evaluate --quiet "${trainer_args[@]}" > "$work/trainer.out" 2>&1 &
 job=$!
 cluster_before_down() { kill "$job" 2>/dev/null || true; wait "$job" 2>/dev/null || true; }
 # Past MPI's start and the first epoch's warm-up.
