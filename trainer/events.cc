@@ -46,6 +46,7 @@ nlohmann::json ToJson(const RunStartEvent& event) {
       {"partition_bytes", c.partition_bytes},
       {"dataset", c.dataset},
       {"evaluate", c.evaluate},
+      {"pulls_in_turn", c.pulls_in_turn},
   };
   nlohmann::json layers = nlohmann::json::array();
   for (const LayerInfo& layer : event.layers)

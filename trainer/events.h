@@ -39,6 +39,7 @@ struct RunConfig {
   std::uint64_t partition_bytes = 0;
   std::string dataset;   // directory or "synthetic"
   bool evaluate = true;
+  bool pulls_in_turn = false;  // ps, 1 server, whole exchange: the server's pulls one worker at a time
 };
 
 struct LayerInfo {

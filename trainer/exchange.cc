@@ -44,6 +44,9 @@ void Validate(const ExchangeOptions& options, std::size_t parameters, std::size_
     throw std::invalid_argument("slices cover " + std::to_string(covered) + " of " +
                                 std::to_string(parameters) + " parameters");
   }
+  if (options.pulls_in_turn && (a != "ps" || options.servers != 1 || options.overlap || options.partition_bytes > 0)) {
+    throw std::invalid_argument("pulls in turn are for ps with 1 server and a whole exchange (overlap off, no parts)");
+  }
   if (a != "ps") return;
   const int k = options.servers;
   if (k < 1) {

@@ -32,6 +32,10 @@ struct ExchangeOptions {
   bool overlap = false;           // start a slice's exchange as soon as its backward is done
   std::size_t bucket_bytes = 0;   // overlap: fuse finished slices until this many bytes
   std::size_t partition_bytes = 0;  // cut buckets larger than this into equal parts; 0 = never
+  // ps with one server and a whole exchange: the server sends the new model
+  // to one worker at a time, each send acknowledged before the next
+  // (parameter_server.h).
+  bool pulls_in_turn = false;
   float learning_rate = 0.05f;    // SGD step, params -= learning_rate * mean gradient
   // The runs of the gradient the backward pass finishes one at a time (whole
   // layers or row blocks of them, Mlp::gradient_slices()), in buffer order;

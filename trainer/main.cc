@@ -89,6 +89,9 @@ void AddOptions(CLI::App& app, CommandLine& line) {
                  "Cut every exchange larger than this into parts sent one after the other "
                  "(a parameter server returns a part while the next comes in; 0 = never)")
       ->capture_default_str();
+  app.add_flag("--pulls-in-turn", options.pulls_in_turn,
+               "ps with 1 server, whole exchange: the server sends the new model to one worker at a "
+               "time, so the first workers compute and push while it still sends to the rest");
   app.add_option("--events", line.events_path, "JSON Lines events file, - for standard output");
   app.add_option("--timeline", options.timeline_path, "Chrome trace file of every rank");
   app.add_flag_callback("--no-evaluate", [&options] { options.evaluate = false; },

@@ -193,6 +193,7 @@ class ParameterServer : public Exchange {
     Requests pulls;
     Phase phase = Phase::kDone;
     double posted_us = 0;
+    int next_pull = 0;  // pulls in turn: the next worker to send the new part to
   };
 
   [[noreturn]] void ThrowNotAWorker() const {
@@ -223,7 +224,11 @@ class ParameterServer : public Exchange {
         SendModel(*part);
         advanced = true;
       }
-      if (part->phase == BucketPart::Phase::kSending && part->pulls.Test()) {
+      if (part->phase == BucketPart::Phase::kSending && part->pulls.Test() && part->next_pull < workers_) {
+        part->pulls.SendAcknowledged(params_.subspan(part->slice.offset, part->slice.count), part->next_pull++,
+                                     part->tag);
+        advanced = true;
+      } else if (part->phase == BucketPart::Phase::kSending && part->pulls.Test()) {
         if (timeline_) {
           timeline_->Span("ps.send", "comm", part->posted_us, timeline_->NowUs(), Track(*part));
         }
@@ -250,13 +255,20 @@ class ParameterServer : public Exchange {
     stats_.update_s += MonotonicSeconds() - start_s;
   }
 
-  // Send: the new parameters of our part go to every worker.
+  // Send: the new parameters of our part go to every worker, at once or
+  // (pulls in turn) to worker 0 first, the rest from AdvanceParts.
   void SendModel(BucketPart& part) {
     if (timeline_) part.posted_us = timeline_->NowUs();
+    part.phase = BucketPart::Phase::kSending;
+    if (options_.pulls_in_turn) {
+      part.pulls.SendAcknowledged(params_.subspan(part.slice.offset, part.slice.count), 0, part.tag);
+      part.next_pull = 1;
+      return;
+    }
     for (int w = 0; w < workers_; ++w) {
       part.pulls.Send(params_.subspan(part.slice.offset, part.slice.count), w, part.tag);
     }
-    part.phase = BucketPart::Phase::kSending;
+    part.next_pull = workers_;
   }
 
   static int Track(const BucketPart& part) { return 1 + part.tag; }

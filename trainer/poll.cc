@@ -187,6 +187,13 @@ void Requests::Send(std::span<const float> data, int peer, int tag) {
   comm_->traffic_.messages_sent += 1;
 }
 
+void Requests::SendAcknowledged(std::span<const float> data, int peer, int tag) {
+  MPI_Request& request = pending_->requests.emplace_back(MPI_REQUEST_NULL);
+  MPI_Issend(data.data(), CountOf(data.size()), MPI_FLOAT, peer, tag, comm_->handle_->comm, &request);
+  comm_->traffic_.bytes_sent += data.size_bytes();
+  comm_->traffic_.messages_sent += 1;
+}
+
 void Requests::Receive(std::span<float> data, int peer, int tag) {
   MPI_Request& request = pending_->requests.emplace_back(MPI_REQUEST_NULL);
   MPI_Irecv(data.data(), CountOf(data.size()), MPI_FLOAT, peer, tag, comm_->handle_->comm, &request);

@@ -141,6 +141,9 @@ class Requests {
   Requests& operator=(const Requests&) = delete;
 
   void Send(std::span<const float> data, int peer, int tag);
+  // Completes only once the receiver has matched the message (MPI_Issend),
+  // not when the sender's buffer may be reused.
+  void SendAcknowledged(std::span<const float> data, int peer, int tag);
   void Receive(std::span<float> data, int peer, int tag);
   // Writes the sum of every rank's `data` to `sums` (MPI_Iallreduce; the
   // spans have the same length and must not overlap). Out of place on

@@ -124,6 +124,7 @@ ExchangeOptions ExchangeOptionsFor(const TrainerOptions& options, const Mlp& mlp
   exchange_options.overlap = options.overlap;
   exchange_options.bucket_bytes = options.bucket_bytes;
   exchange_options.partition_bytes = options.partition_bytes;
+  exchange_options.pulls_in_turn = options.pulls_in_turn;
   exchange_options.learning_rate = options.learning_rate;
   for (const GradientSlice& slice : mlp.gradient_slices())
     exchange_options.slices.push_back({slice.offset, slice.count});
@@ -342,7 +343,7 @@ RunStartEvent TrainingRun::RunStart(const RankFacts& facts) const {
   start.config = {options_.architecture, options_.servers, options_.batch_size, options_.epochs,
                   options_.hidden, options_.learning_rate, options_.seed,
                   options_.max_iterations_per_epoch, options_.overlap, options_.bucket_bytes,
-                  options_.partition_bytes, dataset_.source, options_.evaluate};
+                  options_.partition_bytes, dataset_.source, options_.evaluate, options_.pulls_in_turn};
   start.parameters = mlp_.parameters().size();
   start.layers = LayerInfos(mlp_);
   start.world_size = world_;
@@ -561,6 +562,10 @@ std::string ValidateOptions(const TrainerOptions& options) {
   if (options.servers > 0 && options.architecture != "ps")
     return "--servers is only for the ps architecture, got " + std::to_string(options.servers) +
            " with " + options.architecture;
+  if (options.pulls_in_turn &&
+      (options.architecture != "ps" || options.servers != 1 || options.overlap || options.partition_bytes > 0))
+    return "--pulls-in-turn is for a parameter server that answers the whole gradient at once: ps with "
+           "--servers 1, without --overlap and --partition-bytes";
   return "";
 }
 

@@ -28,6 +28,7 @@ struct TrainerOptions {
   bool overlap = false;                        // exchange while backward and the next forward run
   std::uint64_t bucket_bytes = 65536;          // overlap: fuse finished layers up to this size
   std::uint64_t partition_bytes = 0;           // cut larger buckets into parts of this size; 0 = never
+  bool pulls_in_turn = false;                  // ps, 1 server, whole: its pulls one worker at a time
   bool evaluate = true;                        // test accuracy after every epoch
   std::string timeline_path;                   // Chrome trace of every rank; "" = none
 };

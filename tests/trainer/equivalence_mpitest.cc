@@ -39,6 +39,7 @@ const Scheme kSchemes[] = {
     {"ps", 4, false, 1024},   {"ps", 4, true, 1024},   {"ps", 4, true, 16384},
     {"ring", 0, false, 1024, 65536}, {"mpi", 0, false, 1024, 65536}, {"p2p", 0, false, 1024, 65536},
     {"ps", 1, false, 1024, 65536},   {"ps", 2, false, 1024, 65536},  {"ps", 2, true, 16384, 4096},
+    {"ps", 1, false, 1024, 0, true},
 };
 
 constexpr int kBatch = 3;              // local batch b

@@ -66,11 +66,12 @@ struct Scheme {
   std::string architecture;
   int servers = 0;
   bool overlap = false;
+  bool pulls_in_turn = false;  // ps, 1 server, overlap off
 };
 
 std::string Describe(const Scheme& s) {
   return s.architecture + (s.architecture == "ps" ? " k=" + std::to_string(s.servers) : "") +
-         (s.overlap ? " overlap on" : " overlap off");
+         (s.overlap ? " overlap on" : " overlap off") + (s.pulls_in_turn ? " pulls in turn" : "");
 }
 
 std::vector<Scheme> SchemesThisWorldRuns() {
@@ -81,6 +82,7 @@ std::vector<Scheme> SchemesThisWorldRuns() {
       if (WorldSize() >= k + 1) schemes.push_back(Scheme{"ps", k, overlap});
     }
   }
+  if (WorldSize() >= 2) schemes.push_back(Scheme{"ps", 1, false, true});
   return schemes;
 }
 
@@ -89,6 +91,7 @@ ExchangeOptions OptionsFor(const Scheme& scheme, const std::vector<Slice>& slice
   options.architecture = scheme.architecture;
   options.servers = scheme.servers;
   options.overlap = scheme.overlap;
+  options.pulls_in_turn = scheme.pulls_in_turn;
   options.bucket_bytes = 16;  // every layer of MlpLayers() is its own bucket (7 floats = 28 bytes)
   options.learning_rate = kLearningRate;
   options.slices = slices;

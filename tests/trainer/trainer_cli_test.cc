@@ -196,6 +196,17 @@ TEST_F(TrainerCli, ServersWithoutPs) {
             "dmlbench-trainer: error: --servers is only for the ps architecture, got 1 with ring\n");
 }
 
+TEST_F(TrainerCli, PullsInTurnOnlyForOneServerThatAnswersTheWholeGradient) {
+  const std::string expected =
+      "dmlbench-trainer: error: --pulls-in-turn is for a parameter server that answers the whole gradient at "
+      "once: ps with --servers 1, without --overlap and --partition-bytes\n";
+  EXPECT_EQ(Error(2, "--synthetic 50 --pulls-in-turn"), expected);
+  EXPECT_EQ(Error(3, "--synthetic 50 --architecture ps --servers 2 --pulls-in-turn"), expected);
+  EXPECT_EQ(Error(2, "--synthetic 50 --architecture ps --servers 1 --overlap --pulls-in-turn"), expected);
+  EXPECT_EQ(Error(2, "--synthetic 50 --architecture ps --servers 1 --partition-bytes 4096 --pulls-in-turn"),
+            expected);
+}
+
 TEST_F(TrainerCli, EventsFileCannotBeOpened) {
   EXPECT_EQ(Error(2, "--synthetic 50 --events no/such/dir/events.jsonl"),
             "dmlbench-trainer: error: cannot open events file no/such/dir/events.jsonl: "
