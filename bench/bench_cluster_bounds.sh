@@ -49,7 +49,8 @@
 #             at this rate (run once per rate: 1gbit, 100mbit)
 #   CPU [0.2] HOSTS [8]    share per host in cores, hosts
 #   CONFIGS   [ring mpi p2p ps1 ps2 ps4 ddp]; NAME@BYTES runs NAME with
-#             --partition-bytes BYTES (e.g. ps1@16384), beside NAME if both
+#             --partition-bytes BYTES (e.g. ps1@16384), beside NAME if both;
+#             ps1+turn runs ps with 1 server and --pulls-in-turn (overlap off)
 #   OVERLAP   [off on]
 #   REPS      [5]
 #   KEEP      a file to copy every run's result to (JSON Lines, with the
@@ -161,14 +162,16 @@ guess = link / B + 5e-4 / (q if 0 < q < 1 else 1)
 print(max(10, round(epoch / guess)))' "$1" "$2" "$bandwidth" "$CPU" "$EPOCH_S"
 }
 
-# ours ARCH SERVERS OVERLAP PARTITION OUT: one run; its events go to OUT.
+# ours ARCH SERVERS OVERLAP PARTITION OUT [TURN]: one run; its events go to
+# OUT. TURN = turn: the server's pulls in turn.
 ours() {
-  local architecture=$1 servers=$2 overlap=$3 partition=$4 out=$5 ranks=$(($WORKERS + $2)) n pid args=()
+  local architecture=$1 servers=$2 overlap=$3 partition=$4 out=$5 turn=${6:-} ranks=$(($WORKERS + $2)) n pid args=()
   n=$(iterations "$architecture" "$servers")
   args=(--architecture "$architecture")
   if ((servers)); then args+=(--servers "$servers"); fi
   if ((partition)); then args+=(--partition-bytes "$partition"); fi
   if [[ $overlap == on ]]; then args+=(--overlap); fi
+  if [[ $turn == turn ]]; then args+=(--pulls-in-turn); fi
   lift_quota
   mpirun "${mpi_args[@]}" -H "$(hosts_list "$ranks")" -np "$ranks" "$TRAINER" "${args[@]}" \
       --synthetic $((n * BATCH * WORKERS)) --epochs 2 --batch-size "$BATCH" --events - --no-evaluate --quiet > "$out" &
@@ -200,6 +203,9 @@ for entry in $CONFIGS; do
   [[ $entry == *@* ]] && partition=${entry#*@}
   case $config in
     ring|mpi|p2p) for o in $OVERLAP; do runs+=("$config 0 $o $partition"); done ;;
+    ps1+turn)
+      if ((WORKERS + 1 > HOSTS)); then echo "skipping $config: it needs $((WORKERS + 1)) hosts"; continue; fi
+      runs+=("ps 1 off $partition turn") ;;
     ps[0-9]*)
       k=${config#ps}
       if ((WORKERS + k > HOSTS)); then
@@ -215,12 +221,12 @@ done
 results="$work/results.jsonl"
 for ((i = 1; i <= REPS; i++)); do
   for run in "${runs[@]}"; do
-    read -r architecture servers overlap partition <<< "$run"
+    read -r architecture servers overlap partition turn <<< "$run"
     if [[ $architecture == ddp ]]; then
       ddp
       "$PYTHON" "$BOUNDS" ddp "$work/ddp.0" --label ddp >> "$results"
     else
-      if ! ours "$architecture" "$servers" "$overlap" "$partition" "$work/events"; then
+      if ! ours "$architecture" "$servers" "$overlap" "$partition" "$work/events" "$turn"; then
         echo "rep $i: $architecture $servers $overlap $partition failed; its events:" >&2
         cat "$work/events" >&2
         continue

@@ -116,7 +116,8 @@ def bound(start, epoch, bandwidth_bytes_per_s, alpha_s, burst_s, cpu_cores):
     samples = iterations * config["batch_size"] * w
     return {
         "architecture": architecture, "servers": k, "overlap": overlap, "workers": w,
-        "partition_bytes": config.get("partition_bytes", 0), "iterations": iterations, "measured_s": measured_s,
+        "partition_bytes": config.get("partition_bytes", 0), "pulls_in_turn": config.get("pulls_in_turn", False),
+        "iterations": iterations, "measured_s": measured_s,
         "throughput_samples_per_s": samples / epoch["wall_s"],
         "bound_s": bound_s, "bound_samples_per_s": config["batch_size"] * w / bound_s,
         "ratio": bound_s / measured_s, "binding": binding,
@@ -159,6 +160,8 @@ def config_label(result):
         return name
     if result.get("partition_bytes"):
         name += f"@{result['partition_bytes'] // 1024}k"
+    if result.get("pulls_in_turn"):
+        name += "+turn"
     return name + (" +ov" if result["overlap"] else "")
 
 
@@ -267,6 +270,8 @@ def self_test():
     assert bound(start, epoch, 100e6, 10e-6, 1e-3, 0.4)["whole_shards_s"] is None
     for got, want in checks:
         assert abs(got - want) < 1e-12 + 1e-9 * want, (got, want)
+    assert config_label({"architecture": "ps", "servers": 1, "overlap": False, "pulls_in_turn": True}) == "ps1+turn"
+    assert config_label({"architecture": "ps", "servers": 1, "overlap": False}) == "ps1"
     print("self-test passed")
     return 0
 
