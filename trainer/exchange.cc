@@ -44,7 +44,8 @@ void Validate(const ExchangeOptions& options, std::size_t parameters, std::size_
     throw std::invalid_argument("slices cover " + std::to_string(covered) + " of " +
                                 std::to_string(parameters) + " parameters");
   }
-  if (options.pulls_in_turn && (a != "ps" || options.servers != 1 || options.overlap || options.partition_bytes > 0)) {
+  if (options.pulls_in_turn &&
+      !PullsInTurnApply(a, options.servers, options.overlap, options.partition_bytes)) {
     throw std::invalid_argument("pulls in turn are for ps with 1 server and a whole exchange (overlap off, no parts)");
   }
   if (a != "ps") return;
@@ -65,6 +66,10 @@ void Validate(const ExchangeOptions& options, std::size_t parameters, std::size_
 }
 
 }  // namespace
+
+bool PullsInTurnApply(const std::string& architecture, int servers, bool overlap, std::size_t partition_bytes) {
+  return architecture == "ps" && servers == 1 && !overlap && partition_bytes == 0;
+}
 
 std::unique_ptr<Exchange> MakeExchange(const ExchangeOptions& options, std::span<float> params,
                                        std::span<float> grads, Timeline* timeline) {

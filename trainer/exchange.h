@@ -105,6 +105,10 @@ class Exchange {
 // tiled by options.slices. `timeline` may be null (no trace). Throws
 // std::invalid_argument with a one-line message for an unknown architecture,
 // too few ranks for the servers, or more servers than parameters.
+// Where pulls in turn apply: a parameter server that answers the whole
+// gradient at once (ps, 1 server, overlap off, no parts).
+bool PullsInTurnApply(const std::string& architecture, int servers, bool overlap, std::size_t partition_bytes);
+
 std::unique_ptr<Exchange> MakeExchange(const ExchangeOptions& options,
                                        std::span<float> params,
                                        std::span<float> grads,

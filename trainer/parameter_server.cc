@@ -224,15 +224,15 @@ class ParameterServer : public Exchange {
         SendModel(*part);
         advanced = true;
       }
-      if (part->phase == BucketPart::Phase::kSending && part->pulls.Test() && part->next_pull < workers_) {
-        part->pulls.SendAcknowledged(params_.subspan(part->slice.offset, part->slice.count), part->next_pull++,
-                                     part->tag);
-        advanced = true;
-      } else if (part->phase == BucketPart::Phase::kSending && part->pulls.Test()) {
-        if (timeline_) {
-          timeline_->Span("ps.send", "comm", part->posted_us, timeline_->NowUs(), Track(*part));
+      if (part->phase == BucketPart::Phase::kSending && part->pulls.Test()) {
+        if (part->next_pull < workers_) {  // pulls in turn: the next worker's
+          part->pulls.SendAcknowledged(NewValues(*part), part->next_pull++, part->tag);
+        } else {
+          if (timeline_) {
+            timeline_->Span("ps.send", "comm", part->posted_us, timeline_->NowUs(), Track(*part));
+          }
+          part->phase = BucketPart::Phase::kDone;
         }
-        part->phase = BucketPart::Phase::kDone;
         advanced = true;
       }
       all_done = all_done && part->phase == BucketPart::Phase::kDone;
@@ -261,14 +261,17 @@ class ParameterServer : public Exchange {
     if (timeline_) part.posted_us = timeline_->NowUs();
     part.phase = BucketPart::Phase::kSending;
     if (options_.pulls_in_turn) {
-      part.pulls.SendAcknowledged(params_.subspan(part.slice.offset, part.slice.count), 0, part.tag);
+      part.pulls.SendAcknowledged(NewValues(part), 0, part.tag);
       part.next_pull = 1;
       return;
     }
-    for (int w = 0; w < workers_; ++w) {
-      part.pulls.Send(params_.subspan(part.slice.offset, part.slice.count), w, part.tag);
-    }
+    for (int w = 0; w < workers_; ++w) part.pulls.Send(NewValues(part), w, part.tag);
     part.next_pull = workers_;
+  }
+
+  // The new parameters of our part, as the server has just updated them.
+  std::span<const float> NewValues(const BucketPart& part) const {
+    return params_.subspan(part.slice.offset, part.slice.count);
   }
 
   static int Track(const BucketPart& part) { return 1 + part.tag; }

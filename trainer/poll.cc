@@ -180,16 +180,14 @@ Requests::~Requests() {
   }
 }
 
-void Requests::Send(std::span<const float> data, int peer, int tag) {
-  MPI_Request& request = pending_->requests.emplace_back(MPI_REQUEST_NULL);
-  MPI_Isend(data.data(), CountOf(data.size()), MPI_FLOAT, peer, tag, comm_->handle_->comm, &request);
-  comm_->traffic_.bytes_sent += data.size_bytes();
-  comm_->traffic_.messages_sent += 1;
-}
+void Requests::Send(std::span<const float> data, int peer, int tag) { PostSend(data, peer, tag, false); }
 
-void Requests::SendAcknowledged(std::span<const float> data, int peer, int tag) {
+void Requests::SendAcknowledged(std::span<const float> data, int peer, int tag) { PostSend(data, peer, tag, true); }
+
+void Requests::PostSend(std::span<const float> data, int peer, int tag, bool acknowledged) {
   MPI_Request& request = pending_->requests.emplace_back(MPI_REQUEST_NULL);
-  MPI_Issend(data.data(), CountOf(data.size()), MPI_FLOAT, peer, tag, comm_->handle_->comm, &request);
+  (acknowledged ? MPI_Issend : MPI_Isend)(data.data(), CountOf(data.size()), MPI_FLOAT, peer, tag,
+                                          comm_->handle_->comm, &request);
   comm_->traffic_.bytes_sent += data.size_bytes();
   comm_->traffic_.messages_sent += 1;
 }

@@ -158,6 +158,8 @@ class Requests {
   bool Test();
 
  private:
+  // Send (MPI_Isend) or SendAcknowledged (MPI_Issend), counted alike.
+  void PostSend(std::span<const float> data, int peer, int tag, bool acknowledged);
   friend class Comm;  // Comm::Progress tests every pending request at once
   struct Pending;
   Comm* comm_;

@@ -563,7 +563,7 @@ std::string ValidateOptions(const TrainerOptions& options) {
     return "--servers is only for the ps architecture, got " + std::to_string(options.servers) +
            " with " + options.architecture;
   if (options.pulls_in_turn &&
-      (options.architecture != "ps" || options.servers != 1 || options.overlap || options.partition_bytes > 0))
+      !PullsInTurnApply(options.architecture, options.servers, options.overlap, options.partition_bytes))
     return "--pulls-in-turn is for a parameter server that answers the whole gradient at once: ps with "
            "--servers 1, without --overlap and --partition-bytes";
   return "";
