@@ -294,6 +294,11 @@ ModelConfig ParseSettings(const std::vector<std::string>& settings) {
       config.bucket_bytes = integer(1);
     } else if (key == "partition_bytes") {
       config.partition_bytes = integer(0);
+    } else if (key == "pulls_in_turn") {
+      if (value != "true" && value != "false" && value != "on" && value != "off") {
+        throw ModelError("pulls_in_turn must be true or false, got \"" + value + "\"");
+      }
+      config.pulls_in_turn = value == "true" || value == "on";
     } else if (key == "max_iterations_per_epoch") {
       config.max_iterations_per_epoch = integer(0);
     } else if (key == "train_samples") {
@@ -312,12 +317,16 @@ ModelConfig ParseSettings(const std::vector<std::string>& settings) {
       config.cpu_cores = std::stod(value);
     } else {
       throw ModelError("unknown setting \"" + key + "\", expected architecture, workers, servers, batch_size, "
-                       "overlap, bucket_bytes, partition_bytes, hidden, bandwidth, latency, cpu, "
-                       "max_iterations_per_epoch, train_samples");
+                       "overlap, bucket_bytes, partition_bytes, pulls_in_turn, hidden, bandwidth, latency, "
+                       "cpu, max_iterations_per_epoch, train_samples");
     }
   }
   if (config.architecture == Architecture::kPs && config.servers == 0) config.servers = 1;
   if (config.architecture != Architecture::kPs) config.servers = 0;
+  if (config.pulls_in_turn && !PullsInTurnApplies(config)) {
+    throw ModelError("pulls_in_turn applies only to architecture=ps with servers=1, partition_bytes=0 and "
+                     "overlap off, got " + ConfigLabel(config));
+  }
   return config;
 }
 
@@ -413,8 +422,8 @@ void AddModelCommands(CLI::App& app, const GlobalOptions& global) {
       "predict", "predict any configuration from the stored fits, e.g. architecture=ring workers=16 bandwidth=10gbit");
   add_choice(predict);
   predict->add_option("SETTING", o->settings, "KEY=VALUE: architecture, workers, servers, batch_size, overlap, "
-                                              "bucket_bytes, partition_bytes, hidden, bandwidth, latency, cpu, "
-                                              "max_iterations_per_epoch, train_samples");
+                                              "bucket_bytes, partition_bytes, pulls_in_turn, hidden, bandwidth, "
+                                              "latency, cpu, max_iterations_per_epoch, train_samples");
   predict->callback([&global, o] { PredictCommand(global, *o); });
   CLI::App* validate = model->add_subcommand(
       "validate", "predict every run with the latest fits, store the predictions, and report the errors on "

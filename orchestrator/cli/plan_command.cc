@@ -77,6 +77,10 @@ void PlanCommand(const GlobalOptions& global, const ExperimentInputs& inputs, co
     parameters.push_back(
         {"partition", true, [](const RunParams& p) { return std::to_string(p.partition_bytes); }});
   }
+  if (varying.pulls_in_turn) {
+    parameters.push_back(
+        {"pulls", false, [](const RunParams& p) { return std::string(p.pulls_in_turn ? "in turn" : "at once"); }});
+  }
   if (varying.dataset) {
     parameters.push_back({"dataset", false, [](const RunParams& p) { return p.dataset; }});
   }

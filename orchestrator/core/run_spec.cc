@@ -44,6 +44,7 @@ ShownParams VaryingIn(const std::vector<RunParams>& runs) {
         varying.max_iterations_per_epoch || p.max_iterations_per_epoch != first.max_iterations_per_epoch;
     varying.bucket_bytes = varying.bucket_bytes || p.bucket_bytes != first.bucket_bytes;
     varying.partition_bytes = varying.partition_bytes || p.partition_bytes != first.partition_bytes;
+    varying.pulls_in_turn = varying.pulls_in_turn || p.pulls_in_turn != first.pulls_in_turn;
     varying.dataset = varying.dataset || p.dataset != first.dataset;
   }
   return varying;
@@ -73,6 +74,7 @@ std::string Describe(const RunParams& params, const ShownParams& shown) {
   if (shown.partition_bytes) text += " partition=" + std::to_string(params.partition_bytes);
   if (shown.dataset) text += " dataset=" + params.dataset;
   if (params.overlap) text += " overlap";
+  if (params.pulls_in_turn) text += " pulls-in-turn";
   if (!params.network.name.empty()) text += " net=" + params.network.name;
   if (shown.repetition) text += " rep=" + std::to_string(params.repetition);
   return text;
@@ -102,6 +104,7 @@ std::string CanonicalJson(const RunParams& params) {
   };
   // Named only when set, so that runs planned before it existed keep their keys.
   if (params.partition_bytes != 0) json["partition_bytes"] = params.partition_bytes;
+  if (params.pulls_in_turn) json["pulls_in_turn"] = true;
   return json.dump();
 }
 

@@ -67,6 +67,10 @@ struct RunParams {
   // its own exchange (a parameter server returns one part while the next
   // comes in); 0 = never (trainer --partition-bytes).
   std::int64_t partition_bytes = 0;
+  // ps with one server, whole exchange, overlap off only (PullsInTurnApplies):
+  // the server sends the new model to one worker at a time, each send
+  // acknowledged before the next (trainer --pulls-in-turn).
+  bool pulls_in_turn = false;
   std::int64_t max_iterations_per_epoch = 0;  // 0 = whole epochs
   std::string dataset = "fashion-mnist";      // "fashion-mnist" (DATASET dir) or "synthetic"
   std::uint64_t seed = 1;                     // base seed + repetition
@@ -75,6 +79,16 @@ struct RunParams {
 
   int ranks() const { return workers + (architecture == Architecture::kPs ? servers : 0); }
 };
+
+// Where pulls_in_turn means something, as the trainer's --pulls-in-turn
+// allows it: ps with one server, the gradient exchanged whole
+// (partition_bytes = 0) and overlap off. With more servers a worker needs
+// every server's pull before it computes, so serving in turn gains nothing;
+// in buckets or parts the pulls already pipeline.
+inline bool PullsInTurnApplies(const RunParams& params) {
+  return params.architecture == Architecture::kPs && params.servers == 1 && params.partition_bytes == 0 &&
+         !params.overlap;
+}
 
 struct ExecutionOptions {
   Provider provider = Provider::kLocal;
@@ -127,6 +141,7 @@ struct ShownParams {
   bool max_iterations_per_epoch = false;
   bool bucket_bytes = false;
   bool partition_bytes = false;
+  bool pulls_in_turn = false;  // Describe names it whenever it is set, as overlap
   bool dataset = false;
   bool repetition = true;
 };

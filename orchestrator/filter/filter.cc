@@ -42,6 +42,7 @@ const std::vector<Key>& Keys() {
       {"overlap", Field::kOverlap, Kind::kBoolean, {}},
       {"bucket_bytes", Field::kBucketBytes, Kind::kInteger, {}},
       {"partition_bytes", Field::kPartitionBytes, Kind::kInteger, {}},
+      {"pulls_in_turn", Field::kPullsInTurn, Kind::kBoolean, {}},
       {"max_iterations_per_epoch", Field::kMaxIterationsPerEpoch, Kind::kInteger, {}},
       {"dataset", Field::kDataset, Kind::kChoice, {"fashion-mnist", "synthetic"}},
       {"network", Field::kNetwork, Kind::kText, {}},
@@ -291,6 +292,7 @@ std::optional<double> NumberOf(Field field, const RunFacts& run) {
     case Field::kOverlap: return p.overlap ? 1 : 0;
     case Field::kBucketBytes: return static_cast<double>(p.bucket_bytes);
     case Field::kPartitionBytes: return static_cast<double>(p.partition_bytes);
+    case Field::kPullsInTurn: return p.pulls_in_turn ? 1 : 0;
     case Field::kMaxIterationsPerEpoch: return static_cast<double>(p.max_iterations_per_epoch);
     case Field::kSeed: return static_cast<double>(p.seed);
     case Field::kRepetition: return p.repetition;

@@ -57,8 +57,8 @@ class Filter {
   // What one term asks; parsed values, so Matches() does no parsing.
   enum class Field {
     kArchitecture, kWorkers, kServers, kBatchSize, kEpochs, kHidden, kLearningRate, kOverlap, kBucketBytes,
-    kPartitionBytes, kMaxIterationsPerEpoch, kDataset, kNetwork, kSeed, kRepetition, kSplit, kStatus, kTag, kExperiment, kKey,
-    kTrainer
+    kPartitionBytes, kPullsInTurn, kMaxIterationsPerEpoch, kDataset, kNetwork, kSeed, kRepetition, kSplit, kStatus,
+    kTag, kExperiment, kKey, kTrainer
   };
   enum class Op { kEqual, kNotEqual, kLess, kLessEqual, kGreater, kGreaterEqual };
   struct Term {

@@ -32,6 +32,7 @@ std::vector<std::string> TrainerArgs(const RunParams& p) {
     args.push_back("--partition-bytes");
     args.push_back(std::to_string(p.partition_bytes));
   }
+  if (p.pulls_in_turn) args.push_back("--pulls-in-turn");
   if (p.dataset == "synthetic") {
     args.push_back("--synthetic");
     args.push_back(std::to_string(kSyntheticTrainSamples));

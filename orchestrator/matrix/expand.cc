@@ -16,8 +16,8 @@ struct SamePoint {
   bool operator()(const RunParams& a, const RunParams& b) const {
     auto identity = [](const RunParams& p) {
       return std::tie(p.architecture, p.workers, p.servers, p.batch_size, p.epochs, p.hidden, p.learning_rate,
-                      p.overlap, p.bucket_bytes, p.partition_bytes, p.max_iterations_per_epoch, p.dataset,
-                      p.network.bandwidth_bits_per_s, p.network.latency_s);
+                      p.overlap, p.bucket_bytes, p.partition_bytes, p.pulls_in_turn, p.max_iterations_per_epoch,
+                      p.dataset, p.network.bandwidth_bits_per_s, p.network.latency_s);
     };
     return identity(a) < identity(b);
   }
@@ -55,7 +55,8 @@ std::string AssignmentText(const Assignment& assignment) {
 
 // The points of the cartesian product minus the excluded ones, without
 // duplicates: points that differ only in values a parameter does not use
-// (servers of a non-ps architecture) are one point. Counts in `matched`
+// (servers of a non-ps architecture, pulls_in_turn where it does not
+// apply) are one point. Counts in `matched`
 // the points each exclude matches.
 std::vector<RunParams> ProductPoints(const MatrixSpec& spec, std::set<RunParams, SamePoint>& seen,
                                      std::vector<int>& matched) {
@@ -70,7 +71,7 @@ std::vector<RunParams> ProductPoints(const MatrixSpec& spec, std::set<RunParams,
         Apply(spec.profiles, params, dimension.params[j], dimension.points[index[d]][j]);
       }
     }
-    ResolveServers(params);
+    ResolveScopedParams(params);
     bool excluded = false;
     for (std::size_t e = 0; e < spec.excludes.size(); ++e) {
       if (!Matches(params, spec.excludes[e].first)) continue;
@@ -120,8 +121,17 @@ std::vector<PlannedRun> Expand(const MatrixSpec& spec, const TomlReader& reader)
         reader.Fail(*table->get("servers"), "servers applies only to architecture \"ps\", got architecture " +
                                                 Quoted(Text(params.architecture)));
       }
+      if (param == Param::kPullsInTurn && params.pulls_in_turn) {
+        ResolveScopedParams(params);
+        if (!params.pulls_in_turn) {
+          reader.Fail(*table->get("pulls_in_turn"),
+                      "pulls_in_turn applies only to architecture \"ps\" with 1 server, partition_bytes = 0 "
+                      "and overlap = false, got " + Describe(params, ShownParams{.partition_bytes = true,
+                                                                               .repetition = false}));
+        }
+      }
     }
-    ResolveServers(params);
+    ResolveScopedParams(params);
     if (!seen.insert(params).second) {
       reader.Fail(table->source(), "[[include]] must add a new run, got one already in the matrix: " +
                                        Describe(params));

@@ -146,6 +146,7 @@ class ExperimentReader : public TomlReader {
       case Param::kOverlap: return ReadBoolean(node, name);
       case Param::kBucketBytes: return ReadInteger(node, name, 1, kUnbounded);
       case Param::kPartitionBytes: return ReadInteger(node, name, 0, kUnbounded);
+      case Param::kPullsInTurn: return ReadBoolean(node, name);
       case Param::kDataset: break;
     }
     return ReadChoice(node, name, kDatasets);

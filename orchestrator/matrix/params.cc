@@ -28,6 +28,7 @@ void Apply(const std::map<std::string, NetworkProfile>& profiles, RunParams& par
     case Param::kOverlap: params.overlap = std::get<bool>(value); break;
     case Param::kBucketBytes: params.bucket_bytes = std::get<std::int64_t>(value); break;
     case Param::kPartitionBytes: params.partition_bytes = std::get<std::int64_t>(value); break;
+    case Param::kPullsInTurn: params.pulls_in_turn = std::get<bool>(value); break;
     case Param::kDataset: params.dataset = std::get<std::string>(value); break;
   }
 }
@@ -46,6 +47,7 @@ Value Get(const RunParams& params, Param param) {
     case Param::kOverlap: return params.overlap;
     case Param::kBucketBytes: return params.bucket_bytes;
     case Param::kPartitionBytes: return params.partition_bytes;
+    case Param::kPullsInTurn: return params.pulls_in_turn;
     case Param::kDataset: break;
   }
   return params.dataset;
@@ -56,12 +58,13 @@ bool Matches(const RunParams& params, const Assignment& assignment) {
                      [&](const auto& entry) { return Get(params, entry.first) == entry.second; });
 }
 
-void ResolveServers(RunParams& params) {
+void ResolveScopedParams(RunParams& params) {
   if (params.architecture != Architecture::kPs) {
     params.servers = 0;
   } else if (params.servers == 0) {
     params.servers = 1;
   }
+  if (!PullsInTurnApplies(params)) params.pulls_in_turn = false;
 }
 
 }  // namespace dmlbench

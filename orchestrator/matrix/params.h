@@ -38,12 +38,13 @@ enum class Param {
   kOverlap,
   kBucketBytes,
   kPartitionBytes,
+  kPullsInTurn,
   kDataset,
 };
-inline constexpr std::array<std::string_view, 13> kParamNames = {
+inline constexpr std::array<std::string_view, 14> kParamNames = {
     "network", "architecture", "servers", "workers", "batch_size", "learning_rate",
     "hidden", "epochs", "max_iterations_per_epoch", "overlap", "bucket_bytes", "partition_bytes",
-    "dataset"};
+    "pulls_in_turn", "dataset"};
 
 std::string_view Name(Param param);
 std::optional<Param> FindParam(std::string_view name);
@@ -90,9 +91,11 @@ void Apply(const std::map<std::string, NetworkProfile>& profiles, RunParams& par
 Value Get(const RunParams& params, Param param);
 // True when `params` has every value of `assignment`.
 bool Matches(const RunParams& params, const Assignment& assignment);
-// Servers belong to ps alone: other architectures get 0, ps without a
-// servers value gets 1.
-void ResolveServers(RunParams& params);
+// Parameters that belong to some configurations alone take their neutral
+// value elsewhere: servers belong to ps (other architectures get 0, ps
+// without a servers value gets 1), pulls_in_turn to ps with one server
+// exchanging whole without overlap (PullsInTurnApplies; elsewhere false).
+void ResolveScopedParams(RunParams& params);
 
 }  // namespace dmlbench
 

@@ -83,7 +83,7 @@ std::vector<std::string> CalibrationCoverage::Beyond(const ModelConfig& config) 
   std::set<int> batches, ranks;
   std::set<double> shares;
   std::set<std::vector<int>> widths;
-  bool any_overlap = false, any_parts = false;
+  bool any_overlap = false, any_parts = false, any_turn = false;
   for (const ModelConfig& c : seen_) {
     batches.insert(c.batch_size);
     ranks.insert(c.workers + c.servers);
@@ -91,6 +91,7 @@ std::vector<std::string> CalibrationCoverage::Beyond(const ModelConfig& config) 
     widths.insert(c.hidden);
     any_overlap = any_overlap || c.overlap;
     any_parts = any_parts || c.partition_bytes > 0;
+    any_turn = any_turn || c.pulls_in_turn;
   }
   if (config.batch_size > *batches.rbegin() || config.batch_size < *batches.begin()) {
     beyond.push_back("b=" + std::to_string(config.batch_size) + ": calibrated batch sizes " +
@@ -116,6 +117,9 @@ std::vector<std::string> CalibrationCoverage::Beyond(const ModelConfig& config) 
   if (config.partition_bytes > 0 && !any_parts) {
     beyond.push_back("parts of " + Bytes(config.partition_bytes) + ": no calibration run had parts");
   }
+  if (config.pulls_in_turn && !any_turn) {
+    beyond.push_back("pulls in turn: no calibration run had them; their schedule is the model's own");
+  }
   const std::string profile = ProfileScope(config.bandwidth_bits_per_s, config.latency_s);
   if (!probed_.count(profile)) {
     beyond.push_back("link " + profile + ": never probed; B from the probed links' measured/configured rate, "
@@ -127,7 +131,7 @@ std::vector<std::string> CalibrationCoverage::Beyond(const ModelConfig& config) 
 Coverage CoverageOf(const PerformanceModel& model, const ModelFitRecord& fit, const ModelData& data,
                     const ModelConfig& config) {
   Coverage coverage;
-  coverage.architecture = ArchitectureLabel(config);
+  coverage.architecture = SchemeLabel(config);
   const ValidationResult validation = Validate(model, fit, data);
   for (const ErrorSummary& summary : validation.summaries) {
     if (summary.architecture == coverage.architecture && summary.split == "validation") coverage.held_out = summary;

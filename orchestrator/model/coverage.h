@@ -22,7 +22,7 @@
 namespace dmlbench {
 
 struct Coverage {
-  std::string architecture;              // "ring", "ps k=2", ...
+  std::string architecture;              // "ring", "ps k=2", "ps k=1 pulls-in-turn" (SchemeLabel)
   // The model's errors on the validation configurations of that
   // architecture under this fit; empty when the database has none.
   std::optional<ErrorSummary> held_out;

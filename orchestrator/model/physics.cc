@@ -108,6 +108,21 @@ IterationTraffic ExchangeTraffic(const ModelConfig& config, double gradient_byte
       t.server_update_bytes = W / k;
       t.worker_cpu_bytes = 2 * W;
       t.server_cpu_bytes = 2 * w * W / k + (w - 1) * W / k;
+      if (config.pulls_in_turn) {
+        // One server, whole (PullsInTurnApplies). Take the moment a the
+        // last push is in: the server's w pulls of W leave one after
+        // another and the last ends at a + w W/B; that worker computes and
+        // pushes W, and only then can the server answer again: (w + 1) W
+        // through its link in sequence, against 2 w W when it answers all
+        // at once (bench/BOUNDS.md derives it as the floor of any whole-shard
+        // schedule). Between two pulls the worker's match goes back to the
+        // server (MPI_Issend): a latency each, and a wait the server
+        // sleeps through (Traffic counts those).
+        t.receiver_link_bytes = (w + 1) * W;
+        t.link_bytes = std::max(t.sender_link_bytes, t.receiver_link_bytes);
+        t.latency_steps += w - 1;
+        t.messages += w;  // the acknowledgements
+      }
       return t;
     }
     case Architecture::kP2p:
@@ -235,6 +250,15 @@ IterationTraffic Traffic(const ModelConfig& config, double gradient_bytes) {
     t.worker_cpu_messages = 2 * all;  // push and pull of each pair
     t.server_cpu_messages = 2 * config.workers * busiest;
     t.server_cpu_waits = busiest;
+    if (config.pulls_in_turn) {
+      // Each pull's acknowledgement: sent by its worker, received by the
+      // server, which waits for it before the next pull. A worker still
+      // waits twice (its push, its pull), however long it stands in line.
+      t.worker_cpu_waits -= w - 1;
+      t.worker_cpu_messages += 1;
+      t.server_cpu_messages += w;
+      t.server_cpu_waits += w - 1;
+    }
   } else {
     t.worker_cpu_messages *= n;
   }
@@ -316,11 +340,21 @@ std::string ArchitectureLabel(const ModelConfig& config) {
   return ArchitectureLabel(config.architecture, config.servers);
 }
 
+std::string SchemeLabel(const ModelConfig& config) {
+  return ArchitectureLabel(config) + (config.pulls_in_turn ? " pulls-in-turn" : "");
+}
+
 std::string ConfigLabel(const ModelConfig& config) {
   std::string label = ArchitectureLabel(config);
   label += " w=" + std::to_string(config.workers) + " b=" + std::to_string(config.batch_size);
   if (config.overlap) label += " overlap";
+  if (config.pulls_in_turn) label += " pulls-in-turn";
   return label;
+}
+
+bool PullsInTurnApplies(const ModelConfig& config) {
+  return config.architecture == Architecture::kPs && config.servers == 1 && config.partition_bytes == 0 &&
+         !config.overlap;
 }
 
 }  // namespace dmlbench

@@ -32,6 +32,7 @@ struct ModelConfig {
   bool overlap = false;
   std::int64_t bucket_bytes = 1 << 20;          // overlap: layers fused up to this size
   std::int64_t partition_bytes = 0;             // buckets cut into parts of at most this size; 0 = never
+  bool pulls_in_turn = false;                   // ps, 1 server, whole, no overlap: pulls one worker at a time
   std::vector<int> hidden = {128, 32};
   std::int64_t train_samples = kFashionMnistTrainSamples;  // n
   std::int64_t max_iterations_per_epoch = 0;    // 0 = whole epochs
@@ -105,13 +106,23 @@ struct IterationTraffic {
 //   p2p      scatter then gather, each w-1 messages of W/w per worker, concurrent;
 //   ps(k)    push W (k messages of W/k), pull W; a server's link carries w W/k
 //            each way, so the busiest link moves max(W, w W/k) per direction,
-//            the pull after the push; in buckets (overlap, or partitioned)
+//            the pull after the push; with pulls in turn (1 server, whole)
+//            the server sends W to one worker after another, each send
+//            acknowledged before the next, and the worker served first
+//            computes and pushes while the others are served: in sequence
+//            are the w pulls and the last worker's push, (w + 1) W, and the
+//            w - 1 acknowledgements between the pulls; in buckets (overlap, or partitioned)
 //            the two directions pipeline, and what is in sequence is
 //            max(W + the largest bucket, w W/k + w x the largest part a
 //            server answers) (a two-stage flow shop: the sum plus the
 //            largest job; with n equal buckets (1 + 1/n) W).
 // One worker (w = 1) exchanges nothing, except under ps.
 IterationTraffic Traffic(const ModelConfig& config, double gradient_bytes);
+
+// Where pulls_in_turn means something (the trainer's --pulls-in-turn and
+// the matrix allow it only there): ps with one server, the gradient whole
+// (partition_bytes = 0), overlap off.
+bool PullsInTurnApplies(const ModelConfig& config);
 
 // Backward time share and gradient bytes of each overlap bucket, in the
 // order the trainer exchanges them. As the trainer does (Mlp::SliceGradients,
@@ -140,6 +151,10 @@ std::string_view Text(MpiAllreduce algorithm);
 
 // The architecture as results are grouped by it: "ring", "ps k=2", ...
 std::string ArchitectureLabel(const ModelConfig& config);
+// The scheme as errors are summarised by it: the architecture, and a single
+// server's pulls in turn apart from those at once ("ps k=1 pulls-in-turn"),
+// which fitted parameters share (wire_factor is by ArchitectureLabel).
+std::string SchemeLabel(const ModelConfig& config);
 // The same with "w=4 b=100" (and "overlap") for labels.
 std::string ConfigLabel(const ModelConfig& config);
 

@@ -84,7 +84,7 @@ ValidationResult Validate(const PerformanceModel& model, const ModelFitRecord& f
     PointError error;
     error.label = key.second;
     error.split = key.first;
-    error.architecture = ArchitectureLabel(point.runs.front()->config);
+    error.architecture = SchemeLabel(point.runs.front()->config);
     error.config = point.runs.front()->config;
     error.measured = MedianConfidenceInterval(point.epochs);
     error.cv = CoefficientOfVariation(point.epochs);
@@ -143,7 +143,7 @@ std::vector<ErrorSummary> Repeatability(const ModelData& data) {
     std::vector<std::pair<int, double>> epochs;
     for (const RunObservation* run : runs) epochs.push_back({run->repetition, run->epoch_s});
     if (const std::optional<double> error = SplitHalfError(std::move(epochs))) {
-      errors[{ArchitectureLabel(runs.front()->config), key.first}].push_back(*error);
+      errors[{SchemeLabel(runs.front()->config), key.first}].push_back(*error);
     }
   }
   std::vector<ErrorSummary> summaries;

@@ -28,7 +28,7 @@ inline constexpr double kWideIntervalLimit = 0.05;
 // prediction of it.
 struct PointError {
   std::string label;                // "ring w=4 b=100 1000000000bit/s 0s"
-  std::string architecture;         // "ring", "ps k=2", ...
+  std::string architecture;         // "ring", "ps k=2", "ps k=1 pulls-in-turn" (SchemeLabel)
   std::string split;
   ModelConfig config;               // the configuration of its runs
   MedianInterval measured;          // over the runs (each run's median steady epoch)

@@ -134,11 +134,13 @@ ReportSummary GenerateReport(const ReportOptions& options) {
   AddStatisticsFunctions(store);
   AddDisplayFunctions(store);
   AddLinkTimeFunctions(store);
-  // A database older than runs.partition_bytes (but not empty) gets it, 0,
-  // from a temporary view of that name, which comes first in name lookup,
-  // so the report's SQL reads the column either way.
-  if (store.schema_version() >= 1 && store.schema_version() < Store::kPartitionBytesVersion) {
-    store.ExecuteScript("CREATE TEMP VIEW runs AS SELECT *, 0 AS partition_bytes FROM main.runs");
+  // A database older than runs.partition_bytes or runs.pulls_in_turn (but
+  // not empty) gets them, 0, from a temporary view of that name, which comes
+  // first in name lookup, so the report's SQL reads the columns either way.
+  if (store.schema_version() >= 1 && store.schema_version() < Store::kPullsInTurnVersion) {
+    const bool parts = store.schema_version() >= Store::kPartitionBytesVersion;
+    store.ExecuteScript(std::string("CREATE TEMP VIEW runs AS SELECT *, ") + (parts ? "" : "0 AS partition_bytes, ") +
+                        "0 AS pulls_in_turn FROM main.runs");
   }
   const SectionRunner runner(store, definition);
   runner.CreateViews(definition.views);

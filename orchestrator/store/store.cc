@@ -140,9 +140,13 @@ void BindTextOrNull(SQLite::Statement& statement, int index, const std::string& 
 // each run (migration 7); before it a run belonged to runs.experiment_id.
 constexpr int kExperimentRunsVersion = 7;
 
-// runs.partition_bytes as an expression over `r` for `db`'s schema.
-std::string PartitionBytes(SQLite::Database& db) {
-  return db.execAndGet("PRAGMA user_version").getInt() >= Store::kPartitionBytesVersion ? "r.partition_bytes" : "0";
+// runs.partition_bytes and runs.pulls_in_turn as expressions over `r` for
+// `db`'s schema (a read-only store is never migrated): their defaults where
+// the schema predates them.
+std::string PartitionBytesAndPullsInTurn(SQLite::Database& db) {
+  const int version = db.execAndGet("PRAGMA user_version").getInt();
+  return std::string(version >= Store::kPartitionBytesVersion ? "r.partition_bytes" : "0") + ", " +
+         (version >= Store::kPullsInTurnVersion ? "r.pulls_in_turn" : "0");
 }
 
 // The (experiment_id, run_id) pairs of experiments and the runs they
@@ -425,7 +429,7 @@ std::vector<RunRecord> Store::Runs() const {
     SELECT r.run_id, r.run_key, r.architecture, r.workers, r.servers, r.batch_size, r.epochs, r.hidden,
            r.learning_rate, r.overlap, r.bucket_bytes, r.max_iterations_per_epoch, r.dataset, r.seed,
            r.repetition, r.network, r.network_bandwidth_bits_per_s, r.network_latency_s, r.split, r.status,
-           r.attempts, r.trainer_sha256, )" + PartitionBytes(impl_->db) + R"(
+           r.attempts, r.trainer_sha256, )" + PartitionBytesAndPullsInTurn(impl_->db) + R"(
     FROM runs r ORDER BY r.run_id)");
   std::vector<RunRecord> runs;
   while (select.executeStep()) {
@@ -454,6 +458,7 @@ std::vector<RunRecord> Store::Runs() const {
     run.attempts = select.getColumn(20).getInt();
     run.trainer_sha256 = select.getColumn(21).getString();
     p.partition_bytes = select.getColumn(22).getInt64();
+    p.pulls_in_turn = select.getColumn(23).getInt() != 0;
     if (auto it = tags.find(run.run_id); it != tags.end()) run.tags = std::move(it->second);
     if (auto it = experiments.find(run.run_id); it != experiments.end()) run.experiments = std::move(it->second);
     runs.push_back(std::move(run));
@@ -486,8 +491,8 @@ std::int64_t Store::AddRun(std::int64_t experiment_id, const PlannedRun& run, co
     INSERT INTO runs (run_key, experiment_id, architecture, workers, servers, ranks, batch_size, epochs,
       hidden, learning_rate, overlap, bucket_bytes, max_iterations_per_epoch, dataset, seed, repetition,
       network, network_bandwidth_bits_per_s, network_latency_s, canonical_params, split,
-      trainer_sha256, dataset_sha256, git_commit, git_dirty, partition_bytes)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      trainer_sha256, dataset_sha256, git_commit, git_dirty, partition_bytes, pulls_in_turn)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
     ON CONFLICT (run_key) DO NOTHING)");
   insert.bind(1, run_key);
   insert.bind(2, experiment_id);
@@ -519,6 +524,7 @@ std::int64_t Store::AddRun(std::int64_t experiment_id, const PlannedRun& run, co
     insert.bind(25);
   }
   insert.bind(26, p.partition_bytes);
+  insert.bind(27, p.pulls_in_turn ? 1 : 0);
   insert.exec();
   SQLite::Statement select(impl_->db, "SELECT run_id FROM runs WHERE run_key = ?");
   select.bind(1, run_key);

@@ -275,6 +275,9 @@ class Store {
   // 10). A read-only store is never migrated: readers of an older one take
   // 0, for its runs all exchanged whole.
   static constexpr int kPartitionBytesVersion = 10;
+  // The same for runs.pulls_in_turn (migration 13); older runs' servers all
+  // sent at once (0).
+  static constexpr int kPullsInTurnVersion = 13;
   // "SQLite <version>" of the library in use.
   static std::string LibraryVersion();
 

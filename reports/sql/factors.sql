@@ -18,6 +18,10 @@ values_of(factor, value, ord) AS (
   UNION ALL SELECT 'overlap bucket bytes', bucket_bytes, bucket_bytes FROM done GROUP BY bucket_bytes
   UNION ALL SELECT 'exchange partition bytes (0 = whole)', partition_bytes, partition_bytes FROM done
     GROUP BY partition_bytes
+  UNION ALL SELECT 'a single server''s pulls', CASE pulls_in_turn WHEN 1 THEN 'in turn' ELSE 'at once' END,
+                   pulls_in_turn
+    FROM done WHERE architecture = 'ps' AND servers = 1 AND partition_bytes = 0 AND overlap = 0
+    GROUP BY pulls_in_turn
   UNION ALL SELECT 'dataset', dataset, dataset FROM done GROUP BY dataset
 ),
 factors(factor, vals, ord) AS (
@@ -26,7 +30,8 @@ factors(factor, vals, ord) AS (
                      WHEN 'batch size' THEN 4 WHEN 'overlap' THEN 5 WHEN 'network' THEN 6
                      WHEN 'epochs (first is warm-up)' THEN 7 WHEN 'iterations per epoch cap (0 = none)' THEN 8
                      WHEN 'hidden layers' THEN 9 WHEN 'learning rate' THEN 10 WHEN 'overlap bucket bytes' THEN 11
-                     WHEN 'exchange partition bytes (0 = whole)' THEN 11.5 ELSE 12 END
+                     WHEN 'exchange partition bytes (0 = whole)' THEN 11.5
+                     WHEN 'a single server''s pulls' THEN 11.7 ELSE 12 END
   FROM (SELECT * FROM values_of ORDER BY factor, ord, value) GROUP BY factor
 ),
 counts AS (

@@ -27,26 +27,27 @@ FROM runs WHERE status = 'complete';
 --   but_workers  the same without workers (speedup), but_batch without the
 --                batch and its iteration cap (settling), but_overlap without
 --                overlap and bucket size (overlap off against on)
---   (runs.partition_bytes: a database older than schema version 10 gets it,
---   always 0, from a temporary view `runs` over main.runs: report.cc)
+--   (runs.partition_bytes and runs.pulls_in_turn: a database older than
+--   schema version 10 or 13 gets them, always 0, from a temporary view
+--   `runs` over main.runs: report.cc)
 --   scheme       "ring", "ps k=2", ...; scheme_order sorts them as the paper does
 --   label        scheme, workers, batch, network and what else varies
 CREATE TEMP VIEW report_runs AS
 SELECT q.*,
        q.common || '|' || q.workers || '|' || q.batch_size || '|' || q.max_iterations_per_epoch || '|' ||
-         q.overlap || '|' || q.bucket_bytes || '|' || q.partition_bytes AS config,
+         q.overlap || '|' || q.bucket_bytes || '|' || q.partition_bytes || '|' || q.pulls_in_turn AS config,
        q.common || '|' || q.batch_size || '|' || q.max_iterations_per_epoch || '|' || q.overlap || '|' ||
-         q.bucket_bytes || '|' || q.partition_bytes AS but_workers,
-       q.common || '|' || q.workers || '|' || q.overlap || '|' || q.bucket_bytes || '|' || q.partition_bytes
-         AS but_batch,
+         q.bucket_bytes || '|' || q.partition_bytes || '|' || q.pulls_in_turn AS but_workers,
+       q.common || '|' || q.workers || '|' || q.overlap || '|' || q.bucket_bytes || '|' || q.partition_bytes ||
+         '|' || q.pulls_in_turn AS but_batch,
        q.common || '|' || q.workers || '|' || q.batch_size || '|' || q.max_iterations_per_epoch || '|' ||
-         q.partition_bytes AS but_overlap,
+         q.partition_bytes || '|' || q.pulls_in_turn AS but_overlap,
        q.scheme || ' w=' || q.workers || ' b=' || q.batch_size || q.details AS label,
        q.scheme || ' b=' || q.batch_size || q.details AS series
 FROM (
   SELECT r.run_id, r.split, r.architecture, r.servers, r.workers, r.batch_size, r.overlap, r.network,
          r.network_bandwidth_bits_per_s, r.network_latency_s, r.epochs, r.hidden, r.learning_rate,
-         r.bucket_bytes, r.partition_bytes, r.max_iterations_per_epoch, r.dataset, r.repetition,
+         r.bucket_bytes, r.partition_bytes, r.pulls_in_turn, r.max_iterations_per_epoch, r.dataset, r.repetition,
          r.trainer_sha256,
          r.architecture || CASE WHEN r.architecture = 'ps' THEN ' k=' || r.servers ELSE '' END AS scheme,
          CASE r.architecture WHEN 'ps' THEN 0 WHEN 'p2p' THEN 10 WHEN 'ring' THEN 20 ELSE 30 END + r.servers
@@ -66,6 +67,7 @@ FROM (
          CASE WHEN v.learning_rate THEN ' lr=' || r.learning_rate ELSE '' END ||
          CASE WHEN v.bucket_bytes THEN ' bucket=' || r.bucket_bytes ELSE '' END ||
          CASE WHEN v.partition_bytes THEN ' partition=' || r.partition_bytes ELSE '' END ||
+         CASE r.pulls_in_turn WHEN 1 THEN ' pulls-in-turn' ELSE '' END ||
          CASE WHEN v.cap THEN ' cap=' || r.max_iterations_per_epoch ELSE '' END ||
          CASE WHEN v.dataset THEN ' ' || r.dataset ELSE '' END ||
          CASE WHEN v.latency THEN ' latency=' || r.network_latency_s ELSE '' END ||

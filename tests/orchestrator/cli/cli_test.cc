@@ -161,6 +161,22 @@ TEST_F(CliTest, PredictSaysWhatEachPredictionRestsOn) {
                                          "workers=2", "bandwidth=100mbit", "cpu=0.15"});
   ASSERT_EQ(inside.exit_code, 0) << inside.err;
   EXPECT_NE(inside.out.find("    every setting within its calibration\n"), std::string::npos) << inside.out;
+  // A single server's pulls in turn, which the study never ran, and where
+  // they mean nothing.
+  const CommandOutput turn = Dmlbench({"--db", db_, "model", "predict", "--model", "corrected", "architecture=ps",
+                                       "workers=4", "bandwidth=100mbit", "cpu=0.15", "pulls_in_turn=true"});
+  ASSERT_EQ(turn.exit_code, 0) << turn.err;
+  EXPECT_NE(turn.out.find("ps k=1 w=4 b=100 pulls-in-turn "), std::string::npos) << turn.out;
+  EXPECT_NE(turn.out.find("      pulls in turn: no calibration run had them; their schedule is the model's own\n"),
+            std::string::npos)
+      << turn.out;
+  const CommandOutput nowhere = Dmlbench({"--db", db_, "model", "predict", "--model", "corrected",
+                                          "architecture=ps", "servers=2", "workers=4", "pulls_in_turn=true"});
+  EXPECT_NE(nowhere.exit_code, 0);
+  EXPECT_NE(nowhere.err.find("pulls_in_turn applies only to architecture=ps with servers=1, partition_bytes=0 and "
+                             "overlap off, got ps k=2 w=4 b=100 pulls-in-turn"),
+            std::string::npos)
+      << nowhere.err;
   // predict only reads: the copy is as it was.
   EXPECT_EQ(testing::ReadFile(db_), testing::ReadFile(std::string(DMLBENCH_SOURCE_DIR) +
                                                        "/reports/data/paper-reproduction.db"));

@@ -89,5 +89,21 @@ TEST(ConfigurationJsonTest, NamesThePartitionOnlyWhenTheExchangeIsCut) {
             true);
 }
 
+// Runs planned before pulls_in_turn existed keep their identity too.
+TEST(ConfigurationJsonTest, NamesPullsInTurnOnlyWhenSet) {
+  RunParams at_once;
+  at_once.architecture = Architecture::kPs;
+  at_once.servers = 1;
+  EXPECT_EQ(CanonicalJson(at_once).find("pulls"), std::string::npos);
+  RunParams in_turn = at_once;
+  in_turn.pulls_in_turn = true;
+  EXPECT_NE(CanonicalJson(in_turn).find("\"pulls_in_turn\":true"), std::string::npos);
+  EXPECT_NE(RunKey(at_once, "t", "d"), RunKey(in_turn, "t", "d"));
+  EXPECT_EQ(Describe(in_turn), "ps k=1 w=1 b=100 pulls-in-turn rep=0");
+  EXPECT_TRUE(PullsInTurnApplies(in_turn));
+  in_turn.servers = 2;
+  EXPECT_FALSE(PullsInTurnApplies(in_turn));
+}
+
 }  // namespace
 }  // namespace dmlbench

@@ -89,6 +89,15 @@ TEST(FilterTest, StatusSplitDatasetAndOverlap) {
   EXPECT_FALSE(Matches("overlap=false", run));
 }
 
+TEST(FilterTest, PullsInTurn) {
+  Candidate run = Ps(1, 4);
+  EXPECT_TRUE(Matches("pulls_in_turn=false", run));
+  EXPECT_FALSE(Matches("pulls_in_turn=on", run));
+  run.params.pulls_in_turn = true;
+  EXPECT_TRUE(Matches("architecture=ps,pulls_in_turn=true", run));
+  EXPECT_FALSE(Matches("pulls_in_turn=off", run));
+}
+
 TEST(FilterTest, HiddenAndNetworkAreTextQuotedWhenTheyHoldCommas) {
   Candidate run;
   run.params.network.name = "1gbit";

@@ -571,7 +571,7 @@ TEST(MatrixErrorTest, UnknownKeyWithNothingCloseListsTheKnownKeys) {
   EXPECT_EQ(ErrorOfBody("[matrix]\ncolour = [1]\n"),
             "experiments/sweep.toml:4:1: unknown key 'colour' in [matrix], expected one of: "
             "network, architecture, servers, workers, batch_size, learning_rate, hidden, "
-            "epochs, max_iterations_per_epoch, overlap, bucket_bytes, partition_bytes, dataset");
+            "epochs, max_iterations_per_epoch, overlap, bucket_bytes, partition_bytes, pulls_in_turn, dataset");
 }
 
 TEST(MatrixErrorTest, MissingExperimentTable) {
@@ -750,6 +750,35 @@ TEST(MatrixExpansionTest, PartitionBytesIsAnAxisAndReachesTheTrainer) {
   const auto option = std::find(cut.begin(), cut.end(), "--partition-bytes");
   ASSERT_NE(option, cut.end());
   EXPECT_EQ(*std::next(option), "65536");
+}
+
+// pulls_in_turn belongs to ps with one server, whole, without overlap; like
+// servers, a point it does not apply to gets false, so the product of two
+// architectures and both values is three points, and the trainer hears of
+// it only where it is set.
+TEST(MatrixExpansionTest, PullsInTurnIsAnAxisOfTheSingleServerAlone) {
+  Experiment experiment = Parse("[matrix]\narchitecture = [\"ring\", \"ps\"]\nservers = [1, 2]\n"
+                                "pulls_in_turn = [false, true]\n");
+  EXPECT_EQ(Described(experiment), (std::vector<std::string>{"ring w=1 b=100 rep=0", "ps k=1 w=1 b=100 rep=0",
+                                                 "ps k=1 w=1 b=100 pulls-in-turn rep=0", "ps k=2 w=1 b=100 rep=0"}));
+  const std::vector<std::string> at_once = TrainerArgs(experiment.runs[1].params);
+  EXPECT_EQ(std::find(at_once.begin(), at_once.end(), "--pulls-in-turn"), at_once.end());
+  const std::vector<std::string> in_turn = TrainerArgs(experiment.runs[2].params);
+  EXPECT_NE(std::find(in_turn.begin(), in_turn.end(), "--pulls-in-turn"), in_turn.end());
+  // With overlap or parts the single server's pulls pipeline already.
+  EXPECT_EQ(Parse("[defaults]\narchitecture = \"ps\"\n[matrix]\noverlap = [false, true]\n"
+                  "pulls_in_turn = [false, true]\n")
+                .runs.size(),
+            3u);
+}
+
+TEST(MatrixErrorTest, IncludeGivesPullsInTurnWhereTheyDoNotApply) {
+  EXPECT_EQ(ErrorOfBody("[matrix]\nworkers = [1]\n[[include]]\narchitecture = \"ps\"\nservers = 2\n"
+                        "pulls_in_turn = true\n"),
+            "experiments/sweep.toml:8:17: pulls_in_turn applies only to architecture \"ps\" with 1 server, "
+            "partition_bytes = 0 and overlap = false, got ps k=2 w=1 b=100 partition=0");
+  EXPECT_EQ(ErrorOfBody("[matrix]\nworkers = [1]\n[[include]]\npulls_in_turn = 1\n"),
+            "experiments/sweep.toml:6:17: pulls_in_turn must be a boolean, got integer 1");
 }
 
 TEST(MatrixErrorTest, MaxIterationsNegative) {

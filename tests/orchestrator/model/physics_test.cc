@@ -101,6 +101,45 @@ TEST(PhysicsTest, ParameterServerLinkCarriesTheLargerOfWAndWWOverK) {
   EXPECT_EQ(Traffic(Config(Architecture::kPs, 1, 4), 400).link_bytes, 2 * 400);
 }
 
+// A single server that sends the new model to one worker after another
+// (bench/BOUNDS.md): its link carries the w pulls and the last worker's next
+// push in sequence, (w + 1) W instead of 2 w W; between two pulls the
+// worker's acknowledgement comes back, a latency, a message and a wait of
+// the server's each. The rest is as when it sends at once.
+TEST(PhysicsTest, ASingleServersPullsInTurnLeaveWPlusOneGradientsInSequence) {
+  ModelConfig config = Config(Architecture::kPs, 4, 1);
+  const IterationTraffic at_once = Traffic(config, 400);
+  EXPECT_EQ(at_once.receiver_link_bytes, 2 * 4 * 400);
+  config.pulls_in_turn = true;
+  const IterationTraffic in_turn = Traffic(config, 400);
+  EXPECT_EQ(in_turn.receiver_link_bytes, 5 * 400);
+  EXPECT_EQ(in_turn.link_bytes, 5 * 400);
+  EXPECT_EQ(in_turn.sender_link_bytes, at_once.sender_link_bytes);
+  EXPECT_EQ(in_turn.latency_steps, at_once.latency_steps + 3);
+  EXPECT_EQ(in_turn.server_cpu_waits, at_once.server_cpu_waits + 3);
+  EXPECT_EQ(in_turn.server_cpu_messages, at_once.server_cpu_messages + 4);
+  EXPECT_EQ(in_turn.worker_cpu_waits, at_once.worker_cpu_waits);  // its push, its pull, however long its turn
+  EXPECT_EQ(in_turn.worker_cpu_messages, at_once.worker_cpu_messages + 1);
+  EXPECT_EQ(in_turn.server_cpu_bytes, at_once.server_cpu_bytes);
+  EXPECT_EQ(in_turn.network_bytes, at_once.network_bytes);
+  // One worker: its turn is the only one.
+  ModelConfig one = Config(Architecture::kPs, 1, 1);
+  const double alone = Traffic(one, 400).link_bytes;
+  one.pulls_in_turn = true;
+  EXPECT_EQ(Traffic(one, 400).link_bytes, alone);
+  EXPECT_EQ(Traffic(one, 400).latency_steps, 2);
+
+  EXPECT_TRUE(PullsInTurnApplies(config));
+  EXPECT_FALSE(PullsInTurnApplies(Config(Architecture::kPs, 4, 2)));
+  ModelConfig overlap = config;
+  overlap.overlap = true;
+  EXPECT_FALSE(PullsInTurnApplies(overlap));
+  ModelConfig parts = config;
+  parts.partition_bytes = 16384;
+  EXPECT_FALSE(PullsInTurnApplies(parts));
+  EXPECT_EQ(ConfigLabel(config), "ps k=1 w=4 b=100 pulls-in-turn");
+}
+
 TEST(PhysicsTest, BothLinksOfATransferAreSharedOnlyWithSeveralFlowsAtEachEnd) {
   // ps: a worker's link carries W to and from the k servers, a server's
   // its shard from and to each of the w workers.

@@ -303,6 +303,33 @@ TEST_F(StoreTest, AnOlderDatabasesPredictionsGainAnEmptyCpuAccount) {
   EXPECT_EQ(Text(store, "SELECT limited_by FROM predictions"), "worker CPU");
 }
 
+// A database as version 12 left it: its run's server sent at once; opened
+// for writing it gains runs.pulls_in_turn, 0, run_summary tells runs apart
+// by it, and the schema refuses it where the trainer would.
+TEST_F(StoreTest, AnOlderDatabasesServersSentAtOnceAndOnlyOneServerTakesTurns) {
+  WriteOldDatabase(db_, 12);
+  {
+    const Store old(db_, Store::Mode::kReadOnly);
+    ASSERT_EQ(old.Runs().size(), 1u);
+    EXPECT_FALSE(old.Runs()[0].params.pulls_in_turn);
+  }
+  Store store(db_);
+  EXPECT_EQ(store.schema_version(), Store::KnownSchemaVersion());
+  EXPECT_EQ(Int(store, "SELECT pulls_in_turn FROM runs"), 0);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM pragma_table_info('run_summary') WHERE name = 'pulls_in_turn'"), 1);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM pragma_table_info('run_overview') WHERE name = 'pulls_in_turn'"), 1);
+  EXPECT_THROW(store.ExecuteScript("UPDATE runs SET pulls_in_turn = 1"), StoreError);  // a ring run
+
+  const std::int64_t experiment = store.AddExperiment(MakeExperiment(), 1);
+  PlannedRun run = MakeRun(Architecture::kPs, 4);
+  run.params.servers = 1;
+  run.params.pulls_in_turn = true;
+  const std::int64_t id = store.AddRun(experiment, run, std::string(64, 'c'), MakeProvenance());
+  EXPECT_TRUE(store.Runs().back().params.pulls_in_turn);
+  EXPECT_THROW(store.ExecuteScript("UPDATE runs SET servers = 2, ranks = 6 WHERE run_id = " + std::to_string(id)),
+               StoreError);
+}
+
 // An epoch from a trainer that did not report its iterations stores none.
 TEST_F(StoreTest, AnEpochWithoutIterationTimesStoresNone) {
   Store store(db_);
