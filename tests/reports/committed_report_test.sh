@@ -11,6 +11,9 @@
 # must be generated, leave the database as it was, and keep every measured
 # configuration below its bound.
 #   committed_report_test.sh DMLBENCH SOURCE_DIR DATABASE
+# With SERIES as well, the throughput figure must also draw that series
+# (configurations that differ only in a parameter are never one).
+#   committed_report_test.sh DMLBENCH SOURCE_DIR DATABASE SERIES
 set -euo pipefail
 dmlbench=$1 source_dir=$2
 db=$source_dir/${3:-reports/data/paper-reproduction.db}
@@ -42,6 +45,11 @@ awk -F'\t' '
   }
   END { if (n == 0) { print "no measured configuration"; bad = 1 } exit bad }
 ' "$work/out/figures/throughput.bound.tsv" "$work/out/figures/throughput.measured.tsv"
+if [[ -n ${4:-} ]] && ! cut -f1 "$work/out/figures/throughput.measured.tsv" | grep -qxF "$4"; then
+  echo "the throughput figure of $db has no series \"$4\"; it has:"
+  cut -f1 "$work/out/figures/throughput.measured.tsv" | grep -v '^#' | sort -u
+  exit 1
+fi
 if [[ -n $committed ]]; then
   echo "committed report reproduced: $(find "$committed" -type f | wc -l) files"
 else
