@@ -57,6 +57,9 @@
 #             bound's terms and per-rank figures)
 #   EPOCH_S   [1.0] aimed epoch length, sets each configuration's iterations
 #             (at least 10); the first of the two epochs warms up
+#   TIMELINE_DIR  when set, every run of ours also writes its Chrome trace
+#             (trainer --timeline) there, as ARCH-kSERVERS-OVERLAP-pPARTITION-
+#             (once|turn)-repI.json; a folder the hosts see (not under /tmp)
 # Needs root. Installs Debian's python3-torch if it is missing (the DDP peer
 # only). The hosts run the trainer and bench/ddp_peer.py from where they lie
 # on this machine, which they see except for root's home, /tmp and /dev/shm
@@ -162,16 +165,19 @@ guess = link / B + 5e-4 / (q if 0 < q < 1 else 1)
 print(max(10, round(epoch / guess)))' "$1" "$2" "$bandwidth" "$CPU" "$EPOCH_S"
 }
 
-# ours ARCH SERVERS OVERLAP PARTITION OUT [TURN]: one run; its events go to
-# OUT. TURN = turn: the server's pulls in turn.
+# ours ARCH SERVERS OVERLAP PARTITION OUT [TURN [TIMELINE]]: one run; its
+# events go to OUT. TURN = turn: the server's pulls in turn; TIMELINE: a
+# file for its trace.
 ours() {
-  local architecture=$1 servers=$2 overlap=$3 partition=$4 out=$5 turn=${6:-} ranks=$(($WORKERS + $2)) n pid args=()
+  local architecture=$1 servers=$2 overlap=$3 partition=$4 out=$5 turn=${6:-} timeline=${7:-}
+  local ranks=$(($WORKERS + $2)) n pid args=()
   n=$(iterations "$architecture" "$servers")
   args=(--architecture "$architecture")
   if ((servers)); then args+=(--servers "$servers"); fi
   if ((partition)); then args+=(--partition-bytes "$partition"); fi
   if [[ $overlap == on ]]; then args+=(--overlap); fi
   if [[ $turn == turn ]]; then args+=(--pulls-in-turn); fi
+  if [[ -n $timeline ]]; then args+=(--timeline "$timeline"); fi
   lift_quota
   mpirun "${mpi_args[@]}" -H "$(hosts_list "$ranks")" -np "$ranks" "$TRAINER" "${args[@]}" \
       --synthetic $((n * BATCH * WORKERS)) --epochs 2 --batch-size "$BATCH" --events - --no-evaluate --quiet > "$out" &
@@ -219,6 +225,7 @@ for entry in $CONFIGS; do
 done
 
 results="$work/results.jsonl"
+[[ -z ${TIMELINE_DIR:-} ]] || mkdir -p "$TIMELINE_DIR"
 for ((i = 1; i <= REPS; i++)); do
   for run in "${runs[@]}"; do
     read -r architecture servers overlap partition turn <<< "$run"
@@ -226,7 +233,11 @@ for ((i = 1; i <= REPS; i++)); do
       ddp
       "$PYTHON" "$BOUNDS" ddp "$work/ddp.0" --label ddp >> "$results"
     else
-      if ! ours "$architecture" "$servers" "$overlap" "$partition" "$work/events" "$turn"; then
+      timeline=
+      if [[ -n ${TIMELINE_DIR:-} ]]; then
+        timeline=$TIMELINE_DIR/$architecture-k$servers-$overlap-p$partition-${turn:-once}-rep$i.json
+      fi
+      if ! ours "$architecture" "$servers" "$overlap" "$partition" "$work/events" "${turn:-once}" "$timeline"; then
         echo "rep $i: $architecture $servers $overlap $partition failed; its events:" >&2
         cat "$work/events" >&2
         continue
