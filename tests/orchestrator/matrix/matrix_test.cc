@@ -772,6 +772,21 @@ TEST(MatrixExpansionTest, PullsInTurnIsAnAxisOfTheSingleServerAlone) {
             3u);
 }
 
+// Excludes and the split rule read pulls_in_turn as any other parameter,
+// after it is resolved: the ring point has false.
+TEST(MatrixExpansionTest, PullsInTurnInExcludesAndTheSplit) {
+  const Experiment experiment = Parse(
+      "[matrix]\narchitecture = [\"ring\", \"ps\"]\nworkers = [2, 4]\npulls_in_turn = [false, true]\n"
+      "[[exclude]]\nworkers = 4\npulls_in_turn = true\n"
+      "[split]\ncalibration = { pulls_in_turn = false }\n");
+  std::vector<std::string> runs;
+  for (const PlannedRun& run : experiment.runs) runs.push_back(Describe(run.params) + " " + run.split);
+  EXPECT_EQ(runs, (std::vector<std::string>{"ring w=2 b=100 rep=0 calibration", "ring w=4 b=100 rep=0 calibration",
+                                            "ps k=1 w=2 b=100 rep=0 calibration",
+                                            "ps k=1 w=2 b=100 pulls-in-turn rep=0 validation",
+                                            "ps k=1 w=4 b=100 rep=0 calibration"}));
+}
+
 TEST(MatrixErrorTest, IncludeGivesPullsInTurnWhereTheyDoNotApply) {
   EXPECT_EQ(ErrorOfBody("[matrix]\nworkers = [1]\n[[include]]\narchitecture = \"ps\"\nservers = 2\n"
                         "pulls_in_turn = true\n"),
