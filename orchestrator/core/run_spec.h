@@ -85,9 +85,11 @@ struct RunParams {
 // (partition_bytes = 0) and overlap off. With more servers a worker needs
 // every server's pull before it computes, so serving in turn gains nothing;
 // in buckets or parts the pulls already pipeline.
+inline bool PullsInTurnApplies(Architecture architecture, int servers, std::int64_t partition_bytes, bool overlap) {
+  return architecture == Architecture::kPs && servers == 1 && partition_bytes == 0 && !overlap;
+}
 inline bool PullsInTurnApplies(const RunParams& params) {
-  return params.architecture == Architecture::kPs && params.servers == 1 && params.partition_bytes == 0 &&
-         !params.overlap;
+  return PullsInTurnApplies(params.architecture, params.servers, params.partition_bytes, params.overlap);
 }
 
 struct ExecutionOptions {

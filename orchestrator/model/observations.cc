@@ -50,16 +50,14 @@ std::string ExperimentFilter(const std::vector<std::string>& experiments) {
 
 ModelData LoadModelData(const Store& store, const std::vector<std::string>& experiments) {
   ModelData data;
-  const std::string partition_bytes =
-      store.schema_version() >= Store::kPartitionBytesVersion ? "r.partition_bytes" : "0";
-  const std::string pulls_in_turn = store.schema_version() >= Store::kPullsInTurnVersion ? "r.pulls_in_turn" : "0";
   const QueryResult runs = store.Query(R"(
     SELECT r.run_id, r.run_key, r.split, e.name, r.architecture, r.workers, r.servers, r.batch_size, r.overlap,
            r.bucket_bytes, r.hidden, r.max_iterations_per_epoch, r.network_bandwidth_bits_per_s,
            r.network_latency_s, a.parameters, a.iterations_per_epoch, a.train_samples,
            (SELECT max(CAST(json_extract(h.tags_json, '$.cpu_cores') AS REAL))
               FROM attempt_hosts ah JOIN hosts h USING (host_id) WHERE ah.attempt_id = a.attempt_id),
-           )" + partition_bytes + R"(, r.repetition, )" + pulls_in_turn + R"(
+           )" + store.RunsColumnOrZero("partition_bytes") + R"(, r.repetition, )" +
+                               store.RunsColumnOrZero("pulls_in_turn") + R"(
     FROM runs r JOIN experiments e USING (experiment_id) JOIN attempts a ON a.attempt_id = r.complete_attempt_id
     WHERE r.status = 'complete')" + ExperimentFilter(experiments) + " ORDER BY r.run_id");
   std::map<std::int64_t, std::size_t> index;

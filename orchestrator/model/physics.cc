@@ -353,8 +353,7 @@ std::string ConfigLabel(const ModelConfig& config) {
 }
 
 bool PullsInTurnApplies(const ModelConfig& config) {
-  return config.architecture == Architecture::kPs && config.servers == 1 && config.partition_bytes == 0 &&
-         !config.overlap;
+  return PullsInTurnApplies(config.architecture, config.servers, config.partition_bytes, config.overlap);
 }
 
 }  // namespace dmlbench

@@ -140,14 +140,6 @@ void BindTextOrNull(SQLite::Statement& statement, int index, const std::string& 
 // each run (migration 7); before it a run belonged to runs.experiment_id.
 constexpr int kExperimentRunsVersion = 7;
 
-// runs.partition_bytes and runs.pulls_in_turn as expressions over `r` for
-// `db`'s schema (a read-only store is never migrated): their defaults where
-// the schema predates them.
-std::string PartitionBytesAndPullsInTurn(SQLite::Database& db) {
-  const int version = db.execAndGet("PRAGMA user_version").getInt();
-  return std::string(version >= Store::kPartitionBytesVersion ? "r.partition_bytes" : "0") + ", " +
-         (version >= Store::kPullsInTurnVersion ? "r.pulls_in_turn" : "0");
-}
 
 // The (experiment_id, run_id) pairs of experiments and the runs they
 // planned, as a table expression for a FROM clause of `db`'s schema (a
@@ -312,6 +304,13 @@ int Store::schema_version() const {
   });
 }
 
+std::string Store::RunsColumnOrZero(std::string_view column) const {
+  const int since = column == "partition_bytes" ? kPartitionBytesVersion
+                    : column == "pulls_in_turn" ? kPullsInTurnVersion
+                                                : 0;
+  return schema_version() >= since ? "r." + std::string(column) : "0";
+}
+
 std::int64_t Store::AddExperiment(const Experiment& experiment, double now_unix_s) {
   return WithStoreErrors(path_, [&] {
   SQLite::Statement insert(impl_->db, R"(
@@ -429,7 +428,8 @@ std::vector<RunRecord> Store::Runs() const {
     SELECT r.run_id, r.run_key, r.architecture, r.workers, r.servers, r.batch_size, r.epochs, r.hidden,
            r.learning_rate, r.overlap, r.bucket_bytes, r.max_iterations_per_epoch, r.dataset, r.seed,
            r.repetition, r.network, r.network_bandwidth_bits_per_s, r.network_latency_s, r.split, r.status,
-           r.attempts, r.trainer_sha256, )" + PartitionBytesAndPullsInTurn(impl_->db) + R"(
+           r.attempts, r.trainer_sha256, )" + RunsColumnOrZero("partition_bytes") + ", " +
+                                    RunsColumnOrZero("pulls_in_turn") + R"(
     FROM runs r ORDER BY r.run_id)");
   std::vector<RunRecord> runs;
   while (select.executeStep()) {

@@ -12,6 +12,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <variant>
 #include <vector>
@@ -278,6 +279,10 @@ class Store {
   // The same for runs.pulls_in_turn (migration 13); older runs' servers all
   // sent at once (0).
   static constexpr int kPullsInTurnVersion = 13;
+  // `r.COLUMN` of table runs as an SQL expression, or `0` where this
+  // database's schema predates the column (partition_bytes,
+  // pulls_in_turn), for readers of an older database.
+  std::string RunsColumnOrZero(std::string_view column) const;
   // "SQLite <version>" of the library in use.
   static std::string LibraryVersion();
 
