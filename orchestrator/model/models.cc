@@ -287,11 +287,19 @@ class Paper2019 : public PerformanceModel {
 //                      flow is paced by the other end and pays nothing.
 //                      r -> infinity: the larger link alone (version 8 and
 //                      before; version 9 for ps, 10 for p2p too).
-//   wire_factor[a]     per architecture a ("ps k=2": per number of servers), the wire's wall time over the
+//   wire_factor[a]     per scheme a ("ps k=2": per number of servers; a
+//                      single server's pulls in turn apart from those at
+//                      once, version 17), the wire's wall time over the
 //                      probe's alpha-B time of the busiest link: how well the
 //                      pattern uses the link (a ps server's pulls overlap the
 //                      next pushes in part; p2p receivers are shared by w - 1
-//                      senders); 1 for an architecture never calibrated
+//                      senders); 1 for a scheme never calibrated. Pulls at
+//                      once share the server's link unequally: one worker
+//                      has its model after 2.8-5.9 ms, the others after
+//                      12.5-14.2 ms (4 W/B = 13.9 ms), and pushes while they
+//                      still pull (README, Results: the timelines), so
+//                      ps k=1's factor (0.96) is that schedule's, and pulls
+//                      in turn, one flow at a time, do not inherit it.
 // alpha and B come from the link probe, never from the runs.
 //
 // Fit, on calibration runs without overlap: (1) compute from the one-worker
@@ -382,12 +390,12 @@ struct CorrectedCoefficients {
   double overhead = 0, per_sample = 0, per_byte = 0, per_message = 0, per_wait = 0;
   double while_waiting = 0;
   double quota = 1, exponent = 2, balance_exponent = 2, forward_share = 0.5;
-  std::map<std::string, double> wire_factor;  // by ArchitectureLabel; missing: 1
+  std::map<std::string, double> wire_factor;  // by SchemeLabel; missing: 1
   // cpu_per_network_byte_s by ProfileScope: {link rate in bits/s (0 =
   // unshaped), value}; see PerNetworkByte.
   std::map<std::string, std::pair<double, double>> per_network_byte;
   double WireFactor(const ModelConfig& config) const {
-    const auto it = wire_factor.find(ArchitectureLabel(config));
+    const auto it = wire_factor.find(SchemeLabel(config));
     return it == wire_factor.end() ? 1.0 : it->second;
   }
   // The profile's own; for a rate never calibrated, that of the nearest
@@ -471,8 +479,10 @@ class CorrectedModel : public PerformanceModel {
   // for as long as it waits on the wire; 15: MPI's folded allreduce (5-7
   // ranks) keeps its schedule's bytes played over the links, not its
   // phases one after another (physics.h, link_simulation.h); 16: its fold's
-  // messages and bytes as libnbc sends them (halves swapped first).
-  int version() const override { return 16; }
+  // messages and bytes as libnbc sends them (halves swapped first); 17: a
+  // single server's pulls in turn take one token-bucket burst, not two,
+  // and a wire factor of their own.
+  int version() const override { return 17; }
 
   ModelFitRecord Fit(const ModelData& data) const override {
     ModelFitRecord fit = NewFit(*this);
@@ -499,7 +509,7 @@ class CorrectedModel : public PerformanceModel {
       points.insert(ConfigLabel(run->config) + ProfileScope(run->config.bandwidth_bits_per_s, run->config.latency_s));
       // A wire factor needs runs that exchange.
       if (run->config.workers > 1 || run->config.architecture == Architecture::kPs) {
-        calibrated.insert(ArchitectureLabel(run->config));
+        calibrated.insert(SchemeLabel(run->config));
         profiles[ProfileScope(run->config.bandwidth_bits_per_s, run->config.latency_s)] =
             run->config.bandwidth_bits_per_s;
       }

@@ -120,6 +120,15 @@ IterationTraffic ExchangeTraffic(const ModelConfig& config, double gradient_byte
         // sleeps through (Traffic counts those).
         t.receiver_link_bytes = (w + 1) * W;
         t.link_bytes = std::max(t.sender_link_bytes, t.receiver_link_bytes);
+        // Of these, only the first pull starts on an idle direction of
+        // the link, with a full token bucket: the server's out has been
+        // idle since the last pull, through the last worker's compute and
+        // push. Each later pull follows its acknowledgement at once, and
+        // the last push comes in right behind the push of the worker
+        // served before, which began one pull earlier and so ends about
+        // when the last pull does. One burst, not the two of pulls at once
+        // (version 17). One worker pulls, computes and pushes alone: two.
+        if (w > 1) t.link_bursts = 1;
         t.latency_steps += w - 1;
         t.messages += w;  // the acknowledgements
       }

@@ -116,6 +116,10 @@ TEST(PhysicsTest, ASingleServersPullsInTurnLeaveWPlusOneGradientsInSequence) {
   EXPECT_EQ(in_turn.link_bytes, 5 * 400);
   EXPECT_EQ(in_turn.sender_link_bytes, at_once.sender_link_bytes);
   EXPECT_EQ(in_turn.latency_steps, at_once.latency_steps + 3);
+  // Only the first pull starts on an idle direction: one token-bucket
+  // burst, where at once the pushes and then the pulls each have one.
+  EXPECT_EQ(at_once.link_bursts, 2);
+  EXPECT_EQ(in_turn.link_bursts, 1);
   EXPECT_EQ(in_turn.server_cpu_waits, at_once.server_cpu_waits + 3);
   EXPECT_EQ(in_turn.server_cpu_messages, at_once.server_cpu_messages + 4);
   EXPECT_EQ(in_turn.worker_cpu_waits, at_once.worker_cpu_waits);  // its push, its pull, however long its turn
@@ -128,6 +132,7 @@ TEST(PhysicsTest, ASingleServersPullsInTurnLeaveWPlusOneGradientsInSequence) {
   one.pulls_in_turn = true;
   EXPECT_EQ(Traffic(one, 400).link_bytes, alone);
   EXPECT_EQ(Traffic(one, 400).latency_steps, 2);
+  EXPECT_EQ(Traffic(one, 400).link_bursts, 2);  // its pull, then its push after an idle compute
 
   EXPECT_TRUE(PullsInTurnApplies(config));
   EXPECT_FALSE(PullsInTurnApplies(Config(Architecture::kPs, 4, 2)));
