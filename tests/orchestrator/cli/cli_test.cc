@@ -835,6 +835,41 @@ TEST_F(CliTest, QueryRefusesASecondStatement) {
   EXPECT_EQ(Dmlbench({"--db", db_, "query", "--csv", "SELECT 1 AS one;  -- the end\n"}).out, "one\n1\n");
 }
 
+// The report's SQL functions, in `query` too: over four numbers and a NULL
+// the median of 1, 2, 3, 10 is 2.5, its 0.25-quantile 1 + 0.75 (2 - 1),
+// its coefficient of variation sqrt(50 / 3) / 4, and the widest interval of
+// four order statistics, [1, 10], covers the median with probability
+// 1 - 2 / 2^4. A run's bound is NULL where no corrected fit exists.
+TEST_F(CliTest, QueryHasTheReportsStatistics) {
+  RunOnce(db_);
+  EXPECT_EQ(Dmlbench({"--db", db_, "query", "--csv",
+                      "WITH v(x) AS (VALUES (1), (2), (3), (10), (NULL)) SELECT median(x) AS m, "
+                      "quantile(x, 0.25) AS q, round_sig(cv(x), 3) AS cv, median_ci_low(x) AS low, "
+                      "median_ci_high(x) AS high, median_ci_coverage(x) AS coverage FROM v"})
+                .out,
+            "m,q,cv,low,high,coverage\n2.5,1.75,1.02,1,10,0.875\n");
+  EXPECT_EQ(Dmlbench({"--db", db_, "query", "--csv",
+                      "SELECT count(*) AS n, count(iteration_bound_s(run_id)) AS bounded FROM runs"})
+                .out,
+            "n,bounded\n1,0\n");
+  const CommandOutput bad = Dmlbench({"--db", db_, "query", "SELECT quantile(workers, 2) FROM runs"});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_EQ(bad.err, "dmlbench: error: " + db_ + ": quantile(x, p): p must be between 0 and 1\n");
+
+  // On the committed study every complete run has a bound, and no steady
+  // epoch beats it.
+  const std::filesystem::path study = dir_ / "study.db";
+  std::filesystem::copy_file(std::string(DMLBENCH_SOURCE_DIR) + "/reports/data/paper-reproduction.db", study);
+  EXPECT_EQ(Dmlbench({"--db", study, "query", "--csv",
+                      "SELECT count(*) = count(iteration_bound_s(r.run_id)) AS all_bounded, "
+                      "sum(iteration_bound_s(r.run_id) * a.iterations_per_epoch > "
+                      "(SELECT min(wall_s) FROM steady_epochs s WHERE s.run_id = r.run_id)) AS beaten "
+                      "FROM runs r JOIN attempts a ON a.attempt_id = r.complete_attempt_id "
+                      "WHERE r.status = 'complete'"})
+                .out,
+            "all_bounded,beaten\n1,0\n");
+}
+
 // ---- experiments and their runs -------------------------------------------
 
 TEST_F(CliTest, AnEditedCopyOfAMatrixCountsTheRunsItShares) {
