@@ -440,6 +440,32 @@ TEST(ShippedExperimentTest, OverlapPairsEveryArchitectureOffAndOn) {
   EXPECT_EQ(overlap.runs.size(), 2u * 6 * 6);
 }
 
+// The pulls in turn that calibrate their schedule are other runs than the
+// held-out ones of the same configurations: the run key does not hold the
+// hosts' CPU share (the calibration runs on 0.3-core hosts, the held-out
+// on 0.15), so with the same seeds a database holding both would take them
+// for the held-out runs, already complete, and never run them.
+TEST(ShippedExperimentTest, PullsInTurnCalibrationSharesNoRunWithTheHeldOutExperiment) {
+  const Experiment calibration = LoadExperiment(Shipped("pulls-in-turn-calibration.toml"));
+  const Experiment held_out = LoadExperiment(Shipped("pulls-in-turn.toml"));
+  std::set<std::string> held_out_keys;
+  for (const PlannedRun& run : held_out.runs) {
+    EXPECT_EQ(run.split, "validation");
+    held_out_keys.insert(RunKey(run.params, "trainer", "data"));
+  }
+  std::set<int> workers;
+  for (const PlannedRun& run : calibration.runs) {
+    EXPECT_EQ(run.split, "calibration");
+    EXPECT_EQ(run.params.architecture, Architecture::kPs);
+    EXPECT_EQ(run.params.servers, 1);
+    EXPECT_TRUE(run.params.pulls_in_turn);
+    EXPECT_EQ(held_out_keys.count(RunKey(run.params, "trainer", "data")), 0u);
+    workers.insert(run.params.workers);
+  }
+  EXPECT_EQ(workers, (std::set<int>{2, 4}));
+  EXPECT_EQ(calibration.runs.size(), 2u * 2 * 5);
+}
+
 TEST(ShippedExperimentTest, LoadEqualsParseOfTheSameText) {
   Experiment loaded = LoadExperiment(Shipped("quickstart.toml"));
   Experiment parsed = ParseExperiment(loaded.source_text, loaded.source_path);
