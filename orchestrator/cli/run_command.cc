@@ -74,6 +74,13 @@ void PrintSummary(std::ostream& out, const Experiment& experiment, const SweepRe
     out << report.recovered << (report.recovered == 1 ? " run was" : " runs were")
         << " left running by an orchestrator that stopped; redone\n";
   }
+  if (report.measured_elsewhere) {
+    out << report.measured_elsewhere << (report.measured_elsewhere == 1 ? " run was" : " runs were")
+        << " complete from hosts of " << report.elsewhere << " and " << (report.measured_elsewhere == 1 ? "was" : "were")
+        << " not run again: a run is its parameters, not its hosts (schemas/matrix.md); to measure "
+        << (report.measured_elsewhere == 1 ? "it" : "them") << " on these hosts, use another database or another "
+        << "[execution] seed\n";
+  }
   if (report.exhausted) {
     out << report.exhausted << (report.exhausted == 1 ? " run has" : " runs have")
         << " failed `attempts` times and " << (report.exhausted == 1 ? "was" : "were")

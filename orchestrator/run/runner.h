@@ -64,6 +64,12 @@ struct SweepReport {
   // Why the sweep stopped before its end: a run failed in a way every
   // attempt would ("" = it did not). The runs after it were not started.
   std::string stopped;
+  // Chosen runs complete before this sweep whose hosts had another CPU share
+  // (the `cpu_cores` tag) than the hosts prepared now: a run is its
+  // parameters, not its hosts, so they were not run again. `elsewhere`
+  // names the shares, "0.15 core (these hosts: 0.3 core)".
+  int measured_elsewhere = 0;
+  std::string elsewhere;
 };
 
 class Runner {

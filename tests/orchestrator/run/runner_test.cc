@@ -522,6 +522,34 @@ TEST_F(RunnerTest, ASweepWithoutTheDatabasesLockIsRefused) {
   EXPECT_TRUE(launcher.specs().empty());
 }
 
+// A run is its parameters, not its hosts: the same matrix on hosts of
+// another CPU share finds its runs complete and does not run them again,
+// and the report says how many and on which shares they were measured.
+TEST_F(RunnerTest, CompleteRunsFromHostsOfAnotherCpuShareAreCounted) {
+  FakeLauncher launcher([](const LaunchSpec&, int) { return GoodJob(1); });
+  const Experiment experiment = Load(MatrixText("architecture = [\"ring\", \"mpi\"]\nworkers = [1]\n"));
+  Store store(db_);
+  // Hosts without the tag (this machine, an inventory that says nothing),
+  // then again: the same hosts.
+  EXPECT_EQ(Sweep(store, launcher, experiment).complete, 2);
+  EXPECT_EQ(Sweep(store, launcher, experiment).measured_elsewhere, 0);
+
+  launcher.SetHostTags(R"({"cpu_cores":"0.3"})");
+  SweepReport report = Sweep(store, launcher, experiment);
+  EXPECT_EQ(launcher.specs().size(), 2u);  // nothing ran again
+  EXPECT_EQ(report.complete, 2);
+  EXPECT_EQ(report.measured_elsewhere, 2);
+  EXPECT_EQ(report.elsewhere, "uncapped (these hosts: 0.3 core)");
+  EXPECT_EQ(Sweep(store, launcher, experiment).measured_elsewhere, 2);  // still measured there
+
+  // Runs complete on hosts of 0.3 core, on hosts of 0.3 core: nothing to say.
+  const Experiment more = Load(MatrixText("architecture = [\"p2p\"]\nworkers = [1]\n"));
+  EXPECT_EQ(Sweep(store, launcher, more).complete, 1);
+  EXPECT_EQ(Sweep(store, launcher, more).measured_elsewhere, 0);
+  launcher.SetHostTags(R"({"cpu_cores":"0.15"})");
+  EXPECT_EQ(Sweep(store, launcher, more).elsewhere, "0.3 core (these hosts: 0.15 core)");
+}
+
 TEST_F(RunnerTest, FilterThatMatchesNothingStopsBeforeAnyHostIsPrepared) {
   FakeLauncher launcher([](const LaunchSpec&, int) { return GoodJob(); });
   const Experiment experiment = Load(MatrixText("architecture = [\"ring\", \"ps\"]\nworkers = [1, 2]\n"));

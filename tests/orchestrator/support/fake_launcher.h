@@ -63,9 +63,11 @@ class FakeLauncher : public Launcher {
     HostFacts facts;
     facts.name = "fake";
     facts.provider = "local";
-    facts.tags_json = "{}";
+    facts.tags_json = host_tags_json_;
     return {facts};
   }
+  // The inventory tags of the fake host from the next Prepare() on.
+  void SetHostTags(std::string tags_json) { host_tags_json_ = std::move(tags_json); }
 
   std::string TrainerSha256() const override { return trainer_sha256_; }
   // As if the trainer were rebuilt: TrainerSha256() answers `sha256` from now on.
@@ -94,6 +96,7 @@ class FakeLauncher : public Launcher {
   Script script_;
   std::vector<LaunchSpec> specs_;
   std::string trainer_sha256_ = std::string(64, 'f');
+  std::string host_tags_json_ = "{}";
 };
 
 }  // namespace dmlbench::testing
