@@ -12,7 +12,6 @@
 #include <random>
 #include <set>
 #include <string>
-#include <variant>
 
 #include "orchestrator/core/clock.h"
 #include "orchestrator/ingest/ingest.h"
@@ -152,19 +151,6 @@ class Runner::Sweep {
     for (const HostFacts& host : launcher_.Prepare()) host_ids_[host.name] = store_.AddHost(host, UnixNow());
   }
 
-  // The CPU shares (hosts' `cpu_cores` tag, "0" without one) of the hosts
-  // in `host_ids`, as text, sorted.
-  std::set<std::string> SharesOf(const std::string& host_ids) const {
-    std::set<std::string> shares;
-    const QueryResult result = store_.Query(
-        "SELECT DISTINCT printf('%g', CAST(json_extract(tags_json, '$.cpu_cores') AS REAL)) FROM hosts "
-        "WHERE host_id IN (" + host_ids + ")");
-    for (const auto& row : result.rows) {
-      if (const auto* text = std::get_if<std::string>(&row[0])) shares.insert(*text);
-    }
-    return shares;
-  }
-
   // "0.15 core", "uncapped" (hosts without the tag), "0.15 core, uncapped".
   static std::string Listed(const std::set<std::string>& shares) {
     std::string text;
@@ -177,22 +163,18 @@ class Runner::Sweep {
   // Counts the chosen runs, complete before this sweep, whose hosts had
   // another CPU share than the hosts prepared now (SweepReport).
   void NoteRunsMeasuredElsewhere(const std::vector<PlanItem>& plan) {
-    std::string prepared;
-    for (const auto& [name, id] : host_ids_) prepared += (prepared.empty() ? "" : ",") + std::to_string(id);
-    if (prepared.empty()) return;
-    const std::set<std::string> now = SharesOf(prepared);
+    if (host_ids_.empty()) return;
+    std::vector<std::int64_t> prepared;
+    for (const auto& [name, id] : host_ids_) prepared.push_back(id);
+    const std::set<std::string> now = store_.HostCpuShares(prepared);
+    const std::map<std::int64_t, std::set<std::string>> complete = store_.CompleteRunCpuShares();
     std::set<std::string> then;
     for (const PlanItem& item : plan) {
       if (item.state != RunState::kComplete) continue;
-      const QueryResult hosts = store_.Query(
-          "SELECT group_concat(ah.host_id) FROM runs r JOIN attempt_hosts ah ON ah.attempt_id = r.complete_attempt_id "
-          "WHERE r.run_id = " + std::to_string(item.run_id));
-      const auto* ids = hosts.rows.empty() ? nullptr : std::get_if<std::string>(&hosts.rows[0][0]);
-      if (ids == nullptr) continue;  // no host recorded (an old database)
-      const std::set<std::string> shares = SharesOf(*ids);
-      if (shares == now) continue;
+      const auto shares = complete.find(item.run_id);
+      if (shares == complete.end() || shares->second == now) continue;  // no host recorded: an old database
       ++report_.measured_elsewhere;
-      then.insert(shares.begin(), shares.end());
+      then.insert(shares->second.begin(), shares->second.end());
     }
     if (report_.measured_elsewhere) report_.elsewhere = Listed(then) + " (these hosts: " + Listed(now) + ")";
   }

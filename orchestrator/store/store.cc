@@ -343,6 +343,35 @@ std::int64_t Store::AddExperimentRuns(const Experiment& experiment, const std::v
   });
 }
 
+namespace {
+// A host's CPU share as HostCpuShares gives it.
+constexpr char kHostShare[] = "printf('%g', CAST(json_extract(h.tags_json, '$.cpu_cores') AS REAL))";
+}  // namespace
+
+std::set<std::string> Store::HostCpuShares(const std::vector<std::int64_t>& host_ids) const {
+  return WithStoreErrors(path_, [&] {
+    std::set<std::string> shares;
+    SQLite::Statement select(impl_->db, std::string("SELECT ") + kHostShare + " FROM hosts h WHERE h.host_id = ?");
+    for (const std::int64_t id : host_ids) {
+      select.bind(1, id);
+      if (select.executeStep()) shares.insert(select.getColumn(0).getString());
+      select.reset();
+    }
+    return shares;
+  });
+}
+
+std::map<std::int64_t, std::set<std::string>> Store::CompleteRunCpuShares() const {
+  return WithStoreErrors(path_, [&] {
+    std::map<std::int64_t, std::set<std::string>> shares;
+    SQLite::Statement select(impl_->db, std::string("SELECT DISTINCT r.run_id, ") + kHostShare + R"(
+      FROM runs r JOIN attempt_hosts ah ON ah.attempt_id = r.complete_attempt_id
+      JOIN hosts h ON h.host_id = ah.host_id)");
+    while (select.executeStep()) shares[select.getColumn(0).getInt64()].insert(select.getColumn(1).getString());
+    return shares;
+  });
+}
+
 std::int64_t Store::AddHost(const HostFacts& facts, double now_unix_s) {
   return WithStoreErrors(path_, [&] {
   const std::string tags = facts.tags_json.empty() ? "{}" : facts.tags_json;

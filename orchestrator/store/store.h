@@ -8,8 +8,10 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -295,6 +297,11 @@ class Store {
                                  double now_unix_s, std::vector<std::int64_t>* run_ids);
   // Returns the id of a host row with exactly these facts, adding it if new.
   std::int64_t AddHost(const HostFacts& facts, double now_unix_s);
+  // The CPU shares of hosts, each their `cpu_cores` tag as "%g" text ("0"
+  // without one): of the hosts `host_ids`, and per run_id of the hosts of
+  // every complete run's complete attempt.
+  std::set<std::string> HostCpuShares(const std::vector<std::int64_t>& host_ids) const;
+  std::map<std::int64_t, std::set<std::string>> CompleteRunCpuShares() const;
 
   // Runs with these keys that exist in the database, by key.
   std::unordered_map<std::string, StoredRun> FindRuns(const std::vector<std::string>& run_keys) const;
