@@ -24,6 +24,7 @@ struct ModelOptions {
   std::vector<std::string> models;       // "" = every model
   std::vector<std::string> experiments;  // scope; empty = all
   std::vector<std::string> settings;     // predict: KEY=VALUE
+  std::vector<std::string> fixes;        // fit: NAME[ SCOPE]=VALUE, held instead of fitted
   bool points = false;                   // validate: every configuration, not only the summaries
 };
 
@@ -74,7 +75,32 @@ void PrintParameters(const ModelFitRecord& fit) {
              {false, false, true, false, false, false});
 }
 
+// --fix NAME[ SCOPE]=VALUE: split at the last '=' (a scope such as "ps k=1"
+// has one of its own).
+FixedParameters ParseFixes(const std::vector<std::string>& fixes) {
+  FixedParameters fixed;
+  for (const std::string& fix : fixes) {
+    const std::size_t at = fix.rfind('=');
+    const std::string key = at == std::string::npos ? "" : fix.substr(0, at);
+    const std::string text = at == std::string::npos ? "" : fix.substr(at + 1);
+    std::size_t used = 0;
+    double value = 0;
+    try {
+      value = std::stod(text, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (key.empty() || text.empty() || used != text.size()) {
+      throw ModelError("--fix \"" + fix + "\": expected NAME=VALUE or \"NAME SCOPE=VALUE\" with a number, "
+                       "e.g. --fix cpu_while_waiting=0.067 or --fix \"wire_factor ps k=1=1.0\"");
+    }
+    if (!fixed.emplace(key, value).second) throw ModelError("--fix " + key + " given twice");
+  }
+  return fixed;
+}
+
 void FitCommand(const GlobalOptions& global, const ModelOptions& o) {
+  const FixedParameters fixed = ParseFixes(o.fixes);
   Store store(global.db);
   ModelData data = LoadModelData(store, o.experiments);
   // Calibration runs only: what a fit may see.
@@ -85,7 +111,7 @@ void FitCommand(const GlobalOptions& global, const ModelOptions& o) {
   for (const PerformanceModel* model : Chosen(o)) {
     ModelFitRecord fit;
     try {
-      fit = model->Fit(data);
+      fit = model->Fit(data, fixed);
     } catch (const ModelError& e) {
       std::cout << model->name() << ": not fitted: " << e.what() << "\n\n";
       unfitted.push_back(std::string(model->name()));
@@ -416,6 +442,10 @@ void AddModelCommands(CLI::App& app, const GlobalOptions& global) {
   CLI::App* fit = model->add_subcommand("fit", "fit the models on the calibration runs and store the fits");
   add_choice(fit);
   fit->add_option("--experiment", o->experiments, "only the runs of this experiment (repeatable)")
+      ->allow_extra_args(false);
+  fit->add_option("--fix", o->fixes,
+                  "NAME=VALUE or \"NAME SCOPE=VALUE\": hold a parameter at a value instead of fitting it, e.g. a "
+                  "measured cost (repeatable; corrected and corrected+overlap; stored with source \"fixed\")")
       ->allow_extra_args(false);
   fit->callback([&global, o] { FitCommand(global, *o); });
   CLI::App* predict = model->add_subcommand(

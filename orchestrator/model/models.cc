@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <tuple>
@@ -49,6 +50,24 @@ double Parameter(const ModelFitRecord& fit, std::string_view name, std::string_v
 
 ModelParameterRow Fitted(const Coefficient& c, std::string unit, std::string scope = "") {
   return ModelParameterRow{c.name, c.value, c.ci_low, c.ci_high, std::move(unit), "fitted", std::move(scope)};
+}
+
+// A parameter held at a value (FixedParameters): no interval.
+ModelParameterRow Held(std::string name, double value, std::string unit, std::string scope = "") {
+  return ModelParameterRow{std::move(name), value, std::nullopt, std::nullopt, std::move(unit), "fixed",
+                           std::move(scope)};
+}
+
+// The key of a parameter in FixedParameters: "name" or "name scope".
+std::string HeldKey(std::string_view name, std::string_view scope) {
+  return scope.empty() ? std::string(name) : std::string(name) + " " + std::string(scope);
+}
+
+// Models fitted in closed form per group hold nothing at a value.
+void RefuseFixed(const PerformanceModel& model, const FixedParameters& fixed) {
+  if (fixed.empty()) return;
+  throw ModelError(std::string(model.name()) + " holds no parameter at a value (--fix " + fixed.begin()->first +
+                   "): only corrected and corrected+overlap do");
 }
 
 // Every probed link, as parameters of the fit (probe values, no CI), and the
@@ -128,7 +147,8 @@ class Paper2019 : public PerformanceModel {
 
   // T_processing per architecture: least squares of (epoch - comm) on the
   // iterations per epoch, over the calibration runs of that architecture.
-  ModelFitRecord Fit(const ModelData& data) const override {
+  ModelFitRecord Fit(const ModelData& data, const FixedParameters& fixed) const override {
+    RefuseFixed(*this, fixed);
     ModelFitRecord fit = NewFit(*this);
     AddLinks(data, fit);
     std::map<std::string, std::vector<const RunObservation*>> groups;
@@ -310,7 +330,9 @@ class Paper2019 : public PerformanceModel {
 // share; (3) the rest by nonlinear least squares of the relative error of
 // the iteration time over every run, each coefficient fitted as the
 // logarithm of its value (p as log(p - 1)), so that none leaves its
-// physical range, with a weak prior at its start (see Fit).
+// physical range, with a weak prior at its start (see Fit). Any of these
+// can be held at a value instead (FixedParameters, `model fit --fix`): it
+// is left out of its stage and the rest are fitted around it.
 constexpr char kOverhead[] = "cpu_overhead_s";
 constexpr char kPerSample[] = "cpu_per_sample_s";
 constexpr char kQuotaEfficiency[] = "quota_efficiency";
@@ -484,7 +506,12 @@ class CorrectedModel : public PerformanceModel {
   // and a wire factor of their own.
   int version() const override { return 17; }
 
-  ModelFitRecord Fit(const ModelData& data) const override {
+  ModelFitRecord Fit(const ModelData& data, const FixedParameters& asked) const override {
+    const FixedParameters fixed = CheckHeld(asked);
+    auto held = [&](std::string_view parameter, std::string_view scope = "") -> std::optional<double> {
+      const auto it = fixed.find(HeldKey(parameter, scope));
+      return it == fixed.end() ? std::nullopt : std::optional<double>(it->second);
+    };
     ModelFitRecord fit = NewFit(*this);
     AddLinks(data, fit);
     std::vector<const RunObservation*> runs;
@@ -514,28 +541,50 @@ class CorrectedModel : public PerformanceModel {
             run->config.bandwidth_bits_per_s;
       }
     }
+    // A held wire factor or traffic cost of a scheme or profile no run
+    // calibrated is the fit's all the same.
+    for (const auto& [key, value] : fixed) {
+      const std::size_t space = key.find(' ');
+      if (space == std::string::npos) continue;
+      const std::string scope = key.substr(space + 1);
+      if (key.substr(0, space) == kWireFactor) calibrated.insert(scope);
+      if (key.substr(0, space) == kNetworkByte) profiles.emplace(scope, std::stod(scope));
+    }
     CorrectedCoefficients k;
     const MedianInterval forward = MedianConfidenceInterval(shares.empty() ? std::vector<double>{0.5} : shares);
-    k.forward_share = forward.median;
+    k.forward_share = held(kForwardShare).value_or(forward.median);
 
-    // (1) Compute: the CPU time of runs that exchange nothing.
+    // (1) Compute: the CPU time of runs that exchange nothing (less what is held).
+    std::vector<std::string> compute_names;
+    if (!held(kOverhead)) compute_names.push_back(kOverhead);
+    if (!held(kPerSample)) compute_names.push_back(kPerSample);
     std::vector<std::vector<double>> rows;
     std::vector<double> y, weights;
     for (const RunObservation* run : runs) {
       if (run->config.workers != 1 || run->config.architecture == Architecture::kPs) continue;
-      rows.push_back({1, static_cast<double>(run->config.batch_size)});
-      y.push_back(*run->worker_cpu_s);
-      weights.push_back(1 / (y.back() * y.back()));
+      const double b = run->config.batch_size;
+      rows.emplace_back();
+      if (!held(kOverhead)) rows.back().push_back(1);
+      if (!held(kPerSample)) rows.back().push_back(b);
+      y.push_back(*run->worker_cpu_s - held(kOverhead).value_or(0) - held(kPerSample).value_or(0) * b);
+      weights.push_back(1 / (*run->worker_cpu_s * *run->worker_cpu_s));
     }
     LeastSquaresFit compute;
-    try {
-      compute = FitLeastSquares({kOverhead, kPerSample}, rows, y, weights);
-    } catch (const FitError& e) {
-      throw ModelError(std::string(name()) + ": compute needs one-worker runs of ring, mpi or p2p at two batch "
-                       "sizes or more (experiments/compute.toml): " + e.what());
+    if (!compute_names.empty()) {
+      try {
+        compute = FitLeastSquares(compute_names, rows, y, weights);
+      } catch (const FitError& e) {
+        throw ModelError(std::string(name()) + ": compute needs one-worker runs of ring, mpi or p2p at two "
+                         "batch sizes or more (experiments/compute.toml): " + e.what());
+      }
     }
-    k.overhead = compute.coefficients[0].value;
-    k.per_sample = compute.coefficients[1].value;
+    auto compute_value = [&](const char* parameter) {
+      if (held(parameter)) return *held(parameter);
+      const auto at = std::find(compute_names.begin(), compute_names.end(), parameter);
+      return compute.coefficients[static_cast<std::size_t>(at - compute_names.begin())].value;
+    };
+    k.overhead = compute_value(kOverhead);
+    k.per_sample = compute_value(kPerSample);
 
     // (2) What a capped rank that its CPU binds gets of its share.
     std::vector<double> efficiencies;
@@ -546,7 +595,7 @@ class CorrectedModel : public PerformanceModel {
     }
     const MedianInterval quota =
         MedianConfidenceInterval(efficiencies.empty() ? std::vector<double>{1.0} : efficiencies);
-    k.quota = quota.median;
+    k.quota = held(kQuotaEfficiency).value_or(quota.median);
 
     // (3) The rest, on every run, as logarithms (value = scale e^x; p = 1 + e^x).
     std::vector<std::string> names;
@@ -559,6 +608,28 @@ class CorrectedModel : public PerformanceModel {
       if (j == kExponentIndex || j == kBalanceIndex) return 1 + std::exp(x);
       if (j >= first_network) return kNetworkByteScale * std::exp(x);
       return (j < kStageThree.size() ? kStageThree[j].scale : 1.0) * std::exp(x);
+    };
+    // The logarithm a held value is in (value's inverse), or none: fitted.
+    std::vector<std::optional<double>> held_x(names.size());
+    for (std::size_t j = 0; j < names.size(); ++j) {
+      const std::size_t space = names[j].find(' ');
+      const std::optional<double> v = space == std::string::npos
+                                          ? held(names[j])
+                                          : held(names[j].substr(0, space), names[j].substr(space + 1));
+      if (!v) continue;
+      if (j == kExponentIndex || j == kBalanceIndex) held_x[j] = std::log(*v - 1);
+      else if (j >= first_network) held_x[j] = std::log(*v / kNetworkByteScale);
+      else held_x[j] = std::log(*v / (j < kStageThree.size() ? kStageThree[j].scale : 1.0));
+    }
+    std::vector<std::size_t> free;  // indices into names of what is fitted
+    for (std::size_t j = 0; j < names.size(); ++j) {
+      if (!held_x[j]) free.push_back(j);
+    }
+    auto full = [&](const std::vector<double>& x_free) {
+      std::vector<double> x(names.size());
+      for (std::size_t j = 0; j < names.size(); ++j) x[j] = held_x[j].value_or(0);
+      for (std::size_t i = 0; i < free.size(); ++i) x[free[i]] = x_free[i];
+      return x;
     };
     auto with = [&](const std::vector<double>& x) {
       CorrectedCoefficients c = k;
@@ -581,41 +652,61 @@ class CorrectedModel : public PerformanceModel {
     // wire of an architecture a CPU always binds) stays put instead of
     // wandering, and every interval is finite.
     constexpr double kPriorWeight = 0.003;
-    const std::vector<double> start(names.size(), 0.0);
+    std::vector<std::string> free_names;
+    for (std::size_t j : free) free_names.push_back(names[j]);
     LeastSquaresFit rest;
-    try {
-      rest = FitNonlinearLeastSquares(
-          names, start, runs.size() + names.size(), [&](const std::vector<double>& x, std::vector<double>& r) {
-            const CorrectedCoefficients c = with(x);
-            for (std::size_t i = 0; i < runs.size(); ++i) {
-              r[i] = Evaluate(c, runs[i]->config, 4.0 * runs[i]->parameters, links[i], false).iteration /
-                         runs[i]->iteration_s - 1;
-            }
-            for (std::size_t j = 0; j < x.size(); ++j) r[runs.size() + j] = kPriorWeight * (x[j] - start[j]);
-          });
-    } catch (const FitError& e) {
-      throw ModelError(std::string(name()) + ": the exchange's costs need calibration runs of several workers "
-                       "and both link profiles: " + e.what());
+    if (!free.empty()) {
+      try {
+        rest = FitNonlinearLeastSquares(
+            free_names, std::vector<double>(free.size(), 0.0), runs.size() + free.size(),
+            [&](const std::vector<double>& x, std::vector<double>& r) {
+              const CorrectedCoefficients c = with(full(x));
+              for (std::size_t i = 0; i < runs.size(); ++i) {
+                const RunObservation& run = *runs[i];
+                r[i] = Evaluate(c, run.config, 4.0 * run.parameters, links[i], false).iteration / run.iteration_s - 1;
+              }
+              for (std::size_t j = 0; j < x.size(); ++j) r[runs.size() + j] = kPriorWeight * x[j];
+            });
+      } catch (const FitError& e) {
+        throw ModelError(std::string(name()) + ": the exchange's costs need calibration runs of several workers "
+                         "and both link profiles: " + e.what());
+      }
     }
     std::vector<double> solved;
     for (const Coefficient& c : rest.coefficients) solved.push_back(c.value);
-    k = with(solved);
+    k = with(full(solved));
 
-    fit.parameters.push_back(Fitted(compute.coefficients[0], "s"));
-    fit.parameters.push_back(Fitted(compute.coefficients[1], "s/sample"));
-    fit.parameters.push_back({kQuotaEfficiency, quota.median, quota.low, quota.high, "1", "fitted", ""});
-    for (std::size_t j = 0; j < rest.coefficients.size(); ++j) {
-      // The interval of the logarithm, mapped to values.
-      const Coefficient& x = rest.coefficients[j];
+    auto compute_row = [&](const char* parameter, const char* unit) {
+      if (held(parameter)) return Held(parameter, *held(parameter), unit);
+      const auto at = std::find(compute_names.begin(), compute_names.end(), parameter);
+      return Fitted(compute.coefficients[static_cast<std::size_t>(at - compute_names.begin())], unit);
+    };
+    fit.parameters.push_back(compute_row(kOverhead, "s"));
+    fit.parameters.push_back(compute_row(kPerSample, "s/sample"));
+    fit.parameters.push_back(held(kQuotaEfficiency)
+                                 ? Held(kQuotaEfficiency, k.quota, "1")
+                                 : ModelParameterRow{kQuotaEfficiency, quota.median, quota.low, quota.high, "1",
+                                                     "fitted", ""});
+    for (std::size_t j = 0; j < names.size(); ++j) {
       const bool stage_three = j < kStageThree.size(), network = j >= first_network;
-      Coefficient c{stage_three ? kStageThree[j].name : network ? kNetworkByte : kWireFactor, value(j, x.value), 0,
-                    value(j, x.ci_low), value(j, x.ci_high)};
+      const char* parameter = stage_three ? kStageThree[j].name : network ? kNetworkByte : kWireFactor;
+      const char* unit = stage_three ? kStageThree[j].unit : network ? "s/byte" : "1";
       const std::string scope = stage_three ? ""
                                 : network   ? std::next(profiles.begin(), j - first_network)->first
                                             : factors[j - kStageThree.size()];
-      fit.parameters.push_back(Fitted(c, stage_three ? kStageThree[j].unit : network ? "s/byte" : "1", scope));
+      if (held_x[j]) {
+        fit.parameters.push_back(Held(parameter, value(j, *held_x[j]), unit, scope));
+        continue;
+      }
+      // The interval of the logarithm, mapped to values.
+      const Coefficient& x =
+          rest.coefficients[static_cast<std::size_t>(std::find(free.begin(), free.end(), j) - free.begin())];
+      fit.parameters.push_back(
+          Fitted(Coefficient{parameter, value(j, x.value), 0, value(j, x.ci_low), value(j, x.ci_high)}, unit, scope));
     }
-    fit.parameters.push_back({kForwardShare, forward.median, forward.low, forward.high, "1", "fitted", ""});
+    fit.parameters.push_back(held(kForwardShare) ? Held(kForwardShare, k.forward_share, "1")
+                                                 : ModelParameterRow{kForwardShare, forward.median, forward.low,
+                                                                     forward.high, "1", "fitted", ""});
     double squares = 0;
     for (std::size_t i = 0; i < runs.size(); ++i) {
       const double fitted = Evaluate(k, runs[i]->config, 4.0 * runs[i]->parameters, links[i], false).iteration;
@@ -659,6 +750,56 @@ class CorrectedModel : public PerformanceModel {
   }
 
  private:
+  // `asked` with every key one this model fits and every value in its
+  // range; a profile's scope rewritten as ProfileScope writes it. Throws
+  // ModelError naming the key.
+  FixedParameters CheckHeld(const FixedParameters& asked) const {
+    FixedParameters fixed;
+    for (const auto& [key, value] : asked) {
+      const std::size_t space = key.find(' ');
+      const std::string parameter = key.substr(0, space);
+      std::string scope = space == std::string::npos ? "" : key.substr(space + 1);
+      bool known = false, exponent = false, fraction = parameter == kForwardShare;
+      for (const char* unscoped : {kOverhead, kPerSample, kQuotaEfficiency, kForwardShare}) {
+        known = known || (scope.empty() && parameter == unscoped);
+      }
+      for (std::size_t j = 0; j < kStageThree.size(); ++j) {
+        if (!scope.empty() || parameter != kStageThree[j].name) continue;
+        known = true;
+        exponent = j == kExponentIndex || j == kBalanceIndex;
+      }
+      if (parameter == kWireFactor && !scope.empty()) known = true;
+      if (parameter == kNetworkByte && !scope.empty()) {
+        // "<rate>bit/s <latency>s", the rate 0 for an unshaped link.
+        std::istringstream text(scope);
+        double rate = 0, latency = 0;
+        std::string unit;
+        if (!(text >> rate) || !(text >> unit) || unit != "bit/s" || !(text >> latency)) {
+          throw ModelError(std::string(name()) + ": cannot hold " + key + ": the scope of " + kNetworkByte +
+                           " is a link profile as `model fit` prints it, e.g. \"1e+09bit/s 0s\"");
+        }
+        scope = ProfileScope(rate, latency);
+        known = true;
+      }
+      if (!known) {
+        std::string names = std::string(kOverhead) + ", " + kPerSample + ", " + kQuotaEfficiency + ", " + kForwardShare;
+        for (const StageThree& c : kStageThree) names += std::string(", ") + c.name;
+        throw ModelError(std::string(name()) + " fits no parameter \"" + key + "\" to hold; it fits " + names + ", " +
+                         kWireFactor + " SCHEME (e.g. \"wire_factor ps k=1\") and " + kNetworkByte +
+                         " PROFILE (e.g. \"" + kNetworkByte + " 1e+09bit/s 0s\")");
+      }
+      const double floor = exponent ? 1 : 0;
+      if (!std::isfinite(value) || value <= floor || (fraction && value >= 1)) {
+        std::ostringstream text;
+        text << std::string(name()) << ": cannot hold " << key << " at " << value << ": it must be above " << floor
+             << (fraction ? " and below 1" : "");
+        throw ModelError(text.str());
+      }
+      fixed[HeldKey(parameter, scope)] = value;
+    }
+    return fixed;
+  }
+
   bool overlap_;
 };
 
@@ -675,7 +816,8 @@ class LinearModel : public PerformanceModel {
   int version() const override { return 1; }
 
   // epoch_s = intercept + slope w, per architecture, batch and profile.
-  ModelFitRecord Fit(const ModelData& data) const override {
+  ModelFitRecord Fit(const ModelData& data, const FixedParameters& fixed) const override {
+    RefuseFixed(*this, fixed);
     ModelFitRecord fit = NewFit(*this);
     AddLinks(data, fit);
     std::map<std::string, std::vector<const RunObservation*>> groups;

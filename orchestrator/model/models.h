@@ -21,6 +21,7 @@
 #ifndef DMLBENCH_ORCHESTRATOR_MODEL_MODELS_H_
 #define DMLBENCH_ORCHESTRATOR_MODEL_MODELS_H_
 
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -60,14 +61,25 @@ struct Prediction {
   std::string limited_by;
 };
 
+// Parameters a fit holds at a given value instead of fitting them (`model
+// fit --fix`), keyed as the fit's parameter table prints them: the name,
+// and for a scoped one a space and the scope ("wire_factor ps k=1"). A held
+// parameter is stored with source "fixed" and no interval, so every
+// prediction from the fit uses it: for asking what a measured value, put in
+// place of a fitted one, does to the errors.
+using FixedParameters = std::map<std::string, double>;
+
 class PerformanceModel {
  public:
   virtual ~PerformanceModel() = default;
   virtual std::string_view name() const = 0;
   virtual int version() const = 0;
   // Fits on `data`, whose runs must all be calibration runs (the store
-  // refuses the fit otherwise). Throws ModelError.
-  virtual ModelFitRecord Fit(const ModelData& data) const = 0;
+  // refuses the fit otherwise), holding `fixed` at their values. Throws
+  // ModelError, also for a parameter the model does not fit or a value
+  // outside its range.
+  virtual ModelFitRecord Fit(const ModelData& data, const FixedParameters& fixed) const = 0;
+  ModelFitRecord Fit(const ModelData& data) const { return Fit(data, {}); }
   // Predicts `config` from a fit of this model. Throws ModelError.
   virtual Prediction Predict(const ModelFitRecord& fit, const ModelConfig& config) const = 0;
 };

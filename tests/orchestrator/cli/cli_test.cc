@@ -135,6 +135,45 @@ TEST_F(CliTest, ModelTakesOneNamePerModelOptionAndLeavesTheSettingsToPredict) {
   EXPECT_NE(unknown.err.find("unknown model \"fancy\""), std::string::npos) << unknown.err;
 }
 
+// `model fit --fix`: on a copy of the committed study, a measured cost held
+// in place of the fitted one is stored as such and `model validate` judges
+// the fit made around it; what is not a number, or not a parameter, is
+// refused before anything is stored.
+TEST_F(CliTest, ModelFitHoldsAParameterAtAValueAndValidateUsesIt) {
+  std::filesystem::copy_file(std::string(DMLBENCH_SOURCE_DIR) + "/reports/data/paper-reproduction.db", db_);
+  const std::string fits = "SELECT count(*) FROM model_fits";
+  const std::string before = Dmlbench({"--db", db_, "query", "--csv", fits}).out;
+  const CommandOutput words =
+      Dmlbench({"--db", db_, "model", "fit", "--model", "corrected", "--fix", "cpu_per_byte_s=fast"});
+  EXPECT_NE(words.exit_code, 0);
+  EXPECT_NE(words.err.find("--fix \"cpu_per_byte_s=fast\": expected NAME=VALUE"), std::string::npos) << words.err;
+  const CommandOutput typo =
+      Dmlbench({"--db", db_, "model", "fit", "--model", "corrected", "--fix", "cpu_per_bite_s=2e-10"});
+  EXPECT_NE(typo.exit_code, 0);
+  EXPECT_NE(typo.out.find("corrected fits no parameter \"cpu_per_bite_s\" to hold"), std::string::npos) << typo.out;
+  EXPECT_EQ(Dmlbench({"--db", db_, "query", "--csv", fits}).out, before);
+
+  const CommandOutput fit = Dmlbench({"--db", db_, "model", "fit", "--model", "corrected", "--fix",
+                                      "cpu_per_byte_s=2e-10", "--fix", "wire_factor ps k=1=0.9"});
+  ASSERT_EQ(fit.exit_code, 0) << fit.err;
+  EXPECT_NE(fit.out.find("cpu_per_byte_s                             2e-10                          s/byte     fixed"),
+            std::string::npos)
+      << fit.out;
+  EXPECT_EQ(Dmlbench({"--db", db_, "query", "--csv",
+                      "SELECT name, scope, value, ci_low IS NULL AS no_interval FROM model_parameters "
+                      "WHERE source = 'fixed' AND fit_id = (SELECT max(fit_id) FROM model_fits) ORDER BY name"})
+                .out,
+            "name,scope,value,no_interval\ncpu_per_byte_s,,2e-10,1\nwire_factor,ps k=1,0.9,1\n");
+  const CommandOutput validate = Dmlbench({"--db", db_, "model", "validate", "--model", "corrected"});
+  ASSERT_EQ(validate.exit_code, 0) << validate.err;
+  // Its predictions are the held fit's, stored with its id.
+  EXPECT_EQ(Dmlbench({"--db", db_, "query", "--csv",
+                      "SELECT count(*) > 0 AS predicted FROM predictions "
+                      "WHERE fit_id = (SELECT max(fit_id) FROM model_fits)"})
+                .out,
+            "predicted\n1\n");
+}
+
 // On a copy of the committed database whose pulls in turn were calibrated on
 // 0.3-core hosts (README Results): fitted again by this dmlbench, the fit
 // has the schedule's own wire factor, and of the held-out pulls in turn on

@@ -559,6 +559,81 @@ TEST_F(ModelsTest, PredictsASingleServersPullsInTurnThatNoCalibrationRunHad) {
                                       "pulls in turn: no calibration run had them; their schedule is the model's own"}));
 }
 
+// `model fit --fix`: a held parameter is stored as such, the rest are
+// fitted around it, and predictions use the value held: each calibration
+// run's fitted iteration (what the fit minimised) is what Predict gives it.
+TEST_F(ModelsTest, AHeldParameterIsStoredAsFixedAndEveryPredictionUsesIt) {
+  Store store(dir_ / "m.db");
+  Populate(store);
+  const PerformanceModel& corrected = ModelNamed("corrected");
+  const ModelFitRecord free = corrected.Fit(Calibration(store));
+  const FixedParameters held = {{"cpu_while_waiting", 3 * truth_.while_waiting},
+                                {"wire_factor ps k=2", 1.3},
+                                {"cpu_per_network_byte_s 1e9bit/s 0s", 2e-9}};
+  const ModelFitRecord fit = corrected.Fit(Calibration(store), held);
+  const ModelParameterRow& waiting = ParameterOf(fit, "cpu_while_waiting");
+  EXPECT_EQ(waiting.source, "fixed");
+  EXPECT_DOUBLE_EQ(waiting.value, 3 * truth_.while_waiting);
+  EXPECT_FALSE(waiting.ci_low.has_value());
+  EXPECT_DOUBLE_EQ(FindParameter(fit, "wire_factor", "ps k=2")->value, 1.3);
+  // The profile's scope as ProfileScope writes it, whatever the spelling.
+  const ModelParameterRow* network = FindParameter(fit, "cpu_per_network_byte_s", ProfileScope(kGigabit, 0));
+  ASSERT_NE(network, nullptr);
+  EXPECT_EQ(network->source, "fixed");
+  EXPECT_DOUBLE_EQ(network->value, 2e-9);
+  // The rest are fitted around them, so they move.
+  EXPECT_EQ(ParameterOf(fit, "cpu_per_message_s").source, "fitted");
+  EXPECT_NE(ParameterOf(fit, "cpu_per_message_s").value, ParameterOf(free, "cpu_per_message_s").value);
+  std::map<std::int64_t, ModelConfig> configs;
+  for (const RunObservation& run : LoadModelData(store, {}).runs) configs[run.run_id] = run.config;
+  ASSERT_FALSE(fit.runs.empty());
+  for (const ModelFitRunRow& r : fit.runs) {
+    EXPECT_NEAR(corrected.Predict(fit, configs.at(r.run_id)).iteration_s, r.fitted_iteration_s,
+                1e-9 * r.fitted_iteration_s);
+  }
+
+  // Every fitted parameter held at the value a free fit found gives that fit.
+  FixedParameters all;
+  for (const ModelParameterRow& p : free.parameters) {
+    if (p.source == "fitted") all[p.scope.empty() ? p.name : p.name + " " + p.scope] = p.value;
+  }
+  const ModelFitRecord same = corrected.Fit(Calibration(store), all);
+  for (const ModelParameterRow& p : same.parameters) EXPECT_NE(p.source, "fitted") << p.name << " " << p.scope;
+  for (const RunParams& p :
+       {Params(Architecture::kPs, 5, 2, 100, kGigabit), Params(Architecture::kRing, 7, 0, 100, kHundredMegabit)}) {
+    const double expected = corrected.Predict(free, ConfigOf(p)).iteration_s;
+    EXPECT_NEAR(corrected.Predict(same, ConfigOf(p)).iteration_s, expected, 1e-9 * expected);
+  }
+}
+
+TEST_F(ModelsTest, HoldingAParameterNoModelFitsOrOutsideItsRangeIsRefused) {
+  Store store(dir_ / "m.db");
+  Populate(store);
+  const ModelData calibration = Calibration(store);
+  auto refusal = [&](const std::string& model, const FixedParameters& fixed) {
+    try {
+      ModelNamed(model).Fit(calibration, fixed);
+    } catch (const ModelError& e) {
+      return std::string(e.what());
+    }
+    return std::string("fitted");
+  };
+  EXPECT_NE(refusal("corrected", {{"cpu_per_bite_s", 1e-9}}).find("fits no parameter \"cpu_per_bite_s\" to hold"),
+            std::string::npos);
+  EXPECT_NE(refusal("corrected", {{"cpu_per_byte_s ring", 1e-9}}).find("fits no parameter"), std::string::npos);
+  EXPECT_NE(refusal("corrected", {{"cpu_per_network_byte_s fast", 1e-9}}).find("is a link profile"),
+            std::string::npos);
+  EXPECT_EQ(refusal("corrected", {{"combine_exponent", 1}}),
+            "corrected: cannot hold combine_exponent at 1: it must be above 1");
+  EXPECT_EQ(refusal("corrected+overlap", {{"cpu_per_byte_s", -1e-9}}),
+            "corrected+overlap: cannot hold cpu_per_byte_s at -1e-09: it must be above 0");
+  EXPECT_EQ(refusal("corrected", {{"forward_share", 1}}),
+            "corrected: cannot hold forward_share at 1: it must be above 0 and below 1");
+  EXPECT_EQ(refusal("paper2019", {{"cpu_per_byte_s", 1e-9}}),
+            "paper2019 holds no parameter at a value (--fix cpu_per_byte_s): only corrected and corrected+overlap do");
+  EXPECT_NE(refusal("linear", {{"cpu_per_byte_s", 1e-9}}).find("linear holds no parameter"), std::string::npos);
+}
+
 TEST(MpiAllreduceAlgorithmTest, FollowsLibnbcsChoiceForTheWorkerCount) {
   EXPECT_EQ(MpiAllreduceAlgorithm(1), "none");
   EXPECT_EQ(MpiAllreduceAlgorithm(2), "binomial tree");
