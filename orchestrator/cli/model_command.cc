@@ -3,9 +3,11 @@
 // for any configuration, and judged on the validation runs. `fit` and
 // `validate` write their results into the database; `predict` only reads.
 // All three work on a database copied from another machine.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "orchestrator/cli/commands.h"
@@ -25,6 +27,7 @@ struct ModelOptions {
   std::vector<std::string> experiments;  // scope; empty = all
   std::vector<std::string> settings;     // predict: KEY=VALUE
   std::vector<std::string> fixes;        // fit: NAME[ SCOPE]=VALUE, held instead of fitted
+  std::optional<std::int64_t> fit_id;    // predict, validate: this stored fit instead of each model's latest
   bool points = false;                   // validate: every configuration, not only the summaries
 };
 
@@ -52,17 +55,43 @@ std::string Scope(const ModelOptions& o) {
   return scope;
 }
 
+// A fit holds the parameters of its version's equations, no others.
+void CheckVersion(const Store& store, const PerformanceModel& model, const ModelFitRecord& fit, const char* which) {
+  if (fit.model_version == model.version()) return;
+  throw ModelError(std::string(which) + " of " + std::string(model.name()) + " in " + store.path() + " (fit " +
+                   std::to_string(fit.fit_id) + ") is of version " + std::to_string(fit.model_version) +
+                   "; this dmlbench's " + std::string(model.name()) + " is version " +
+                   std::to_string(model.version()) + ": run `dmlbench model fit` again");
+}
+
 ModelFitRecord LatestFit(const Store& store, const PerformanceModel& model) {
   std::optional<ModelFitRecord> fit = store.LatestModelFit(std::string(model.name()));
   if (!fit) throw ModelError("no fit of " + std::string(model.name()) + " in " + store.path() + ": run `dmlbench model fit` first");
-  // A fit holds the parameters of its version's equations, no others.
-  if (fit->model_version != model.version()) {
-    throw ModelError("the latest fit of " + std::string(model.name()) + " in " + store.path() + " (fit " +
-                     std::to_string(fit->fit_id) + ") is of version " + std::to_string(fit->model_version) +
-                     "; this dmlbench's " + std::string(model.name()) + " is version " +
-                     std::to_string(model.version()) + ": run `dmlbench model fit` again");
-  }
+  CheckVersion(store, model, *fit, "the latest fit");
   return *fit;
+}
+
+// The fits predict and validate use: with --fit that one (its model must
+// be among --model's, if given), else each chosen model's latest.
+std::vector<std::pair<const PerformanceModel*, ModelFitRecord>> ChosenFits(const Store& store, const ModelOptions& o) {
+  std::vector<std::pair<const PerformanceModel*, ModelFitRecord>> fits;
+  if (!o.fit_id) {
+    for (const PerformanceModel* model : Chosen(o)) fits.emplace_back(model, LatestFit(store, *model));
+    return fits;
+  }
+  std::optional<ModelFitRecord> fit = store.ModelFitById(*o.fit_id);
+  if (!fit) {
+    throw ModelError("no fit " + std::to_string(*o.fit_id) + " in " + store.path() +
+                     "; `dmlbench query \"SELECT fit_id, model, model_version, created_unix_s, scope FROM "
+                     "model_fits\"` lists them");
+  }
+  const PerformanceModel& model = ModelNamed(fit->model);
+  if (!o.models.empty() && std::find(o.models.begin(), o.models.end(), fit->model) == o.models.end()) {
+    throw ModelError("fit " + std::to_string(fit->fit_id) + " is of " + fit->model + ", not of the --model asked for");
+  }
+  CheckVersion(store, model, *fit, "the fit asked for");
+  fits.emplace_back(&model, *fit);
+  return fits;
 }
 
 void PrintParameters(const ModelFitRecord& fit) {
@@ -236,13 +265,13 @@ void PrintPoints(const std::string& model, const ValidationResult& result) {
 void ValidateCommand(const GlobalOptions& global, const ModelOptions& o) {
   Store store(global.db);
   const ModelData data = LoadModelData(store, o.experiments);
+  const auto fits = ChosenFits(store, o);
   std::cout << "absolute relative error of epoch time per configuration (median of its repetitions); "
                "validation runs were never seen by the fit, calibration errors are shown for comparison\n";
   std::vector<std::string> flagged;
   std::vector<std::pair<std::string, std::vector<ErrorSummary>>> coverage_rows;
   std::vector<std::pair<std::string, std::vector<CpuSummary>>> cpu_rows;
-  for (const PerformanceModel* model : Chosen(o)) {
-    const ModelFitRecord fit = LatestFit(store, *model);
+  for (const auto& [model, fit] : fits) {
     const ValidationResult result = Validate(*model, fit, data);
     store.AddPredictions(result.predictions);
     cpu_rows.push_back({std::string(model->name()), result.cpu});
@@ -396,8 +425,7 @@ void PredictCommand(const GlobalOptions& global, const ModelOptions& o) {
   std::vector<std::vector<std::string>> rows;
   std::vector<std::pair<std::string, Coverage>> coverages;
   std::vector<std::string> cpu_lines;
-  for (const PerformanceModel* model : Chosen(o)) {
-    const ModelFitRecord fit = LatestFit(*store, *model);
+  for (const auto& [model, fit] : ChosenFits(*store, o)) {
     try {
       const Prediction p = model->Predict(fit, config);
       if (!p.limited_by.empty()) {
@@ -454,6 +482,8 @@ void AddModelCommands(CLI::App& app, const GlobalOptions& global) {
   predict->add_option("SETTING", o->settings, "KEY=VALUE: architecture, workers, servers, batch_size, overlap, "
                                               "bucket_bytes, partition_bytes, pulls_in_turn, hidden, bandwidth, "
                                               "latency, cpu, max_iterations_per_epoch, train_samples");
+  predict->add_option("--fit", o->fit_id, "predict with this stored fit (its id, as `model fit` prints it) "
+                                           "instead of each model's latest");
   predict->callback([&global, o] { PredictCommand(global, *o); });
   CLI::App* validate = model->add_subcommand(
       "validate", "predict every run with the latest fits, store the predictions, and report the errors on "
@@ -464,6 +494,8 @@ void AddModelCommands(CLI::App& app, const GlobalOptions& global) {
   validate->add_flag("--points", o->points,
                      "also every configuration: measured median and its 95% interval, prediction, error, and the "
                      "model's CPU per iteration against the runs' (ms, model / measured)");
+  validate->add_option("--fit", o->fit_id, "validate this stored fit (its id, as `model fit` prints it) instead "
+                                            "of each model's latest, e.g. one fitted with --fix beside the free one");
   validate->callback([&global, o] { ValidateCommand(global, *o); });
 }
 

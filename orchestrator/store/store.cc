@@ -1000,15 +1000,26 @@ void Store::AddPredictions(const std::vector<PredictionRow>& rows) {
 }
 
 std::optional<ModelFitRecord> Store::LatestModelFit(const std::string& model) const {
+  const std::optional<std::int64_t> latest = WithStoreErrors(path_, [&]() -> std::optional<std::int64_t> {
+    SQLite::Statement select(impl_->db, "SELECT max(fit_id) FROM model_fits WHERE model = ?");
+    select.bind(1, model);
+    if (!select.executeStep() || select.getColumn(0).isNull()) return std::nullopt;
+    return select.getColumn(0).getInt64();
+  });
+  if (!latest) return std::nullopt;
+  return ModelFitById(*latest);
+}
+
+std::optional<ModelFitRecord> Store::ModelFitById(std::int64_t fit_id) const {
   return WithStoreErrors(path_, [&]() -> std::optional<ModelFitRecord> {
   SQLite::Statement select(impl_->db, R"(
-    SELECT fit_id, model_version, created_unix_s, code_commit, scope, points, residual_rms_s
-    FROM model_fits WHERE model = ? ORDER BY fit_id DESC LIMIT 1)");
-  select.bind(1, model);
+    SELECT fit_id, model_version, created_unix_s, code_commit, scope, points, residual_rms_s, model
+    FROM model_fits WHERE fit_id = ?)");
+  select.bind(1, fit_id);
   if (!select.executeStep()) return std::nullopt;
   ModelFitRecord fit;
   fit.fit_id = select.getColumn(0).getInt64();
-  fit.model = model;
+  fit.model = select.getColumn(7).getString();
   fit.model_version = select.getColumn(1).getInt();
   fit.created_unix_s = select.getColumn(2).getDouble();
   fit.code_commit = select.getColumn(3).getString();

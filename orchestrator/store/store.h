@@ -384,6 +384,8 @@ class Store {
   void AddPredictions(const std::vector<PredictionRow>& rows);
   // The most recent fit of `model` with its parameters, runs and probes, if any.
   std::optional<ModelFitRecord> LatestModelFit(const std::string& model) const;
+  // The fit of that id, whichever model, likewise.
+  std::optional<ModelFitRecord> ModelFitById(std::int64_t fit_id) const;
 
   // Means over the epochs of a complete run; nullopt for other runs.
   std::optional<RunMeasures> CompleteRunMeasures(std::int64_t run_id) const;

@@ -174,6 +174,40 @@ TEST_F(CliTest, ModelFitHoldsAParameterAtAValueAndValidateUsesIt) {
             "predicted\n1\n");
 }
 
+// `model validate --fit N` and `model predict --fit N`: a stored fit other
+// than the latest, e.g. the free fit beside one made with --fix after it.
+TEST_F(CliTest, ValidateAndPredictTakeAStoredFitById) {
+  std::filesystem::copy_file(std::string(DMLBENCH_SOURCE_DIR) + "/reports/data/paper-reproduction.db", db_);
+  ASSERT_EQ(Dmlbench({"--db", db_, "model", "fit", "--model", "corrected"}).exit_code, 0);
+  const std::string free_fit = Dmlbench({"--db", db_, "query", "--csv", "SELECT max(fit_id) FROM model_fits"}).out;
+  const std::string id = free_fit.substr(free_fit.find('\n') + 1, free_fit.size() - free_fit.find('\n') - 2);
+  ASSERT_EQ(Dmlbench({"--db", db_, "model", "fit", "--model", "corrected", "--fix", "cpu_per_byte_s=2e-10"}).exit_code,
+            0);
+  const CommandOutput validate = Dmlbench({"--db", db_, "model", "validate", "--fit", id});
+  ASSERT_EQ(validate.exit_code, 0) << validate.err;
+  // The free fit's errors (README Results), not the held one's (ring 4.9 %).
+  EXPECT_NE(validate.out.find("corrected  ring                  11        2.8%     6.5%     6.6%"), std::string::npos)
+      << validate.out;
+  EXPECT_EQ(validate.out.find("paper2019"), std::string::npos) << validate.out;
+  EXPECT_EQ(Dmlbench({"--db", db_, "query", "--csv",
+                      "SELECT count(DISTINCT run_id) > 600 AS every_run FROM predictions WHERE fit_id = " + id})
+                .out,
+            "every_run\n1\n");
+  const CommandOutput predict =
+      Dmlbench({"--db", db_, "model", "predict", "--fit", id, "architecture=ring", "workers=4", "cpu=0.15"});
+  ASSERT_EQ(predict.exit_code, 0) << predict.err;
+  EXPECT_NE(predict.out.find("corrected   " + id + " "), std::string::npos) << predict.out;
+
+  const CommandOutput missing = Dmlbench({"--db", db_, "model", "validate", "--fit", "99999"});
+  EXPECT_NE(missing.exit_code, 0);
+  EXPECT_NE(missing.err.find("no fit 99999 in "), std::string::npos) << missing.err;
+  EXPECT_EQ(missing.out, "");
+  const CommandOutput other = Dmlbench({"--db", db_, "model", "validate", "--fit", id, "--model", "linear"});
+  EXPECT_NE(other.exit_code, 0);
+  EXPECT_NE(other.err.find("fit " + id + " is of corrected, not of the --model asked for"), std::string::npos)
+      << other.err;
+}
+
 // On a copy of the committed database whose pulls in turn were calibrated on
 // 0.3-core hosts (README Results): fitted again by this dmlbench, the fit
 // has the schedule's own wire factor, and of the held-out pulls in turn on
