@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <sstream>
+#include <type_traits>
 
 #include "orchestrator/cli/commands.h"
 #include "orchestrator/cli/table.h"
@@ -104,6 +105,24 @@ void PrintParameters(const ModelFitRecord& fit) {
              {false, false, true, false, false, false});
 }
 
+// The whole of `text` as a number (std::stoi for int, std::stod for
+// double), or nullopt: "0.2x", "" and "abc" are not numbers.
+template <typename T>
+std::optional<T> WholeNumber(const std::string& text) {
+  std::size_t used = 0;
+  try {
+    T parsed;
+    if constexpr (std::is_same_v<T, int>) {
+      parsed = std::stoi(text, &used);
+    } else {
+      parsed = std::stod(text, &used);
+    }
+    if (used == text.size()) return parsed;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
 // --fix NAME[ SCOPE]=VALUE: split at the last '=' (a scope such as "ps k=1"
 // has one of its own).
 FixedParameters ParseFixes(const std::vector<std::string>& fixes) {
@@ -111,19 +130,12 @@ FixedParameters ParseFixes(const std::vector<std::string>& fixes) {
   for (const std::string& fix : fixes) {
     const std::size_t at = fix.rfind('=');
     const std::string key = at == std::string::npos ? "" : fix.substr(0, at);
-    const std::string text = at == std::string::npos ? "" : fix.substr(at + 1);
-    std::size_t used = 0;
-    double value = 0;
-    try {
-      value = std::stod(text, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (key.empty() || text.empty() || used != text.size()) {
+    const std::optional<double> value = WholeNumber<double>(at == std::string::npos ? "" : fix.substr(at + 1));
+    if (key.empty() || !value) {
       throw ModelError("--fix \"" + fix + "\": expected NAME=VALUE or \"NAME SCOPE=VALUE\" with a number, "
                        "e.g. --fix cpu_while_waiting=0.067 or --fix \"wire_factor ps k=1=1.0\"");
     }
-    if (!fixed.emplace(key, value).second) throw ModelError("--fix " + key + " given twice");
+    if (!fixed.emplace(key, *value).second) throw ModelError("--fix " + key + " given twice");
   }
   return fixed;
 }
@@ -318,17 +330,11 @@ ModelConfig ParseSettings(const std::vector<std::string>& settings) {
     if (equals == std::string::npos) throw ModelError("expected KEY=VALUE, got \"" + setting + "\"");
     const std::string key = setting.substr(0, equals), value = setting.substr(equals + 1);
     auto integer = [&](int min) {
-      std::size_t used = 0;
-      int parsed = 0;
-      try {
-        parsed = std::stoi(value, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (used != value.size() || parsed < min) {
+      const std::optional<int> parsed = WholeNumber<int>(value);
+      if (!parsed || *parsed < min) {
         throw ModelError(key + " must be an integer of at least " + std::to_string(min) + ", got \"" + value + "\"");
       }
-      return parsed;
+      return *parsed;
     };
     if (key == "architecture") {
       const auto architecture = FromText<Architecture>(value);
@@ -362,14 +368,28 @@ ModelConfig ParseSettings(const std::vector<std::string>& settings) {
       config.hidden.clear();
       std::istringstream widths(value);
       for (std::string width; std::getline(widths, width, ',');) {
-        config.hidden.push_back(std::stoi(width));
+        const std::optional<int> parsed = WholeNumber<int>(width);
+        if (!parsed || *parsed < 1) {
+          throw ModelError("hidden must be layer widths of at least 1, comma-separated (e.g. 128,32), got \"" +
+                           value + "\"");
+        }
+        config.hidden.push_back(*parsed);
+      }
+      if (config.hidden.empty() || value.back() == ',') {
+        throw ModelError("hidden must be layer widths of at least 1, comma-separated (e.g. 128,32), got \"" +
+                         value + "\"");
       }
     } else if (key == "bandwidth") {
       config.bandwidth_bits_per_s = value == "unshaped" ? 0 : ParseBandwidth(value);
     } else if (key == "latency") {
       config.latency_s = ParseLatency(value);
     } else if (key == "cpu") {
-      config.cpu_cores = std::stod(value);
+      const std::optional<double> cores = WholeNumber<double>(value);
+      if (!cores || !(*cores >= 0)) {
+        throw ModelError("cpu must be the hosts' CPU share in cores, 0 for uncapped (e.g. 0.15), got \"" + value +
+                         "\"");
+      }
+      config.cpu_cores = *cores;
     } else {
       throw ModelError("unknown setting \"" + key + "\", expected architecture, workers, servers, batch_size, "
                        "overlap, bucket_bytes, partition_bytes, pulls_in_turn, hidden, bandwidth, latency, "

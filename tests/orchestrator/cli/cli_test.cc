@@ -174,6 +174,33 @@ TEST_F(CliTest, ModelFitHoldsAParameterAtAValueAndValidateUsesIt) {
             "predicted\n1\n");
 }
 
+// Every setting of `model predict` that is not what it must be is named
+// with what was expected, the whole value read (no "0.2x" taken as 0.2),
+// before anything is predicted.
+TEST_F(CliTest, PredictNamesEachMalformedSetting) {
+  std::filesystem::copy_file(std::string(DMLBENCH_SOURCE_DIR) + "/reports/data/paper-reproduction.db", db_);
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"cpu=abc", "cpu must be the hosts' CPU share in cores, 0 for uncapped (e.g. 0.15), got \"abc\""},
+      {"cpu=0.2x", "cpu must be the hosts' CPU share in cores, 0 for uncapped (e.g. 0.15), got \"0.2x\""},
+      {"cpu=-1", "cpu must be the hosts' CPU share in cores, 0 for uncapped (e.g. 0.15), got \"-1\""},
+      {"hidden=128,x", "hidden must be layer widths of at least 1, comma-separated (e.g. 128,32), got \"128,x\""},
+      {"hidden=128,", "hidden must be layer widths of at least 1, comma-separated (e.g. 128,32), got \"128,\""},
+      {"hidden=0", "hidden must be layer widths of at least 1, comma-separated (e.g. 128,32), got \"0\""},
+      {"workers=4x", "workers must be an integer of at least 1, got \"4x\""},
+      {"workers", "expected KEY=VALUE, got \"workers\""},
+  };
+  for (const auto& [setting, reason] : cases) {
+    const CommandOutput out = Dmlbench({"--db", db_, "model", "predict", "--model", "corrected", "architecture=ring",
+                                        "bandwidth=1gbit", setting});
+    EXPECT_NE(out.exit_code, 0) << setting;
+    EXPECT_EQ(out.err, "dmlbench: error: " + reason + "\n") << setting;
+    EXPECT_EQ(out.out, "") << setting;
+  }
+  const CommandOutput good = Dmlbench({"--db", db_, "model", "predict", "--model", "corrected", "architecture=ring",
+                                       "bandwidth=1gbit", "cpu=0.15", "hidden=128,32", "workers=4"});
+  EXPECT_EQ(good.exit_code, 0) << good.err;
+}
+
 // `model validate --fit N` and `model predict --fit N`: a stored fit other
 // than the latest, e.g. the free fit beside one made with --fix after it.
 TEST_F(CliTest, ValidateAndPredictTakeAStoredFitById) {
