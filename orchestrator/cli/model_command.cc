@@ -278,6 +278,19 @@ void ValidateCommand(const GlobalOptions& global, const ModelOptions& o) {
   Store store(global.db);
   const ModelData data = LoadModelData(store, o.experiments);
   const auto fits = ChosenFits(store, o);
+  // Which fits are judged, and what each held instead of fitting (--fix;
+  // linear's slope of a group with one worker count is fixed at 0 by
+  // construction, not held).
+  std::string judged;
+  for (const auto& [model, fit] : fits) {
+    std::string held;
+    for (const ModelParameterRow& p : fit.parameters) {
+      if (p.source == "fixed" && fit.model != "linear") held += (held.empty() ? "" : ", ") + (p.scope.empty() ? p.name : p.name + " " + p.scope);
+    }
+    judged += (judged.empty() ? "" : "; ") + std::string(model->name()) + " fit " + std::to_string(fit.fit_id) +
+              (held.empty() ? "" : " (held: " + held + ")");
+  }
+  std::cout << "fits: " << judged << "\n";
   std::cout << "absolute relative error of epoch time per configuration (median of its repetitions); "
                "validation runs were never seen by the fit, calibration errors are shown for comparison\n";
   std::vector<std::string> flagged;

@@ -166,6 +166,7 @@ TEST_F(CliTest, ModelFitHoldsAParameterAtAValueAndValidateUsesIt) {
             "name,scope,value,no_interval\ncpu_per_byte_s,,2e-10,1\nwire_factor,ps k=1,0.9,1\n");
   const CommandOutput validate = Dmlbench({"--db", db_, "model", "validate", "--model", "corrected"});
   ASSERT_EQ(validate.exit_code, 0) << validate.err;
+  EXPECT_NE(validate.out.find(" (held: cpu_per_byte_s, wire_factor ps k=1)\n"), std::string::npos) << validate.out;
   // Its predictions are the held fit's, stored with its id.
   EXPECT_EQ(Dmlbench({"--db", db_, "query", "--csv",
                       "SELECT count(*) > 0 AS predicted FROM predictions "
@@ -212,6 +213,7 @@ TEST_F(CliTest, ValidateAndPredictTakeAStoredFitById) {
             0);
   const CommandOutput validate = Dmlbench({"--db", db_, "model", "validate", "--fit", id});
   ASSERT_EQ(validate.exit_code, 0) << validate.err;
+  EXPECT_EQ(validate.out.substr(0, validate.out.find('\n') + 1), "fits: corrected fit " + id + "\n");
   // The free fit's errors (README Results), not the held one's (ring 4.9 %).
   EXPECT_NE(validate.out.find("corrected  ring                  11        2.8%     6.5%     6.6%"), std::string::npos)
       << validate.out;
