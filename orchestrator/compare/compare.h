@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "orchestrator/core/run_spec.h"
-#include "orchestrator/model/statistics.h"
+#include "orchestrator/core/statistics.h"
 
 namespace dmlbench {
 

@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-#include "orchestrator/model/statistics.h"
+#include "orchestrator/core/statistics.h"
 
 namespace dmlbench {
 

@@ -12,7 +12,7 @@
 #include "orchestrator/core/clock.h"
 #include "orchestrator/core/run_spec.h"
 #include "orchestrator/model/least_squares.h"
-#include "orchestrator/model/statistics.h"
+#include "orchestrator/core/statistics.h"
 
 namespace dmlbench {
 

@@ -3,7 +3,7 @@
 #include <map>
 #include <sstream>
 
-#include "orchestrator/model/statistics.h"
+#include "orchestrator/core/statistics.h"
 
 namespace dmlbench {
 namespace {

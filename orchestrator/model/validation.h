@@ -15,7 +15,7 @@
 
 #include "orchestrator/model/models.h"
 #include "orchestrator/model/observations.h"
-#include "orchestrator/model/statistics.h"
+#include "orchestrator/core/statistics.h"
 #include "orchestrator/store/store.h"
 
 namespace dmlbench {

@@ -13,7 +13,7 @@
 #include "orchestrator/model/models.h"
 #include "orchestrator/model/observations.h"
 #include "orchestrator/model/physics.h"
-#include "orchestrator/model/statistics.h"
+#include "orchestrator/core/statistics.h"
 
 namespace dmlbench {
 namespace {

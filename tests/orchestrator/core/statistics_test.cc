@@ -1,7 +1,7 @@
 // Tests of orchestrator/model/statistics against values from tables: the
 // binomial order-statistic intervals of Le Boudec's table 2.1, Student's t
 // quantiles, and the plain summaries.
-#include "orchestrator/model/statistics.h"
+#include "orchestrator/core/statistics.h"
 
 #include <gtest/gtest.h>
 

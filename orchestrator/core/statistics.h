@@ -4,8 +4,8 @@
 // Boudec, "Performance Evaluation of Computer and Communication Systems",
 // section 2.2), the coefficient of variation, and Student's t quantile for
 // the confidence intervals of fitted parameters. Pure functions; thread-safe.
-#ifndef DMLBENCH_ORCHESTRATOR_MODEL_STATISTICS_H_
-#define DMLBENCH_ORCHESTRATOR_MODEL_STATISTICS_H_
+#ifndef DMLBENCH_ORCHESTRATOR_CORE_STATISTICS_H_
+#define DMLBENCH_ORCHESTRATOR_CORE_STATISTICS_H_
 
 #include <optional>
 #include <vector>
@@ -45,4 +45,4 @@ double StudentTQuantile(double q, int dof);
 
 }  // namespace dmlbench
 
-#endif  // DMLBENCH_ORCHESTRATOR_MODEL_STATISTICS_H_
+#endif  // DMLBENCH_ORCHESTRATOR_CORE_STATISTICS_H_

@@ -1,4 +1,4 @@
-#include "orchestrator/model/statistics.h"
+#include "orchestrator/core/statistics.h"
 
 #include <algorithm>
 #include <cmath>
