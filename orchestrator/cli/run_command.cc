@@ -81,6 +81,21 @@ void PrintSummary(std::ostream& out, const Experiment& experiment, const SweepRe
         << (report.measured_elsewhere == 1 ? "it" : "them") << " on these hosts, use another database or another "
         << "[execution] seed\n";
   }
+  if (report.more_repetitions) {
+    char within[32];
+    std::snprintf(within, sizeof within, "%g%%", 100 * experiment.execution.interval_within);
+    out << report.more_repetitions << " of these " << (report.more_repetitions == 1 ? "is a repetition" : "are repetitions")
+        << " beyond the planned " << (report.more_repetitions == 1 ? "ones, of a point" : "ones, of points")
+        << " whose 95% interval of the median epoch time reached further than " << within
+        << " from it ([execution] interval_within; at most max_repetitions = " << experiment.execution.max_repetitions
+        << " runs a point)\n";
+  }
+  if (!report.still_loose.empty()) {
+    out << report.still_loose.size() << (report.still_loose.size() == 1 ? " point has" : " points have")
+        << " max_repetitions runs and an interval still wider than asked: measure "
+        << (report.still_loose.size() == 1 ? "it" : "them") << " on quieter hosts, or raise max_repetitions\n";
+    for (const std::string& point : report.still_loose) out << "  " << point << "\n";
+  }
   if (report.exhausted) {
     out << report.exhausted << (report.exhausted == 1 ? " run has" : " runs have")
         << " failed `attempts` times and " << (report.exhausted == 1 ? "was" : "were")

@@ -100,6 +100,13 @@ struct ExecutionOptions {
   std::string dataset_dir;               // "" = the default Fashion-MNIST directory
   bool shuffled = true;                  // run the pending runs in a seeded random order
   std::uint64_t order_seed = 1;          // that order's seed (execution.seed unless order_seed is given)
+  // Repetitions beyond the planned ones, for a point whose measurement is
+  // still too loose (run/repetitions.h): while the 95% interval of the
+  // median of its runs' epoch times reaches further from the median than
+  // interval_within times it, one more repetition, up to max_repetitions in
+  // all. 0 and 0: never more than planned.
+  int max_repetitions = 0;
+  double interval_within = 0;
 };
 
 struct PlannedRun {

@@ -20,8 +20,9 @@ namespace {
 const std::vector<std::string_view> kTopLevelKeys = {"experiment", "defaults", "matrix",    "zip",  "include",
                                                      "exclude",    "networks", "execution", "split"};
 const std::vector<std::string_view> kExperimentKeys = {"name", "description", "tags"};
-const std::vector<std::string_view> kExecutionKeys = {"provider", "inventory", "repetitions", "seed", "timeout_s",
-                                                      "attempts", "dataset_dir", "order", "order_seed"};
+const std::vector<std::string_view> kExecutionKeys = {
+    "provider", "inventory", "repetitions", "max_repetitions", "interval_within", "seed",
+    "timeout_s", "attempts", "dataset_dir", "order", "order_seed"};
 const std::vector<std::string_view> kOrders = {"shuffled", "matrix"};
 const std::vector<std::string_view> kNetworkKeys = {"bandwidth_mbit_per_s", "latency_ms"};
 const std::vector<std::string_view> kSplitKeys = {"calibration"};
@@ -262,14 +263,15 @@ class ExperimentReader : public TomlReader {
     if (const toml::node* node = table->get("repetitions")) {
       spec_.repetitions = static_cast<int>(ReadInteger(*node, "repetitions", 1, kMaxRepetitions));
     }
+    ReadMoreRepetitions(*table, execution);
     if (const toml::node* node = table->get("seed")) {
       // Run seeds are seed + repetition, stored as SQLite's signed 64-bit
       // integers: the last one must fit.
-      const std::int64_t last_offset = spec_.repetitions - 1;
+      const std::int64_t last_offset = std::max(spec_.repetitions, execution.max_repetitions) - 1;
       const std::int64_t largest = std::numeric_limits<std::int64_t>::max() - last_offset;
       const std::int64_t seed = ReadInteger(*node, "seed", 0, std::numeric_limits<std::int64_t>::max());
       if (seed > largest) {
-        Fail(*node, "seed must be at most " + std::to_string(largest) + " with " + std::to_string(spec_.repetitions) +
+        Fail(*node, "seed must be at most " + std::to_string(largest) + " with " + std::to_string(last_offset + 1) +
                         " repetitions (the last repetition runs with seed + " + std::to_string(last_offset) +
                         ", and seeds are stored as 64-bit signed integers), got " + std::to_string(seed));
       }
@@ -291,6 +293,32 @@ class ExperimentReader : public TomlReader {
       const std::string directory = ReadString(*node, "dataset_dir");
       if (directory.empty()) Fail(*node, "dataset_dir must be a directory name, got \"\"");
       execution.dataset_dir = ResolvePath(directory);
+    }
+  }
+
+  // max_repetitions and interval_within, which come together: a point whose
+  // interval is wider than asked gets more repetitions, up to the most.
+  void ReadMoreRepetitions(const toml::table& table, ExecutionOptions& execution) {
+    const toml::node* most = table.get("max_repetitions");
+    const toml::node* within = table.get("interval_within");
+    if (most == nullptr && within == nullptr) return;
+    if (most == nullptr || within == nullptr) {
+      Fail(most != nullptr ? *most : *within,
+           std::string(most != nullptr ? "max_repetitions needs interval_within" : "interval_within needs max_repetitions") +
+               " beside it: repetitions are added while the 95% interval of a point's median epoch time reaches "
+               "further than interval_within times the median (e.g. 0.05), up to max_repetitions runs");
+    }
+    execution.max_repetitions = static_cast<int>(ReadInteger(*most, "max_repetitions", 1, kMaxRepetitions));
+    if (execution.max_repetitions <= spec_.repetitions) {
+      Fail(*most, "max_repetitions must be more than repetitions (" + std::to_string(spec_.repetitions) +
+                      "), got " + std::to_string(execution.max_repetitions));
+    }
+    execution.interval_within = ReadNumber(*within, "interval_within", 0, /*inclusive=*/false);
+    if (execution.interval_within >= 1) {
+      char got[32];
+      std::snprintf(got, sizeof got, "%g", execution.interval_within);
+      Fail(*within, std::string("interval_within must be a fraction of the median below 1 (e.g. 0.05 for 5%), got ") +
+                        got);
     }
   }
 

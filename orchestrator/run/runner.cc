@@ -14,12 +14,14 @@
 #include <string>
 
 #include "orchestrator/core/clock.h"
+#include "orchestrator/core/statistics.h"
 #include "orchestrator/ingest/ingest.h"
 #include "orchestrator/launch/job_output.h"
 #include "orchestrator/launch/trainer_command.h"
 #include "orchestrator/run/outcome.h"
 #include "orchestrator/run/progress.h"
 #include "orchestrator/run/provenance.h"
+#include "orchestrator/run/repetitions.h"
 
 namespace dmlbench {
 namespace {
@@ -90,7 +92,18 @@ class Runner::Sweep {
       report_.exhausted += item.state != RunState::kComplete && Exhausted(item) &&
                            (options_.retry_failed || item.state != RunState::kFailed);
     }
-    int position = 0;
+    ExecuteAll(plan, 0, progress, remaining);
+    progress.End();
+    if (experiment_.execution.max_repetitions > 0) RepeatLoosePoints(plan);
+    Tally();
+    return std::move(report_);
+  }
+
+ private:
+  // Executes the runnable items of plan, in the sweep's order; report_.runs
+  // from `first` on are plan's items. Stops at cancellation, at a failure no
+  // retry can fix and when the trainer changed.
+  void ExecuteAll(std::vector<PlanItem>& plan, std::size_t first, ProgressLine& progress, int remaining) {
     for (std::size_t index : ExecutionOrder(plan)) {
       PlanItem& item = plan[index];
       if (!Runnable(item)) continue;
@@ -98,17 +111,67 @@ class Runner::Sweep {
       if (report_.cancelled || !report_.stopped.empty()) break;
       if (TrainerChanged()) break;
       progress.SetRemaining(remaining--);
-      order_ = Store::SweepOrder{experiment_.execution.order_seed, position++};
+      order_ = Store::SweepOrder{experiment_.execution.order_seed, position_++};
       ExecuteRun(item, progress);
-      report_.runs[index].item = item;
-      report_.runs[index].ran_now = true;
+      report_.runs[first + index].item = item;
+      report_.runs[first + index].ran_now = true;
     }
-    progress.End();
-    Tally();
-    return std::move(report_);
   }
 
- private:
+  // After the planned runs: rounds of one more repetition for each point the
+  // sweep chose whose interval is still wider than [execution]
+  // interval_within asks, up to max_repetitions (run/repetitions.h). Each
+  // round plans its runs against the database as the sweep did, so that a
+  // repetition a sweep before added and completed is not run again, and
+  // registers them with the experiment.
+  void RepeatLoosePoints(const std::vector<PlanItem>& chosen) {
+    std::set<std::string> points;
+    for (const PlanItem& item : chosen) points.insert(ConfigurationJson(item.run.params));
+    Experiment extended = experiment_;
+    const PlanInputs inputs{options_.trainer, provenance_.trainer_sha256, options_.dataset_dir};
+    while (!report_.cancelled && report_.stopped.empty() && !cancel_.load()) {
+      std::vector<PlanItem> items;
+      for (PlanItem& item : Plan(extended, store_, inputs)) {
+        if (points.count(ConfigurationJson(item.run.params))) items.push_back(std::move(item));
+      }
+      const RepetitionRound round = NextRepetitions(items, SteadyEpochMedians(), experiment_.execution);
+      report_.still_loose = round.still_loose;
+      if (round.more.empty()) return;
+      Experiment next = experiment_;
+      next.runs = round.more;
+      std::vector<PlanItem> plan = Plan(next, store_, inputs);
+      AddExperimentRuns(plan);
+      for (PlanItem& item : plan) item.run_id = run_ids_.at(item.run_key);
+      if (!tags_.empty()) {
+        for (const PlanItem& item : plan) store_.TagRun(item.run_id, tags_, UnixNow());
+      }
+      extended.runs.insert(extended.runs.end(), round.more.begin(), round.more.end());
+      report_.planned += static_cast<int>(plan.size());
+      report_.more_repetitions += static_cast<int>(plan.size());
+      const std::size_t first = report_.runs.size();
+      int done = 0;
+      for (PlanItem& item : plan) {
+        report_.runs.push_back(RunReport{item, false, std::nullopt});
+        done += !Runnable(item);
+      }
+      const int total = static_cast<int>(plan.size());
+      if (done < total) {
+        ProgressLine progress(options_.progress, options_.progress_redraws, total, done);
+        ExecuteAll(plan, first, progress, total - done);
+        progress.End();
+      }
+    }
+  }
+
+  // The median steady epoch time of every complete run, by run id.
+  std::map<std::int64_t, double> SteadyEpochMedians() const {
+    std::map<std::int64_t, std::vector<double>> epochs;
+    for (const Store::SteadyEpoch& epoch : store_.SteadyEpochs()) epochs[epoch.run_id].push_back(epoch.wall_s);
+    std::map<std::int64_t, double> medians;
+    for (const auto& [run_id, walls] : epochs) medians[run_id] = Median(walls);
+    return medians;
+  }
+
   // Plan indices in the order the runs are started: the plan's, or shuffled
   // with the experiment's order seed (a Fisher-Yates shuffle over
   // mt19937_64, the same on every platform), so that slow drift of the
@@ -330,6 +393,7 @@ class Runner::Sweep {
   std::map<std::string, std::int64_t> run_ids_;  // by run key
   std::int64_t current_attempt_id_ = 0;
   std::optional<Store::SweepOrder> order_;
+  int position_ = 0;  // the next run's place in the sweep's order
 };
 
 Runner::Runner(Store& store, Launcher& launcher, RunnerOptions options)

@@ -4,7 +4,9 @@
 // complete and has tries left, through a Launcher: retries up to `attempts` failures
 // per run over all sweeps, per-run timeouts, cancellation, events streamed
 // into the Store as they arrive, a live progress line. A failure no retry
-// can fix stops the sweep. One sweep per database at a time (RunLock). Not
+// can fix stops the sweep. With [execution] max_repetitions, rounds of one
+// more repetition follow for the chosen points still measured too loosely
+// (repetitions.h). One sweep per database at a time (RunLock). Not
 // thread-safe.
 #ifndef DMLBENCH_ORCHESTRATOR_RUN_RUNNER_H_
 #define DMLBENCH_ORCHESTRATOR_RUN_RUNNER_H_
@@ -70,6 +72,12 @@ struct SweepReport {
   // names the shares, "0.15 core (these hosts: 0.3 core)".
   int measured_elsewhere = 0;
   std::string elsewhere;
+  // [execution] max_repetitions: the repetitions added after the planned
+  // ones (run now or found complete from an earlier sweep; in `runs` and
+  // `planned` too), and the points that reached max_repetitions with their
+  // interval still wider than interval_within (RepetitionRound).
+  int more_repetitions = 0;
+  std::vector<std::string> still_loose;
 };
 
 class Runner {

@@ -479,6 +479,28 @@ TEST_F(CliTest, PlanAndRunChooseRunsWithOnly) {
   EXPECT_NE(by_key.out.find("cli-test: 1 of 3 runs: 1 complete, 0 pending"), std::string::npos) << by_key.out;
 }
 
+TEST_F(CliTest, RunSaysWhichRepetitionsItAddedAndWhichPointsStayLoose) {
+  testing::WriteFile(dir_ / "matrix.toml",
+                     "[experiment]\nname = \"cli-test\"\n[defaults]\ndataset = \"synthetic\"\n[matrix]\n"
+                     "architecture = [\"ring\"]\n[execution]\ntimeout_s = 60\nrepetitions = 1\n"
+                     "max_repetitions = 3\ninterval_within = 0.05\n");
+  const std::string trainer = WriteScript(dir_ / "trainer", testing::GoodTrainerBody());
+  const CommandOutput out = Dmlbench({"--db", db_, "run", dir_ / "matrix.toml", "--trainer", trainer});
+  ASSERT_EQ(out.exit_code, 0) << out.err;
+  EXPECT_NE(out.out.find("ring w=1 b=100 rep=2"), std::string::npos) << out.out;
+  EXPECT_NE(out.out.find("cli-test: 3 runs: 3 complete (3 just now)"), std::string::npos) << out.out;
+  EXPECT_NE(out.out.find("2 of these are repetitions beyond the planned ones, of points whose 95% interval of the "
+                         "median epoch time reached further than 5% from it ([execution] interval_within; at most "
+                         "max_repetitions = 3 runs a point)\n"),
+            std::string::npos)
+      << out.out;
+  // Three runs cannot give a 95% interval of their median.
+  EXPECT_NE(out.out.find("1 point has max_repetitions runs and an interval still wider than asked: measure it on "
+                         "quieter hosts, or raise max_repetitions\n  ring w=1 b=100: 0.5 s [0.5, 0.5] over 3 runs\n"),
+            std::string::npos)
+      << out.out;
+}
+
 TEST_F(CliTest, NoRetryFailedLeavesFailedRunsAlone) {
   // Two tries per run; the mpi run's trainer refuses its input, which
   // fails the run at once (and stops the sweep) with a try left.

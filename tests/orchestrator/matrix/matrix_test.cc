@@ -1095,7 +1095,8 @@ TEST(MatrixErrorTest, AttemptsOutOfRange) {
 TEST(MatrixErrorTest, UnknownExecutionKey) {
   EXPECT_EQ(ErrorOfBody("[matrix]\nworkers = [1]\n[execution]\nretries = 3\n"),
             "experiments/sweep.toml:6:1: unknown key 'retries' in [execution], expected one of: "
-            "provider, inventory, repetitions, seed, timeout_s, attempts, dataset_dir, order, order_seed");
+            "provider, inventory, repetitions, max_repetitions, interval_within, seed, timeout_s, attempts, "
+            "dataset_dir, order, order_seed");
 }
 
 TEST(MatrixErrorTest, SplitOfUnknownParameter) {
@@ -1179,6 +1180,43 @@ TEST(MatrixErrorTest, ProductTooLargeToCount) {
   EXPECT_EQ(ErrorOfBody(body),
             "experiments/sweep.toml:3:1: the matrix must expand to at most 100000 runs (points "
             "x repetitions), got more than 9223372036854775807");
+}
+
+TEST(MatrixExperimentTest, MoreRepetitionsUpToTheMostWhileTheIntervalIsWide) {
+  const Experiment plain = Parse("[matrix]\nworkers = [1]\n[execution]\nrepetitions = 6\n");
+  EXPECT_EQ(plain.execution.max_repetitions, 0);
+  EXPECT_EQ(plain.execution.interval_within, 0);
+  const Experiment adaptive =
+      Parse("[matrix]\nworkers = [1]\n[execution]\nrepetitions = 6\nmax_repetitions = 12\ninterval_within = 0.05\n");
+  EXPECT_EQ(adaptive.execution.max_repetitions, 12);
+  EXPECT_DOUBLE_EQ(adaptive.execution.interval_within, 0.05);
+  // Only the planned repetitions are expanded; the rest come when needed.
+  EXPECT_EQ(adaptive.runs.size(), 6u);
+}
+
+TEST(MatrixErrorTest, MoreRepetitionsNeedBothKeysAMostAboveTheRepetitionsAndAFraction) {
+  EXPECT_EQ(ErrorOfBody("[matrix]\nworkers = [1]\n[execution]\nmax_repetitions = 12\n"),
+            "experiments/sweep.toml:6:19: max_repetitions needs interval_within beside it: repetitions are added "
+            "while the 95% interval of a point's median epoch time reaches further than interval_within times the "
+            "median (e.g. 0.05), up to max_repetitions runs");
+  EXPECT_EQ(ErrorOfBody("[matrix]\nworkers = [1]\n[execution]\ninterval_within = 0.05\n"),
+            "experiments/sweep.toml:6:19: interval_within needs max_repetitions beside it: repetitions are added "
+            "while the 95% interval of a point's median epoch time reaches further than interval_within times the "
+            "median (e.g. 0.05), up to max_repetitions runs");
+  EXPECT_EQ(ErrorOfBody("[matrix]\nworkers = [1]\n[execution]\nrepetitions = 6\nmax_repetitions = 6\n"
+                        "interval_within = 0.05\n"),
+            "experiments/sweep.toml:7:19: max_repetitions must be more than repetitions (6), got 6");
+  EXPECT_EQ(ErrorOfBody("[matrix]\nworkers = [1]\n[execution]\nmax_repetitions = 8\ninterval_within = 5\n"),
+            "experiments/sweep.toml:7:19: interval_within must be a fraction of the median below 1 (e.g. 0.05 for "
+            "5%), got 5");
+  EXPECT_EQ(ErrorOfBody("[matrix]\nworkers = [1]\n[execution]\nmax_repetitions = 8\ninterval_within = 0\n"),
+            "experiments/sweep.toml:7:19: interval_within must be a finite number greater than 0, got 0");
+  // The last repetition it may add must have a seed that fits.
+  EXPECT_EQ(ErrorOfBody("[matrix]\nworkers = [1]\n[execution]\nrepetitions = 3\nmax_repetitions = 5\n"
+                        "interval_within = 0.05\nseed = 9223372036854775804\n"),
+            "experiments/sweep.toml:9:8: seed must be at most 9223372036854775803 with 5 repetitions (the last "
+            "repetition runs with seed + 4, and seeds are stored as 64-bit signed integers), got "
+            "9223372036854775804");
 }
 
 }  // namespace

@@ -107,6 +107,32 @@ TEST_F(RunnerMpirunTest, RealTrainerThroughRealMpirun) {
   EXPECT_EQ(Int(store, "SELECT count(*) FROM run_summary"), 2);
 }
 
+// [execution] max_repetitions through the real trainer: 2 runs of a point
+// cannot give a 95% interval (that takes 6), so each point gets its one more
+// repetition, measured and stored like the planned ones, and members of the
+// experiment; a sweep again adds nothing.
+TEST_F(RunnerMpirunTest, RepetitionsBeyondThePlannedOnesAreRealRuns) {
+  const std::string text =
+      "[experiment]\nname = \"adaptive\"\n[defaults]\ndataset = \"synthetic\"\nepochs = 2\nbatch_size = 10\n"
+      "max_iterations_per_epoch = 3\n[matrix]\narchitecture = [\"ring\"]\nworkers = [1, 2]\n"
+      "[execution]\ntimeout_s = 120\nrepetitions = 2\nmax_repetitions = 3\ninterval_within = 0.5\n"
+      "[split]\ncalibration = { workers = [1] }\n";
+  const Experiment experiment = Load(text);
+  Store store(db_);
+  SweepReport report = Sweep(store, DMLBENCH_TRAINER, experiment);
+  ASSERT_EQ(report.complete, 6) << progress_.str();
+  EXPECT_EQ(report.more_repetitions, 2);
+  EXPECT_EQ(report.still_loose.size(), 2u);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM runs WHERE repetition = 2 AND status = 'complete' AND seed = 3"), 2);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM runs WHERE repetition = 2 AND split = 'calibration'"), 1);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM steady_epochs s JOIN runs r USING (run_id) WHERE r.repetition = 2"), 2);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM experiment_runs"), 6);
+
+  report = Sweep(store, DMLBENCH_TRAINER, experiment);
+  EXPECT_EQ(report.complete, 6);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM attempts"), 6);
+}
+
 // ---- errors that no retry can fix, through the real mpirun and trainer -----
 
 TEST_F(RunnerMpirunTest, MoreRanksThanSlotsFailOnceAndStopTheSweep) {

@@ -627,5 +627,57 @@ TEST_F(RunnerTest, ReadOnlyDatabaseFileIsAClearError) {
   }
 }
 
+// [execution] max_repetitions: a point whose epoch times scatter gets
+// repetitions up to the most, one that does not gets none, and a sweep
+// again runs none of them twice.
+TEST_F(RunnerTest, APointWhoseIntervalIsWideGetsMoreRepetitionsUpToTheMost) {
+  // ring: every epoch 0.5 s; mpi: 0.5 or 0.6 s by the seed's parity.
+  FakeLauncher launcher([](const LaunchSpec& spec, int) {
+    const bool mpi = TrainerArg(spec, "--architecture") == "mpi";
+    const double wall = mpi && std::stoll(TrainerArg(spec, "--seed")) % 2 ? 0.6 : 0.5;
+    FakeJob job = GoodJob(0);
+    job.lines = {RunStartLine(), EpochLine(1, 1, wall), EpochLine(2, 1, wall), RunEndLine()};
+    return job;
+  });
+  const std::string text =
+      "[experiment]\nname = \"adaptive\"\n[defaults]\ndataset = \"synthetic\"\nepochs = 2\n"
+      "[matrix]\narchitecture = [\"ring\", \"mpi\"]\n"
+      "[execution]\norder = \"matrix\"\nrepetitions = 6\nmax_repetitions = 9\ninterval_within = 0.05\n";
+  const Experiment experiment = Load(text);
+  Store store(db_);
+  SweepReport report = Sweep(store, launcher, experiment);
+  EXPECT_EQ(report.complete, 15);
+  EXPECT_EQ(report.planned, 15);
+  EXPECT_EQ(report.more_repetitions, 3);
+  ASSERT_EQ(report.still_loose.size(), 1u);
+  EXPECT_EQ(report.still_loose[0], "mpi w=1 b=100: 0.6 s [0.5, 0.6] over 9 runs");
+  EXPECT_EQ(launcher.specs().size(), 15u);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM runs WHERE architecture = 'ring'"), 6);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM runs WHERE architecture = 'mpi' AND seed = 1 + repetition"), 9);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM experiment_runs"), 15);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM experiments"), 1);
+  // Each added run has its place in the sweep's order after the planned ones.
+  EXPECT_EQ(Int(store, "SELECT count(DISTINCT sweep_position) FROM attempts"), 15);
+
+  report = Sweep(store, launcher, experiment);
+  EXPECT_EQ(launcher.specs().size(), 15u);
+  EXPECT_EQ(report.complete, 15);
+  EXPECT_EQ(report.more_repetitions, 3);
+  EXPECT_EQ(report.still_loose.size(), 1u);
+
+  // --only: the points it leaves out get no repetitions.
+  const Experiment more = Load(text + "");
+  TempDir other;
+  Store fresh(other / "results.db");
+  RunLock fresh_lock(other / "results.db");
+  RunnerOptions options;
+  options.only = Filter::Parse("architecture=ring", "--only");
+  options.progress = &progress_;
+  report = Runner(fresh, launcher, options).Run(more, fresh_lock, no_cancel_);
+  EXPECT_EQ(report.complete, 6);
+  EXPECT_EQ(report.more_repetitions, 0);
+  EXPECT_EQ(Int(fresh, "SELECT count(*) FROM runs WHERE architecture = 'mpi' AND status = 'complete'"), 0);
+}
+
 }  // namespace
 }  // namespace dmlbench
