@@ -16,6 +16,28 @@ std::string ErrorOf(const std::function<void()>& body) {
   return "(no error)";
 }
 
+// `ip` as DeleteLink sees it: the link is listed until `listed` runs out,
+// and its deletion fails the way a vanished device does.
+class VanishingLink : public CommandRunner {
+ public:
+  explicit VanishingLink(int listed) : listed_(listed) {}
+  CommandResult Run(const std::vector<std::string>& argv, const CommandPlace&) override {
+    if (argv.size() >= 3 && argv[1] == "-o") return {0, listed_-- > 0 ? "7: dmlb-t-2@if3: <BROADCAST> mtu 1500\n" : ""};
+    return {1, "Cannot find device \"dmlb-t-2\"\n"};
+  }
+
+ private:
+  int listed_;
+};
+
+TEST(ClusterLinksTest, ALinkThatVanishesWhileItIsDeletedIsGoneAsAsked) {
+  VanishingLink vanished(1);  // listed, then gone
+  EXPECT_EQ(ErrorOf([&] { DeleteLink(vanished, "dmlb-t-2"); }), "(no error)");
+  VanishingLink stays(2);     // still there after the failed deletion
+  EXPECT_EQ(ErrorOf([&] { DeleteLink(stays, "dmlb-t-2"); }),
+            "`ip link delete dmlb-t-2` failed (exit 1): Cannot find device \"dmlb-t-2\"");
+}
+
 TEST(ClusterLinksTest, ParsesBandwidthInTcUnits) {
   EXPECT_DOUBLE_EQ(ParseBandwidth("1gbit"), 1e9);
   EXPECT_DOUBLE_EQ(ParseBandwidth("100mbit"), 1e8);
