@@ -79,9 +79,7 @@ class Runner::Sweep {
     for (PlanItem& item : plan) item.run_id = run_ids_.at(item.run_key);
     NoteRunsMeasuredElsewhere(plan);
     // The runs it skips belong to the sweep as much as those it runs.
-    if (!tags_.empty()) {
-      for (const PlanItem& item : plan) store_.TagRun(item.run_id, tags_, UnixNow());
-    }
+    TagRuns(plan);
 
     int done = 0;
     for (const PlanItem& item : plan) done += !Runnable(item);
@@ -142,9 +140,7 @@ class Runner::Sweep {
       std::vector<PlanItem> plan = Plan(next, store_, inputs);
       AddExperimentRuns(plan);
       for (PlanItem& item : plan) item.run_id = run_ids_.at(item.run_key);
-      if (!tags_.empty()) {
-        for (const PlanItem& item : plan) store_.TagRun(item.run_id, tags_, UnixNow());
-      }
+      TagRuns(plan);
       extended.runs.insert(extended.runs.end(), round.more.begin(), round.more.end());
       report_.planned += static_cast<int>(plan.size());
       report_.more_repetitions += static_cast<int>(plan.size());
@@ -161,6 +157,13 @@ class Runner::Sweep {
         progress.End();
       }
     }
+  }
+
+  // Gives the sweep's tags (the experiment's and the command line's) to
+  // every run of `plan`.
+  void TagRuns(const std::vector<PlanItem>& plan) {
+    if (tags_.empty()) return;
+    for (const PlanItem& item : plan) store_.TagRun(item.run_id, tags_, UnixNow());
   }
 
   // The median steady epoch time of every complete run, by run id.

@@ -85,10 +85,11 @@ bool Running(pid_t pid) {
 
 class CliTest : public ::testing::Test {
  protected:
-  std::string WriteMatrix(const std::string& matrix, int attempts = 2) {
+  std::string WriteMatrix(const std::string& matrix, int attempts = 2, const std::string& execution = "") {
     testing::WriteFile(dir_ / "matrix.toml",
                        "[experiment]\nname = \"cli-test\"\n[defaults]\ndataset = \"synthetic\"\n[matrix]\n" + matrix +
-                           "[execution]\norder = \"matrix\"\ntimeout_s = 60\nattempts = " + std::to_string(attempts) + "\n");
+                           "[execution]\norder = \"matrix\"\ntimeout_s = 60\nattempts = " + std::to_string(attempts) +
+                           "\n" + execution);
     return dir_ / "matrix.toml";
   }
 
@@ -480,12 +481,10 @@ TEST_F(CliTest, PlanAndRunChooseRunsWithOnly) {
 }
 
 TEST_F(CliTest, RunSaysWhichRepetitionsItAddedAndWhichPointsStayLoose) {
-  testing::WriteFile(dir_ / "matrix.toml",
-                     "[experiment]\nname = \"cli-test\"\n[defaults]\ndataset = \"synthetic\"\n[matrix]\n"
-                     "architecture = [\"ring\"]\n[execution]\ntimeout_s = 60\nrepetitions = 1\n"
-                     "max_repetitions = 3\ninterval_within = 0.05\n");
+  const std::string matrix =
+      WriteMatrix("architecture = [\"ring\"]\n", 2, "repetitions = 1\nmax_repetitions = 3\ninterval_within = 0.05\n");
   const std::string trainer = WriteScript(dir_ / "trainer", testing::GoodTrainerBody());
-  const CommandOutput out = Dmlbench({"--db", db_, "run", dir_ / "matrix.toml", "--trainer", trainer});
+  const CommandOutput out = Dmlbench({"--db", db_, "run", matrix, "--trainer", trainer});
   ASSERT_EQ(out.exit_code, 0) << out.err;
   EXPECT_NE(out.out.find("ring w=1 b=100 rep=2"), std::string::npos) << out.out;
   EXPECT_NE(out.out.find("cli-test: 3 runs: 3 complete (3 just now)"), std::string::npos) << out.out;

@@ -112,12 +112,9 @@ TEST_F(RunnerMpirunTest, RealTrainerThroughRealMpirun) {
 // repetition, measured and stored like the planned ones, and members of the
 // experiment; a sweep again adds nothing.
 TEST_F(RunnerMpirunTest, RepetitionsBeyondThePlannedOnesAreRealRuns) {
-  const std::string text =
-      "[experiment]\nname = \"adaptive\"\n[defaults]\ndataset = \"synthetic\"\nepochs = 2\nbatch_size = 10\n"
-      "max_iterations_per_epoch = 3\n[matrix]\narchitecture = [\"ring\"]\nworkers = [1, 2]\n"
-      "[execution]\ntimeout_s = 120\nrepetitions = 2\nmax_repetitions = 3\ninterval_within = 0.5\n"
-      "[split]\ncalibration = { workers = [1] }\n";
-  const Experiment experiment = Load(text);
+  const Experiment experiment =
+      Load(MatrixText("architecture = [\"ring\"]\nworkers = [1, 2]\n", 120, 2, "epochs = 2\nbatch_size = 10\n",
+                      "repetitions = 2\nmax_repetitions = 3\ninterval_within = 0.5\n"));
   Store store(db_);
   SweepReport report = Sweep(store, DMLBENCH_TRAINER, experiment);
   ASSERT_EQ(report.complete, 6) << progress_.str();

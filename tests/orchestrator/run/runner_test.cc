@@ -639,10 +639,8 @@ TEST_F(RunnerTest, APointWhoseIntervalIsWideGetsMoreRepetitionsUpToTheMost) {
     job.lines = {RunStartLine(), EpochLine(1, 1, wall), EpochLine(2, 1, wall), RunEndLine()};
     return job;
   });
-  const std::string text =
-      "[experiment]\nname = \"adaptive\"\n[defaults]\ndataset = \"synthetic\"\nepochs = 2\n"
-      "[matrix]\narchitecture = [\"ring\", \"mpi\"]\n"
-      "[execution]\norder = \"matrix\"\nrepetitions = 6\nmax_repetitions = 9\ninterval_within = 0.05\n";
+  const std::string text = MatrixText("architecture = [\"ring\", \"mpi\"]\n", 60, 2, "epochs = 2\n",
+                                      "repetitions = 6\nmax_repetitions = 9\ninterval_within = 0.05\n");
   const Experiment experiment = Load(text);
   Store store(db_);
   SweepReport report = Sweep(store, launcher, experiment);
@@ -666,7 +664,7 @@ TEST_F(RunnerTest, APointWhoseIntervalIsWideGetsMoreRepetitionsUpToTheMost) {
   EXPECT_EQ(report.still_loose.size(), 1u);
 
   // --only: the points it leaves out get no repetitions.
-  const Experiment more = Load(text + "");
+  const Experiment more = Load(text);
   TempDir other;
   Store fresh(other / "results.db");
   RunLock fresh_lock(other / "results.db");
