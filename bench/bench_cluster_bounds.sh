@@ -33,10 +33,11 @@
 #   with one more term, what any schedule of whole shards allows,
 #   (w+1) W/(k B) + fwd + bwd less two bursts (BOUNDS.md): no whole
 #   exchange passes w/(w+1) of the link's part of the bound.
-#   B [bytes/s] and alpha [s]: `dmlbench cluster probe` of this cluster, run
-#   with the quota lifted (B is the payload rate, under the configured rate
-#   by the TCP/IP headers). beta [s]: the links' tbf burst (as tc reports
-#   it) divided by the configured rate.
+#   B [bytes/s]: the payload the links' token bucket passes at its rate,
+#   1,448 bytes of TCP payload per 1,514-byte frame (bench/BOUNDS.md; a
+#   stream measures it: bench/bench_link_stream.sh). alpha [s]: `dmlbench
+#   cluster probe` of this cluster, run with the quota lifted. beta [s]: the
+#   links' tbf burst (as tc reports it) divided by the configured rate.
 #
 # Sizing: ps(4) needs 4 workers + 4 servers = 8 hosts, and `cluster up`
 # refuses shares summing above 0.9 x the cores (1.8 of this machine's 2), so
@@ -134,12 +135,15 @@ done
 lift_quota() { local f; for f in "${quota_files[@]}"; do echo "$unlimited" > "$f"; done; }
 restore_quota() { local i; for i in "${!quota_files[@]}"; do echo "${quotas[$i]}" > "${quota_files[$i]}"; done; }
 
-# The links: B and alpha as the probe measures them (quota lifted), beta
-# from the token bucket tc reports on host 0's upload. B is never taken
-# below the payload the bucket passes at its rate, 1,448 bytes per 1,500-byte
-# IP packet: a probe slowed by a busy machine (it once read 103.7 MB/s on a
-# 1 Gbit/s link where it reads 120.5 on a quiet one) would make a bound the
-# runs beat.
+# The links: alpha as the probe measures it (quota lifted), beta from the
+# token bucket tc reports on host 0's upload, and B the payload the bucket
+# passes at its rate: tbf counts each frame whole, 1,448 bytes of TCP
+# payload in 1,514 (Ethernet, IP, TCP with timestamps), 119.55 MB/s at
+# 1 Gbit/s; a stream that never lets the link idle carries 119.60
+# (bench/bench_link_stream.sh). The probe's ping-pong reads more (120.5):
+# each of its messages starts with the bucket's burst in hand, which the
+# bound counts apart (beta); and on a busy machine it read less (103.7),
+# which would make a bound the runs beat. Its B is printed beside.
 cluster_probe
 qdisc=$(ip netns exec "${names[0]}" tc qdisc show dev eth0 | grep -m1 ' tbf ')
 read -r burst_s payload_bytes_per_s < <("$PYTHON" - "$qdisc" <<'EOF'
@@ -151,15 +155,16 @@ rate = re.search(r"rate (\d+(?:\.\d+)?)([KMG]?bit)\b", sys.argv[1])
 if not burst or not rate:
     sys.exit(f"cannot read rate and burst from tc's line: {sys.argv[1]}")
 bits_per_s = float(rate[1]) * rate_units[rate[2].lower()]
-print(float(burst[1]) * units[burst[2].lower()] * 8 / bits_per_s, bits_per_s / 8 * 1448 / 1500)
+print(float(burst[1]) * units[burst[2].lower()] * 8 / bits_per_s, bits_per_s / 8 * 1448 / 1514)
 EOF
 )
 alpha_s=$(awk -v a="$alpha_us" 'BEGIN { printf "%.9g", a * 1e-6 }')
-bandwidth=$(awk -v b="$bandwidth_mb" -v p="$payload_bytes_per_s" 'BEGIN { b *= 1e6; printf "%.9g", (b > p ? b : p) }')
-printf '%d hosts, %s links (tbf both ways), %s core per host; probe (quota lifted): alpha %s us, B %s MB/s; bucket %s ms at the rate\n' \
-  "$HOSTS" "$NETWORK" "$CPU" "$alpha_us" "$bandwidth_mb" "$(awk -v b="$burst_s" 'BEGIN { printf "%.3f", b * 1e3 }')"
+bandwidth=$payload_bytes_per_s
+printf '%d hosts, %s links (tbf both ways), %s core per host; probe (quota lifted): alpha %s us, B %s MB/s; the bound: B %s MB/s (1448 of 1514 bytes at the rate); bucket %s ms at the rate\n' \
+  "$HOSTS" "$NETWORK" "$CPU" "$alpha_us" "$bandwidth_mb" "$(awk -v p="$payload_bytes_per_s" 'BEGIN { printf "%.3f", p / 1e6 }')" \
+  "$(awk -v b="$burst_s" 'BEGIN { printf "%.3f", b * 1e3 }')"
 awk -v b="$bandwidth_mb" -v p="$payload_bytes_per_s" 'BEGIN { if (b * 1e6 < 0.97 * p)
-  printf "the probe read B well below the payload the links pass at their rate (%.3f MB/s, 1448 of 1500 bytes): the machine was busy; the bound takes that rate\n", p / 1e6 }'
+  printf "the probe read B well below the payload the links pass at their rate: the machine was busy\n" }'
 
 # iterations ARCH SERVERS: per epoch, so that an epoch lasts about EPOCH_S
 # (guessed from the bytes of a push-then-pull schedule and 0.5 ms of CPU).
