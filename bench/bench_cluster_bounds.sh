@@ -49,6 +49,8 @@
 #   NETWORK   link rate, each direction [1gbit]; the cluster is brought up
 #             at this rate (run once per rate: 1gbit, 100mbit)
 #   CPU [0.2] HOSTS [8]    share per host in cores, hosts
+#   WORKERS   [4] workers, one per host (host i runs on CPU i mod the
+#             machine's cores: with 2 workers on 2 cores none shares one)
 #   CONFIGS   [ring mpi p2p ps1 ps2 ps4 ddp]; NAME@BYTES runs NAME with
 #             --partition-bytes BYTES (e.g. ps1@16384), beside NAME if both;
 #             ps1+turn runs ps with 1 server and --pulls-in-turn (overlap off)
@@ -76,7 +78,7 @@ CONFIGS=${CONFIGS:-ring mpi p2p ps1 ps2 ps4 ddp}
 OVERLAP=${OVERLAP:-off on}
 REPS=${REPS:-5}
 EPOCH_S=${EPOCH_S:-1.0}
-WORKERS=4
+WORKERS=${WORKERS:-4}
 BATCH=100
 PYTHON=/usr/bin/python3
 HERE=$(realpath "$(dirname "$0")")
@@ -171,10 +173,10 @@ awk -v b="$bandwidth_mb" -v p="$payload_bytes_per_s" 'BEGIN { if (b * 1e6 < 0.97
 iterations() {
   "$PYTHON" -c '
 import sys
-arch, k, w, W, B, q, epoch = sys.argv[1], int(sys.argv[2]), 4, 419752, float(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
-link = 2 * max(W, w * W / k) if arch == "ps" else 1.5 * W
+arch, k, w, W, B, q, epoch = sys.argv[1], int(sys.argv[2]), int(sys.argv[6]), 419752, float(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
+link = 2 * max(W, w * W / k) if arch == "ps" else 2 * (w - 1) / w * W
 guess = link / B + 5e-4 / (q if 0 < q < 1 else 1)
-print(max(10, round(epoch / guess)))' "$1" "$2" "$bandwidth" "$CPU" "$EPOCH_S"
+print(max(10, round(epoch / guess)))' "$1" "$2" "$bandwidth" "$CPU" "$EPOCH_S" "$WORKERS"
 }
 
 # ours ARCH SERVERS OVERLAP PARTITION OUT [TURN [TIMELINE]]: one run; its
