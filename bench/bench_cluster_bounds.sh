@@ -93,6 +93,11 @@ fi
 source "$HERE/cluster_lib.sh"
 cluster_up cb "$HOSTS" "$NETWORK" "$CPU"
 cat "$work/cluster-up.txt"
+if ((WORKERS > $(nproc))); then
+  echo "$WORKERS workers on $(nproc) cores: host i runs on CPU i mod $(nproc), so workers share cores and" \
+       "compute at once after each exchange; the slowest one's compute sets each iteration, the bound" \
+       "takes each worker's mean (README, Benchmarks)"
+fi
 identity=$(inventory 'print(inv["host"][0]["identity_file"])')
 known_hosts=$(inventory 'print(inv["known_hosts"])')
 ssh_to() {
@@ -148,18 +153,8 @@ restore_quota() { local i; for i in "${!quota_files[@]}"; do echo "${quotas[$i]}
 # which would make a bound the runs beat. Its B is printed beside.
 cluster_probe
 qdisc=$(ip netns exec "${names[0]}" tc qdisc show dev eth0 | grep -m1 ' tbf ')
-read -r burst_s payload_bytes_per_s < <("$PYTHON" - "$qdisc" <<'EOF'
-import re, sys
-units = {"b": 1, "kb": 1024, "mb": 1024 ** 2, "gb": 1024 ** 3}
-rate_units = {"bit": 1, "kbit": 1e3, "mbit": 1e6, "gbit": 1e9}
-burst = re.search(r"burst (\d+(?:\.\d+)?)([KMG]?b)\b", sys.argv[1])
-rate = re.search(r"rate (\d+(?:\.\d+)?)([KMG]?bit)\b", sys.argv[1])
-if not burst or not rate:
-    sys.exit(f"cannot read rate and burst from tc's line: {sys.argv[1]}")
-bits_per_s = float(rate[1]) * rate_units[rate[2].lower()]
-print(float(burst[1]) * units[burst[2].lower()] * 8 / bits_per_s, bits_per_s / 8 * 1448 / 1514)
-EOF
-)
+read -r burst_s payload_bytes_per_s < <("$PYTHON" "$BOUNDS" link "$qdisc")
+[[ -n ${payload_bytes_per_s:-} ]] || exit 1  # the script said why
 alpha_s=$(awk -v a="$alpha_us" 'BEGIN { printf "%.9g", a * 1e-6 }')
 bandwidth=$payload_bytes_per_s
 printf '%d hosts, %s links (tbf both ways), %s core per host; probe (quota lifted): alpha %s us, B %s MB/s; the bound: B %s MB/s (1448 of 1514 bytes at the rate); bucket %s ms at the rate\n' \

@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # What payload one direction of an emulated link carries when it is never
-# idle: B as bench/cluster_bounds.py takes it, measured. Two hosts, uncapped;
-# a TCP stream of SECONDS from host 1 to host 2, then streams both ways at
-# once (each direction also carries the other's ACKs), REPS times each. Prints
-# per stream the receiver's MB/s (10^6 bytes/s of payload), their medians, and
-# beside them the payload the links' token bucket passes at its rate:
+# idle: B as bench/cluster_bounds.py takes it, measured. Two hosts,
+# uncapped; a TCP stream of SECONDS_PER_STREAM from host 1 to host 2, then
+# streams both ways at once (each direction also carries the other's ACKs),
+# REPS times each. Prints per stream the receiver's MB/s (10^6 bytes/s of
+# payload), their medians, and beside them the payload the links' token
+# bucket passes at its rate,
 #   rate/8 * 1448 / 1514
-# tbf on a veth counts each frame whole: 1,448 bytes of TCP payload (MSS with
-# timestamps) in 1,514 bytes (Ethernet 14, IP 20, TCP 32 with timestamps).
-# The link probe's ping-pong reads more (120.5 MB/s at 1 Gbit/s against
-# 119.55 here): each of its messages starts on an idle link, with the
-# bucket's burst in hand.
+# as bench/cluster_bounds.py takes it: tbf on a veth counts each frame
+# whole, 1,448 bytes of TCP payload (the MSS with timestamps) in 1,514
+# (Ethernet 14, IP 20, TCP 32 with timestamps). The link probe's ping-pong
+# reads more (120.5 MB/s at 1 Gbit/s against 119.55 here): each of its
+# messages starts on an idle link, with the bucket's burst in hand.
 # Needs root.
 #   bench/bench_link_stream.sh [path/to/dmlbench]
 #   env: NETWORK (1gbit), SECONDS_PER_STREAM (3), REPS (3)
@@ -89,12 +90,10 @@ stream() {
   cat "$out"
 }
 
-payload=$("$PYTHON" -c '
-import re, sys
-rate = re.search(r"rate (\d+(?:\.\d+)?)([KMG]?bit)\b", sys.argv[1])
-units = {"bit": 1, "kbit": 1e3, "mbit": 1e6, "gbit": 1e9}
-print(f"{float(rate[1]) * units[rate[2].lower()] / 8 * 1448 / 1514 / 1e6:.3f}")' \
+read -r _ payload < <("$PYTHON" "$(dirname "$0")/cluster_bounds.py" link \
   "$(ip netns exec "${names[0]}" tc qdisc show dev eth0 | grep -m1 ' tbf ')")
+[[ -n ${payload:-} ]] || exit 1  # cluster_bounds.py said why
+payload=$(awk -v p="$payload" 'BEGIN { printf "%.3f", p / 1e6 }')
 one=() both=()
 for ((rep = 1; rep <= REPS; rep++)); do
   mapfile -t r < <(stream one)

@@ -15,6 +15,10 @@
       medians per configuration, ratio to the bound (/nocpu: to the bound
       without its CPU-quota term) and to DDP; exits 1 when
       a run beat its own bound (the bound is then wrong: find out why).
+  cluster_bounds.py link TC_LINE
+      from a link's tbf line as `tc qdisc show` prints it, prints beta (the
+      bucket in seconds at the rate) and B (the payload it passes per
+      second): "BETA B".
   cluster_bounds.py self-test
       checks the arithmetic against a hand-computed example.
 
@@ -23,8 +27,30 @@ Units: seconds, bytes, bytes per second, cores.
 import argparse
 import json
 import math
+import re
 import statistics
 import sys
+
+# A full TCP segment on the emulated links: 1,448 bytes of payload (the MSS
+# with timestamps) in a 1,514-byte frame (Ethernet 14, IP 20, TCP 32). tbf on
+# a veth counts the frame whole, so a link shaped at R bit/s carries
+# R/8 * 1448/1514 bytes of payload per second when it never idles
+# (bench/bench_link_stream.sh measures 119.60 MB/s at 1 Gbit/s: 119.55).
+SEGMENT_PAYLOAD_BYTES = 1448
+SEGMENT_FRAME_BYTES = 1514
+
+
+def link_terms(tc_line):
+    """(beta s, B bytes/s) of a tbf line of `tc qdisc show`."""
+    units = {"b": 1, "kb": 1024, "mb": 1024 ** 2, "gb": 1024 ** 3}
+    rate_units = {"bit": 1, "kbit": 1e3, "mbit": 1e6, "gbit": 1e9}
+    burst = re.search(r"burst (\d+(?:\.\d+)?)([KMG]?b)\b", tc_line)
+    rate = re.search(r"rate (\d+(?:\.\d+)?)([KMG]?bit)\b", tc_line)
+    if not burst or not rate:
+        raise SystemExit(f"cannot read rate and burst from tc's line: {tc_line}")
+    bits_per_s = float(rate[1]) * rate_units[rate[2].lower()]
+    return (float(burst[1]) * units[burst[2].lower()] * 8 / bits_per_s,
+            bits_per_s / 8 * SEGMENT_PAYLOAD_BYTES / SEGMENT_FRAME_BYTES)
 
 
 def busiest_link(architecture, workers, servers, gradient_bytes):
@@ -272,6 +298,10 @@ def self_test():
         assert abs(got - want) < 1e-12 + 1e-9 * want, (got, want)
     assert config_label({"architecture": "ps", "servers": 1, "overlap": False, "pulls_in_turn": True}) == "ps1+turn"
     assert config_label({"architecture": "ps", "servers": 1, "overlap": False}) == "ps1"
+    beta, payload = link_terms("qdisc tbf 10: root refcnt 3 rate 1Gbit burst 125000b lat 200ms")
+    assert abs(beta - 1e-3) < 1e-12 and abs(payload - 119.5508587e6) < 1, (beta, payload)
+    beta, payload = link_terms("qdisc tbf 10: root refcnt 3 rate 100Mbit burst 16Kb lat 200ms")
+    assert abs(beta - 16384 * 8 / 1e8) < 1e-12 and abs(payload - 11.95508587e6) < 1, (beta, payload)
     print("self-test passed")
     return 0
 
@@ -293,6 +323,8 @@ def main():
     p.add_argument("--prefix", default="")
     p = commands.add_parser("table")
     p.add_argument("results")
+    p = commands.add_parser("link")
+    p.add_argument("tc_line")
     commands.add_parser("self-test")
     args = parser.parse_args()
     if args.command == "bound":
@@ -317,6 +349,8 @@ def main():
         print(text)
     elif args.command == "table":
         return table(args.results)
+    elif args.command == "link":
+        print("%.9g %.9g" % link_terms(args.tc_line))
     else:
         return self_test()
     return 0
