@@ -102,6 +102,6 @@ for ((rep = 1; rep <= REPS; rep++)); do
   both+=("${r[@]}")
   echo "rep $rep: one way ${one[-1]} MB/s; both ways ${r[*]} MB/s"
 done
-median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+median() { printf '%s\n' "$@" | awk -f "$(dirname "$0")/column_medians.awk"; }
 printf '%s links, streams of %s s, medians of %d: one way %s MB/s, each of two ways %s MB/s; the bucket passes %s MB/s of payload (1448 of 1514 bytes)\n' \
   "$NETWORK" "$SECONDS_PER_STREAM" "$REPS" "$(median "${one[@]}")" "$(median "${both[@]}")" "$payload"

@@ -1,5 +1,6 @@
 # The median of each column of whitespace-separated numbers, one line out
-# (bench_overlap.sh, bench_overlap_cluster.sh: one line in per repetition).
+# (bench_overlap.sh, bench_overlap_cluster.sh, bench_link_stream.sh: one
+# line in per repetition).
 { for (c = 1; c <= NF; c++) v[c, NR] = $c; n = NR; cols = NF }
 END {
   for (c = 1; c <= cols; c++) {
