@@ -51,6 +51,8 @@
 #   CPU [0.2] HOSTS [8]    share per host in cores, hosts
 #   WORKERS   [4] workers, one per host (host i runs on CPU i mod the
 #             machine's cores: with 2 workers on 2 cores none shares one)
+#   PIN       [on] off: `cluster up --no-pin`, every host free to run on
+#             any CPU
 #   CONFIGS   [ring mpi p2p ps1 ps2 ps4 ddp]; NAME@BYTES runs NAME with
 #             --partition-bytes BYTES (e.g. ps1@16384), beside NAME if both;
 #             ps1+turn runs ps with 1 server and --pulls-in-turn (overlap off)
@@ -93,7 +95,7 @@ fi
 source "$HERE/cluster_lib.sh"
 cluster_up cb "$HOSTS" "$NETWORK" "$CPU"
 cat "$work/cluster-up.txt"
-if ((WORKERS > $(nproc))); then
+if ((WORKERS > $(nproc))) && [ "${PIN:-on}" != off ]; then
   echo "$WORKERS workers on $(nproc) cores: host i runs on CPU i mod $(nproc), so workers share cores and" \
        "compute at once after each exchange; the slowest one's compute sets each iteration, the bound" \
        "takes each worker's mean (README, Benchmarks)"

@@ -12,6 +12,8 @@
 #       environment every mpirun dmlbench starts gets. On exit the cluster
 #       goes down and $work is removed, after the caller's
 #       cluster_before_down, if it defines one.
+#       PIN=off in the environment brings it up with --no-pin: every host
+#       free to run on any CPU (default: host i on CPU i mod the CPUs).
 #   inventory EXPR      runs Python with the inventory loaded as `inv`
 #   inventory_lines EXPR  one line per item of the iterable EXPR
 #   hosts_list N        the first N hosts' addresses, comma-separated
@@ -42,6 +44,7 @@ cluster_up() {
   trap cluster_cleanup EXIT
   local share=()
   [ -n "$cpu" ] && share=(--cpu "$cpu")
+  [ "${PIN:-on}" = off ] && share+=(--no-pin)
   "$DMLBENCH" cluster --name "$name" --state-dir "$state" up --hosts "$hosts" --bandwidth "$bandwidth" \
       "${share[@]}" > "$work/cluster-up.txt"
   mapfile -t addresses < <(inventory_lines '(h["address"] for h in inv["host"])')

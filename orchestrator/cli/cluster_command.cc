@@ -29,6 +29,7 @@ struct ClusterCliOptions {
   CLI::Option* name = nullptr;           // --name, to tell whether it was given
   std::string bandwidth;                 // "" = unshaped
   std::string latency = "0";
+  bool no_pin = false;                   // up --no-pin
   std::vector<std::string> profiles;     // probe: "BANDWIDTH[,LATENCY]"
   std::string probe_binary;
   std::string mpirun = "mpirun";
@@ -68,6 +69,7 @@ void Up(const ClusterCliOptions& o) {
   ClusterOptions options = o.cluster;
   if (!o.bandwidth.empty()) options.network.bandwidth_bits_per_s = ParseBandwidth(o.bandwidth);
   options.network.latency_s = ParseLatency(o.latency);
+  options.pin_cpus = !o.no_pin;
   struct sigaction action {};
   action.sa_handler = OnSignal;
   sigemptyset(&action.sa_mask);
@@ -159,6 +161,8 @@ void AddClusterCommands(CLI::App& app, const GlobalOptions& global) {
   up->add_option("--latency", o->latency, "one-way delay added per direction: 0.1ms, 50us, ...")
       ->capture_default_str();
   up->add_option("--cpu", o->cluster.cpu_cores, "CPU share per host in cores (0 = uncapped)")->capture_default_str();
+  up->add_flag("--no-pin", o->no_pin,
+               "let every host run on any CPU (default: a host of at most one core runs on CPU i mod the CPUs)");
   up->callback([o] { Up(*o); });
 
   CLI::App* status = cluster->add_subcommand("status", "hosts, links and quotas as the kernel reports them");

@@ -62,10 +62,12 @@ constexpr char kHostStartScript[] =
 // CPUs' slices within one period, and a 1-worker epoch of 0.15 core varied
 // from 0.090 to 0.156 s over six runs; pinned, 0.108 to 0.129 s. A real
 // host's share is of its own cores, too. Everything its sshd starts
-// inherits the pin (the trainer runs with --bind-to none).
-std::string HostCpu(double cpu_cores, std::size_t index) {
+// inherits the pin (the trainer runs with --bind-to none). `up --no-pin`
+// leaves every host free to run on any CPU: with 4 hosts of 0.4 core on 2
+// CPUs, ring, mpi and p2p ran no faster so (README, Benchmarks).
+std::string HostCpu(const ClusterState& state, std::size_t index) {
   const unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
-  if (!(cpu_cores > 0 && cpu_cores <= 1)) return "";
+  if (!state.pin_cpus || !(state.cpu_cores > 0 && state.cpu_cores <= 1)) return "";
   return std::to_string(index % cpus);
 }
 
@@ -232,6 +234,7 @@ std::string InventoryText(const ClusterState& state) {
                       {"cgroup_version", state.cgroup.version == CgroupVersion::kV1 ? "v1" : "v2"},
                       {"cgroup_cpu_root", state.cgroup.cpu_root},
                       {"cpu_cores", state.cpu_cores},
+                      {"pin_cpus", state.pin_cpus},
                       {"base_network", ProfileTable(state.base_network)},
                       {"network", ProfileTable(state.network)}};
   toml::table inventory{{"format_version", 1},
@@ -376,7 +379,7 @@ std::string SetUpHost(const ClusterState& state, std::size_t index, const std::s
   const CommandResult started =
       runner.Run({"unshare", "--mount", "--propagation", "private", "--", "/bin/sh", "-c", kHostStartScript,
                   "dmlbench-host", state.host_dir(host), inside, state.host_home, sshd, inside + "/sshd_config",
-                  inside + "/sshd.log", HostCpu(state.cpu_cores, index)},
+                  inside + "/sshd.log", HostCpu(state, index)},
                  {host.name, CgroupProcsFile(state.cgroup, host.cgroup)});
   if (started.exit_code != 0) {
     keep_log = 1;
@@ -538,6 +541,7 @@ ClusterState ClusterUp(const ClusterOptions& options, CommandRunner& runner, con
   state.bridge = BridgeName(options.name);
   state.cgroup = DetectCgroupLayout(options.cgroup_root);
   state.cpu_cores = options.cpu_cores;
+  state.pin_cpus = options.pin_cpus;
   state.base_network = options.network;
   state.network = options.network;
   std::vector<char> keep_logs(static_cast<std::size_t>(options.hosts), 0);  // per host: its sshd failed
@@ -633,6 +637,7 @@ ClusterState LoadClusterState(const std::string& state_dir) {
                                                                                  : CgroupVersion::kV1;
   state.cgroup.cpu_root = table["cgroup_cpu_root"].value_or(std::string());
   state.cpu_cores = table["cpu_cores"].value_or(0.0);
+  state.pin_cpus = table["pin_cpus"].value_or(true);
   state.base_network = ProfileFrom(table["base_network"]);
   state.network = ProfileFrom(table["network"]);
   for (std::size_t i = 0; i < inventory.hosts.size(); ++i) {
@@ -661,7 +666,10 @@ std::string ClusterStatus(const ClusterState& state, CommandRunner& runner) {
   out << "cluster " << state.name << ": " << state.hosts.size() << " hosts on " << state.subnet
       << " (bridge " << state.bridge << " " << state.head_address << "), cgroup "
       << (state.cgroup.version == CgroupVersion::kV1 ? "v1" : "v2") << ", profile "
-      << ProfileLabel(state.network) << "\n";
+      << ProfileLabel(state.network) << ", "
+      << (state.pin_cpus && state.cpu_cores > 0 && state.cpu_cores <= 1 ? "host i on CPU i mod the CPUs"
+                                                                        : "hosts on any CPU")
+      << "\n";
   out << "inventory " << state.inventory_path() << "\n";
   out << Pad("host", 14) << Pad("address", 13) << Pad("sshd", 12) << Pad("cpu", 6)
       << Pad("upload (eth0)", 28) << "download (" << "bridge side)\n";

@@ -42,6 +42,7 @@ struct ClusterOptions {
   int hosts = 3;                        // 1..64; one MPI slot each
   NetworkProfile network;               // shaping of every link at up (and for runs without a profile)
   double cpu_cores = 0;                 // CPU share per host in cores; 0 = uncapped
+  bool pin_cpus = true;                 // a host of at most one core runs on one CPU (cluster.cc HostCpu)
   std::string sshd = "/usr/sbin/sshd";  // absolute path (sshd re-executes itself)
   std::string cgroup_root = "/sys/fs/cgroup";
 };
@@ -64,6 +65,7 @@ struct ClusterState {
   std::string head_address;     // the bridge's address, where a local mpirun lives
   CgroupLayout cgroup;
   double cpu_cores = 0;
+  bool pin_cpus = true;         // as given at up (true for clusters made before it existed)
   NetworkProfile base_network;  // as given at up
   NetworkProfile network;       // the links' shaping now
   std::vector<ClusterHost> hosts;

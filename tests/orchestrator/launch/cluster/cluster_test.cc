@@ -465,6 +465,7 @@ TEST_F(ClusterOnThisMachine, UpMakesReachableShapedCappedHostsAndDownRemovesThem
   EXPECT_EQ(loaded.subnet, state.subnet);
   EXPECT_EQ(loaded.network.bandwidth_bits_per_s, 100e6);
   EXPECT_EQ(loaded.cpu_cores, 0.5);
+  EXPECT_TRUE(loaded.pin_cpus);
 
   // ssh lands inside the host: its namespace (address) and its cgroup.
   const CommandResult inside = Ssh(state, 1, "ip -o -4 addr show eth0; cat /proc/self/cgroup");
@@ -474,6 +475,7 @@ TEST_F(ClusterOnThisMachine, UpMakesReachableShapedCappedHostsAndDownRemovesThem
 
   const std::string status = ClusterStatus(state, *runner_);
   EXPECT_NE(status.find("cluster " + name_ + ": 2 hosts on " + state.subnet), std::string::npos) << status;
+  EXPECT_NE(status.find(", host i on CPU i mod the CPUs\n"), std::string::npos) << status;
   EXPECT_NE(status.find("0.5    rate 100Mbit" + std::string(17, ' ') + "rate 100Mbit\n"), std::string::npos) << status;
 
   EXPECT_FALSE(ClusterLeftovers(name_, "/sys/fs/cgroup", *runner_).empty());
@@ -543,6 +545,28 @@ TEST_F(ClusterOnThisMachine, HostsStartLikeFreshMachines) {
   EXPECT_TRUE(fs::exists(fs::path(state.host_dir(state.hosts[0])) / "home" / "mark"));
   EXPECT_FALSE(fs::exists(fs::path(home) / "mark"));
   EXPECT_FALSE(fs::exists("/tmp/mark"));
+  // A host of at most one core runs on one CPU: host i on CPU i mod the CPUs.
+  const CommandResult cpus = Ssh(state, 1, "grep Cpus_allowed_list /proc/self/status");
+  EXPECT_EQ(cpus.output, "Cpus_allowed_list:\t" + std::to_string(1 % std::max(1u, std::thread::hardware_concurrency())) +
+                             "\n");
+}
+
+TEST_F(ClusterOnThisMachine, AHostUpWasToldNotToPinRunsOnAnyCpu) {
+  ClusterOptions options = Options(2);
+  options.pin_cpus = false;
+  const ClusterState state = ClusterUp(options, *runner_);
+  EXPECT_FALSE(LoadClusterState(state_dir_).pin_cpus);
+  std::string mine;  // the CPUs this test may run on, as the kernel lists them
+  std::ifstream status_file("/proc/self/status");
+  for (std::string line; std::getline(status_file, line);) {
+    if (line.rfind("Cpus_allowed_list:", 0) == 0) mine = line + "\n";
+  }
+  ASSERT_FALSE(mine.empty());
+  for (int host = 0; host < 2; ++host) {
+    EXPECT_EQ(Ssh(state, host, "grep Cpus_allowed_list /proc/self/status").output, mine) << "host " << host;
+  }
+  const std::string status = ClusterStatus(state, *runner_);
+  EXPECT_NE(status.find(", hosts on any CPU\n"), std::string::npos) << status;
 }
 
 TEST_F(ClusterOnThisMachine, ProvisioningUploadsToEveryHostsOwnDisk) {
