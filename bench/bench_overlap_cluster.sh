@@ -2,8 +2,8 @@
 # Overlap of communication with the backward pass, per architecture, on the
 # emulated cluster: one rank per host, so ranks do not compete for cores.
 # WORKERS workers (ps: plus k server hosts), 784-128-32-10, local batch 100,
-# synthetic data, overlap off and on; each configuration runs REPS times, 2
-# epochs each, and only the second epoch counts (the first warms up).
+# synthetic data, overlap off and on: REPS pairs of runs, off then on side by
+# side, 2 epochs each, and only the second epoch counts (the first warms up).
 #
 # The table shows medians over runs of per-iteration means over workers, ms:
 #   iter      epoch wall time / iterations
@@ -13,6 +13,8 @@
 #   comm      time the exchange was in flight, hidden or not
 # and per architecture the target figure
 #   iter(on) / max(compute(off), exchange(off))   goal <= 1.05
+# of the medians, and pair by pair (the median over the pairs, and their
+# least and largest), which the machine's drift during a run moves less.
 # Then, per architecture, the phases of every rank in the last run with
 # overlap off and on (ms per iteration; cpu = the process's CPU time, what
 # the quota charges: cpu / CPU is the iteration a quota-bound rank can reach),
@@ -77,9 +79,9 @@ print(ms(e["wall_s"]), ms(p["forward"]["mean_s"] + p["backward"]["mean_s"]),
 EOF
 }
 
-# Every rank's phases in the last run, ms per iteration.
+# Every rank's phases in the run whose events FILE holds, ms per iteration.
 phases() {
-  "$PYTHON" - "$work/last.jsonl" <<'EOF'
+  "$PYTHON" - "$1" <<'EOF'
 import json, sys
 e = [x for x in map(json.loads, open(sys.argv[1])) if x["event"] == "epoch"][-1]
 n = e["iterations"]
@@ -91,10 +93,28 @@ for r in e["ranks"]:
 EOF
 }
 
-# Median of each column over REPS runs.
-measure() {
-  for _ in $(seq "$REPS"); do run_once "$@"; done |
-    awk -f "$(dirname "$0")/column_medians.awk"
+# REPS pairs of runs of ARCH with K servers, overlap off then on, side by
+# side so that the machine's drift falls on both alike: each run's line
+# goes to $work/off.txt or $work/on.txt, the last pair's events to
+# $work/last-off.jsonl and $work/last-on.jsonl.
+measure_pairs() {
+  : > "$work/off.txt"
+  : > "$work/on.txt"
+  for _ in $(seq "$REPS"); do
+    for overlap in off on; do
+      run_once "$1" "$2" "$overlap" >> "$work/$overlap.txt"
+      cp "$work/last.jsonl" "$work/last-$overlap.jsonl"
+    done
+  done
+}
+medians() { awk -f "$(dirname "$0")/column_medians.awk" "$1"; }
+# The target's ratio of each pair, iter(on) / max(compute, exchange)(off):
+# "median min max" over the pairs.
+paired_ratios() {
+  paste -d' ' "$work/off.txt" "$work/on.txt" |
+    awk '{ m = ($2 > $3) ? $2 : $3; print $6 / m }' | sort -g |
+    awk '{ r[NR] = $1 } END { h = int((NR + 1) / 2); med = (NR % 2) ? r[h] : (r[h] + r[h + 1]) / 2
+                               printf "%.3f %.3f %.3f", med, r[1], r[NR] }'
 }
 
 printf '%d workers, one per host, %s links, %s core per host, batch %d, %s-byte buckets, %d iterations, median of %d\n' \
@@ -105,15 +125,20 @@ for arch in $ARCHITECTURES; do
   if [ "$arch" = ps ]; then ks=$SERVERS; else ks=0; fi
   for k in $ks; do
     label=$arch; [ "$arch" = ps ] && label="ps$k"
-    read -r off_iter off_compute off_exchange off_exposed off_comm <<<"$(measure "$arch" "$k" off)"
-    details+=("  $label, overlap off:" "$(phases)")
-    read -r on_iter on_compute on_exchange on_exposed on_comm <<<"$(measure "$arch" "$k" on)"
-    details+=("  $label, overlap on:" "$(phases)")
+    measure_pairs "$arch" "$k"
+    read -r off_iter off_compute off_exchange off_exposed off_comm <<<"$(medians "$work/off.txt")"
+    read -r on_iter on_compute on_exchange on_exposed on_comm <<<"$(medians "$work/on.txt")"
+    read -r pair_median pair_min pair_max <<<"$(paired_ratios)"
+    details+=("  $label, overlap off:" "$(phases "$work/last-off.jsonl")")
+    details+=("  $label, overlap on:" "$(phases "$work/last-on.jsonl")")
     printf '%-5s %-7s %8.3f %8.3f %9.3f %8.3f %8.3f\n' \
       "$label" off "$off_iter" "$off_compute" "$off_exchange" "$off_exposed" "$off_comm" \
       "$label" on "$on_iter" "$on_compute" "$on_exchange" "$on_exposed" "$on_comm"
     summary+=("$(awk -v a="$label" -v on="$on_iter" -v c="$off_compute" -v e="$off_exchange" \
-      'BEGIN { m = (c > e) ? c : e; printf "%-5s iter(on) / max(compute, exchange)(off) = %.3f / %.3f = %.3f", a, on, m, on / m }')")
+      -v pm="$pair_median" -v lo="$pair_min" -v hi="$pair_max" \
+      'BEGIN { m = (c > e) ? c : e
+               printf "%-5s iter(on) / max(compute, exchange)(off) = %.3f / %.3f = %.3f;", a, on, m, on / m
+               printf " pair by pair %.3f (%.3f-%.3f)", pm, lo, hi }')")
   done
 done
 echo
