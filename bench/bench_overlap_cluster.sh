@@ -112,9 +112,9 @@ medians() { awk -f "$(dirname "$0")/column_medians.awk" "$1"; }
 # "median min max" over the pairs.
 paired_ratios() {
   paste -d' ' "$work/off.txt" "$work/on.txt" |
-    awk '{ m = ($2 > $3) ? $2 : $3; print $6 / m }' | sort -g |
-    awk '{ r[NR] = $1 } END { h = int((NR + 1) / 2); med = (NR % 2) ? r[h] : (r[h] + r[h + 1]) / 2
-                               printf "%.3f %.3f %.3f", med, r[1], r[NR] }'
+    awk '{ m = ($2 > $3) ? $2 : $3; print $6 / m }' | sort -g > "$work/ratios.txt"
+  printf '%.3f %.3f %.3f' "$(medians "$work/ratios.txt")" "$(head -1 "$work/ratios.txt")" \
+    "$(tail -1 "$work/ratios.txt")"
 }
 
 printf '%d workers, one per host, %s links, %s core per host, batch %d, %s-byte buckets, %d iterations, median of %d\n' \

@@ -36,6 +36,9 @@ def iterations(trace):
     for e in trace["traceEvents"]:
         if e.get("ph") == "X" and e.get("tid") == 0 and e["name"] in ("backward", "exchange.wait"):
             spans.setdefault(e["pid"], {}).setdefault(e["name"], []).append(e["ts"] + e["dur"])
+    for by_name in spans.values():
+        for ends in by_name.values():
+            ends.sort()
     workers = sorted(r for r, s in spans.items() if "backward" in s)
     if not workers:
         raise ValueError("no backward spans: is this a trainer timeline?")
@@ -44,7 +47,7 @@ def iterations(trace):
         raise ValueError("fewer than 2 iterations with both backward and exchange.wait on every worker")
     out = []
     for k in range(n // 2, n):
-        out.append({r: (sorted(spans[r]["backward"])[k], sorted(spans[r]["exchange.wait"])[k]) for r in workers})
+        out.append({r: (spans[r]["backward"][k], spans[r]["exchange.wait"][k]) for r in workers})
     return out
 
 

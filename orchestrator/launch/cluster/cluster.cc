@@ -65,10 +65,12 @@ constexpr char kHostStartScript[] =
 // inherits the pin (the trainer runs with --bind-to none). `up --no-pin`
 // leaves every host free to run on any CPU: with 4 hosts of 0.4 core on 2
 // CPUs, ring, mpi and p2p ran no faster so (README, Benchmarks).
+bool HostsPinned(const ClusterState& state) {
+  return state.pin_cpus && state.cpu_cores > 0 && state.cpu_cores <= 1;
+}
 std::string HostCpu(const ClusterState& state, std::size_t index) {
   const unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
-  if (!state.pin_cpus || !(state.cpu_cores > 0 && state.cpu_cores <= 1)) return "";
-  return std::to_string(index % cpus);
+  return HostsPinned(state) ? std::to_string(index % cpus) : "";
 }
 
 std::string Prefix(const std::string& name) { return std::string(kClusterPrefix) + name + "-"; }
@@ -667,8 +669,7 @@ std::string ClusterStatus(const ClusterState& state, CommandRunner& runner) {
       << " (bridge " << state.bridge << " " << state.head_address << "), cgroup "
       << (state.cgroup.version == CgroupVersion::kV1 ? "v1" : "v2") << ", profile "
       << ProfileLabel(state.network) << ", "
-      << (state.pin_cpus && state.cpu_cores > 0 && state.cpu_cores <= 1 ? "host i on CPU i mod the CPUs"
-                                                                        : "hosts on any CPU")
+      << (HostsPinned(state) ? "host i on CPU i mod the CPUs" : "hosts on any CPU")
       << "\n";
   out << "inventory " << state.inventory_path() << "\n";
   out << Pad("host", 14) << Pad("address", 13) << Pad("sshd", 12) << Pad("cpu", 6)
