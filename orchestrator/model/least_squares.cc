@@ -128,10 +128,33 @@ LeastSquaresFit FitNonlinearLeastSquares(const std::vector<std::string>& names, 
   fit.degrees_of_freedom = n - p;
   fit.residuals.assign(r.data(), r.data() + n);
   fit.residual_rms = std::sqrt(r.squaredNorm() / n);
-  const Eigen::MatrixXd information = jacobian.transpose() * jacobian;
-  Eigen::FullPivLU<Eigen::MatrixXd> lu(information);
-  if (lu.rank() < p) throw FitError("the calibration data cannot tell the nonlinear fit's coefficients apart");
-  const Eigen::MatrixXd covariance = lu.inverse();
+  // As in the linear fit, the rank is decided on the Jacobian's columns
+  // scaled to unit norm: a coefficient that barely moves the residuals (a
+  // wire factor where every run is CPU-bound, held only by its prior) sits
+  // beside one that moves them a lot, and unscaled that difference of
+  // scale alone read as a lost rank. Its interval comes out wide instead.
+  Eigen::VectorXd scale(p);
+  for (Eigen::Index j = 0; j < p; ++j) {
+    scale(j) = jacobian.col(j).norm();
+    if (scale(j) == 0) {
+      throw FitError("coefficient " + names[static_cast<std::size_t>(j)] + " does not move the residuals at all");
+    }
+  }
+  const Eigen::MatrixXd scaled = jacobian * scale.cwiseInverse().asDiagonal();
+  Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(scaled);
+  qr.setThreshold(1e-10);
+  if (qr.rank() < p) {
+    std::string which;
+    const auto& permutation = qr.colsPermutation().indices();
+    for (Eigen::Index j = qr.rank(); j < p; ++j) {
+      which += (which.empty() ? "" : ", ") + names[static_cast<std::size_t>(permutation(j))];
+    }
+    throw FitError("the calibration data cannot tell these coefficients of the nonlinear fit from the others: " + which);
+  }
+  const Eigen::MatrixXd information = scaled.transpose() * scaled;
+  const Eigen::MatrixXd covariance =
+      scale.cwiseInverse().asDiagonal() * information.ldlt().solve(Eigen::MatrixXd::Identity(p, p)) *
+      scale.cwiseInverse().asDiagonal();
   const double s2 = fit.degrees_of_freedom > 0 ? r.squaredNorm() / fit.degrees_of_freedom : 0;
   const double t = fit.degrees_of_freedom > 0 ? StudentTQuantile(0.975, fit.degrees_of_freedom) : 0;
   for (int j = 0; j < p; ++j) {

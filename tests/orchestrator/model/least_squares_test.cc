@@ -135,7 +135,29 @@ TEST(NonlinearLeastSquaresTest, TooFewObservationsAndCoefficientsThatCannotBeTol
     });
     FAIL() << "fitted two coefficients only their sum decides";
   } catch (const FitError& e) {
-    EXPECT_EQ(std::string(e.what()), "the calibration data cannot tell the nonlinear fit's coefficients apart");
+    EXPECT_EQ(std::string(e.what()),
+              "the calibration data cannot tell these coefficients of the nonlinear fit from the others: a");
+  }
+}
+
+// A coefficient that moves the residuals twelve orders of magnitude less
+// than another (in the corrected model: a wire factor where every run is
+// CPU-bound, held by its weak prior alone) is still told apart: the rank is
+// decided on the Jacobian's columns scaled to unit norm, not on their
+// product, where the smaller read as zero beside the larger.
+TEST(NonlinearLeastSquaresTest, CoefficientsOfVeryDifferentScalesAreToldApart) {
+  const LeastSquaresFit fit =
+      FitNonlinearLeastSquares({"a", "b"}, {1, 1}, 4, [](const std::vector<double>& b, std::vector<double>& r) {
+        for (int i = 0; i < 3; ++i) r[static_cast<std::size_t>(i)] = 1e8 * (b[0] - 3) * (i + 1) + 1e-3 * (i % 2);
+        r[3] = 1e-4 * (b[1] - 5);
+      });
+  ASSERT_EQ(fit.coefficients.size(), 2u);
+  EXPECT_NEAR(fit.coefficients[0].value, 3, 1e-9);
+  EXPECT_NEAR(fit.coefficients[1].value, 5, 1e-3);
+  for (const Coefficient& c : fit.coefficients) {
+    EXPECT_TRUE(std::isfinite(c.ci_low) && std::isfinite(c.ci_high)) << c.name;
+    EXPECT_LT(c.ci_low, c.value) << c.name;
+    EXPECT_GT(c.ci_high, c.value) << c.name;
   }
 }
 
