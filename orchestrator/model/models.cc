@@ -322,7 +322,8 @@ class Paper2019 : public PerformanceModel {
 //                      in turn, one flow at a time, do not inherit it.
 // alpha and B come from the link probe, never from the runs.
 //
-// Fit, on calibration runs without overlap: (1) compute from the one-worker
+// Fit, on calibration runs (corrected: those without overlap; corrected+
+// overlap: every one, each with its own bucket schedule): (1) compute from the one-worker
 // runs of ring, mpi and p2p, which exchange nothing: weighted least squares
 // of their measured CPU time per iteration (the trainer reports each rank's,
 // schema version 9) on b; (2) q, the median of measured CPU / (s x
@@ -503,8 +504,10 @@ class CorrectedModel : public PerformanceModel {
   // phases one after another (physics.h, link_simulation.h); 16: its fold's
   // messages and bytes as libnbc sends them (halves swapped first); 17: a
   // single server's pulls in turn take one token-bucket burst, not two,
-  // and a wire factor of their own.
-  int version() const override { return 17; }
+  // and a wire factor of their own; 18 (corrected+overlap only: corrected's
+  // fit is unchanged, so it stays 17): corrected+overlap is fitted on the
+  // calibration runs with overlap too, where there are any.
+  int version() const override { return overlap_ ? 18 : 17; }
 
   ModelFitRecord Fit(const ModelData& data, const FixedParameters& asked) const override {
     const FixedParameters fixed = CheckHeld(asked);
@@ -516,10 +519,17 @@ class CorrectedModel : public PerformanceModel {
     AddLinks(data, fit);
     std::vector<const RunObservation*> runs;
     for (const RunObservation* run : UsableRuns(data)) {
-      // Overlap runs are predicted, not fitted: their bucket schedule is the model's.
-      if (!run->config.overlap) runs.push_back(run);
+      // corrected never hides its exchange, so a run with overlap would
+      // only mislead its fit; corrected+overlap, whose bucket schedule is
+      // the one such a run follows, is fitted on them too (version 18;
+      // experiments/overlap-calibration.toml): they are the only runs with
+      // more than one exchange per iteration, so the only ones to tell what
+      // a rank pays per bucket.
+      if (!run->config.overlap || overlap_) runs.push_back(run);
     }
-    if (runs.empty()) throw ModelError(std::string(name()) + ": no calibration run without overlap");
+    if (std::none_of(runs.begin(), runs.end(), [](const RunObservation* run) { return !run->config.overlap; })) {
+      throw ModelError(std::string(name()) + ": no calibration run without overlap");
+    }
     std::vector<double> shares;
     std::set<std::string> points;
     std::vector<LinkParameters> links;
@@ -532,7 +542,10 @@ class CorrectedModel : public PerformanceModel {
                          "(schemas/trainer-events.md); run the calibration runs again with the current trainer");
       }
       links.push_back(LinkFor(fit, run->config));
-      if (run->forward_s + run->backward_s > 0) shares.push_back(run->forward_s / (run->forward_s + run->backward_s));
+      // With overlap, backward also polls the buckets in flight: not compute alone.
+      if (!run->config.overlap && run->forward_s + run->backward_s > 0) {
+        shares.push_back(run->forward_s / (run->forward_s + run->backward_s));
+      }
       points.insert(ConfigLabel(run->config) + ProfileScope(run->config.bandwidth_bits_per_s, run->config.latency_s));
       // A wire factor needs runs that exchange.
       if (run->config.workers > 1 || run->config.architecture == Architecture::kPs) {
@@ -663,7 +676,7 @@ class CorrectedModel : public PerformanceModel {
               const CorrectedCoefficients c = with(full(x));
               for (std::size_t i = 0; i < runs.size(); ++i) {
                 const RunObservation& run = *runs[i];
-                r[i] = Evaluate(c, run.config, 4.0 * run.parameters, links[i], false).iteration / run.iteration_s - 1;
+                r[i] = Evaluate(c, run.config, 4.0 * run.parameters, links[i], overlap_).iteration / run.iteration_s - 1;
               }
               for (std::size_t j = 0; j < x.size(); ++j) r[runs.size() + j] = kPriorWeight * x[j];
             });
@@ -709,7 +722,7 @@ class CorrectedModel : public PerformanceModel {
                                                                      forward.high, "1", "fitted", ""});
     double squares = 0;
     for (std::size_t i = 0; i < runs.size(); ++i) {
-      const double fitted = Evaluate(k, runs[i]->config, 4.0 * runs[i]->parameters, links[i], false).iteration;
+      const double fitted = Evaluate(k, runs[i]->config, 4.0 * runs[i]->parameters, links[i], overlap_).iteration;
       fit.runs.push_back({runs[i]->run_id, runs[i]->iteration_s, fitted});
       squares += (fitted - runs[i]->iteration_s) * (fitted - runs[i]->iteration_s);
     }

@@ -440,6 +440,28 @@ TEST(ShippedExperimentTest, OverlapPairsEveryArchitectureOffAndOn) {
   EXPECT_EQ(overlap.runs.size(), 2u * 6 * 6);
 }
 
+// Overlap's calibration point is 2 workers, a configuration the overlap
+// experiment never validates (it holds out 4), and shares no run with it.
+TEST(ShippedExperimentTest, OverlapCalibrationIsEveryArchitectureAtTwoWorkersNoneOfOverlapsRuns) {
+  const Experiment calibration = LoadExperiment(Shipped("overlap-calibration.toml"));
+  const Experiment overlap = LoadExperiment(Shipped("overlap.toml"));
+  std::set<std::string> overlap_keys;
+  for (const PlannedRun& run : overlap.runs) overlap_keys.insert(RunKey(run.params, "trainer", "data"));
+  std::set<std::string> schemes;
+  for (const PlannedRun& run : calibration.runs) {
+    EXPECT_EQ(run.split, "calibration");
+    EXPECT_TRUE(run.params.overlap);
+    EXPECT_EQ(run.params.workers, 2);
+    EXPECT_EQ(run.params.bucket_bytes, 16384);
+    EXPECT_EQ(run.params.network.name, "1gbit");
+    EXPECT_EQ(run.params.max_iterations_per_epoch, 40);
+    EXPECT_EQ(overlap_keys.count(RunKey(run.params, "trainer", "data")), 0u);
+    schemes.insert(std::string(Text(run.params.architecture)) + std::to_string(run.params.servers));
+  }
+  EXPECT_EQ(schemes, (std::set<std::string>{"ring0", "mpi0", "p2p0", "ps1", "ps2", "ps4"}));
+  EXPECT_EQ(calibration.runs.size(), 6u * 6);
+}
+
 // The pulls in turn that calibrate their schedule are other runs than the
 // held-out ones of the same configurations: the run key does not hold the
 // hosts' CPU share (the calibration runs on 0.3-core hosts, the held-out

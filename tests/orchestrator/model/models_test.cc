@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <optional>
 #include <random>
@@ -157,6 +158,7 @@ class ModelsTest : public ::testing::Test {
       }
     }
     for (const RunParams& p : more_validation_) add(p, "validation");
+    if (then_) then_(db);
   }
 
   ModelData Calibration(const Store& store) {
@@ -175,6 +177,7 @@ class ModelsTest : public ::testing::Test {
   TempDir dir_;
   Truth truth_;
   std::vector<RunParams> more_validation_;  // Populate adds these too
+  std::function<void(ModelDatabase&)> then_;  // and then calls this
 };
 
 TEST_F(ModelsTest, ObservationsDropTheWarmupEpoch) {
@@ -282,6 +285,69 @@ TEST_F(ModelsTest, OverlapHidesTheExchangeOfEarlyBuckets) {
   EXPECT_GT(on.hidden_comm_s, 0);
   EXPECT_LE(on.comm_s, off.comm_s);
   EXPECT_LE(on.iteration_s, on.compute_s + on.update_s + on.comm_s + 1e-12);
+}
+
+TEST_F(ModelsTest, CorrectedPlusOverlapFitsCalibrationRunsWithOverlapOnTheirBucketSchedule) {
+  // Calibration runs with overlap (experiments/overlap-calibration.toml),
+  // here timed as corrected+overlap predicts them from the runs without:
+  // fitted on all, it must find them again (each fitted as it is
+  // predicted, only the exchange left after backward on the path), and
+  // its coverage then includes overlap; corrected, which never hides an
+  // exchange, leaves them out.
+  Store store(dir_ / "m.db");
+  const PerformanceModel& with_overlap = ModelNamed("corrected+overlap");
+  std::map<std::int64_t, ModelConfig> overlapped;  // run id -> configuration
+  then_ = [&](ModelDatabase& more) {
+  const ModelFitRecord before = with_overlap.Fit(Calibration(store));
+  for (const auto& [architecture, servers] : {std::pair{Architecture::kRing, 0}, std::pair{Architecture::kP2p, 0},
+                                              std::pair{Architecture::kPs, 1}}) {
+    RunParams p = Params(architecture, 2, servers, 100, kGigabit);
+    p.overlap = true;
+    p.bucket_bytes = 16 * 1024;
+    ModelConfig config = ConfigOf(p);
+    config.overlap = true;
+    config.bucket_bytes = p.bucket_bytes;
+    const Prediction predicted = with_overlap.Predict(before, config);
+    ASSERT_GT(predicted.hidden_comm_s, 0) << ConfigLabel(config);
+    const double epoch = predicted.epoch_s;
+    for (int rep = 0; rep < 3; ++rep) {
+      const std::int64_t id =
+          more.AddRun(p, "calibration", {1.3 * epoch, epoch, epoch}, 104938, 0, 0.5 * predicted.compute_s,
+                      predicted.worker_cpu_s,
+                      architecture == Architecture::kPs ? std::optional<double>(predicted.server_cpu_s) : std::nullopt);
+      overlapped[id] = config;
+    }
+  }
+  };
+  Populate(store);
+  const ModelData calibration = Calibration(store);
+  const ModelFitRecord fit = with_overlap.Fit(calibration);
+  int fitted_with_overlap = 0;
+  for (const ModelFitRunRow& row : fit.runs) {
+    const auto it = overlapped.find(row.run_id);
+    if (it == overlapped.end()) continue;
+    ++fitted_with_overlap;
+    EXPECT_NEAR(row.fitted_iteration_s, row.measured_iteration_s, 0.005 * row.measured_iteration_s)
+        << ConfigLabel(it->second);
+    EXPECT_NEAR(row.fitted_iteration_s, with_overlap.Predict(fit, it->second).iteration_s,
+                1e-9 * row.fitted_iteration_s)
+        << ConfigLabel(it->second);
+  }
+  EXPECT_EQ(fitted_with_overlap, 9);
+  ModelConfig validated = ConfigOf(Params(Architecture::kPs, 4, 1, 100, kGigabit));
+  validated.overlap = true;
+  validated.bucket_bytes = 16 * 1024;
+  const ModelData all = LoadModelData(store, {});
+  for (const std::string& beyond : CalibrationCoverage(fit, all).Beyond(validated)) {
+    EXPECT_EQ(beyond.find("overlap"), std::string::npos) << beyond;
+  }
+
+  const ModelFitRecord without = ModelNamed("corrected").Fit(calibration);
+  EXPECT_EQ(without.runs.size(), fit.runs.size() - 9);
+  for (const ModelFitRunRow& row : without.runs) EXPECT_EQ(overlapped.count(row.run_id), 0u);
+  const std::vector<std::string> beyond = CalibrationCoverage(without, all).Beyond(validated);
+  EXPECT_TRUE(std::any_of(beyond.begin(), beyond.end(),
+                          [](const std::string& b) { return b.starts_with("overlap: no calibration run had it"); }));
 }
 
 TEST_F(ModelsTest, PredictSaysWhatSetsTheIterationAndEachRanksCpu) {
