@@ -8,27 +8,31 @@
 # after the build directory go to `model fit`: e.g. `--fix
 # cpu_per_byte_s=2e-10` holds a measured cost in place of the fitted one
 # (DESIGN.md section 1 quotes these sums).
-# Usage: bench/model_targets.sh [BUILD_DIR [MODEL FIT ARGS...]]
+# MODEL (default corrected) picks the model, e.g. MODEL=corrected+overlap;
+# SWEEPS the databases under reports/data/ (names without .db).
+# Usage: [MODEL=NAME] [SWEEPS="A B"] bench/model_targets.sh [BUILD_DIR [MODEL FIT ARGS...]]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}
 shift || true
 DMLBENCH=$BUILD/orchestrator/dmlbench
+MODEL=${MODEL:-corrected}
+SWEEPS=${SWEEPS:-paper-reproduction paper-reproduction-rerun paper-reproduction-rerun2 paper-reproduction-adaptive paper-reproduction-rerun3}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 printf '%-26s %-12s %7s %7s %7s %7s\n' sweep architecture median p95 max excess
 total=0
-for sweep in paper-reproduction paper-reproduction-rerun paper-reproduction-rerun2 paper-reproduction-adaptive; do
+for sweep in $SWEEPS; do
   cp "reports/data/$sweep.db" "$work/$sweep.db"
-  "$DMLBENCH" --db "$work/$sweep.db" model fit --model corrected "$@" > "$work/fit.txt" ||
+  "$DMLBENCH" --db "$work/$sweep.db" model fit --model "$MODEL" "$@" > "$work/fit.txt" ||
     { cat "$work/fit.txt" >&2; exit 1; }
-  "$DMLBENCH" --db "$work/$sweep.db" model validate --model corrected > "$work/validate.txt"
+  "$DMLBENCH" --db "$work/$sweep.db" model validate --model "$MODEL" > "$work/validate.txt"
   # The first table of `model validate`: model, architecture (one or two
   # words), val points, val median, val p95, val max, then calibration's
   # four. Its rows, then the sweep's sum.
-  awk -v sweep="$sweep" '
-    /^corrected / && !done {
+  awk -v sweep="$sweep" -v model="$MODEL" '
+    $1 == model && !done {
       architecture = $2 (NF == 11 ? " " $3 : "")
       m = $(NF - 6) + 0; p = $(NF - 5) + 0; x = $(NF - 4) + 0
       e = (m > 5 ? m - 5 : 0) + (p > 10 ? p - 10 : 0) + (x > 15 ? x - 15 : 0)

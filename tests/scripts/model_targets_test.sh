@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # bench/model_targets.sh on the committed sweeps: the summed excess of the
 # corrected model over its error targets that README and DESIGN.md quote
-# (10.1 / 80.0 / 118.2 / 81.5 fitted; 13.9 on the committed study with a rank's
-# own bytes held at the measured 0.2 ns), and a clear failure for a
-# parameter the model does not fit.
+# (10.1 / 80.0 / 118.2 / 81.5 / 175.3 fitted; 13.9 on the committed study with
+# a rank's own bytes held at the measured 0.2 ns), corrected+overlap's on the
+# committed study and on the sweep with overlap calibration runs (12.7,
+# 76.0), and a clear failure for a parameter the model does not fit.
 # Usage: model_targets_test.sh SOURCE_DIR BUILD_DIR
 set -euo pipefail
 source_dir=$1
@@ -17,7 +18,14 @@ sum() { awk -v sweep="$1" '$1 == sweep && $2 == "all" { print $NF }' <<< "$2"; }
 [[ $(sum paper-reproduction-rerun "$out") == 80.0 ]] || fail "rerun's excess is not 80.0"
 [[ $(sum paper-reproduction-rerun2 "$out") == 118.2 ]] || fail "rerun2's excess is not 118.2"
 [[ $(sum paper-reproduction-adaptive "$out") == 81.5 ]] || fail "the adaptive sweep's excess is not 81.5"
+[[ $(sum paper-reproduction-rerun3 "$out") == 175.3 ]] || fail "rerun3's excess is not 175.3"
 grep -q '^paper-reproduction  *ring  *2.8%  *6.5%  *6.6%  *0.0$' <<< "$out" || fail "the committed study's ring row"
+
+overlap=$(MODEL=corrected+overlap SWEEPS="paper-reproduction paper-reproduction-rerun3" \
+  "$source_dir/bench/model_targets.sh" "$build_dir")
+echo "$overlap"
+[[ $(sum paper-reproduction "$overlap") == 12.7 ]] || fail "corrected+overlap: the committed study's excess is not 12.7"
+[[ $(sum paper-reproduction-rerun3 "$overlap") == 76.0 ]] || fail "corrected+overlap: rerun3's excess is not 76.0"
 
 held=$("$source_dir/bench/model_targets.sh" "$build_dir" --fix cpu_per_byte_s=2e-10)
 [[ $(sum paper-reproduction "$held") == 13.9 ]] || fail "held bytes: the committed study's excess is not 13.9"
