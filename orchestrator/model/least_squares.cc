@@ -9,6 +9,40 @@
 #include "orchestrator/core/statistics.h"
 
 namespace dmlbench {
+namespace {
+
+// Columns on very different scales (seconds per byte beside seconds; a
+// coefficient only its prior holds beside an exponent): the pivoted QR's
+// rank decision is made on the columns scaled to unit norm, not on their
+// raw sizes. Throws FitError naming a zero column (`zero` says what that
+// means) or the coefficients the others leave undecided (`fit` names the fit).
+struct ScaledQr {
+  Eigen::VectorXd scale;  // each column's norm
+  Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr;
+};
+ScaledQr ScaledDecomposition(const Eigen::MatrixXd& columns, const std::vector<std::string>& names,
+                             const std::string& zero, const std::string& fit) {
+  const Eigen::Index p = columns.cols();
+  ScaledQr out;
+  out.scale.resize(p);
+  for (Eigen::Index j = 0; j < p; ++j) {
+    out.scale(j) = columns.col(j).norm();
+    if (out.scale(j) == 0) throw FitError("coefficient " + names[static_cast<std::size_t>(j)] + " " + zero);
+  }
+  out.qr.setThreshold(1e-10);
+  out.qr.compute(columns * out.scale.cwiseInverse().asDiagonal());
+  if (out.qr.rank() < p) {
+    std::string which;
+    const auto& permutation = out.qr.colsPermutation().indices();
+    for (Eigen::Index j = out.qr.rank(); j < p; ++j) {
+      which += (which.empty() ? "" : ", ") + names[static_cast<std::size_t>(permutation(j))];
+    }
+    throw FitError("the calibration data cannot tell these coefficients" + fit + " from the others: " + which);
+  }
+  return out;
+}
+
+}  // namespace
 
 LeastSquaresFit FitLeastSquares(const std::vector<std::string>& names, const std::vector<std::vector<double>>& rows,
                                 const std::vector<double>& y, const std::vector<double>& weights) {
@@ -27,25 +61,9 @@ LeastSquaresFit FitLeastSquares(const std::vector<std::string>& names, const std
   }
   const Eigen::MatrixXd weighted_x = root_weight.asDiagonal() * x;
   const Eigen::VectorXd weighted_y = root_weight.asDiagonal() * target;
-  // Columns on very different scales (seconds per byte beside seconds): the
-  // pivoted QR's rank decision is made on columns scaled to unit norm.
-  Eigen::VectorXd scale(p);
-  for (Eigen::Index j = 0; j < p; ++j) {
-    const double norm = weighted_x.col(j).norm();
-    if (norm == 0) throw FitError("coefficient " + names[static_cast<std::size_t>(j)] + " has no data: its column is zero");
-    scale(j) = norm;
-  }
-  const Eigen::MatrixXd scaled = weighted_x * scale.cwiseInverse().asDiagonal();
-  Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(scaled);
-  qr.setThreshold(1e-10);
-  if (qr.rank() < p) {
-    std::string which;
-    const auto& permutation = qr.colsPermutation().indices();
-    for (Eigen::Index j = qr.rank(); j < p; ++j) {
-      which += (which.empty() ? "" : ", ") + names[static_cast<std::size_t>(permutation(j))];
-    }
-    throw FitError("the calibration data cannot tell these coefficients from the others: " + which);
-  }
+  const ScaledQr decomposition = ScaledDecomposition(weighted_x, names, "has no data: its column is zero", "");
+  const Eigen::VectorXd& scale = decomposition.scale;
+  const Eigen::ColPivHouseholderQR<Eigen::MatrixXd>& qr = decomposition.qr;
   const Eigen::VectorXd scaled_b = qr.solve(weighted_y);
   const Eigen::VectorXd b = scale.cwiseInverse().asDiagonal() * scaled_b;
 
@@ -133,24 +151,9 @@ LeastSquaresFit FitNonlinearLeastSquares(const std::vector<std::string>& names, 
   // wire factor where every run is CPU-bound, held only by its prior) sits
   // beside one that moves them a lot, and unscaled that difference of
   // scale alone read as a lost rank. Its interval comes out wide instead.
-  Eigen::VectorXd scale(p);
-  for (Eigen::Index j = 0; j < p; ++j) {
-    scale(j) = jacobian.col(j).norm();
-    if (scale(j) == 0) {
-      throw FitError("coefficient " + names[static_cast<std::size_t>(j)] + " does not move the residuals at all");
-    }
-  }
+  const Eigen::VectorXd scale =
+      ScaledDecomposition(jacobian, names, "does not move the residuals at all", " of the nonlinear fit").scale;
   const Eigen::MatrixXd scaled = jacobian * scale.cwiseInverse().asDiagonal();
-  Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(scaled);
-  qr.setThreshold(1e-10);
-  if (qr.rank() < p) {
-    std::string which;
-    const auto& permutation = qr.colsPermutation().indices();
-    for (Eigen::Index j = qr.rank(); j < p; ++j) {
-      which += (which.empty() ? "" : ", ") + names[static_cast<std::size_t>(permutation(j))];
-    }
-    throw FitError("the calibration data cannot tell these coefficients of the nonlinear fit from the others: " + which);
-  }
   const Eigen::MatrixXd information = scaled.transpose() * scaled;
   const Eigen::MatrixXd covariance =
       scale.cwiseInverse().asDiagonal() * information.ldlt().solve(Eigen::MatrixXd::Identity(p, p)) *
