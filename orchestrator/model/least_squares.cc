@@ -19,6 +19,16 @@ namespace {
 struct ScaledQr {
   Eigen::VectorXd scale;  // each column's norm
   Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr;
+  // The diagonal of (X'X)^-1 in the columns' own units, through R of the
+  // scaled QR: (X'X)^-1 = S^-1 P R^-1 R^-T P' S^-1.
+  Eigen::VectorXd InverseGramDiagonal() const {
+    const Eigen::Index p = scale.size();
+    const Eigen::MatrixXd r = qr.matrixR().topLeftCorner(p, p).triangularView<Eigen::Upper>();
+    const Eigen::MatrixXd r_inverse = r.triangularView<Eigen::Upper>().solve(Eigen::MatrixXd::Identity(p, p));
+    const Eigen::MatrixXd unpermuted =
+        qr.colsPermutation() * (r_inverse * r_inverse.transpose()) * qr.colsPermutation().transpose();
+    return unpermuted.diagonal().cwiseQuotient(scale.cwiseProduct(scale));
+  }
 };
 ScaledQr ScaledDecomposition(const Eigen::MatrixXd& columns, const std::vector<std::string>& names,
                              const std::string& zero, const std::string& fit) {
@@ -73,15 +83,11 @@ LeastSquaresFit FitLeastSquares(const std::vector<std::string>& names, const std
   fit.degrees_of_freedom = static_cast<int>(n - p);
   fit.residuals.assign(residual.data(), residual.data() + n);
   fit.residual_rms = std::sqrt(residual.squaredNorm() / static_cast<double>(n));
-  // Var(b) = s^2 (X'WX)^-1, through R of the scaled QR: (X'WX)^-1 = S^-1 P R^-1 R^-T P' S^-1.
+  // Var(b) = s^2 (X'WX)^-1.
   Eigen::VectorXd standard_error = Eigen::VectorXd::Zero(p);
   if (fit.degrees_of_freedom > 0) {
     const double s2 = weighted_residual.squaredNorm() / fit.degrees_of_freedom;
-    const Eigen::MatrixXd r = qr.matrixR().topLeftCorner(p, p).triangularView<Eigen::Upper>();
-    const Eigen::MatrixXd r_inverse = r.triangularView<Eigen::Upper>().solve(Eigen::MatrixXd::Identity(p, p));
-    const Eigen::MatrixXd unpermuted = qr.colsPermutation() * (r_inverse * r_inverse.transpose()) *
-                                       qr.colsPermutation().transpose();
-    for (Eigen::Index j = 0; j < p; ++j) standard_error(j) = std::sqrt(s2 * unpermuted(j, j)) / scale(j);
+    standard_error = (s2 * decomposition.InverseGramDiagonal()).cwiseSqrt();
   }
   const double t = fit.degrees_of_freedom > 0 ? StudentTQuantile(0.975, fit.degrees_of_freedom) : 0;
   for (Eigen::Index j = 0; j < p; ++j) {
@@ -151,20 +157,17 @@ LeastSquaresFit FitNonlinearLeastSquares(const std::vector<std::string>& names, 
   // wire factor where every run is CPU-bound, held only by its prior) sits
   // beside one that moves them a lot, and unscaled that difference of
   // scale alone read as a lost rank. Its interval comes out wide instead.
-  const Eigen::VectorXd scale =
-      ScaledDecomposition(jacobian, names, "does not move the residuals at all", " of the nonlinear fit").scale;
-  const Eigen::MatrixXd scaled = jacobian * scale.cwiseInverse().asDiagonal();
-  const Eigen::MatrixXd information = scaled.transpose() * scaled;
-  const Eigen::MatrixXd covariance =
-      scale.cwiseInverse().asDiagonal() * information.ldlt().solve(Eigen::MatrixXd::Identity(p, p)) *
-      scale.cwiseInverse().asDiagonal();
+  // Var(b) = s^2 (J'J)^-1.
+  const Eigen::VectorXd variance =
+      ScaledDecomposition(jacobian, names, "does not move the residuals at all", " of the nonlinear fit")
+          .InverseGramDiagonal();
   const double s2 = fit.degrees_of_freedom > 0 ? r.squaredNorm() / fit.degrees_of_freedom : 0;
   const double t = fit.degrees_of_freedom > 0 ? StudentTQuantile(0.975, fit.degrees_of_freedom) : 0;
   for (int j = 0; j < p; ++j) {
     Coefficient c;
     c.name = names[static_cast<std::size_t>(j)];
     c.value = b(j);
-    c.standard_error = std::sqrt(std::max(0.0, s2 * covariance(j, j)));
+    c.standard_error = std::sqrt(std::max(0.0, s2 * variance(j)));
     c.ci_low = c.value - t * c.standard_error;
     c.ci_high = c.value + t * c.standard_error;
     fit.coefficients.push_back(c);
