@@ -62,21 +62,48 @@ void CheckVersion(const Store& store, const PerformanceModel& model, const Model
   throw ModelError(std::string(which) + " of " + std::string(model.name()) + " in " + store.path() + " (fit " +
                    std::to_string(fit.fit_id) + ") is of version " + std::to_string(fit.model_version) +
                    "; this dmlbench's " + std::string(model.name()) + " is version " +
-                   std::to_string(model.version()) + ": run `dmlbench model fit` again");
+                   std::to_string(model.version()) + ": run `dmlbench model fit --model " + std::string(model.name()) +
+                   "` again");
 }
 
 ModelFitRecord LatestFit(const Store& store, const PerformanceModel& model) {
   std::optional<ModelFitRecord> fit = store.LatestModelFit(std::string(model.name()));
-  if (!fit) throw ModelError("no fit of " + std::string(model.name()) + " in " + store.path() + ": run `dmlbench model fit` first");
+  if (!fit) {
+    throw ModelError("no fit of " + std::string(model.name()) + " in " + store.path() + ": run `dmlbench model fit --model " +
+                     std::string(model.name()) + "` first");
+  }
   CheckVersion(store, model, *fit, "the latest fit");
   return *fit;
 }
 
+// Every model's latest fit that this dmlbench can use; a model without
+// one is named on stderr with what to do, and only when none has one is
+// that an error. So a database whose fits predate one model's new version,
+// or that one model could not be fitted on, still validates the others.
+std::vector<std::pair<const PerformanceModel*, ModelFitRecord>> UsableLatestFits(const Store& store) {
+  std::vector<std::pair<const PerformanceModel*, ModelFitRecord>> fits;
+  std::vector<std::string> reasons;
+  for (const PerformanceModel* model : Chosen({})) {
+    try {
+      fits.emplace_back(model, LatestFit(store, *model));
+    } catch (const ModelError& e) {
+      reasons.push_back(e.what());
+    }
+  }
+  std::string all;
+  for (const std::string& reason : reasons) all += (all.empty() ? "" : "; ") + reason;
+  if (fits.empty()) throw ModelError("no model has a fit to use: " + all);
+  for (const std::string& reason : reasons) std::cerr << "dmlbench: skipped: " << reason << "\n";
+  return fits;
+}
+
 // The fits predict and validate use: with --fit that one (its model must
-// be among --model's, if given), else each chosen model's latest.
+// be among --model's, if given); else each --model's latest, which must
+// be there; else every model's latest that is there (UsableLatestFits).
 std::vector<std::pair<const PerformanceModel*, ModelFitRecord>> ChosenFits(const Store& store, const ModelOptions& o) {
   std::vector<std::pair<const PerformanceModel*, ModelFitRecord>> fits;
   if (!o.fit_id) {
+    if (o.models.empty()) return UsableLatestFits(store);
     for (const PerformanceModel* model : Chosen(o)) fits.emplace_back(model, LatestFit(store, *model));
     return fits;
   }
@@ -493,15 +520,16 @@ void AddModelCommands(CLI::App& app, const GlobalOptions& global) {
   auto o = std::make_shared<ModelOptions>();
   CLI::App* model = app.add_subcommand("model", "performance models: fit on calibration runs, predict, validate");
   model->require_subcommand(1);
-  auto add_choice = [&](CLI::App* command) {
+  auto add_choice = [&](CLI::App* command, const char* default_text) {
     // One name per --model, so that `--model corrected workers=4` leaves
     // the settings to predict's positionals.
-    command->add_option("--model", o->models, "paper2019, corrected, corrected+overlap or linear (repeatable; "
-                                              "default: all)")
+    command->add_option("--model", o->models, std::string("paper2019, corrected, corrected+overlap or linear "
+                                                          "(repeatable; default: ") + default_text + ")")
         ->allow_extra_args(false);
   };
+  const char* fitted = "every model with a fit this dmlbench can use; the others are named";
   CLI::App* fit = model->add_subcommand("fit", "fit the models on the calibration runs and store the fits");
-  add_choice(fit);
+  add_choice(fit, "all");
   fit->add_option("--experiment", o->experiments, "only the runs of this experiment (repeatable)")
       ->allow_extra_args(false);
   fit->add_option("--fix", o->fixes,
@@ -511,7 +539,7 @@ void AddModelCommands(CLI::App& app, const GlobalOptions& global) {
   fit->callback([&global, o] { FitCommand(global, *o); });
   CLI::App* predict = model->add_subcommand(
       "predict", "predict any configuration from the stored fits, e.g. architecture=ring workers=16 bandwidth=10gbit");
-  add_choice(predict);
+  add_choice(predict, fitted);
   predict->add_option("SETTING", o->settings, "KEY=VALUE: architecture, workers, servers, batch_size, overlap, "
                                               "bucket_bytes, partition_bytes, pulls_in_turn, hidden, bandwidth, "
                                               "latency, cpu, max_iterations_per_epoch, train_samples");
@@ -521,7 +549,7 @@ void AddModelCommands(CLI::App& app, const GlobalOptions& global) {
   CLI::App* validate = model->add_subcommand(
       "validate", "predict every run with the latest fits, store the predictions, and report the errors on "
                   "validation runs (calibration beside them)");
-  add_choice(validate);
+  add_choice(validate, fitted);
   validate->add_option("--experiment", o->experiments, "only the runs of this experiment (repeatable)")
       ->allow_extra_args(false);
   validate->add_flag("--points", o->points,

@@ -357,7 +357,7 @@ TEST_F(CliTest, AFitOfAnotherVersionOfTheModelIsNotUsedToPredict) {
     EXPECT_NE(output.exit_code, 0) << command;
     EXPECT_NE(output.err.find("is of version 4; this dmlbench's corrected is version "), std::string::npos)
         << output.err;
-    EXPECT_NE(output.err.find("run `dmlbench model fit` again"), std::string::npos) << output.err;
+    EXPECT_NE(output.err.find("run `dmlbench model fit --model corrected` again"), std::string::npos) << output.err;
   }
 }
 
