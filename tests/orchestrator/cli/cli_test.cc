@@ -361,6 +361,70 @@ TEST_F(CliTest, AFitOfAnotherVersionOfTheModelIsNotUsedToPredict) {
   }
 }
 
+// Without --model, predict and validate use every model whose latest fit
+// this dmlbench can use and name the others on stderr (a database fitted
+// before one model's version changed still validates the rest); with no
+// usable fit at all, that is the error, naming each model.
+TEST_F(CliTest, WithoutModelEveryUsableFitIsUsedAndTheOthersAreNamed) {
+  RunOnce(db_);
+  const CommandOutput none = Dmlbench({"--db", db_, "model", "validate"});
+  EXPECT_NE(none.exit_code, 0);
+  EXPECT_NE(none.err.find("no model has a fit to use: no fit of paper2019 in "), std::string::npos) << none.err;
+  EXPECT_NE(none.err.find("; no fit of linear in "), std::string::npos) << none.err;
+  EXPECT_NE(none.err.find("run `dmlbench model fit --model corrected+overlap` first"), std::string::npos) << none.err;
+
+  std::filesystem::remove(db_);
+  std::filesystem::copy_file(std::string(DMLBENCH_SOURCE_DIR) + "/reports/data/paper-reproduction.db", db_);
+  const auto latest = [&](const std::string& model) {
+    const std::string csv =
+        Dmlbench({"--db", db_, "query", "--csv", "SELECT max(fit_id) FROM model_fits WHERE model = '" + model + "'"})
+            .out;
+    return csv.substr(csv.find('\n') + 1, csv.size() - csv.find('\n') - 2);
+  };
+  const std::string fits = "fits: paper2019 fit " + latest("paper2019") + "; corrected+overlap fit " +
+                           latest("corrected+overlap") + "; linear fit " + latest("linear") + "\n";
+  {
+    Store store(db_);
+    ModelFitRecord stale;
+    stale.model = "corrected";
+    stale.model_version = 4;
+    stale.code_commit = "older";
+    stale.created_unix_s = 1;
+    store.AddModelFit(stale);
+  }
+  const std::string skipped = "dmlbench: skipped: the latest fit of corrected in " + db_ + " (fit " +
+                              latest("corrected") + ") is of version 4; this dmlbench's corrected is version ";
+  const CommandOutput validate = Dmlbench({"--db", db_, "model", "validate"});
+  ASSERT_EQ(validate.exit_code, 0) << validate.err;
+  EXPECT_EQ(validate.out.substr(0, validate.out.find('\n') + 1), fits) << validate.out;
+  EXPECT_EQ(validate.err.rfind(skipped, 0), 0u) << validate.err;
+  EXPECT_NE(validate.out.find("\ncorrected+overlap  ring "), std::string::npos) << validate.out;
+  const CommandOutput predict = Dmlbench({"--db", db_, "model", "predict", "architecture=ring", "workers=4"});
+  ASSERT_EQ(predict.exit_code, 0) << predict.err;
+  EXPECT_EQ(predict.err.rfind(skipped, 0), 0u) << predict.err;
+  EXPECT_NE(predict.out.find("\nlinear "), std::string::npos) << predict.out;
+  EXPECT_EQ(predict.out.find("\ncorrected "), std::string::npos) << predict.out;
+  // Asked for by name, the stale fit is still an error.
+  EXPECT_NE(Dmlbench({"--db", db_, "model", "validate", "--model", "corrected"}).exit_code, 0);
+}
+
+// Every committed database validates every model with its stored fits, as
+// the README's commands do (a model whose version changed is refitted on
+// each of them, not only on the study's).
+TEST_F(CliTest, EveryCommittedDatabaseValidatesEveryModel) {
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(DMLBENCH_SOURCE_DIR) + "/reports/data")) {
+    if (entry.path().extension() != ".db") continue;
+    std::filesystem::remove(db_);
+    std::filesystem::copy_file(entry.path(), db_);
+    const CommandOutput validate = Dmlbench({"--db", db_, "model", "validate"});
+    EXPECT_EQ(validate.exit_code, 0) << entry.path().filename() << ": " << validate.err;
+    EXPECT_EQ(validate.err, "") << entry.path().filename();
+    for (const char* model : {"paper2019 fit", "; corrected fit", "; corrected+overlap fit", "; linear fit"}) {
+      EXPECT_NE(validate.out.find(model), std::string::npos) << entry.path().filename() << " " << model;
+    }
+  }
+}
+
 TEST_F(CliTest, PlanRunStatusQueryAndExport) {
   const std::string matrix = WriteMatrix("architecture = [\"ring\", \"mpi\"]\nworkers = [1]\n");
   const std::string trainer = WriteScript(dir_ / "trainer", testing::GoodTrainerBody());
