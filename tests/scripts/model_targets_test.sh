@@ -2,8 +2,9 @@
 # bench/model_targets.sh on the committed sweeps: the summed excess of the
 # corrected model over its error targets that README and DESIGN.md quote
 # (10.1 / 80.0 / 118.2 / 81.5 / 175.3 fitted; 13.9 on the committed study with
-# a rank's own bytes held at the measured 0.2 ns), corrected+overlap's on the
-# committed study and on the sweep with overlap calibration runs (12.7,
+# a rank's own bytes held at the measured 0.2 ns), the 31 validation
+# configurations whose error has one sign on all five sweeps,
+# corrected+overlap's on the committed study and on the sweep with overlap calibration runs (12.7,
 # 76.0), and a clear failure for a parameter the model does not fit.
 # Usage: model_targets_test.sh SOURCE_DIR BUILD_DIR
 set -euo pipefail
@@ -11,7 +12,7 @@ source_dir=$1
 build_dir=$2
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-out=$("$source_dir/bench/model_targets.sh" "$build_dir")
+out=$(BY=configuration "$source_dir/bench/model_targets.sh" "$build_dir")
 echo "$out"
 sum() { awk -v sweep="$1" '$1 == sweep && $2 == "all" { print $NF }' <<< "$2"; }
 [[ $(sum paper-reproduction "$out") == 10.1 ]] || fail "committed study's excess is not 10.1"
@@ -20,6 +21,12 @@ sum() { awk -v sweep="$1" '$1 == sweep && $2 == "all" { print $NF }' <<< "$2"; }
 [[ $(sum paper-reproduction-adaptive "$out") == 81.5 ]] || fail "the adaptive sweep's excess is not 81.5"
 [[ $(sum paper-reproduction-rerun3 "$out") == 175.3 ]] || fail "rerun3's excess is not 175.3"
 grep -q '^paper-reproduction  *ring  *2.8%  *6.5%  *6.6%  *0.0$' <<< "$out" || fail "the committed study's ring row"
+# Each validation configuration on every sweep, and whether its sign holds.
+grep -q '^mpi w=3 b=100 1e+09bit/s 0s cap=40  *+10.5  *+24.6  *+23.0  *+13.6  *+18.3  +$' <<< "$out" ||
+  fail "mpi at 3 workers on 1 Gbit/s is not too slow on every sweep"
+grep -q '^ring w=4 b=50 1e+09bit/s 0s cap=80  *-4.4  *-8.1  *+22.6  *-2.3  *-18.5 *$' <<< "$out" ||
+  fail "ring at batch 50 is given a sign"
+[[ $(grep -c ' [+-]$' <<< "$out") == 31 ]] || fail "not 31 configurations of one sign on every sweep"
 
 overlap=$(MODEL=corrected+overlap SWEEPS="paper-reproduction paper-reproduction-rerun3" \
   "$source_dir/bench/model_targets.sh" "$build_dir")
