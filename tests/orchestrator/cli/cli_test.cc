@@ -108,6 +108,17 @@ class CliTest : public ::testing::Test {
     ASSERT_EQ(run.exit_code, 0) << run.err;
   }
 
+  // Stores a fit of corrected's version 4, newer than any other of its fits.
+  static void AddFitOfAnOlderVersion(const std::string& db) {
+    Store store(db);
+    ModelFitRecord fit;
+    fit.model = "corrected";
+    fit.model_version = 4;
+    fit.code_commit = "older";
+    fit.created_unix_s = 1;
+    store.AddModelFit(fit);
+  }
+
   TempDir dir_;
   std::string db_ = dir_ / "results.db";
 };
@@ -341,15 +352,7 @@ TEST_F(CliTest, PredictSaysWhatEachPredictionRestsOn) {
 
 TEST_F(CliTest, AFitOfAnotherVersionOfTheModelIsNotUsedToPredict) {
   RunOnce(db_);
-  {
-    Store store(db_);
-    ModelFitRecord fit;
-    fit.model = "corrected";
-    fit.model_version = 4;
-    fit.code_commit = "older";
-    fit.created_unix_s = 1;
-    store.AddModelFit(fit);
-  }
+  AddFitOfAnOlderVersion(db_);
   for (const char* command : {"predict", "validate"}) {
     std::vector<std::string> args = {"--db", db_, "model", command, "--model", "corrected"};
     if (std::string(command) == "predict") args.push_back("workers=4");
@@ -383,15 +386,7 @@ TEST_F(CliTest, WithoutModelEveryUsableFitIsUsedAndTheOthersAreNamed) {
   };
   const std::string fits = "fits: paper2019 fit " + latest("paper2019") + "; corrected+overlap fit " +
                            latest("corrected+overlap") + "; linear fit " + latest("linear") + "\n";
-  {
-    Store store(db_);
-    ModelFitRecord stale;
-    stale.model = "corrected";
-    stale.model_version = 4;
-    stale.code_commit = "older";
-    stale.created_unix_s = 1;
-    store.AddModelFit(stale);
-  }
+  AddFitOfAnOlderVersion(db_);
   const std::string skipped = "dmlbench: skipped: the latest fit of corrected in " + db_ + " (fit " +
                               latest("corrected") + ") is of version 4; this dmlbench's corrected is version ";
   const CommandOutput validate = Dmlbench({"--db", db_, "model", "validate"});
