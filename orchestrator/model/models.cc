@@ -208,8 +208,10 @@ class Paper2019 : public PerformanceModel {
 // 10 ms period while the wire runs on, so the two overlap in part; p says
 // how much, fitted.
 //
-//   path       = compute + wire_factor[a] wire
+//   path       = compute + wire_factor[a] (wire - early)
 //   wire       = latency_steps alpha + paced_bytes / B       (busiest link; physics.h)
+//   early      = first_peer_share[profile] min(early_reply_bytes / B,
+//                    max(0, early_window_bytes / B - compute))   (version 19)
 //   link_bytes = where both links of a transfer are shared (ps with w > 1
 //                and k > 1, p2p with w > 2): (sender_link^r + receiver_link^r)^(1/r);
 //                otherwise the busiest link's bytes (physics.h)
@@ -318,8 +320,26 @@ class Paper2019 : public PerformanceModel {
 //                      has its model after 2.8-5.9 ms, the others after
 //                      12.5-14.2 ms (4 W/B = 13.9 ms), and pushes while they
 //                      still pull (README, Results: the timelines), so
-//                      ps k=1's factor (0.96) is that schedule's, and pulls
+//                      ps k=1's factor (0.96 up to version 18, 0.99 since
+//                      `early` plays it) was that schedule's, and pulls
 //                      in turn, one flow at a time, do not inherit it.
+//   first_peer_share   per link profile (version 19), of one message's
+//                      time, 0 to 1: where one host sends the whole gradient
+//                      to several at once and each answers it (a single
+//                      server's pulls at once, the binomial tree's root at
+//                      3 workers; physics.h early_reply_bytes), TCP does
+//                      not share the sender's link equally. The peer
+//                      served first has its message early (3 workers at
+//                      1 Gbit/s: 1.9 ms before the other peer at MPI's
+//                      root, 3.7 ms before the next worker at a server;
+//                      W/B = 3.5 ms; bench/timeline_arrivals.py), computes
+//                      and sends its answer while the others are still
+//                      served, so that much of its answer leaves the
+//                      path: at most one message, and no more than the
+//                      others' sends leave after its compute. Fitted as
+//                      its logit: 0.55 at 1 Gbit/s on the committed study,
+//                      0.03 (unresolved) at 100 Mbit/s, where the pulls
+//                      show no such saving (DESIGN.md section 1).
 // alpha and B come from the link probe, never from the runs.
 //
 // Fit, on calibration runs (corrected: those without overlap; corrected+
@@ -358,6 +378,9 @@ constexpr char kWireFactor[] = "wire_factor";
 // Per link profile (scope: ProfileScope), fitted in ns/byte.
 constexpr char kNetworkByte[] = "cpu_per_network_byte_s";
 constexpr double kNetworkByteScale = 1e-9;
+// Per link profile: of the first peer's reply, the share hidden under the
+// sends to the others (physics.h early_reply_bytes), fitted as its logit.
+constexpr char kFirstPeer[] = "first_peer_share";
 // A run whose busiest rank burned at least this share of its quota is bound by it.
 constexpr double kCpuBoundShare = 0.75;
 
@@ -417,6 +440,7 @@ struct CorrectedCoefficients {
   // cpu_per_network_byte_s by ProfileScope: {link rate in bits/s (0 =
   // unshaped), value}; see PerNetworkByte.
   std::map<std::string, std::pair<double, double>> per_network_byte;
+  std::map<std::string, std::pair<double, double>> first_peer_share;  // the same way, per profile
   double WireFactor(const ModelConfig& config) const {
     const auto it = wire_factor.find(SchemeLabel(config));
     return it == wire_factor.end() ? 1.0 : it->second;
@@ -424,13 +448,15 @@ struct CorrectedCoefficients {
   // The profile's own; for a rate never calibrated, that of the nearest
   // calibrated rate in ratio (an unshaped link counts as 1 Pbit/s, faster
   // than any; ties go to the faster).
-  double PerNetworkByte(const ModelConfig& config) const {
-    const auto own = per_network_byte.find(ProfileScope(config.bandwidth_bits_per_s, config.latency_s));
-    if (own != per_network_byte.end()) return own->second.second;
+  double PerNetworkByte(const ModelConfig& config) const { return ByProfile(per_network_byte, config); }
+  double FirstPeerShare(const ModelConfig& config) const { return ByProfile(first_peer_share, config); }
+  static double ByProfile(const std::map<std::string, std::pair<double, double>>& values, const ModelConfig& config) {
+    const auto own = values.find(ProfileScope(config.bandwidth_bits_per_s, config.latency_s));
+    if (own != values.end()) return own->second.second;
     auto order = [](double bits) { return std::log(bits > 0 ? bits : 1e15); };
     const double want = order(config.bandwidth_bits_per_s);
     double best = 0, best_order = 0, distance = std::numeric_limits<double>::infinity();
-    for (const auto& [scope, profile] : per_network_byte) {
+    for (const auto& [scope, profile] : values) {
       const double have = order(profile.first), d = std::abs(have - want);
       if (d < distance || (d == distance && have > best_order)) best = profile.second, best_order = have, distance = d;
     }
@@ -453,6 +479,10 @@ CorrectedTerms Evaluate(const CorrectedCoefficients& k, const ModelConfig& confi
   CorrectedTerms terms;
   terms.compute = k.overhead + k.per_sample * config.batch_size;
   double wire = factor * WireS(config, t, link, k.balance_exponent);
+  if (t.early_reply_bytes > 0) {
+    const double window = std::max(0.0, t.early_window_bytes / link.bytes_per_s - terms.compute);
+    wire -= factor * k.FirstPeerShare(config) * std::min(t.early_reply_bytes / link.bytes_per_s, window);
+  }
   if (overlap_model && config.overlap) {
     const auto [exposed, hidden] = OverlappedExchange(config, gradient_bytes, link, factor, k.balance_exponent,
                                                       (1 - k.forward_share) * terms.compute);
@@ -506,8 +536,10 @@ class CorrectedModel : public PerformanceModel {
   // single server's pulls in turn take one token-bucket burst, not two,
   // and a wire factor of their own; 18 (corrected+overlap only: corrected's
   // fit is unchanged, so it stays 17): corrected+overlap is fitted on the
-  // calibration runs with overlap too, where there are any.
-  int version() const override { return overlap_ ? 18 : 17; }
+  // calibration runs with overlap too, where there are any; 19 (both): the
+  // peer a host serves first answers while the others are still served
+  // (first_peer_share).
+  int version() const override { return 19; }
 
   ModelFitRecord Fit(const ModelData& data, const FixedParameters& asked) const override {
     const FixedParameters fixed = CheckHeld(asked);
@@ -561,7 +593,9 @@ class CorrectedModel : public PerformanceModel {
       if (space == std::string::npos) continue;
       const std::string scope = key.substr(space + 1);
       if (key.substr(0, space) == kWireFactor) calibrated.insert(scope);
-      if (key.substr(0, space) == kNetworkByte) profiles.emplace(scope, std::stod(scope));
+      if (key.substr(0, space) == kNetworkByte || key.substr(0, space) == kFirstPeer) {
+        profiles.emplace(scope, std::stod(scope));
+      }
     }
     CorrectedCoefficients k;
     const MedianInterval forward = MedianConfidenceInterval(shares.empty() ? std::vector<double>{0.5} : shares);
@@ -617,7 +651,10 @@ class CorrectedModel : public PerformanceModel {
     for (const std::string& scope : factors) names.push_back(std::string(kWireFactor) + " " + scope);
     const std::size_t first_network = names.size();
     for (const auto& [scope, bits] : profiles) names.push_back(std::string(kNetworkByte) + " " + scope);
+    const std::size_t first_share = names.size();
+    for (const auto& [scope, bits] : profiles) names.push_back(std::string(kFirstPeer) + " " + scope);
     auto value = [&](std::size_t j, double x) {
+      if (j >= first_share) return 1 / (1 + std::exp(-x));
       if (j == kExponentIndex || j == kBalanceIndex) return 1 + std::exp(x);
       if (j >= first_network) return kNetworkByteScale * std::exp(x);
       return (j < kStageThree.size() ? kStageThree[j].scale : 1.0) * std::exp(x);
@@ -630,7 +667,8 @@ class CorrectedModel : public PerformanceModel {
                                           ? held(names[j])
                                           : held(names[j].substr(0, space), names[j].substr(space + 1));
       if (!v) continue;
-      if (j == kExponentIndex || j == kBalanceIndex) held_x[j] = std::log(*v - 1);
+      if (j >= first_share) held_x[j] = std::log(*v / (1 - *v));
+      else if (j == kExponentIndex || j == kBalanceIndex) held_x[j] = std::log(*v - 1);
       else if (j >= first_network) held_x[j] = std::log(*v / kNetworkByteScale);
       else held_x[j] = std::log(*v / (j < kStageThree.size() ? kStageThree[j].scale : 1.0));
     }
@@ -657,6 +695,7 @@ class CorrectedModel : public PerformanceModel {
       }
       std::size_t j = first_network;
       for (const auto& [scope, bits] : profiles) c.per_network_byte[scope] = {bits, value(j, x[j])}, ++j;
+      for (const auto& [scope, bits] : profiles) c.first_peer_share[scope] = {bits, value(j, x[j])}, ++j;
       return c;
     };
     // Each starts at x = 0 (the scale itself; p and r 2; wire factors 1) and has
@@ -701,10 +740,12 @@ class CorrectedModel : public PerformanceModel {
                                  : ModelParameterRow{kQuotaEfficiency, quota.median, quota.low, quota.high, "1",
                                                      "fitted", ""});
     for (std::size_t j = 0; j < names.size(); ++j) {
-      const bool stage_three = j < kStageThree.size(), network = j >= first_network;
-      const char* parameter = stage_three ? kStageThree[j].name : network ? kNetworkByte : kWireFactor;
+      const bool stage_three = j < kStageThree.size(), share = j >= first_share;
+      const bool network = !share && j >= first_network;
+      const char* parameter = stage_three ? kStageThree[j].name : share ? kFirstPeer : network ? kNetworkByte : kWireFactor;
       const char* unit = stage_three ? kStageThree[j].unit : network ? "s/byte" : "1";
       const std::string scope = stage_three ? ""
+                                : share     ? std::next(profiles.begin(), j - first_share)->first
                                 : network   ? std::next(profiles.begin(), j - first_network)->first
                                             : factors[j - kStageThree.size()];
       if (held_x[j]) {
@@ -748,6 +789,7 @@ class CorrectedModel : public PerformanceModel {
       if (f.name == kWireFactor) k.wire_factor[f.scope] = f.value;
       // The scope is ProfileScope's text, which starts with the rate.
       if (f.name == kNetworkByte && !f.scope.empty()) k.per_network_byte[f.scope] = {std::stod(f.scope), f.value};
+      if (f.name == kFirstPeer && !f.scope.empty()) k.first_peer_share[f.scope] = {std::stod(f.scope), f.value};
     }
     k.forward_share = Parameter(fit, kForwardShare);
     const CorrectedTerms terms = Evaluate(k, config, GradientBytes(config), LinkFor(fit, config), overlap_);
@@ -782,24 +824,25 @@ class CorrectedModel : public PerformanceModel {
         exponent = j == kExponentIndex || j == kBalanceIndex;
       }
       if (parameter == kWireFactor && !scope.empty()) known = true;
-      if (parameter == kNetworkByte && !scope.empty()) {
+      if ((parameter == kNetworkByte || parameter == kFirstPeer) && !scope.empty()) {
         // "<rate>bit/s <latency>s", the rate 0 for an unshaped link.
         std::istringstream text(scope);
         double rate = 0, latency = 0;
         std::string unit;
         if (!(text >> rate) || !(text >> unit) || unit != "bit/s" || !(text >> latency)) {
-          throw ModelError(std::string(name()) + ": cannot hold " + key + ": the scope of " + kNetworkByte +
+          throw ModelError(std::string(name()) + ": cannot hold " + key + ": the scope of " + parameter +
                            " is a link profile as `model fit` prints it, e.g. \"1e+09bit/s 0s\"");
         }
         scope = ProfileScope(rate, latency);
         known = true;
+        fraction = parameter == kFirstPeer;
       }
       if (!known) {
         std::string names = std::string(kOverhead) + ", " + kPerSample + ", " + kQuotaEfficiency + ", " + kForwardShare;
         for (const StageThree& c : kStageThree) names += std::string(", ") + c.name;
         throw ModelError(std::string(name()) + " fits no parameter \"" + key + "\" to hold; it fits " + names + ", " +
-                         kWireFactor + " SCHEME (e.g. \"wire_factor ps k=1\") and " + kNetworkByte +
-                         " PROFILE (e.g. \"" + kNetworkByte + " 1e+09bit/s 0s\")");
+                         kWireFactor + " SCHEME (e.g. \"wire_factor ps k=1\"), " + kNetworkByte +
+                         " PROFILE (e.g. \"" + kNetworkByte + " 1e+09bit/s 0s\") and " + kFirstPeer + " PROFILE");
       }
       const double floor = exponent ? 1 : 0;
       if (!std::isfinite(value) || value <= floor || (fraction && value >= 1)) {

@@ -108,6 +108,10 @@ IterationTraffic ExchangeTraffic(const ModelConfig& config, double gradient_byte
       t.server_update_bytes = W / k;
       t.worker_cpu_bytes = 2 * W;
       t.server_cpu_bytes = 2 * w * W / k + (w - 1) * W / k;
+      if (k == 1 && w > 1 && !config.pulls_in_turn && !config.overlap && config.partition_bytes == 0) {
+        t.early_reply_bytes = W;
+        t.early_window_bytes = (w - 1) * W;
+      }
       if (config.pulls_in_turn) {
         // One server, whole (PullsInTurnApplies). Take the moment a the
         // last push is in: the server's w pulls of W leave one after
@@ -159,6 +163,8 @@ IterationTraffic ExchangeTraffic(const ModelConfig& config, double gradient_byte
         t.messages = 2 * rounds;
         t.link_bytes = 2 * rounds * W;
         t.link_bursts = 2;  // up into the root, then down out of it
+        t.early_reply_bytes = W;
+        t.early_window_bytes = (rounds - 1) * W;  // the root sends to `rounds` peers at once
         t.reduce_bytes = rounds * W;
         t.worker_update_bytes = W;
         t.worker_cpu_bytes = t.link_bytes + t.reduce_bytes;  // the root receives, then sends

@@ -63,6 +63,13 @@ struct IterationTraffic {
   double receiver_link_bytes = 0;
   bool ends_shared = false;
   double link_bursts = 0;          // transfers in sequence that start on an idle link direction
+  // One host sends the whole gradient to several at once (a single ps
+  // server's pulls; the binomial tree's root, w = 3), and each peer's next
+  // message goes back to it: the peer served first may send its reply
+  // while the others are still being served. Its reply's bytes, and the
+  // bytes still being sent to the others after it: what it can hide under.
+  double early_reply_bytes = 0;
+  double early_window_bytes = 0;
   double reduce_bytes = 0;         // gradient bytes summed in sequence
   double worker_update_bytes = 0;  // parameters updated by each worker (SGD), bytes
   double server_update_bytes = 0;  // parameters updated by a server on the critical path, bytes

@@ -229,6 +229,34 @@ TEST(PhysicsTest, ATransferStartsOnAnIdleLinkOncePerDirectionInSequence) {
   }
 }
 
+// Where one host sends the whole gradient to several at once and each
+// answers it, the peer served first can answer while the others are still
+// served: a single server's pulls at once (its first worker's next push,
+// under the pulls to the other w - 1), and the binomial tree's root at 3
+// workers (its first peer's next gradient, under the send to the other).
+// Nowhere else: two peers of a root at w = 2 is one, several servers each
+// send only a shard, pulls in turn and buckets have their own schedules.
+TEST(PhysicsTest, ThePeerServedFirstAnswersUnderTheSendsToTheOthers) {
+  const IterationTraffic one_server = Traffic(Config(Architecture::kPs, 4, 1), 400);
+  EXPECT_EQ(one_server.early_reply_bytes, 400);
+  EXPECT_EQ(one_server.early_window_bytes, 3 * 400);
+  const IterationTraffic root = Traffic(Config(Architecture::kMpi, 3), 400);
+  EXPECT_EQ(root.early_reply_bytes, 400);
+  EXPECT_EQ(root.early_window_bytes, 400);
+  EXPECT_EQ(Traffic(Config(Architecture::kMpi, 2), 400).early_window_bytes, 0);
+  ModelConfig in_turn = Config(Architecture::kPs, 4, 1);
+  in_turn.pulls_in_turn = true;
+  ModelConfig buckets = Config(Architecture::kPs, 4, 1);
+  buckets.overlap = true;
+  ModelConfig parts = Config(Architecture::kPs, 4, 1);
+  parts.partition_bytes = 100;
+  for (const ModelConfig& config : {Config(Architecture::kPs, 1, 1), Config(Architecture::kPs, 4, 2), in_turn,
+                                    buckets, parts, Config(Architecture::kMpi, 5), Config(Architecture::kRing, 4),
+                                    Config(Architecture::kP2p, 4)}) {
+    EXPECT_EQ(Traffic(config, 400).early_reply_bytes, 0) << ConfigLabel(config);
+  }
+}
+
 TEST(PhysicsTest, OneWorkerExchangesNothingButStillUpdates) {
   for (Architecture a : {Architecture::kRing, Architecture::kMpi, Architecture::kP2p}) {
     const IterationTraffic t = Traffic(Config(a, 1), 400);
