@@ -152,23 +152,8 @@ std::optional<T> WholeNumber(const std::string& text) {
 
 // --fix NAME[ SCOPE]=VALUE: split at the last '=' (a scope such as "ps k=1"
 // has one of its own).
-FixedParameters ParseFixes(const std::vector<std::string>& fixes) {
-  FixedParameters fixed;
-  for (const std::string& fix : fixes) {
-    const std::size_t at = fix.rfind('=');
-    const std::string key = at == std::string::npos ? "" : fix.substr(0, at);
-    const std::optional<double> value = WholeNumber<double>(at == std::string::npos ? "" : fix.substr(at + 1));
-    if (key.empty() || !value) {
-      throw ModelError("--fix \"" + fix + "\": expected NAME=VALUE or \"NAME SCOPE=VALUE\" with a number, "
-                       "e.g. --fix cpu_while_waiting=0.067 or --fix \"wire_factor ps k=1=1.0\"");
-    }
-    if (!fixed.emplace(key, *value).second) throw ModelError("--fix " + key + " given twice");
-  }
-  return fixed;
-}
-
 void FitCommand(const GlobalOptions& global, const ModelOptions& o) {
-  const FixedParameters fixed = ParseFixes(o.fixes);
+  const FixedParameters fixed = ParseFixedParameters(o.fixes);
   Store store(global.db);
   ModelData data = LoadModelData(store, o.experiments);
   // Calibration runs only: what a fit may see.

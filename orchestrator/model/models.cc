@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <map>
 #include <optional>
@@ -965,6 +966,23 @@ LinkParameters LinkFor(const ModelFitRecord& fit, const ModelConfig& config) {
   }
   return LinkParameters{Median(alphas) + config.latency_s,
                         config.bandwidth_bits_per_s / 8 * Parameter(fit, kLinkEfficiency)};
+}
+
+FixedParameters ParseFixedParameters(const std::vector<std::string>& fixes) {
+  FixedParameters fixed;
+  for (const std::string& fix : fixes) {
+    const std::size_t at = fix.rfind('=');
+    const std::string key = at == std::string::npos ? "" : fix.substr(0, at);
+    const std::string text = at == std::string::npos ? "" : fix.substr(at + 1);
+    char* end = nullptr;
+    const double value = std::strtod(text.c_str(), &end);
+    if (key.empty() || text.empty() || end != text.c_str() + text.size()) {
+      throw ModelError("--fix \"" + fix + "\": expected NAME=VALUE or \"NAME SCOPE=VALUE\" with a number, "
+                       "e.g. --fix cpu_while_waiting=0.067 or --fix \"wire_factor ps k=1=1.0\"");
+    }
+    if (!fixed.emplace(key, value).second) throw ModelError("--fix " + key + " given twice");
+  }
+  return fixed;
 }
 
 const std::vector<std::unique_ptr<PerformanceModel>>& Models() {

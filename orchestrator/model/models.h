@@ -68,6 +68,10 @@ struct Prediction {
 // prediction from the fit uses it: for asking what a measured value, put in
 // place of a fitted one, does to the errors.
 using FixedParameters = std::map<std::string, double>;
+// `--fix` arguments, each NAME=VALUE or "NAME SCOPE=VALUE" with the whole
+// value a number. Throws ModelError naming the one that is not, or a key
+// given twice. Whether the model fits that parameter is Fit's to say.
+FixedParameters ParseFixedParameters(const std::vector<std::string>& fixes);
 
 class PerformanceModel {
  public:
