@@ -502,11 +502,16 @@ CorrectedTerms Evaluate(const CorrectedCoefficients& k, const ModelConfig& confi
                         k.per_wait * t.worker_cpu_waits + network + k.while_waiting * (terms.path - terms.compute);
   const double server = k.per_byte * t.server_cpu_bytes + k.per_message * t.server_cpu_messages +
                         k.per_wait * t.server_cpu_waits + network + k.while_waiting * terms.path;
+  // The p-norm, scaled by its largest term: a large p on terms of a
+  // millisecond would underflow every power to 0 (p = 118, fitted on a
+  // sweep with one compute configuration left out, made an iteration 0 s).
   const double p = k.exponent;
-  double sum = std::pow(terms.path, p) + std::pow(worker / share, p);
-  if (config.architecture == Architecture::kPs) sum += std::pow(server / share, p);
+  const bool ps_server = config.architecture == Architecture::kPs;
+  const double largest = std::max({terms.path, worker / share, ps_server ? server / share : 0.0});
+  double sum = std::pow(terms.path / largest, p) + std::pow(worker / share / largest, p);
+  if (ps_server) sum += std::pow(server / share / largest, p);
   terms.capped = std::max(worker, server) / share;
-  terms.iteration = std::pow(sum, 1 / p);
+  terms.iteration = largest * std::pow(sum, 1 / p);
   terms.worker_cpu = worker;
   const bool ps = config.architecture == Architecture::kPs;
   terms.server_cpu = ps ? server : 0;

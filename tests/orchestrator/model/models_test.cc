@@ -688,6 +688,27 @@ TEST_F(ModelsTest, AHeldParameterIsStoredAsFixedAndEveryPredictionUsesIt) {
   }
 }
 
+// A combine exponent far above what the study fits still combines path and
+// CPU into their larger, never into nothing: at p = 300, a millisecond to
+// the power p underflows (a fit on a sweep with one compute configuration
+// left out once found p = 118 and predicted an iteration of 0 s).
+TEST_F(ModelsTest, ALargeCombineExponentGivesTheLargerTermNotZero) {
+  Store store(dir_ / "m.db");
+  Populate(store);
+  const PerformanceModel& corrected = ModelNamed("corrected");
+  const ModelFitRecord fit = corrected.Fit(Calibration(store), {{"combine_exponent", 300}});
+  for (const RunParams& p : {Params(Architecture::kRing, 1, 0, 100, kGigabit),
+                             Params(Architecture::kPs, 4, 1, 100, kGigabit),
+                             Params(Architecture::kMpi, 7, 0, 100, kHundredMegabit)}) {
+    const Prediction prediction = corrected.Predict(fit, ConfigOf(p));
+    const double share = ParameterOf(fit, "quota_efficiency").value * 0.25;
+    const double larger = std::max({prediction.compute_s, prediction.worker_cpu_s / share,
+                                    prediction.server_cpu_s / share});
+    EXPECT_GT(prediction.iteration_s, 0) << p.workers;
+    EXPECT_GE(prediction.iteration_s, larger * (1 - 1e-9)) << p.workers;
+  }
+}
+
 TEST_F(ModelsTest, HoldingAParameterNoModelFitsOrOutsideItsRangeIsRefused) {
   Store store(dir_ / "m.db");
   Populate(store);
