@@ -506,14 +506,13 @@ CorrectedTerms Evaluate(const CorrectedCoefficients& k, const ModelConfig& confi
   // millisecond would underflow every power to 0 (p = 118, fitted on a
   // sweep with one compute configuration left out, made an iteration 0 s).
   const double p = k.exponent;
-  const bool ps_server = config.architecture == Architecture::kPs;
-  const double largest = std::max({terms.path, worker / share, ps_server ? server / share : 0.0});
+  const bool ps = config.architecture == Architecture::kPs;
+  const double largest = std::max({terms.path, worker / share, ps ? server / share : 0.0});
   double sum = std::pow(terms.path / largest, p) + std::pow(worker / share / largest, p);
-  if (ps_server) sum += std::pow(server / share / largest, p);
+  if (ps) sum += std::pow(server / share / largest, p);
   terms.capped = std::max(worker, server) / share;
   terms.iteration = largest * std::pow(sum, 1 / p);
   terms.worker_cpu = worker;
-  const bool ps = config.architecture == Architecture::kPs;
   terms.server_cpu = ps ? server : 0;
   const double longest = std::max({terms.path, worker / share, terms.server_cpu / share});
   terms.limited_by = longest == terms.path ? "path" : longest == worker / share ? "worker CPU" : "server CPU";
