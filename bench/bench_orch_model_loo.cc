@@ -9,9 +9,11 @@
 // absolute errors per architecture and over all. Reads the database only.
 //   build-dir/bench/bench_orch_model_loo DATABASE [--model NAME] [--fix KEY=VALUE ...]
 // (default model: corrected; --fix as `model fit --fix`, repeatable).
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -49,10 +51,10 @@ int Main(int argc, char** argv) {
   std::erase_if(calibration.runs, [](const RunObservation& run) { return run.split != "calibration"; });
 
   // The calibration configurations, as the fits count their points.
-  std::map<std::string, std::vector<std::size_t>> configurations;
+  std::map<std::string, std::set<std::size_t>> configurations;
   for (std::size_t i = 0; i < calibration.runs.size(); ++i) {
     const ModelConfig& c = calibration.runs[i].config;
-    configurations[ConfigLabel(c) + " " + ProfileScope(c.bandwidth_bits_per_s, c.latency_s)].push_back(i);
+    configurations[ConfigLabel(c) + " " + ProfileScope(c.bandwidth_bits_per_s, c.latency_s)].insert(i);
   }
   std::printf("%s version %d: each of %zu calibration configurations left out, fitted on the rest and predicted\n",
               std::string(model.name()).c_str(), model.version(), configurations.size());
@@ -63,8 +65,7 @@ int Main(int argc, char** argv) {
     rest.runs.clear();
     out.runs.clear();
     for (std::size_t i = 0; i < calibration.runs.size(); ++i) {
-      const bool left_out = std::find(members.begin(), members.end(), i) != members.end();
-      (left_out ? out : rest).runs.push_back(calibration.runs[i]);
+      (members.count(i) ? out : rest).runs.push_back(calibration.runs[i]);
     }
     try {
       const ValidationResult result = Validate(model, model.Fit(rest, fixed), out);

@@ -18,27 +18,25 @@ files, the median gap to each rank of arrival (ms).
   bench/timeline_arrivals.py self-test
 """
 import json
+import os
 import statistics
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from timeline_last_finisher import iterations  # noqa: E402
 
 
 def arrivals(trace):
     """Per iteration of the second half, the workers' exchange ends in
-    microseconds, sorted."""
-    ends = {}
-    workers = set()
-    for e in trace["traceEvents"]:
-        if e.get("ph") != "X" or e.get("tid") != 0:
-            continue
-        if e["name"] == "backward":
-            workers.add(e["pid"])
-        elif e["name"] == "exchange.wait":
-            ends.setdefault(e["pid"], []).append(e["ts"] + e["dur"])
-    per_worker = [sorted(ends[w]) for w in sorted(workers) if w in ends]
-    if len(per_worker) < 2:
+    microseconds, sorted (timeline_last_finisher.iterations reads them);
+    none with fewer than 2 workers or 2 iterations."""
+    try:
+        its = iterations(trace)
+    except ValueError:
         return []
-    n = min(len(e) for e in per_worker)
-    return [sorted(e[i] for e in per_worker) for i in range(n // 2, n)]
+    if not its or len(its[0]) < 2:
+        return []
+    return [sorted(end for _, end in it.values()) for it in its]
 
 
 def gaps(iterations):
