@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The committed report is what the README says regenerates it: the command
+# The committed report is what docs/report.md says regenerates it: the command
 #   dmlbench report reports/data/paper-reproduction.db reports/paper-reproduction/
 # run on the committed database must produce exactly the committed files
 # (no file more, none less, every byte the same), and must leave the
@@ -27,7 +27,7 @@ before=$(sha256sum <"$db")
 [[ $(sha256sum <"$db") == "$before" ]] || { echo "dmlbench report changed $db"; exit 1; }
 
 if [[ -n $committed ]] && ! diff -r "$committed" "$work/out" >"$work/diff"; then
-  echo "the committed report differs from what the README command regenerates:"
+  echo "the committed report differs from what the command of docs/report.md regenerates:"
   head -40 "$work/diff"
   echo "(regenerate it with: dmlbench report reports/data/paper-reproduction.db reports/paper-reproduction/)"
   exit 1

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/model_targets.sh on the committed sweeps: the summed excess of the
-# corrected model over its error targets that README and DESIGN.md quote
+# corrected model over its error targets that docs/findings.md quotes
 # (5.3 / 77.4 / 114.8 / 76.4 / 172.3 fitted; 9.9 on the committed study with
 # a rank's own bytes held at the measured 0.2 ns; with first_peer_share held
 # at nothing, version 18's 10.1), the 29 validation configurations whose
