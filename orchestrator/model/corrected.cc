@@ -463,7 +463,7 @@ Prediction CorrectedModel::Predict(const ModelFitRecord& fit, const ModelConfig&
   p.worker_cpu_s = terms.worker_cpu;
   p.server_cpu_s = terms.server_cpu;
   p.limited_by = terms.limited_by;
-  return Finish(config, terms.iteration, p);
+  return FinishPrediction(config, terms.iteration, p);
 }
 
 }  // namespace dmlbench

@@ -115,7 +115,7 @@ std::vector<const RunObservation*> UsableRuns(const ModelData& data) {
 
 double GradientBytes(const ModelConfig& config) { return 4.0 * static_cast<double>(ParameterCount(config)); }
 
-Prediction Finish(const ModelConfig& config, double iteration_s, Prediction p) {
+Prediction FinishPrediction(const ModelConfig& config, double iteration_s, Prediction p) {
   p.iterations = IterationsPerEpoch(config);
   if (p.iterations < 1) throw ModelError(ConfigLabel(config) + ": less than one iteration per epoch");
   p.iteration_s = iteration_s;

@@ -70,7 +70,7 @@ double GradientBytes(const ModelConfig& config);
 
 // `p` with the iterations per epoch, epoch time and throughput that
 // `iteration_s` gives. Throws ModelError for less than one iteration per epoch.
-Prediction Finish(const ModelConfig& config, double iteration_s, Prediction p);
+Prediction FinishPrediction(const ModelConfig& config, double iteration_s, Prediction p);
 
 }  // namespace dmlbench
 

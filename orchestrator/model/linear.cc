@@ -84,7 +84,7 @@ Prediction LinearModel::Predict(const ModelFitRecord& fit, const ModelConfig& co
   const double iterations = static_cast<double>(IterationsPerEpoch(config));
   Prediction p;
   p.compute_s = epoch / iterations;
-  return Finish(config, epoch / iterations, p);
+  return FinishPrediction(config, epoch / iterations, p);
 }
 
 }  // namespace dmlbench

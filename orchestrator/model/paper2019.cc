@@ -76,7 +76,7 @@ Prediction Paper2019::Predict(const ModelFitRecord& fit, const ModelConfig& conf
   Prediction p;
   p.compute_s = processing;
   p.comm_s = comm_epoch / iterations;
-  return Finish(config, processing + p.comm_s, p);
+  return FinishPrediction(config, processing + p.comm_s, p);
 }
 
 }  // namespace dmlbench

@@ -113,7 +113,7 @@ TEST(FittingTest, APredictionHasItsEpochAndThroughputFromTheIteration) {
   ModelConfig config = Ring(4, kGigabit);
   Prediction p;
   p.compute_s = 0.001;
-  p = Finish(config, 0.002, p);
+  p = FinishPrediction(config, 0.002, p);
   EXPECT_EQ(p.iterations, 150);  // 60000 / (100 x 4)
   EXPECT_DOUBLE_EQ(p.epoch_s, 0.3);
   EXPECT_DOUBLE_EQ(p.throughput_samples_per_s, 60000 / 0.3);
@@ -161,7 +161,7 @@ TEST(FittingTest, AModelFittedInClosedFormHoldsNothing) {
 TEST(FittingTest, LessThanOneIterationPerEpochIsRefused) {
   ModelConfig config = Ring(4, kGigabit);
   config.train_samples = 300;
-  EXPECT_EQ(Failure([&] { Finish(config, 0.002, Prediction{}); }),
+  EXPECT_EQ(Failure([&] { FinishPrediction(config, 0.002, Prediction{}); }),
             "ring w=4 b=100: less than one iteration per epoch");
 }
 
