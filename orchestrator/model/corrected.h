@@ -35,7 +35,8 @@ class CorrectedModel : public PerformanceModel {
   // `overlap`: corrected+overlap, else corrected.
   explicit CorrectedModel(bool overlap) : overlap_(overlap) {}
   std::string_view name() const override { return overlap_ ? "corrected+overlap" : "corrected"; }
-  int version() const override { return 19; }  // the versions' history: docs/findings.md
+  // How each version came: docs/findings.md, "The model, version by version".
+  int version() const override { return 19; }
   ModelFitRecord Fit(const ModelData& data, const FixedParameters& fixed) const override;
   using PerformanceModel::Fit;
   // Per term: compute (stretched by the quota when a CPU binds), the

@@ -51,13 +51,15 @@
 //                      (the links' token buckets, bridge and veths, each
 //                      host's TCP receive) runs on whichever rank happens to
 //                      be on a CPU, and this kernel charges it to that rank
-//                      (no IRQ time accounting). Profiled, it was 32-41 % of
-//                      a waiting ring rank's CPU (bench/profile_cluster_rank.sh,
-//                      DESIGN.md section 4). cpu_per_byte_s stays for a
-//                      rank's own work on its bytes (copies, sums); where
-//                      every rank's own bytes are in proportion to the
-//                      job's (ring, p2p, mpi) the two trade off, and ps,
-//                      whose worker sends 2 W whatever w, tells them apart.
+//                      (no IRQ time accounting; DESIGN.md section 4).
+//                      Profiled, it was 32-41 % of a waiting ring rank's CPU
+//                      (bench/profile_cluster_rank.sh; docs/findings.md,
+//                      "Polls, parts and the progress engine").
+//                      cpu_per_byte_s stays for a rank's own work on its
+//                      bytes (copies, sums); where every rank's own bytes
+//                      are in proportion to the job's (ring, p2p, mpi) the
+//                      two trade off, and ps, whose worker sends 2 W
+//                      whatever w, tells them apart.
 //                      One per link profile: where the link is slow every
 //                      packet waits in its token bucket and leaves on a
 //                      timer interrupt of its own, so a byte costs more CPU
@@ -71,7 +73,7 @@
 //                      (trainer/poll.h), and each wake-up costs its switch
 //                      back onto the CPU and a pass of the progress engine
 //                      (profiled: the sleep and the switch back were 29-40 %
-//                      of a waiting ring rank's CPU, DESIGN.md section 4).
+//                      of a waiting ring rank's CPU, docs/findings.md).
 //                      The time is the wire's on the path (path - compute;
 //                      a server waits all of it), not the iteration's: a
 //                      rank its quota has stopped does not poll.
@@ -94,10 +96,11 @@
 //                      a server's answer overlaps the worker's next push
 //                      less as more workers must arrive first), so the
 //                      exchange takes longer than either link's bytes; on
-//                      uncapped hosts too (README Results). ps with 4
-//                      servers at 100 Mbit/s is slowest where a worker's
-//                      link (W out to k servers, then in) and a server's
-//                      (w W / k in, then out) carry the same (w = k).
+//                      uncapped hosts too (docs/findings.md, "What the study
+//                      says"). ps with 4 servers at 100 Mbit/s is slowest
+//                      where a worker's link (W out to k servers, then in)
+//                      and a server's (w W / k in, then out) carry the same
+//                      (w = k).
 //                      p2p, whose every worker sends w - 1 shards and
 //                      receives w - 1, took 0.36 s per epoch and 2(w-1)/w W
 //                      per iteration at 2 workers (one flow each way) and
