@@ -26,7 +26,7 @@ least squares on relative residuals; intervals are +-1.96 standard errors.
 Prints the coefficients, then the fitted over the measured CPU per
 configuration and role.
 
-    bench/cpu_account.py DB [--split calibration|validation]
+    bench/analysis/cpu_account.py DB [--split calibration|validation]
 """
 import argparse
 import math

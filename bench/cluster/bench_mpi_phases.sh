@@ -2,7 +2,7 @@
 # Where MPI's allreduce (libnbc's Rabenseifner, `--architecture mpi`) spends
 # an iteration on the emulated cluster, phase by phase, from the packets:
 # tcpdump runs in every host's namespace while the trainer runs, and
-# bench/pcap_phases.py cuts each iteration of the second epoch into
+# bench/analysis/pcap_phases.py cuts each iteration of the second epoch into
 #   fold               rank 1 -> rank 0: its half, then the reduced half (W)
 #   halving+doubling   from the fold's end to rank 0's first byte of the result
 #   final              rank 0 -> rank 1: the result (W), to the next fold
@@ -15,7 +15,7 @@
 # with apt-get when missing: a diagnostic, not something dmlbench needs).
 # The hosts run the trainer from where it lies on this machine, which they
 # see except for root's home, /tmp and /dev/shm: keep the build tree elsewhere.
-#   bench/bench_mpi_phases.sh [path/to/dmlbench [path/to/dmlbench-trainer]]
+#   bench/cluster/bench_mpi_phases.sh [path/to/dmlbench [path/to/dmlbench-trainer]]
 #   env: WORKERS ("4 5 6 7"), BANDWIDTH (100mbit), CPU (cores per host;
 #   unset: uncapped), ITERATIONS (20 per epoch)
 set -euo pipefail
@@ -63,7 +63,7 @@ for w in $WORKERS; do
   addr_list=$(IFS=,; echo "${addresses[*]:0:$w}")
   in_rank_order=()
   for ((i = 0; i < w; i++)); do in_rank_order+=("$work/rank$i.pcap"); done
-  "$PYTHON" "$HERE/pcap_phases.py" --workers "$w" --addresses "$addr_list" --events "$work/events.jsonl" \
+  "$PYTHON" "$HERE/../analysis/pcap_phases.py" --workers "$w" --addresses "$addr_list" --events "$work/events.jsonl" \
     --bytes-per-s "$("$PYTHON" -c "print($bandwidth_mb * 1e6)")" "${in_rank_order[@]}"
   rm -f "$work"/rank*.pcap
 done

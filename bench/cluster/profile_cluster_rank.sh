@@ -28,7 +28,7 @@
 # THREADED_NAPI=1 also ethtool; neither is a dependency of dmlbench). The
 # hosts run the trainer from where it lies on this machine, which they see
 # except for root's home, /tmp and /dev/shm.
-#   bench/profile_cluster_rank.sh [path/to/dmlbench [path/to/dmlbench-trainer]]
+#   bench/cluster/profile_cluster_rank.sh [path/to/dmlbench [path/to/dmlbench-trainer]]
 #   env: ARCHITECTURE (ring), WORKERS (4), SERVERS (0; ps: 1, 2 or 4),
 #        RANK (0: the MPI rank to sample; a ps job's servers are ranks
 #        WORKERS and up), TRAINER_ARGS (more trainer options, split at

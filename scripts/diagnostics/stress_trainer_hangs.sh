@@ -17,7 +17,7 @@
 # Open MPI its own choice back:
 #   MPIRUN_ARGS="--mca btl_tcp_if_exclude 127.0.0.1/8,sppp"
 #
-# Usage: bench/stress_trainer_hangs.sh [BUILD_DIR]
+# Usage: scripts/diagnostics/stress_trainer_hangs.sh [BUILD_DIR]
 #   env: RUNS (300) launches; RANKS ("2 3 4 5") world sizes; ARCHS ("ring mpi
 #   p2p ps"); PARALLEL (2) jobs at once; LOAD (2) busy loops; TIMEOUT_S (60);
 #   KEEP_DIR (a new directory under /tmp) for the logs of failed and hung

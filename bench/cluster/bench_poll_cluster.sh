@@ -15,13 +15,13 @@
 # Needs root. The hosts run the trainers from where they lie on this
 # machine, which they see except for root's home, /tmp and /dev/shm (each
 # host has its own): keep the binaries elsewhere.
-#   bench/bench_poll_cluster.sh path/to/dmlbench path/to/trainer-A path/to/trainer-B
+#   bench/cluster/bench_poll_cluster.sh path/to/dmlbench path/to/trainer-A path/to/trainer-B
 #   env: REPS (5), ITERATIONS per epoch (400), BANDWIDTH (1gbit), CPU (0.4),
 #        WORKERS (4), SCHEMES ("ring mpi"; also p2p, ps1, ps2, ps4),
 #        ARGS_A, ARGS_B (more trainer options for A and B, e.g. "--partition-bytes 65536")
 set -euo pipefail
 if (($# != 3)); then
-  echo "usage: bench/bench_poll_cluster.sh DMLBENCH TRAINER_A TRAINER_B" >&2
+  echo "usage: bench/cluster/bench_poll_cluster.sh DMLBENCH TRAINER_A TRAINER_B" >&2
   exit 2
 fi
 DMLBENCH=$1
@@ -80,7 +80,7 @@ print(e["throughput_samples_per_s"], 1e3 * e["wall_s"] / n, 1e3 * cpu / n,
       100 * sum(q) / len(q) if q else float("nan"))'
 }
 
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+median() { awk -f "$(dirname "$0")/../column_medians.awk"; }
 
 declare -A tp it cpu thr
 for ((i = 1; i <= REPS; i++)); do

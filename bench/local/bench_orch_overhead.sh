@@ -10,9 +10,9 @@
 #   outside the trainer's own clock = attempt wall - run_end.total_wall_s
 #   (mpirun start-up, MPI_Init/Finalize, process exit: not the orchestrator's)
 # Targets: orchestrator overhead <= 150 ms per run; plan of 10,000 runs <= 1 s.
-# Usage: bench/bench_orch_overhead.sh [BUILD_DIR] [RUNS]
+# Usage: bench/local/bench_orch_overhead.sh [BUILD_DIR] [RUNS]
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 BUILD=${1:-build}
 RUNS=${2:-20}
 DMLBENCH=$BUILD/orchestrator/dmlbench
@@ -21,7 +21,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 if [[ $(id -u) -eq 0 ]]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
 
-median() { sort -g | awk '{v[NR] = $1} END {if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+median() { awk -f bench/column_medians.awk; }
 now() { date +%s.%N; }
 
 # Blocks of 5 runs, each block a sweep then the same 5 commands run

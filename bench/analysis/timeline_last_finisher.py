@@ -3,7 +3,7 @@
 with the worker whose backward pass ended last?
 
 Reads trainer timelines (schemas/timeline.md; `TIMELINE_DIR` of
-bench/bench_cluster_bounds.sh writes one per run) of runs with overlap off,
+bench/cluster/bench_cluster_bounds.sh writes one per run) of runs with overlap off,
 one rank per host, host i on CPU i mod CPUS (`cluster up` without
 --no-pin). Per iteration of the second half of each run (the first epoch
 warms up): the slowest worker s, whose `backward` span ended last; the last
@@ -19,8 +19,8 @@ chance; and the median time from s's own exchange end to l's where l is a
 partner (ms). With `cluster up --no-pin` no two hosts keep a CPU, so the
 same figure there is a control.
 
-  bench/timeline_last_finisher.py [--cpus N] TRACE.json ...
-  bench/timeline_last_finisher.py self-test
+  bench/analysis/timeline_last_finisher.py [--cpus N] TRACE.json ...
+  bench/analysis/timeline_last_finisher.py self-test
 """
 import argparse
 import json

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The peer our trainer is compared with: PyTorch DistributedDataParallel
 (gloo) training the same 784-128-32-10 MLP with plain SGD, local batch 100,
-one thread per rank. One process per rank; bench/bench_cluster_vs_ddp.sh
+one thread per rank. One process per rank; bench/cluster/bench_cluster_vs_ddp.sh
 starts one on each emulated host. Data is synthetic (like the trainer's
 --synthetic), since the data does not change the work per iteration.
 

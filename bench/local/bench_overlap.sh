@@ -11,7 +11,7 @@
 #   comm      time the exchange was in flight, hidden or not
 # and per architecture: iter(on) / max(compute(off), exchange(off)).
 #
-# Usage: bench/bench_overlap.sh [BUILD_DIR]
+# Usage: bench/local/bench_overlap.sh [BUILD_DIR]
 #   env: ITERATIONS (300), REPEATS (3), BUCKET_BYTES (1024: fc3, then fc2
 #   and fc1 in 4 row blocks each, 9 buckets), SERVERS (1), DATASET (a directory of IDX files; default a
 #   synthetic set of 60,000 samples of the same shape), MPIRUN_ARGS (extra).
@@ -56,7 +56,7 @@ run_once() {
 # Median of each column over REPEATS runs.
 measure() {
   for _ in $(seq "$REPEATS"); do run_once "$1" "$2"; done |
-    awk -f "$(dirname "$0")/column_medians.awk"
+    awk -f "$(dirname "$0")/../column_medians.awk"
 }
 
 printf '%-5s %-7s %8s %8s %9s %8s %8s %7s\n' arch overlap iter compute exchange exposed comm ratio

@@ -2,7 +2,7 @@
 # `dmlbench cluster up` of 8 hosts (1 Gbit/s, 0.4 core each) and
 # `dmlbench cluster down`, timed; prints the median of REPS runs of each.
 # Goals: up <= 10 s, down <= 5 s. Needs root.
-#   bench/bench_cluster_updown.sh [path/to/dmlbench]     (REPS=5 by default)
+#   bench/cluster/bench_cluster_updown.sh [path/to/dmlbench]     (REPS=5 by default)
 set -euo pipefail
 DMLBENCH=${1:-build/orchestrator/dmlbench}
 REPS=${REPS:-5}
@@ -12,7 +12,7 @@ state=$(mktemp -d)
 cleanup() { "$DMLBENCH" cluster --name "$name" --state-dir "$state/cluster" down >/dev/null 2>&1 || true; rm -rf "$state"; }
 trap cleanup EXIT
 
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+median() { awk -f "$(dirname "$0")/../column_medians.awk"; }
 now() { date +%s.%N; }
 
 ups=()

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """MPI's allreduce phase by phase, from packet captures of every rank's
-host (bench/bench_mpi_phases.sh).
+host (bench/cluster/bench_mpi_phases.sh).
 
   pcap_phases.py --workers W --addresses A0,A1,... --events EVENTS.jsonl
                  --bytes-per-s B RANK0.pcap RANK1.pcap ...

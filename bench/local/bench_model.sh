@@ -3,9 +3,9 @@
 # database (a copy: fits and predictions are added to it), REPS times;
 # prints the median wall time of each and of both together.
 # Target (issue: performance model): fit + validate <= 2 s on this machine.
-# Usage: bench/bench_model.sh [BUILD_DIR] [DATABASE] [REPS]
+# Usage: bench/local/bench_model.sh [BUILD_DIR] [DATABASE] [REPS]
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 BUILD=${1:-build}
 DB=${2:-reports/data/paper-reproduction.db}
 REPS=${3:-7}
@@ -13,7 +13,7 @@ DMLBENCH=$BUILD/orchestrator/dmlbench
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-median() { sort -g | awk '{v[NR] = $1} END {if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+median() { awk -f bench/column_medians.awk; }
 now() { date +%s.%N; }
 
 : > "$work/fit"; : > "$work/validate"; : > "$work/both"

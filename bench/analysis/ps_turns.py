@@ -15,7 +15,7 @@ tail, from the last arrival until the next model exists (the worker served
 last computes and pushes in it), with that worker's push, and the whole
 iteration.
 
-  bench/ps_turns.py TRACE.json [--bytes-per-s B] [--gradient-bytes W]
+  bench/analysis/ps_turns.py TRACE.json [--bytes-per-s B] [--gradient-bytes W]
 """
 import argparse
 import json

@@ -14,9 +14,9 @@
 # error on every sweep side by side, and "+" or "-" where it has the same
 # sign on all of them: an error that every machine repeats is the model's,
 # one that changes sign from sweep to sweep is the measurement's.
-# Usage: [MODEL=NAME] [SWEEPS="A B"] [BY=configuration] bench/model_targets.sh [BUILD_DIR [MODEL FIT ARGS...]]
+# Usage: [MODEL=NAME] [SWEEPS="A B"] [BY=configuration] bench/analysis/model_targets.sh [BUILD_DIR [MODEL FIT ARGS...]]
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 BUILD=${1:-build}
 shift || true
 DMLBENCH=$BUILD/orchestrator/dmlbench

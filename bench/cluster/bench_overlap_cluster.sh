@@ -23,7 +23,7 @@
 # Needs root (it makes its own cluster and removes it at the end). The hosts
 # run the trainer from where it lies on this machine, which they see except
 # for root's home, /tmp and /dev/shm: keep the build tree elsewhere.
-#   bench/bench_overlap_cluster.sh [path/to/dmlbench [path/to/dmlbench-trainer]]
+#   bench/cluster/bench_overlap_cluster.sh [path/to/dmlbench [path/to/dmlbench-trainer]]
 #   env: WORKERS (4), SERVERS ("1": the ps k values to run), CPU (cores per
 #   host; default the largest of 0.4 and 0.9 * cores / hosts that fits),
 #   BANDWIDTH (1gbit), BUCKET_BYTES (16384), ITERATIONS (200), REPS (5),
@@ -107,7 +107,7 @@ measure_pairs() {
     done
   done
 }
-medians() { awk -f "$(dirname "$0")/column_medians.awk" "$1"; }
+medians() { awk -f "$(dirname "$0")/../column_medians.awk" "$1"; }
 # The target's ratio of each pair, iter(on) / max(compute, exchange)(off):
 # "median min max" over the pairs.
 paired_ratios() {

@@ -13,7 +13,7 @@
 # of its CPU quota (near 100 % the quota binds; at a few % it does not).
 # A run that beats its own bound makes the script fail: the bound is wrong.
 #
-# The bound (bench/BOUNDS.md has the derivation, bench/cluster_bounds.py the
+# The bound (bench/BOUNDS.md has the derivation, bench/cluster/cluster_bounds.py the
 # arithmetic), per iteration, in seconds, from the run's own last epoch:
 #   max( schedule, link rate, cpu quota )
 #   schedule   = max over workers of  fwd + bwd + window          (overlap off)
@@ -35,7 +35,7 @@
 #   exchange passes w/(w+1) of the link's part of the bound.
 #   B [bytes/s]: the payload the links' token bucket passes at its rate,
 #   1,448 bytes of TCP payload per 1,514-byte frame (bench/BOUNDS.md; a
-#   stream measures it: bench/bench_link_stream.sh). alpha [s]: `dmlbench
+#   stream measures it: bench/cluster/bench_link_stream.sh). alpha [s]: `dmlbench
 #   cluster probe` of this cluster, run with the quota lifted. beta [s]: the
 #   links' tbf burst (as tc reports it) divided by the configured rate.
 #
@@ -66,10 +66,10 @@
 #             (trainer --timeline) there, as ARCH-kSERVERS-OVERLAP-pPARTITION-
 #             (once|turn)-repI.json; a folder the hosts see (not under /tmp)
 # Needs root. Installs Debian's python3-torch if it is missing (the DDP peer
-# only). The hosts run the trainer and bench/ddp_peer.py from where they lie
+# only). The hosts run the trainer and bench/cluster/ddp_peer.py from where they lie
 # on this machine, which they see except for root's home, /tmp and /dev/shm
 # (each host has its own): keep the tree elsewhere.
-#   bench/bench_cluster_bounds.sh [path/to/dmlbench [path/to/dmlbench-trainer]]
+#   bench/cluster/bench_cluster_bounds.sh [path/to/dmlbench [path/to/dmlbench-trainer]]
 set -euo pipefail
 DMLBENCH=$(realpath "${1:-build/orchestrator/dmlbench}")
 TRAINER=$(realpath "${2:-build/trainer/dmlbench-trainer}")
@@ -149,7 +149,7 @@ restore_quota() { local i; for i in "${!quota_files[@]}"; do echo "${quotas[$i]}
 # passes at its rate: tbf counts each frame whole, 1,448 bytes of TCP
 # payload in 1,514 (Ethernet, IP, TCP with timestamps), 119.55 MB/s at
 # 1 Gbit/s; a stream that never lets the link idle carries 119.60
-# (bench/bench_link_stream.sh). The probe's ping-pong reads more (120.5):
+# (bench/cluster/bench_link_stream.sh). The probe's ping-pong reads more (120.5):
 # each of its messages starts with the bucket's burst in hand, which the
 # bound counts apart (beta); and on a busy machine it read less (103.7),
 # which would make a bound the runs beat. Its B is printed beside.

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Lower bound on a trainer run's iteration time, from first principles
-(bench/BOUNDS.md), and the table of bench/bench_cluster_bounds.sh.
+(bench/BOUNDS.md), and the table of bench/cluster/bench_cluster_bounds.sh.
 
   cluster_bounds.py bound EVENTS --bandwidth-bytes-per-s B --alpha-s A
                     --burst-s BETA --cpu Q [--label L]
@@ -8,7 +8,7 @@
       takes the last epoch (the first one warms up) and prints one JSON line:
       measured iteration time, the bound, every term of it, per-rank figures.
   cluster_bounds.py ddp RESULT_JSON --label L
-      turns bench/ddp_peer.py's rank-0 line into a line of the same shape.
+      turns bench/cluster/ddp_peer.py's rank-0 line into a line of the same shape.
   cluster_bounds.py line [--prefix P] < RESULT_LINE
       one result as a line of text.
   cluster_bounds.py table RESULTS_JSONL
@@ -35,7 +35,7 @@ import sys
 # with timestamps) in a 1,514-byte frame (Ethernet 14, IP 20, TCP 32). tbf on
 # a veth counts the frame whole, so a link shaped at R bit/s carries
 # R/8 * 1448/1514 bytes of payload per second when it never idles
-# (bench/bench_link_stream.sh measures 119.60 MB/s at 1 Gbit/s: 119.55).
+# (bench/cluster/bench_link_stream.sh measures 119.60 MB/s at 1 Gbit/s: 119.55).
 SEGMENT_PAYLOAD_BYTES = 1448
 SEGMENT_FRAME_BYTES = 1514
 
@@ -336,7 +336,7 @@ def main():
         with open(args.result) as f:
             peer = json.loads(f.readline())
         if "throughput_samples_per_s" not in peer:
-            raise SystemExit(f"{args.result}: not rank 0's line of bench/ddp_peer.py")
+            raise SystemExit(f"{args.result}: not rank 0's line of bench/cluster/ddp_peer.py")
         print(json.dumps({"architecture": "ddp", "servers": 0, "overlap": True, "label": args.label,
                           "throughput_samples_per_s": peer["throughput_samples_per_s"],
                           "measured_s": peer["wall_s"] / peer["iterations"]}))

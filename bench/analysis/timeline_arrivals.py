@@ -2,7 +2,7 @@
 """In what order do the workers get their new model, and how far apart?
 
 Reads trainer timelines (schemas/timeline.md; `TIMELINE_DIR` of
-bench/bench_cluster_bounds.sh writes one per run) of runs with overlap off.
+bench/cluster/bench_cluster_bounds.sh writes one per run) of runs with overlap off.
 Per iteration of the second half of each run (the first epoch warms up),
 the workers' (ranks with `backward` spans) `exchange.wait` ends, the
 moment each has the whole new model, sorted: the gaps from the first
@@ -14,8 +14,8 @@ they would all end together; sent one after another, a message's time
 has reduced and handed its sends over.) Prints per file, and over all
 files, the median gap to each rank of arrival (ms).
 
-  bench/timeline_arrivals.py TRACE.json ...
-  bench/timeline_arrivals.py self-test
+  bench/analysis/timeline_arrivals.py TRACE.json ...
+  bench/analysis/timeline_arrivals.py self-test
 """
 import json
 import os

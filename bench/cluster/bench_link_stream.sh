@@ -1,19 +1,19 @@
 #!/usr/bin/env bash
 # What payload one direction of an emulated link carries when it is never
-# idle: B as bench/cluster_bounds.py takes it, measured. Two hosts,
+# idle: B as bench/cluster/cluster_bounds.py takes it, measured. Two hosts,
 # uncapped; a TCP stream of SECONDS_PER_STREAM from host 1 to host 2, then
 # streams both ways at once (each direction also carries the other's ACKs),
 # REPS times each. Prints per stream the receiver's MB/s (10^6 bytes/s of
 # payload), their medians, and beside them the payload the links' token
 # bucket passes at its rate,
 #   rate/8 * 1448 / 1514
-# as bench/cluster_bounds.py takes it: tbf on a veth counts each frame
+# as bench/cluster/cluster_bounds.py takes it: tbf on a veth counts each frame
 # whole, 1,448 bytes of TCP payload (the MSS with timestamps) in 1,514
 # (Ethernet 14, IP 20, TCP 32 with timestamps). The link probe's ping-pong
 # reads more (120.5 MB/s at 1 Gbit/s against 119.55 here): each of its
 # messages starts on an idle link, with the bucket's burst in hand.
 # Needs root.
-#   bench/bench_link_stream.sh [path/to/dmlbench]
+#   bench/cluster/bench_link_stream.sh [path/to/dmlbench]
 #   env: NETWORK (1gbit), SECONDS_PER_STREAM (3), REPS (3)
 set -euo pipefail
 DMLBENCH=$(realpath "${1:-build/orchestrator/dmlbench}")
@@ -102,6 +102,6 @@ for ((rep = 1; rep <= REPS; rep++)); do
   both+=("${r[@]}")
   echo "rep $rep: one way ${one[-1]} MB/s; both ways ${r[*]} MB/s"
 done
-median() { printf '%s\n' "$@" | awk -f "$(dirname "$0")/column_medians.awk"; }
+median() { printf '%s\n' "$@" | awk -f "$(dirname "$0")/../column_medians.awk"; }
 printf '%s links, streams of %s s, medians of %d: one way %s MB/s, each of two ways %s MB/s; the bucket passes %s MB/s of payload (1448 of 1514 bytes)\n' \
   "$NETWORK" "$SECONDS_PER_STREAM" "$REPS" "$(median "${one[@]}")" "$(median "${both[@]}")" "$payload"
