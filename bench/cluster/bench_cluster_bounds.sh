@@ -64,11 +64,12 @@
 #             (at least 10); the first of the two epochs warms up
 #   TIMELINE_DIR  when set, every run of ours also writes its Chrome trace
 #             (trainer --timeline) there, as ARCH-kSERVERS-OVERLAP-pPARTITION-
-#             (once|turn)-repI.json; a folder the hosts see (not under /tmp)
+#             (once|turn)-repI.json; a folder the hosts see (not under /tmp,
+#             /dev/shm or root's home: refused at start)
 # Needs root. Installs Debian's python3-torch if it is missing (the DDP peer
-# only). The hosts run the trainer and bench/cluster/ddp_peer.py from where they lie
-# on this machine, which they see except for root's home, /tmp and /dev/shm
-# (each host has its own): keep the tree elsewhere.
+# only). The trainer and bench/cluster/ddp_peer.py are uploaded to every host
+# (each has its own /tmp, /dev/shm and root's home), so the tree and the
+# build may lie anywhere.
 #   bench/cluster/bench_cluster_bounds.sh [path/to/dmlbench [path/to/dmlbench-trainer]]
 set -euo pipefail
 DMLBENCH=$(realpath "${1:-build/orchestrator/dmlbench}")
@@ -93,12 +94,16 @@ if [[ " $CONFIGS " == *" ddp "* ]] && ! "$PYTHON" -c 'import torch' 2>/dev/null;
 fi
 
 source "$HERE/cluster_lib.sh"
+[[ -z ${TIMELINE_DIR:-} ]] || hosts_see_dir "$TIMELINE_DIR" TIMELINE_DIR
 cluster_up cb "$HOSTS" "$NETWORK" "$CPU"
 cat "$work/cluster-up.txt"
+# What the hosts start, from their own copies.
+TRAINER=$(cluster_upload "$TRAINER")
+PEER=$(cluster_upload "$PEER")
 if ((WORKERS > $(nproc))) && [ "${PIN:-on}" != off ]; then
   echo "$WORKERS workers on $(nproc) cores: host i runs on CPU i mod $(nproc), so workers share cores and" \
        "compute at once after each exchange; the slowest one's compute sets each iteration, the bound" \
-       "takes each worker's mean (README, Benchmarks)"
+       "takes each worker's mean (bench/README.md)"
 fi
 identity=$(inventory 'print(inv["host"][0]["identity_file"])')
 known_hosts=$(inventory 'print(inv["known_hosts"])')

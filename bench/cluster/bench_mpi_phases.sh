@@ -13,8 +13,8 @@
 #
 # Needs root (its own cluster, removed at the end) and tcpdump (installed
 # with apt-get when missing: a diagnostic, not something dmlbench needs).
-# The hosts run the trainer from where it lies on this machine, which they
-# see except for root's home, /tmp and /dev/shm: keep the build tree elsewhere.
+# The trainer is uploaded to every host (each has its own /tmp, /dev/shm and
+# root's home), so the build may lie anywhere.
 #   bench/cluster/bench_mpi_phases.sh [path/to/dmlbench [path/to/dmlbench-trainer]]
 #   env: WORKERS ("4 5 6 7"), BANDWIDTH (100mbit), CPU (cores per host;
 #   unset: uncapped), ITERATIONS (20 per epoch)
@@ -39,6 +39,7 @@ captures=()
 cluster_before_down() { for pid in "${captures[@]}"; do kill "$pid" 2>/dev/null || true; done; }
 source "$(dirname "$0")/cluster_lib.sh"
 cluster_up mp "$hosts" "$BANDWIDTH" "${CPU:-}"
+TRAINER=$(cluster_upload "$TRAINER")  # the hosts start their own copy
 cluster_probe  # B as the probe measures it (quota lifted)
 namespaces=("${names[@]}")
 

@@ -20,16 +20,17 @@
 # the quota charges: cpu / CPU is the iteration a quota-bound rank can reach),
 # to tell where an iteration above the bound goes.
 #
-# Needs root (it makes its own cluster and removes it at the end). The hosts
-# run the trainer from where it lies on this machine, which they see except
-# for root's home, /tmp and /dev/shm: keep the build tree elsewhere.
+# Needs root (it makes its own cluster and removes it at the end). The
+# trainer is uploaded to every host (each has its own /tmp, /dev/shm and
+# root's home), so the build may lie anywhere.
 #   bench/cluster/bench_overlap_cluster.sh [path/to/dmlbench [path/to/dmlbench-trainer]]
 #   env: WORKERS (4), SERVERS ("1": the ps k values to run), CPU (cores per
 #   host; default the largest of 0.4 and 0.9 * cores / hosts that fits),
 #   BANDWIDTH (1gbit), BUCKET_BYTES (16384), ITERATIONS (200), REPS (5),
 #   ARCHITECTURES ("ring mpi p2p ps"), TIMELINE_DIR (when set: a Chrome
 #   trace of the last overlap-on run of each architecture goes there; it
-#   must be a directory the hosts see).
+#   must be a directory the hosts see: not under /tmp, /dev/shm or root's
+#   home, refused at start).
 set -euo pipefail
 DMLBENCH=${1:-build/orchestrator/dmlbench}
 TRAINER=$(realpath "${2:-build/trainer/dmlbench-trainer}")
@@ -53,7 +54,9 @@ HOSTS=$((WORKERS + most_servers))
 CPU=${CPU:-$("$PYTHON" -c "import os; print(min(0.4, int(90 * os.cpu_count() / $HOSTS) / 100))")}
 
 source "$(dirname "$0")/cluster_lib.sh"
+[[ -z ${TIMELINE_DIR:-} ]] || hosts_see_dir "$TIMELINE_DIR" TIMELINE_DIR
 cluster_up ov "$HOSTS" "$BANDWIDTH" "$CPU"
+TRAINER=$(cluster_upload "$TRAINER")  # the hosts start their own copy
 
 # One run; prints "iter compute exchange exposed comm" in ms for the last
 # epoch, and leaves the events in $work/last.jsonl.

@@ -12,9 +12,8 @@
 # CPU time per iteration of a rank (mean over ranks: what the quota charges),
 # with B / A for throughput, and the share of quota periods in which a host
 # ran out of its quota (thr%, mean over ranks; near 100 the quota binds).
-# Needs root. The hosts run the trainers from where they lie on this
-# machine, which they see except for root's home, /tmp and /dev/shm (each
-# host has its own): keep the binaries elsewhere.
+# Needs root. Both trainers are uploaded to every host (each has its own
+# /tmp, /dev/shm and root's home), so they may lie anywhere.
 #   bench/cluster/bench_poll_cluster.sh path/to/dmlbench path/to/trainer-A path/to/trainer-B
 #   env: REPS (5), ITERATIONS per epoch (400), BANDWIDTH (1gbit), CPU (0.4),
 #        WORKERS (4), SCHEMES ("ring mpi"; also p2p, ps1, ps2, ps4),
@@ -48,6 +47,9 @@ done
 source "$(dirname "$0")/cluster_lib.sh"
 cluster_up pc $((WORKERS + max_servers)) "$BANDWIDTH" "$CPU"
 cat "$work/cluster-up.txt"
+# The hosts start their own copies, under names of their own.
+HOSTS_TRAINER_A=$(cluster_upload "$TRAINER_A" dmlbench-trainer-A)
+HOSTS_TRAINER_B=$(cluster_upload "$TRAINER_B" dmlbench-trainer-B)
 
 all_hosts=("${addresses[@]}")
 hosts=$(hosts_list "$WORKERS")
@@ -86,8 +88,8 @@ declare -A tp it cpu thr
 for ((i = 1; i <= REPS; i++)); do
   for architecture in $SCHEMES; do
     for which in A B; do
-      if [[ $which == A ]]; then trainer=$TRAINER_A extra=${ARGS_A:-}
-      else trainer=$TRAINER_B extra=${ARGS_B:-}; fi
+      if [[ $which == A ]]; then trainer=$HOSTS_TRAINER_A extra=${ARGS_A:-}
+      else trainer=$HOSTS_TRAINER_B extra=${ARGS_B:-}; fi
       read -r t m c q < <(run "$trainer" "$architecture" "$extra")
       key="$which.$architecture"
       tp[$key]+="$t "; it[$key]+="$m "; cpu[$key]+="$c "; thr[$key]+="$q "

@@ -20,6 +20,19 @@
 #   cluster_probe       `dmlbench cluster probe` of the links (the hosts'
 #                       quota is lifted while it measures): sets alpha_us
 #                       and bandwidth_mb, or fails naming the output
+#   cluster_upload FILE [NAME]
+#                       copies FILE into every host's own work directory (as
+#                       NAME; default its own name), as `dmlbench run`
+#                       provisions the trainer, and prints the path the hosts
+#                       see it at. Whatever a host starts by path must be
+#                       uploaded: each host has its own /tmp, /dev/shm and
+#                       home (root's), so a checkout or build there does not
+#                       exist on the hosts.
+#   hosts_see_dir DIR WHAT
+#                       fails at once, saying why, unless the hosts see DIR
+#                       as this machine does (not under /tmp, /dev/shm or
+#                       root's home): for directories the hosts write into,
+#                       such as a timeline directory. Usable before cluster_up.
 
 cluster_cleanup() {
   if declare -F cluster_before_down >/dev/null; then cluster_before_down; fi
@@ -50,6 +63,8 @@ cluster_up() {
   mapfile -t addresses < <(inventory_lines '(h["address"] for h in inv["host"])')
   mapfile -t names < <(inventory_lines '(h["name"] for h in inv["host"])')
   mapfile -t mpi_args < <(inventory_lines 'inv.get("mpi_args", [])')
+  hosts_work_dir=$(inventory 'print(inv["work_dir"])')
+  hosts_home=$(inventory 'print(inv["emulated_cluster"]["host_home"])')
   # As for every mpirun dmlbench starts (kMpirunEnvironment, orchestrator/launch/launcher.h).
   export OMPI_MCA_rtc_hwloc_vmhole=none
 }
@@ -62,4 +77,33 @@ cluster_probe() {
     echo "$(basename "$0"): cannot read alpha and B from the probe's output: $probe" >&2
     exit 1
   fi
+}
+
+cluster_upload() {
+  local file=$1 as=${2:-$(basename "$1")} host dir
+  if [[ $hosts_work_dir != "$hosts_home"/* ]]; then
+    echo "$(basename "$0"): the hosts' work directory $hosts_work_dir is not in their home $hosts_home" >&2
+    exit 1
+  fi
+  for host in "${names[@]}"; do
+    # The host's home as this machine sees it (ClusterState::host_dir).
+    dir="$state/$host/home/${hosts_work_dir#"$hosts_home"/}"
+    if ! { mkdir -p "$dir" && cp "$file" "$dir/$as.tmp" && mv "$dir/$as.tmp" "$dir/$as"; }; then
+      echo "$(basename "$0"): cannot upload $file to host $host" >&2
+      exit 1
+    fi
+  done
+  echo "$hosts_work_dir/$as"
+}
+
+hosts_see_dir() {
+  local dir home
+  dir=$(realpath -m "$1")
+  home=$(getent passwd root | cut -d: -f6)
+  case "$dir/" in
+    /tmp/* | /dev/shm/* | "${home:-/root}"/*)
+      echo "$(basename "$0"): $2 $1 lies under /tmp, /dev/shm or ${home:-/root}, of which every emulated host" \
+           "has its own: what the hosts write there never reaches this machine; give a directory elsewhere" >&2
+      exit 2 ;;
+  esac
 }

@@ -26,8 +26,8 @@
 #
 # Needs root and perf (Debian: apt-get install linux-perf; with
 # THREADED_NAPI=1 also ethtool; neither is a dependency of dmlbench). The
-# hosts run the trainer from where it lies on this machine, which they see
-# except for root's home, /tmp and /dev/shm.
+# trainer is uploaded to every host (each has its own /tmp, /dev/shm and
+# root's home), so the build may lie anywhere.
 #   bench/cluster/profile_cluster_rank.sh [path/to/dmlbench [path/to/dmlbench-trainer]]
 #   env: ARCHITECTURE (ring), WORKERS (4), SERVERS (0; ps: 1, 2 or 4),
 #        RANK (0: the MPI rank to sample; a ps job's servers are ranks
@@ -60,6 +60,7 @@ fi
 source "$(dirname "$0")/cluster_lib.sh"
 ranks=$((WORKERS + SERVERS))
 cluster_up pr "$ranks" "$BANDWIDTH" "$CPU"
+TRAINER=$(cluster_upload "$TRAINER")  # the hosts start their own copy
 hosts=$(hosts_list "$ranks")
 
 if ((THREADED_NAPI)); then

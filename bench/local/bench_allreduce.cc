@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -27,6 +26,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "bench/local/harness.h"
 #include "trainer/allreduce_mpi.h"
 #include "trainer/allreduce_ring.h"
 #include "trainer/poll.h"
@@ -35,29 +35,16 @@
 namespace {
 
 using dmlbench::Comm;
+namespace bench = dmlbench::bench;
+using bench::Summarize;
 
 constexpr std::size_t kModelFloats = 104938;
 constexpr double kTargetRatio = 1.5;
 
-double Mean(const std::vector<double>& values) {
-  double sum = 0;
-  for (double v : values) sum += v;
-  return values.empty() ? 0 : sum / double(values.size());
-}
-
-double Median(std::vector<double> values) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
-
 // Seconds of one call on the slowest rank.
 double TimeOnce(const std::function<void()>& allreduce) {
   MPI_Barrier(MPI_COMM_WORLD);
-  const auto start = std::chrono::steady_clock::now();
-  allreduce();
-  const double mine = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double mine = bench::TimeSeconds(allreduce);
   double slowest = 0;
   MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   return slowest;
@@ -107,13 +94,14 @@ void Compare(Comm& comm, int small_repetitions, int large_repetitions) {
       blocking_s.push_back(TimeOnce(run_blocking));
     }
     if (comm.rank() == 0) {
-      const double blocking = Median(blocking_s);
+      const double ring = Summarize(ring_s).median;
+      const double iallreduce = Summarize(iallreduce_s).median;
+      const double blocking = Summarize(blocking_s).median;
       std::printf("%-10zu %6d %9.3f %14.3f %12.3f %13.2fx %19.2fx\n", size.floats * sizeof(float),
-                  comm.size(), 1e3 * Median(ring_s), 1e3 * Median(iallreduce_s), 1e3 * blocking,
-                  Median(ring_s) / blocking, Median(iallreduce_s) / blocking);
+                  comm.size(), 1e3 * ring, 1e3 * iallreduce, 1e3 * blocking, ring / blocking,
+                  iallreduce / blocking);
       if (size.floats == kModelFloats) {
-        const bool met = Median(ring_s) <= kTargetRatio * blocking &&
-                         Median(iallreduce_s) <= kTargetRatio * blocking;
+        const bool met = ring <= kTargetRatio * blocking && iallreduce <= kTargetRatio * blocking;
         std::printf("target at %zu bytes, both polled allreduces <= %.1fx blocking: %s\n",
                     size.floats * sizeof(float), kTargetRatio, met ? "met" : "NOT met");
       }
@@ -205,15 +193,15 @@ void Breakdown(Comm& comm, int repetitions) {
     const bool reduce_scatter = s < reduce_us.size();
     const std::string label = (reduce_scatter ? "reduce-scatter " : "allgather ") +
                               std::to_string(reduce_scatter ? s + 1 : s + 1 - reduce_us.size());
-    const double wait = Mean(step_us[s]);
-    steps_total_us += wait;
+    const bench::Summary wait = Summarize(step_us[s]);
+    steps_total_us += wait.mean;
     if (reduce_scatter) {
-      const double reduce = Mean(reduce_us[s]);
-      steps_total_us += reduce;
-      std::printf("  %-16s %9.1f (%8.1f) %6.1f (%7.1f)\n", label.c_str(), Median(step_us[s]), wait,
-                  Median(reduce_us[s]), reduce);
+      const bench::Summary reduce = Summarize(reduce_us[s]);
+      steps_total_us += reduce.mean;
+      std::printf("  %-16s %9.1f (%8.1f) %6.1f (%7.1f)\n", label.c_str(), wait.median, wait.mean, reduce.median,
+                  reduce.mean);
     } else {
-      std::printf("  %-16s %9.1f (%8.1f) %16s\n", label.c_str(), Median(step_us[s]), wait, "-");
+      std::printf("  %-16s %9.1f (%8.1f) %16s\n", label.c_str(), wait.median, wait.mean, "-");
     }
   }
   std::printf("  sum of the means: %.3f ms\n", 1e-3 * steps_total_us);
@@ -221,8 +209,8 @@ void Breakdown(Comm& comm, int repetitions) {
   std::printf("  %-11s %8s %8s %8s %8s %14s %9s\n", "scheme", "wall_ms", "polls", "yields",
               "sleeps", "sleep_asked_ms", "slept_ms");
   for (const auto& [name, wall, per_call] :
-       {std::tuple{"ring", Median(ring_s), ring_per_call},
-        std::tuple{"iallreduce", Median(iallreduce_s), iallreduce_per_call}}) {
+       {std::tuple{"ring", Summarize(ring_s).median, ring_per_call},
+        std::tuple{"iallreduce", Summarize(iallreduce_s).median, iallreduce_per_call}}) {
     std::printf("  %-11s %8.3f %8.1f %8.1f %8.1f %14.3f %9.3f\n", name, 1e3 * wall,
                 per_call.polls, per_call.yields, per_call.sleeps, per_call.asked_ms,
                 per_call.slept_ms);
@@ -238,10 +226,8 @@ int main(int argc, char** argv) {
   int small_repetitions = 300;
   int large_repetitions = 40;
   bool breakdown = false;
-  app.add_option("--small-repetitions", small_repetitions, "repetitions for 0.42 MB")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--large-repetitions", large_repetitions, "repetitions for 16 MB")
-      ->check(CLI::PositiveNumber);
+  bench::AddRepetitions(app, &small_repetitions, 1, "--small-repetitions", "repetitions for 0.42 MB");
+  bench::AddRepetitions(app, &large_repetitions, 1, "--large-repetitions", "repetitions for 16 MB");
   app.add_flag("--breakdown", breakdown,
                "where the time of a 0.42 MB allreduce goes (ring steps, polls, sleeps); "
                "--small-repetitions of each");

@@ -5,42 +5,25 @@
 // repetitions, by wall time and by this process's CPU time (the machine may
 // be shared). Target: >= 100,000 rows/s.
 // Usage: bench_orch_ingest [--epochs N] [--ranks R] [--repetitions K]
-#include <sys/resource.h>
-
-#include <chrono>
 #include <cstdio>
-#include <cstdlib>
-#include <filesystem>
 #include <string>
 #include <vector>
-#include <algorithm>
 
+#include "bench/local/harness.h"
 #include "orchestrator/ingest/ingest.h"
-#include "trainer/sha256.h"
 #include "orchestrator/store/store.h"
 #include "tests/orchestrator/support/run_fixture.h"
+#include "trainer/sha256.h"
 
-namespace {
-
-// User + system CPU seconds of this process (includes SQLite's writes).
-double CpuSeconds() {
-  rusage usage{};
-  ::getrusage(RUSAGE_SELF, &usage);
-  return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
-         static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
-}
-
-}  // namespace
+namespace bench = dmlbench::bench;
 
 int main(int argc, char** argv) {
   int epochs = 2000, ranks = 8, repetitions = 5;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string flag = argv[i];
-    const int value = std::atoi(argv[i + 1]);
-    if (flag == "--epochs") epochs = value;
-    else if (flag == "--ranks") ranks = value;
-    else if (flag == "--repetitions") repetitions = value;
-  }
+  CLI::App app("trainer events parsed and stored into a fresh database, rows per second");
+  app.add_option("--epochs", epochs, "epochs per run")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--ranks", ranks, "ranks per epoch")->capture_default_str()->check(CLI::PositiveNumber);
+  bench::AddRepetitions(app, &repetitions, 1, "--repetitions");
+  CLI11_PARSE(app, argc, argv);
   std::vector<std::string> lines = {dmlbench::testing::RunStartLine(5, ranks)};
   for (int e = 1; e <= epochs; ++e) lines.push_back(dmlbench::testing::EpochLine(e, ranks));
   lines.push_back(dmlbench::testing::RunEndLine());
@@ -61,12 +44,12 @@ int main(int argc, char** argv) {
     const auto run_id = store.AddRun(store.AddExperiment(experiment, 0), run, std::string(64, 'k'), provenance);
     const auto attempt_id = store.BeginAttempt(run_id, 0);
 
-    const auto start = std::chrono::steady_clock::now();
-    const double cpu_start = CpuSeconds();
+    const double start = bench::WallSeconds();
+    const double cpu_start = bench::CpuSeconds(bench::CpuOf::kProcess);
     dmlbench::Ingest ingest(store, run_id, attempt_id);
     for (const std::string& line : lines) ingest.Consume(line);
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const double cpu_seconds = CpuSeconds() - cpu_start;
+    const double seconds = bench::WallSeconds() - start;
+    const double cpu_seconds = bench::CpuSeconds(bench::CpuOf::kProcess) - cpu_start;
     if (!ingest.run_end_ok() || !ingest.error().empty()) {
       std::fprintf(stderr, "bench_orch_ingest: ingest failed: %s\n", ingest.error().c_str());
       return 1;
@@ -76,10 +59,8 @@ int main(int argc, char** argv) {
     std::printf("repetition %d: %.0f rows in %.3f s wall (%.0f rows/s), %.3f s CPU (%.0f rows/s)\n", rep + 1, rows,
                 seconds, rows / seconds, cpu_seconds, rows / cpu_seconds);
   }
-  std::sort(rates.begin(), rates.end());
-  std::sort(cpu_rates.begin(), cpu_rates.end());
   std::printf("median: %.0f rows/s by wall time, %.0f rows/s by CPU time "
               "(%d epochs x (1 epoch row + %d rank rows), bursts group-committed)\n",
-              rates[rates.size() / 2], cpu_rates[cpu_rates.size() / 2], epochs, ranks);
+              bench::Summarize(rates).median, bench::Summarize(cpu_rates).median, epochs, ranks);
   return 0;
 }

@@ -4,18 +4,19 @@
 // repeated trials; the target for a whole `plan` is <= 1 s, of which
 // this is the part that does not touch the database.
 //   build-dir/bench/bench_orch_plan [trials]
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "bench/local/harness.h"
 #include "orchestrator/matrix/matrix.h"
 
 namespace {
 
+namespace bench = dmlbench::bench;
+
 constexpr std::size_t kExpectedRuns = 10000;
+constexpr double kTargetMs = 1000;
 
 std::string List(int from, int to) {
   std::string list = "[";
@@ -35,49 +36,39 @@ std::string TenThousandRunMatrix() {
          "[split]\ncalibration = { workers = [1] }\n";
 }
 
-double Median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  return values[values.size() / 2];
-}
-
-double MillisecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-      .count();
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  int trials = argc > 1 ? std::atoi(argv[1]) : 11;
-  if (trials < 1) {
-    std::fprintf(stderr, "usage: bench_orch_plan [trials >= 1]\n");
-    return 2;
-  }
+  int trials = 11;
+  CLI::App app("expand a 10,000-run matrix and compute its run keys, median of the trials");
+  bench::AddRepetitions(app, &trials, 1, "trials", "trials");
+  CLI11_PARSE(app, argc, argv);
+
   const std::string text = TenThousandRunMatrix();
   const std::string trainer_sha256(64, 'a');
   const std::string dataset_sha256(64, 'b');
   std::vector<double> expand_ms, keys_ms, total_ms;
   std::size_t checksum = 0;
   for (int trial = 0; trial < trials; ++trial) {
-    auto start = std::chrono::steady_clock::now();
+    const double start = bench::WallSeconds();
     dmlbench::Experiment experiment = dmlbench::ParseExperiment(text, "bench.toml");
-    double expanded = MillisecondsSince(start);
-    auto keys_start = std::chrono::steady_clock::now();
+    const double expanded = bench::WallSeconds();
     for (const dmlbench::PlannedRun& run : experiment.runs) {
       checksum += dmlbench::RunKey(run.params, trainer_sha256, dataset_sha256)[0];
     }
-    keys_ms.push_back(MillisecondsSince(keys_start));
-    expand_ms.push_back(expanded);
-    total_ms.push_back(MillisecondsSince(start));
+    const double keyed = bench::WallSeconds();
+    expand_ms.push_back(1e3 * (expanded - start));
+    keys_ms.push_back(1e3 * (keyed - expanded));
+    total_ms.push_back(1e3 * (keyed - start));
     if (experiment.runs.size() != kExpectedRuns) {
       std::fprintf(stderr, "expected %zu runs, got %zu\n", kExpectedRuns, experiment.runs.size());
       return 1;
     }
   }
-  double median = Median(total_ms);
+  const double median = bench::Summarize(total_ms).median;
   std::printf("matrix plan, %zu runs, %d trials: median %.1f ms (read+expand %.1f ms, "
-              "run keys %.1f ms); target <= 1000 ms: %s [checksum %zu]\n",
-              kExpectedRuns, trials, median, Median(expand_ms), Median(keys_ms),
-              median <= 1000 ? "met" : "MISSED", checksum);
-  return median <= 1000 ? 0 : 1;
+              "run keys %.1f ms); target <= %.0f ms: %s [checksum %zu]\n",
+              kExpectedRuns, trials, median, bench::Summarize(expand_ms).median, bench::Summarize(keys_ms).median,
+              kTargetMs, median <= kTargetMs ? "met" : "MISSED", checksum);
+  return median <= kTargetMs ? 0 : 1;
 }

@@ -4,16 +4,13 @@
 // per host and the median wall time of N hosts provisioned in parallel.
 // Target: <= 300 ms per host; N hosts in about the time of one.
 //   bench_orch_provision [--reps R] [--max-hosts N] [--dataset]
-#include <sys/resource.h>
-
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "bench/local/harness.h"
 #include "orchestrator/launch/ssh/inventory.h"
 #include "orchestrator/launch/ssh/provision.h"
 #include "orchestrator/launch/ssh/session.h"
@@ -21,20 +18,8 @@
 
 namespace {
 
+namespace bench = dmlbench::bench;
 using Clock = std::chrono::steady_clock;
-
-double CpuSeconds(int who) {
-  rusage usage{};
-  getrusage(who, &usage);
-  return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
-         static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6;
-}
-
-double Median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
 
 struct Times {
   std::vector<double> per_host;  // connect + provision, each host
@@ -71,11 +56,13 @@ int main(int argc, char** argv) {
   int reps = 15;
   size_t max_hosts = 8;
   bool with_dataset = false;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--reps") == 0 && i + 1 < argc) reps = std::atoi(argv[++i]);
-    if (std::strcmp(argv[i], "--max-hosts") == 0 && i + 1 < argc) max_hosts = std::strtoul(argv[++i], nullptr, 10);
-    if (std::strcmp(argv[i], "--dataset") == 0) with_dataset = true;
-  }
+  CLI::App app("provisioning of unchanged hosts over SSH on loopback, median per host and in parallel");
+  bench::AddRepetitions(app, &reps);
+  app.add_option("--max-hosts", max_hosts, "largest number of hosts provisioned in parallel")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 64));
+  app.add_flag("--dataset", with_dataset, "provision Fashion-MNIST too");
+  CLI11_PARSE(app, argc, argv);
   std::vector<std::string> addresses;
   for (size_t i = 0; i < max_hosts; ++i) addresses.push_back("127.0.0." + std::to_string(2 + i));
   dmlbench::testing::SshdFixture sshd(addresses);
@@ -94,8 +81,8 @@ int main(int argc, char** argv) {
     std::vector<double> walls;
     Times times;
     for (int r = 0; r < reps; ++r) walls.push_back(ProvisionInParallel(inventory, plan, n, &times));
-    std::printf("%6zu %10.1f %13.1f %12.1f\n", n, Median(walls) * 1000, Median(times.per_host) * 1000,
-                Median(times.connect) * 1000);
+    std::printf("%6zu %10.1f %13.1f %12.1f\n", n, bench::Summarize(walls).median * 1000,
+                bench::Summarize(times.per_host).median * 1000, bench::Summarize(times.connect).median * 1000);
   }
   // CPU time of one unchanged host, all processes counted (this one, the
   // sshd and the remote commands, which are reaped into RUSAGE_CHILDREN when
@@ -105,12 +92,13 @@ int main(int argc, char** argv) {
     dmlbench::testing::SshdFixture single({"127.0.0.2"});  // its ssh-keygen runs are not counted
     dmlbench::Inventory one = dmlbench::ParseInventory(single.InventoryToml(), single.dir() + "/hosts.toml");
     one.work_dir = inventory.work_dir;  // already holds the files: nothing to upload
-    const double self_before = CpuSeconds(RUSAGE_SELF);
-    const double children_before = CpuSeconds(RUSAGE_CHILDREN);
+    const double self_before = bench::CpuSeconds(bench::CpuOf::kProcess);
+    const double children_before = bench::CpuSeconds(bench::CpuOf::kEndedChildren);
     Times times;
     for (int r = 0; r < reps; ++r) ProvisionInParallel(one, plan, 1, &times);
     single.Stop();
-    cpu = (CpuSeconds(RUSAGE_SELF) - self_before) + (CpuSeconds(RUSAGE_CHILDREN) - children_before);
+    cpu = (bench::CpuSeconds(bench::CpuOf::kProcess) - self_before) +
+          (bench::CpuSeconds(bench::CpuOf::kEndedChildren) - children_before);
   }
   std::printf("cpu_ms per unchanged host (this process + sshd + remote commands): %.1f\n", cpu * 1000 / reps);
   return 0;

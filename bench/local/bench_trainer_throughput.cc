@@ -19,14 +19,11 @@
 
 #include <CLI/CLI.hpp>
 
-#include <time.h>
-
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <string>
 #include <vector>
 
+#include "bench/local/harness.h"
 #include "trainer/bucketed_exchange.h"
 #include "trainer/dataset.h"
 #include "trainer/mlp.h"
@@ -37,27 +34,12 @@ namespace dmlbench {
 namespace {
 
 constexpr int kBatch = 100;
-constexpr float kLearningRate = 0.1f;   // the run behind README.md's throughput figure
+constexpr float kLearningRate = 0.1f;   // the run behind bench/README.md's throughput figure
 constexpr std::uint64_t kSeed = 1;
 const std::vector<int> kSizes = {784, 128, 32, 10};
 
-double WallSeconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-// CPU time of the calling thread, seconds.
-double ThreadCpuSeconds() {
-  timespec now;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-  return double(now.tv_sec) + 1e-9 * double(now.tv_nsec);
-}
-
-double Median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
+using bench::WallSeconds;
+double ThreadCpuSeconds() { return bench::CpuSeconds(bench::CpuOf::kThisThread); }
 
 // The sgemm calls of one Mlp iteration, exactly as Mlp::Forward and
 // Mlp::Backward make them (beta = 0), on buffers laid out as Mlp's: one flat
@@ -180,7 +162,7 @@ template <typename Field>
 double MedianOf(const std::vector<Repetition>& reps, Field field) {
   std::vector<double> values;
   for (const Repetition& rep : reps) values.push_back(field(rep));
-  return Median(values);
+  return bench::Summarize(values).median;
 }
 
 int Run(int reps, const std::string& dataset_dir) {
@@ -264,9 +246,7 @@ int main(int argc, char** argv) {
   int reps = 8;
   std::string dataset_dir = DMLBENCH_DATASET_DIR;
   CLI::App app("1-worker trainer vs the sgemm bound, with the breakdown of the rest");
-  app.add_option("--reps", reps, "measured repetitions, after one of warm-up")
-      ->capture_default_str()
-      ->check(CLI::Range(5, 1000));
+  dmlbench::bench::AddRepetitions(app, &reps, 5, "--reps", "measured repetitions, after one of warm-up");
   app.add_option("--dataset", dataset_dir)->capture_default_str();
   CLI11_PARSE(app, argc, argv);
 
