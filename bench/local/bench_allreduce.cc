@@ -94,14 +94,15 @@ void Compare(Comm& comm, int small_repetitions, int large_repetitions) {
       blocking_s.push_back(TimeOnce(run_blocking));
     }
     if (comm.rank() == 0) {
-      const double ring = Summarize(ring_s).median;
-      const double iallreduce = Summarize(iallreduce_s).median;
+      const double ring_median = Summarize(ring_s).median;
+      const double iallreduce_median = Summarize(iallreduce_s).median;
       const double blocking = Summarize(blocking_s).median;
       std::printf("%-10zu %6d %9.3f %14.3f %12.3f %13.2fx %19.2fx\n", size.floats * sizeof(float),
-                  comm.size(), 1e3 * ring, 1e3 * iallreduce, 1e3 * blocking, ring / blocking,
-                  iallreduce / blocking);
+                  comm.size(), 1e3 * ring_median, 1e3 * iallreduce_median, 1e3 * blocking,
+                  ring_median / blocking, iallreduce_median / blocking);
       if (size.floats == kModelFloats) {
-        const bool met = ring <= kTargetRatio * blocking && iallreduce <= kTargetRatio * blocking;
+        const bool met =
+            ring_median <= kTargetRatio * blocking && iallreduce_median <= kTargetRatio * blocking;
         std::printf("target at %zu bytes, both polled allreduces <= %.1fx blocking: %s\n",
                     size.floats * sizeof(float), kTargetRatio, met ? "met" : "NOT met");
       }
