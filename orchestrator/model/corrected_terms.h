@@ -53,7 +53,7 @@
 //                      be on a CPU, and this kernel charges it to that rank
 //                      (no IRQ time accounting; DESIGN.md section 4).
 //                      Profiled, it was 32-41 % of a waiting ring rank's CPU
-//                      (bench/profile_cluster_rank.sh; docs/findings.md,
+//                      (bench/cluster/profile_cluster_rank.sh; docs/findings.md,
 //                      "Polls, parts and the progress engine").
 //                      cpu_per_byte_s stays for a rank's own work on its
 //                      bytes (copies, sums); where every rank's own bytes
@@ -130,7 +130,7 @@
 //                      message early (3 workers at 1 Gbit/s: 1.9 ms before
 //                      the other peer at MPI's root, 3.7 ms before the next
 //                      worker at a server; W/B = 3.5 ms;
-//                      bench/timeline_arrivals.py), computes and sends its
+//                      bench/analysis/timeline_arrivals.py), computes and sends its
 //                      answer while the others are still served, so that
 //                      much of its answer leaves the path: at most one
 //                      message, and no more than the others' sends leave

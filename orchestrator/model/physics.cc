@@ -197,7 +197,7 @@ IterationTraffic HalvingDoublingTraffic(const ModelConfig& config, double W, boo
     // (link_simulation.h), 5 and 7 ranks keep 4.25 W in sequence, 6 ranks
     // 3.75 W; on 8 uncapped hosts at 100 Mbit/s, packet captures found
     // whole iterations of 4.1-4.2, 3.9-4.8 and 4.8-5.3 W/B
-    // (bench/bench_mpi_phases.sh). The simulation starts each link with a
+    // (bench/cluster/bench_mpi_phases.sh). The simulation starts each link with a
     // full token bucket and counts its bursts; the one burst that
     // PacedBytes takes off is added back.
     const double burst = config.bandwidth_bits_per_s > 0 ? LinkBurstBytes(config.bandwidth_bits_per_s) : 0;
