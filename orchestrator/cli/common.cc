@@ -4,6 +4,7 @@
 #include "orchestrator/cli/commands.h"
 #include "orchestrator/core/build_info.h"
 #include "orchestrator/core/programs.h"
+#include "orchestrator/core/terminal_text.h"
 #include "orchestrator/core/toml_reader.h"
 
 namespace dmlbench {
@@ -61,8 +62,11 @@ int ParseAndRun(CLI::App& app, const std::function<void()>& parse, std::ostream&
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   } catch (const std::exception& e) {
-    err << "dmlbench: error: " << e.what() << "\n";
-    if (const auto* located = dynamic_cast<const LocatedError*>(&e)) err << located->excerpt();
+    // A message may quote a file name, a matrix value or a run's output.
+    err << "dmlbench: error: " << TerminalText(e.what(), /*keep_layout=*/true) << "\n";
+    if (const auto* located = dynamic_cast<const LocatedError*>(&e)) {
+      err << TerminalText(located->excerpt(), /*keep_layout=*/true);
+    }
     return 1;
   }
   return 0;

@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "orchestrator/core/subprocess.h"
+
 namespace dmlbench {
 namespace {
 
@@ -207,6 +209,11 @@ void Ingest::AfterWrite(bool last_event) {
 void Ingest::Consume(std::string_view line) {
   ++line_number_;
   if (!error_.empty()) return;
+  if (line.size() >= LineSplitter::kMaxLineBytes) {
+    error_ = "event line " + std::to_string(line_number_) + ": longer than " +
+             std::to_string(LineSplitter::kMaxLineBytes >> 20) + " MiB; cut and not read";
+    return;
+  }
   while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
   if (line.empty()) return;
   try {

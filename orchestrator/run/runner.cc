@@ -19,39 +19,12 @@
 #include "orchestrator/launch/job_output.h"
 #include "orchestrator/launch/trainer_command.h"
 #include "orchestrator/run/outcome.h"
+#include "orchestrator/run/output_dir.h"
 #include "orchestrator/run/progress.h"
 #include "orchestrator/run/provenance.h"
 #include "orchestrator/run/repetitions.h"
 
 namespace dmlbench {
-namespace {
-
-// A fresh directory under the system's temporary directory for one attempt's
-// output, removed with its content at destruction.
-class OutputDir {
- public:
-  OutputDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "dmlbench-output-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) {
-      throw RunnerError("cannot create a directory for an attempt's output in " +
-                        std::filesystem::temp_directory_path().string() + ": " + std::strerror(errno));
-    }
-    path_ = pattern;
-  }
-  ~OutputDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  OutputDir(const OutputDir&) = delete;
-  OutputDir& operator=(const OutputDir&) = delete;
-
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
-}  // namespace
 
 // One sweep: the state Runner::Run shares between its steps.
 class Runner::Sweep {
@@ -66,6 +39,7 @@ class Runner::Sweep {
       throw RunnerError(store_.path() + ": the sweep does not hold this database's run lock");
     }
     report_.recovered = store_.RecoverInterrupted(UnixNow());
+    RemoveOrphanedOutputDirs();  // an orchestrator killed before it could remove its own
     provenance_.trainer_sha256 = launcher_.TrainerSha256();
     AddGitState(experiment_.source_path, &provenance_);
     std::vector<PlanItem> planned =
@@ -293,7 +267,9 @@ class Runner::Sweep {
       const AttemptOutcome& outcome = decision.outcome;
       const bool failed = outcome.status != AttemptState::kOk && outcome.status != AttemptState::kInterrupted;
       item.attempts += 1;
-      item.failures += failed;
+      // A lost host is not the run's fault: the launcher left it out, and the
+      // run is tried again on the others without using up its attempts.
+      item.failures += failed && !outcome.host_failure;
       RunDisposition disposition = RunDisposition::kRetry;
       if (outcome.status == AttemptState::kInterrupted) {
         disposition = RunDisposition::kInterrupted;

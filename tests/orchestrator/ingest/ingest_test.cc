@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "orchestrator/core/subprocess.h"
 #include "trainer/sha256.h"
 #include "tests/orchestrator/support/run_fixture.h"
 #include "tests/orchestrator/support/store_queries.h"
@@ -299,6 +300,19 @@ TEST_F(IngestTest, LinesAfterAnErrorAreIgnoredAndNothingCompletes) {
   EXPECT_EQ(ingest.error(), "event line 2: not a JSON object: garbage");
   EXPECT_FALSE(ingest.run_end_ok());
   EXPECT_EQ(Int(store_, "SELECT count(*) FROM epochs"), 0);
+}
+
+}  // namespace
+}  // namespace dmlbench
+
+namespace dmlbench {
+namespace {
+
+// A line the reader cut at LineSplitter::kMaxLineBytes is refused by name,
+// not parsed as a broken JSON object.
+TEST_F(IngestTest, LineCutAtTheLimitIsRefused) {
+  EXPECT_EQ(ErrorOf({RunStartLine(5, 2), std::string(LineSplitter::kMaxLineBytes, '{')}),
+            "event line 2: longer than 16 MiB; cut and not read");
 }
 
 }  // namespace
