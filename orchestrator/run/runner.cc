@@ -109,7 +109,7 @@ class Runner::Sweep {
       if (report_.cancelled || !report_.stopped.empty()) break;
       if (TrainerChanged()) break;
       progress.SetRemaining(remaining--);
-      order_ = Store::SweepOrder{experiment_.execution.order_seed, position_++};
+      order_ = SweepOrder{experiment_.execution.order_seed, position_++};
       ExecuteRun(item, progress);
       report_.runs[first + index].item = item;
       report_.runs[first + index].ran_now = true;
@@ -169,7 +169,7 @@ class Runner::Sweep {
   // The median steady epoch time of every complete run, by run id.
   std::map<std::int64_t, double> SteadyEpochMedians() const {
     std::map<std::int64_t, std::vector<double>> epochs;
-    for (const Store::SteadyEpoch& epoch : store_.SteadyEpochs()) epochs[epoch.run_id].push_back(epoch.wall_s);
+    for (const SteadyEpoch& epoch : store_.SteadyEpochs()) epochs[epoch.run_id].push_back(epoch.wall_s);
     std::map<std::int64_t, double> medians;
     for (const auto& [run_id, walls] : epochs) medians[run_id] = Median(walls);
     return medians;
@@ -395,7 +395,7 @@ class Runner::Sweep {
   std::map<std::string, std::int64_t> host_ids_;
   std::map<std::string, std::int64_t> run_ids_;  // by run key
   std::int64_t current_attempt_id_ = 0;
-  std::optional<Store::SweepOrder> order_;
+  std::optional<SweepOrder> order_;
   int position_ = 0;  // the next run's place in the sweep's order
 };
 
