@@ -304,19 +304,19 @@ class Runner::Sweep {
       if (outcome.status == AttemptState::kOk) {
         item.state = RunState::kComplete;
         item.failure_reason.clear();
-        progress.FinishRun(true, "complete");
+        progress.FinishRun(true, std::string(Text(RunState::kComplete)));
         return;
       }
       item.failure_reason = outcome.reason;
       if (disposition == RunDisposition::kInterrupted) {
         item.state = RunState::kInterrupted;
         report_.cancelled = true;
-        progress.FinishRun(false, "interrupted");
+        progress.FinishRun(false, std::string(Text(RunState::kInterrupted)));
         return;
       }
       if (disposition == RunDisposition::kFailed) {
         item.state = RunState::kFailed;
-        progress.FinishRun(false, "failed: " + outcome.reason);
+        progress.FinishRun(false, std::string(Text(RunState::kFailed)) + ": " + outcome.reason);
         if (decision.permanent) {
           report_.stopped = Describe(params, shown_) + " failed with an error that every attempt would meet: " +
                             outcome.reason;
