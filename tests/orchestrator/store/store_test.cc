@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <utility>
 
 #include "orchestrator/store/gzip.h"
 #include "orchestrator/store/migrations.h"
@@ -95,6 +96,14 @@ AttemptOutcome Outcome(const std::string& status, const std::string& reason = ""
   outcome.hosts = {"local"};
   outcome.end_unix_s = 20;
   return outcome;
+}
+
+// A pending run (key "k..."), and the attempt it began at time 10: the run
+// is running. Returns the run id and the attempt id.
+std::pair<std::int64_t, std::int64_t> RunWithAnAttempt(Store& store) {
+  const std::int64_t run =
+      store.AddRun(store.AddExperiment(MakeExperiment(), 1), MakeRun(), std::string(64, 'k'), MakeProvenance());
+  return {run, store.BeginAttempt(run, 10)};
 }
 
 class StoreTest : public ::testing::Test {
@@ -333,9 +342,7 @@ TEST_F(StoreTest, AnOlderDatabasesServersSentAtOnceAndOnlyOneServerTakesTurns) {
 // An epoch from a trainer that did not report its iterations stores none.
 TEST_F(StoreTest, AnEpochWithoutIterationTimesStoresNone) {
   Store store(db_);
-  const std::int64_t run = store.AddRun(store.AddExperiment(MakeExperiment(), 1), MakeRun(), std::string(64, 'k'),
-                                        MakeProvenance());
-  const std::int64_t attempt = store.BeginAttempt(run, 10);
+  const auto [run, attempt] = RunWithAnAttempt(store);
   EpochRecord epoch = MakeEpoch(1);
   epoch.iteration_wall_s.clear();
   store.AddEpoch(run, attempt, epoch);
@@ -480,9 +487,7 @@ TEST_F(StoreTest, ARunFoundByItsKeyIsTheRunAmongAllRuns) {
 
 TEST_F(StoreTest, RecoverInterruptedMarksRunningRunsAndAttempts) {
   Store store(db_);
-  const std::int64_t run = store.AddRun(store.AddExperiment(MakeExperiment(), 1), MakeRun(), std::string(64, 'k'),
-                                        MakeProvenance());
-  const std::int64_t attempt = store.BeginAttempt(run, 10);
+  const auto [run, attempt] = RunWithAnAttempt(store);
   store.AddEpoch(run, attempt, MakeEpoch(1));
   EXPECT_EQ(store.RecoverInterrupted(12), 1);
   EXPECT_EQ(store.RecoverInterrupted(13), 0);
@@ -498,9 +503,7 @@ TEST_F(StoreTest, HostsOfAnAttemptAreLinked) {
   host.name = "local";
   host.provider = "local";
   const std::int64_t h = store.AddHost(host, 1);
-  const std::int64_t run = store.AddRun(store.AddExperiment(MakeExperiment(), 1), MakeRun(), std::string(64, 'k'),
-                                        MakeProvenance());
-  const std::int64_t attempt = store.BeginAttempt(run, 10);
+  const auto [run, attempt] = RunWithAnAttempt(store);
   store.FinishAttempt(run, attempt, Outcome("failed", "x"), RunDisposition::kFailed, {h});
   EXPECT_EQ(Int(store, "SELECT host_id FROM attempt_hosts"), h);
   EXPECT_EQ(Text(store, "SELECT hosts FROM attempts"), "local");
@@ -750,9 +753,7 @@ TEST_F(StoreTest, QueryReturnsTypedCells) {
 
 TEST_F(StoreTest, BatchIsInvisibleToOtherConnectionsUntilCommitted) {
   Store store(db_);
-  const std::int64_t run = store.AddRun(store.AddExperiment(MakeExperiment(), 1), MakeRun(), std::string(64, 'k'),
-                                        MakeProvenance());
-  const std::int64_t attempt = store.BeginAttempt(run, 10);
+  const auto [run, attempt] = RunWithAnAttempt(store);
   Store::Batch batch(store);
   EXPECT_TRUE(store.batch_open());
   store.AddEpoch(run, attempt, MakeEpoch(1));
@@ -766,9 +767,7 @@ TEST_F(StoreTest, BatchIsInvisibleToOtherConnectionsUntilCommitted) {
 
 TEST_F(StoreTest, ABatchThatIsNotCommittedIsRolledBackWhenItGoes) {
   Store store(db_);
-  const std::int64_t run = store.AddRun(store.AddExperiment(MakeExperiment(), 1), MakeRun(), std::string(64, 'k'),
-                                        MakeProvenance());
-  const std::int64_t attempt = store.BeginAttempt(run, 10);
+  const auto [run, attempt] = RunWithAnAttempt(store);
   store.AddEpoch(run, attempt, MakeEpoch(1));
   try {
     Store::Batch batch(store);
@@ -955,9 +954,7 @@ TEST_F(StoreTest, SplitOfARunNeverChanges) {
 
 TEST_F(StoreTest, AttemptWithoutRunEndCannotCompleteItsRun) {
   Store store(db_);
-  const std::int64_t run = store.AddRun(store.AddExperiment(MakeExperiment(), 1), MakeRun(), std::string(64, 'k'),
-                                        MakeProvenance());
-  const std::int64_t attempt = store.BeginAttempt(run, 10);
+  const auto [run, attempt] = RunWithAnAttempt(store);
   store.AddEpoch(run, attempt, MakeEpoch(1));
   try {
     store.FinishAttempt(run, attempt, Outcome("ok"), RunDisposition::kFailed, {});
@@ -973,9 +970,7 @@ TEST_F(StoreTest, AttemptWithoutRunEndCannotCompleteItsRun) {
 
 TEST_F(StoreTest, CompleteRunGetsNoNewAttempt) {
   Store store(db_);
-  const std::int64_t run = store.AddRun(store.AddExperiment(MakeExperiment(), 1), MakeRun(), std::string(64, 'k'),
-                                        MakeProvenance());
-  const std::int64_t attempt = store.BeginAttempt(run, 10);
+  const auto [run, attempt] = RunWithAnAttempt(store);
   store.RecordRunEnd(attempt, OkEnd());
   store.FinishAttempt(run, attempt, Outcome("ok"), RunDisposition::kFailed, {});
   try {
@@ -1013,9 +1008,7 @@ TEST_F(StoreTest, ABatchCommitsOnce) {
 
 TEST_F(StoreTest, DuplicateEpochOfAnAttemptIsRefused) {
   Store store(db_);
-  const std::int64_t run = store.AddRun(store.AddExperiment(MakeExperiment(), 1), MakeRun(), std::string(64, 'k'),
-                                        MakeProvenance());
-  const std::int64_t attempt = store.BeginAttempt(run, 10);
+  const auto [run, attempt] = RunWithAnAttempt(store);
   store.AddEpoch(run, attempt, MakeEpoch(1));
   try {
     store.AddEpoch(run, attempt, MakeEpoch(1));
