@@ -124,7 +124,7 @@ Side ReadSide(const std::string& name, const std::string& operand, const GlobalO
     samples.push_back({run.params, {}, false});
     by_id[run.run_id] = &samples.back();
   }
-  for (const Store::SteadyEpoch& epoch : store->SteadyEpochs()) {
+  for (const SteadyEpoch& epoch : store->SteadyEpochs()) {
     const auto it = by_id.find(epoch.run_id);
     if (it == by_id.end()) continue;
     it->second->steady_epoch_s.push_back(epoch.wall_s);

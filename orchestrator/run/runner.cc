@@ -83,7 +83,7 @@ class Runner::Sweep {
       if (report_.cancelled || !report_.stopped.empty()) break;
       if (TrainerChanged()) break;
       progress.SetRemaining(remaining--);
-      order_ = Store::SweepOrder{experiment_.execution.order_seed, position_++};
+      order_ = SweepOrder{experiment_.execution.order_seed, position_++};
       ExecuteRun(item, progress);
       report_.runs[first + index].item = item;
       report_.runs[first + index].ran_now = true;
@@ -143,7 +143,7 @@ class Runner::Sweep {
   // The median steady epoch time of every complete run, by run id.
   std::map<std::int64_t, double> SteadyEpochMedians() const {
     std::map<std::int64_t, std::vector<double>> epochs;
-    for (const Store::SteadyEpoch& epoch : store_.SteadyEpochs()) epochs[epoch.run_id].push_back(epoch.wall_s);
+    for (const SteadyEpoch& epoch : store_.SteadyEpochs()) epochs[epoch.run_id].push_back(epoch.wall_s);
     std::map<std::int64_t, double> medians;
     for (const auto& [run_id, walls] : epochs) medians[run_id] = Median(walls);
     return medians;
@@ -280,19 +280,19 @@ class Runner::Sweep {
       if (outcome.status == AttemptState::kOk) {
         item.state = RunState::kComplete;
         item.failure_reason.clear();
-        progress.FinishRun(true, "complete");
+        progress.FinishRun(true, std::string(Text(RunState::kComplete)));
         return;
       }
       item.failure_reason = outcome.reason;
       if (disposition == RunDisposition::kInterrupted) {
         item.state = RunState::kInterrupted;
         report_.cancelled = true;
-        progress.FinishRun(false, "interrupted");
+        progress.FinishRun(false, std::string(Text(RunState::kInterrupted)));
         return;
       }
       if (disposition == RunDisposition::kFailed) {
         item.state = RunState::kFailed;
-        progress.FinishRun(false, "failed: " + outcome.reason);
+        progress.FinishRun(false, std::string(Text(RunState::kFailed)) + ": " + outcome.reason);
         if (decision.permanent) {
           report_.stopped = Describe(params, shown_) + " failed with an error that every attempt would meet: " +
                             outcome.reason;
@@ -371,7 +371,7 @@ class Runner::Sweep {
   std::map<std::string, std::int64_t> host_ids_;
   std::map<std::string, std::int64_t> run_ids_;  // by run key
   std::int64_t current_attempt_id_ = 0;
-  std::optional<Store::SweepOrder> order_;
+  std::optional<SweepOrder> order_;
   int position_ = 0;  // the next run's place in the sweep's order
 };
 
