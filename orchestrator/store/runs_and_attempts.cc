@@ -70,7 +70,8 @@ void AddOnce(std::vector<std::string>& names, std::string name) {
 }
 
 // The columns of runs r that ReadRun reads, in its order; `failures`
-// counts the attempts that failed or timed out.
+// counts the attempts that failed or timed out, except those that lost a
+// host (not the run's fault: they do not use up its attempts).
 std::string RunColumns(const Store& store) {
   const std::string failed = Quoted(AttemptState::kFailed) + ", " + Quoted(AttemptState::kTimedOut);
   return R"(r.run_id, r.run_key, r.architecture, r.workers, r.servers, r.batch_size, r.epochs, r.hidden,
@@ -78,7 +79,7 @@ std::string RunColumns(const Store& store) {
     r.network, r.network_bandwidth_bits_per_s, r.network_latency_s, r.split, r.status, r.attempts,
     r.trainer_sha256, )" + store.RunsColumnOrZero("partition_bytes") + ", " +
          store.RunsColumnOrZero("pulls_in_turn") + R"(, coalesce(r.failure_reason, ''),
-    (SELECT count(*) FROM attempts a WHERE a.run_id = r.run_id AND a.status IN ()" + failed + "))";
+    (SELECT count(*) FROM attempts a WHERE a.run_id = r.run_id AND a.status IN ()" + failed + R"() AND NOT a.host_failure))";
 }
 
 // A run from the current row of a statement that selects RunColumns();

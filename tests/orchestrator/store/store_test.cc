@@ -465,6 +465,9 @@ TEST_F(StoreTest, ARunFoundByItsKeyIsTheRunAmongAllRuns) {
   store.TagRun(run, {"nightly"}, 2);
   store.FinishAttempt(run, store.BeginAttempt(run, 10), Outcome("timed_out", "timed out after 5 s"),
                       RunDisposition::kRetry, {});
+  AttemptOutcome lost = Outcome("failed", "mpirun exited with status 255; lost host 'b'");
+  lost.host_failure = true;
+  store.FinishAttempt(run, store.BeginAttempt(run, 15), lost, RunDisposition::kRetry, {});
   store.FinishAttempt(run, store.BeginAttempt(run, 20), Outcome("interrupted", "interrupted"),
                       RunDisposition::kInterrupted, {});
   const RunRecord found = store.FindRuns({key}).at(key);
@@ -476,8 +479,8 @@ TEST_F(StoreTest, ARunFoundByItsKeyIsTheRunAmongAllRuns) {
     EXPECT_EQ(r.params.workers, 3);
     EXPECT_EQ(r.split, "validation");
     EXPECT_EQ(r.status, RunState::kInterrupted);
-    EXPECT_EQ(r.attempts, 2);
-    EXPECT_EQ(r.failures, 1);  // the interrupted attempt is not the run's doing
+    EXPECT_EQ(r.attempts, 3);
+    EXPECT_EQ(r.failures, 1);  // neither the lost host nor the interruption is the run's doing
     EXPECT_EQ(r.failure_reason, "interrupted");
     EXPECT_EQ(r.tags, std::vector<std::string>{"nightly"});
     EXPECT_EQ(r.experiments, std::vector<std::string>{"unit"});
