@@ -2,7 +2,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
+#include <limits>
 #include <optional>
+#include <set>
+#include <sstream>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -13,6 +17,9 @@ namespace dmlbench {
 namespace {
 
 using nlohmann::json;
+
+// Far above any job dmlbench starts; a world size beyond it is not a run's.
+constexpr std::int64_t kMaxRanks = 1 << 20;
 
 // A malformed event; caught in Consume and kept as error().
 class EventError : public std::runtime_error {
@@ -32,31 +39,34 @@ class Fields {
     return *it;
   }
 
-  double Number(const char* key) const {
+  // A number in [min, max] (every measurement is finite and 0 or more;
+  // a second bound of 1e9 refuses 1e308 and what overflowed to infinity).
+  double Number(const char* key, double min = 0, double max = kMaxNumber) const {
     const json& value = Required(key);
     if (!value.is_number()) throw Mistyped(key, "a number", value);
-    return value.get<double>();
+    return InRange(key, value.get<double>(), min, max);
   }
 
   // Absent or null both mean "not measured".
-  std::optional<double> OptionalNumber(const char* key) const {
+  std::optional<double> OptionalNumber(const char* key, double min = 0, double max = kMaxNumber) const {
     auto it = object_.find(key);
     if (it == object_.end() || it->is_null()) return std::nullopt;
     if (!it->is_number()) throw Mistyped(key, "a number or null", *it);
-    return it->get<double>();
+    return InRange(key, it->get<double>(), min, max);
   }
 
-  std::int64_t Integer(const char* key) const {
-    const json& value = Required(key);
-    if (!value.is_number_integer()) throw Mistyped(key, "an integer", value);
-    return value.get<std::int64_t>();
+  // An integer in [min, max] that fits its 64-bit column (2^64 - 1 was
+  // stored as -1); counts and sizes are 0 or more.
+  std::int64_t Integer(const char* key, std::int64_t min = 0,
+                       std::int64_t max = std::numeric_limits<std::int64_t>::max()) const {
+    return CheckedInteger(key, Required(key), min, max, "an integer");
   }
 
-  std::optional<std::int64_t> OptionalInteger(const char* key) const {
+  std::optional<std::int64_t> OptionalInteger(const char* key, std::int64_t min = 0,
+                                              std::int64_t max = std::numeric_limits<std::int64_t>::max()) const {
     auto it = object_.find(key);
     if (it == object_.end() || it->is_null()) return std::nullopt;
-    if (!it->is_number_integer()) throw Mistyped(key, "an integer or null", *it);
-    return it->get<std::int64_t>();
+    return CheckedInteger(key, *it, min, max, "an integer or null");
   }
 
   std::string String(const char* key) const {
@@ -87,6 +97,32 @@ class Fields {
   const std::string& where() const { return where_; }
 
  private:
+  static constexpr double kMaxNumber = 1e9;
+
+  double InRange(const char* key, double value, double min, double max) const {
+    if (!std::isfinite(value) || value < min || value > max) {
+      std::ostringstream text;
+      text << where_ << ": field '" << key << "' must be between " << min << " and " << max << ", got " << value;
+      throw EventError(text.str());
+    }
+    return value;
+  }
+
+  std::int64_t CheckedInteger(const char* key, const json& value, std::int64_t min, std::int64_t max,
+                              const char* expected) const {
+    if (!value.is_number_integer()) throw Mistyped(key, expected, value);
+    if (value.is_number_unsigned() && value.get<std::uint64_t>() > static_cast<std::uint64_t>(max)) {
+      throw EventError(where_ + ": field '" + key + "' must be between " + std::to_string(min) + " and " +
+                       std::to_string(max) + ", got " + value.dump());
+    }
+    const std::int64_t number = value.get<std::int64_t>();
+    if (number < min || number > max) {
+      throw EventError(where_ + ": field '" + key + "' must be between " + std::to_string(min) + " and " +
+                       std::to_string(max) + ", got " + std::to_string(number));
+    }
+    return number;
+  }
+
   EventError Mistyped(const char* key, const char* expected, const json& found) const {
     return EventError(where_ + ": field '" + key + "' must be " + expected + ", got " + found.type_name());
   }
@@ -100,14 +136,14 @@ PhaseStats ReadPhase(const Fields& phases, const char* name) {
   return PhaseStats{phase.Number("max_s"), phase.Number("mean_s"), phase.Number("min_s")};
 }
 
-RankPhaseRecord ReadRank(const json& value, size_t index) {
+RankPhaseRecord ReadRank(const json& value, size_t index, std::int64_t world_size) {
   const std::string where = "epoch: ranks[" + std::to_string(index) + "]";
   if (!value.is_object()) {
     throw EventError(where + ": must be an object, got " + std::string(value.type_name()));
   }
   const Fields rank(value, where);
   RankPhaseRecord r;
-  r.rank = static_cast<int>(rank.Integer("rank"));
+  r.rank = static_cast<int>(rank.Integer("rank", 0, world_size - 1));
   r.role = rank.String("role");
   if (r.role != "worker" && r.role != "server") {
     throw EventError(where + ": field 'role' must be \"worker\" or \"server\", got \"" + r.role + "\"");
@@ -165,9 +201,21 @@ std::vector<double> ReadIterationTimes(const json& event, std::int64_t iteration
   return seconds;
 }
 
-// The event of a line: a JSON object of the supported format version.
+// The event of a line: a JSON object of the supported format version, in
+// which no object names a key twice (JSON readers disagree on which wins).
 json ParseEvent(std::string_view line) {
-  json event = json::parse(line, nullptr, /*allow_exceptions=*/false);
+  std::vector<std::set<std::string>> keys;  // of each object open, innermost last
+  std::string repeated;
+  const json::parser_callback_t check = [&](int, json::parse_event_t kind, json& parsed) {
+    if (kind == json::parse_event_t::object_start) keys.emplace_back();
+    if (kind == json::parse_event_t::object_end && !keys.empty()) keys.pop_back();
+    if (kind == json::parse_event_t::key && !keys.empty() && !keys.back().insert(parsed.get<std::string>()).second &&
+        repeated.empty()) {
+      repeated = parsed.get<std::string>();
+    }
+    return true;
+  };
+  json event = json::parse(line, check, /*allow_exceptions=*/false);
   if (event.is_discarded()) {
     const std::string shown(line.substr(0, 60));
     throw EventError("not a JSON object: " + shown + (line.size() > 60 ? "..." : ""));
@@ -175,6 +223,7 @@ json ParseEvent(std::string_view line) {
   if (!event.is_object()) {
     throw EventError(std::string("expected a JSON object, got ") + event.type_name());
   }
+  if (!repeated.empty()) throw EventError("the key '" + repeated + "' appears twice in one object");
   return event;
 }
 
@@ -189,29 +238,32 @@ void CheckFormatVersion(const Fields& fields, const std::string& kind) {
 RunStartRecord ReadRunStart(const Fields& fields) {
   RunStartRecord r;
   r.mpi_library_version = fields.String("mpi_library_version");
-  r.world_size = fields.Integer("world_size");
-  r.parameters = fields.Integer("parameters");
-  r.iterations_per_epoch = fields.Integer("iterations_per_epoch");
-  r.train_samples = fields.Integer("train_samples");
+  r.world_size = fields.Integer("world_size", 1, kMaxRanks);
+  r.parameters = fields.Integer("parameters", 1);
+  r.iterations_per_epoch = fields.Integer("iterations_per_epoch", 1);
+  r.train_samples = fields.Integer("train_samples", 1);
   r.test_samples = fields.Integer("test_samples");
   r.dataset_sha256 = fields.String("dataset_sha256");
   r.threads = fields.OptionalInteger("threads").value_or(0);
   return r;
 }
 
-// An epoch event, which must be epoch number `expected`.
-EpochRecord ReadEpoch(const Fields& fields, const json& event, int expected) {
+// An epoch event, which must be epoch number `expected` of the run that
+// `start` began.
+EpochRecord ReadEpoch(const Fields& fields, const json& event, int expected, const RunStartRecord& start) {
   EpochRecord r;
-  r.epoch = static_cast<int>(fields.Integer("epoch"));
-  if (r.epoch != expected) {
-    throw EventError("epoch: expected epoch " + std::to_string(expected) + ", got " + std::to_string(r.epoch));
+  const std::int64_t epoch = fields.Integer("epoch", 1, std::numeric_limits<int>::max());
+  if (epoch != expected) {
+    throw EventError("epoch: expected epoch " + std::to_string(expected) + ", got " + std::to_string(epoch));
   }
-  r.iterations = fields.Integer("iterations");
+  r.epoch = static_cast<int>(epoch);
+  r.iterations = fields.Integer("iterations", 1, start.iterations_per_epoch);
   r.samples = fields.Integer("samples");
   r.wall_s = fields.Number("wall_s");
+  if (r.wall_s <= 0) throw EventError("epoch: field 'wall_s' must be above 0, got 0");
   r.throughput_samples_per_s = fields.Number("throughput_samples_per_s");
   r.loss = fields.OptionalNumber("loss");
-  r.test_accuracy = fields.OptionalNumber("test_accuracy");
+  r.test_accuracy = fields.OptionalNumber("test_accuracy", 0, 1);
   r.eval_s = fields.OptionalNumber("eval_s");
   r.overlap_ratio = fields.OptionalNumber("overlap_ratio");
   const Fields phases = fields.Object("phases");
@@ -223,7 +275,15 @@ EpochRecord ReadEpoch(const Fields& fields, const json& event, int expected) {
   r.comm = ReadPhase(phases, "comm");
   const json& ranks = fields.Array("ranks");
   r.ranks.reserve(ranks.size());
-  for (size_t i = 0; i < ranks.size(); ++i) r.ranks.push_back(ReadRank(ranks[i], i));
+  std::vector<bool> seen(static_cast<size_t>(start.world_size), false);
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    r.ranks.push_back(ReadRank(ranks[i], i, start.world_size));
+    if (seen[static_cast<size_t>(r.ranks.back().rank)]) {
+      throw EventError("epoch: ranks[" + std::to_string(i) + "]: rank " + std::to_string(r.ranks.back().rank) +
+                       " is listed twice");
+    }
+    seen[static_cast<size_t>(r.ranks.back().rank)] = true;
+  }
   r.iteration_wall_s = ReadIterationTimes(event, r.iterations);
   return r;
 }
@@ -312,12 +372,13 @@ void Ingest::ConsumeEvent(std::string_view line) {
     BeforeWrite();
     store_.RecordRunStart(attempt_id_, r);
     AfterWrite(false);
+    run_start_ = r;
     run_start_seen_ = true;
     iterations_per_epoch_ = r.iterations_per_epoch;
     mpi_library_version_ = r.mpi_library_version;
   } else if (kind == "epoch") {
     if (!run_start_seen_) throw EventError("epoch: before run_start");
-    const EpochRecord r = ReadEpoch(fields, event, epochs_stored_ + 1);
+    const EpochRecord r = ReadEpoch(fields, event, epochs_stored_ + 1, run_start_);
     BeforeWrite();
     store_.AddEpoch(run_id_, attempt_id_, r);
     AfterWrite(false);

@@ -74,6 +74,7 @@ class Ingest {
   double last_commit_s_ = -1;  // monotonic
   double batch_start_s_ = 0;
   bool run_start_seen_ = false;
+  RunStartRecord run_start_;  // as stored, once run_start_seen_
   bool run_end_seen_ = false;
   bool run_end_ok_ = false;
   int epochs_stored_ = 0;

@@ -3,6 +3,8 @@
 // whole message.
 #include "orchestrator/ingest/ingest.h"
 
+#include <stdexcept>
+
 #include <gtest/gtest.h>
 
 #include "orchestrator/core/subprocess.h"
@@ -347,6 +349,63 @@ namespace {
 TEST_F(IngestTest, LineCutAtTheLimitIsRefused) {
   EXPECT_EQ(ErrorOf({RunStartLine(5, 2), std::string(LineSplitter::kMaxLineBytes, '{')}),
             "event line 2: longer than 16 MiB; cut and not read");
+}
+
+}  // namespace
+}  // namespace dmlbench
+
+namespace dmlbench {
+namespace {
+
+// `line` with its first `from` replaced by `to`.
+std::string Replaced(std::string line, const std::string& from, const std::string& to) {
+  const size_t at = line.find(from);
+  if (at == std::string::npos) throw std::logic_error("no " + from + " in " + line);
+  return line.replace(at, from.size(), to);
+}
+
+// The trust boundary: a value no trainer can mean fails the attempt as
+// malformed output instead of being stored.
+TEST_F(IngestTest, ImpossibleTimesAndAccuraciesAreRefused) {
+  const std::string start = RunStartLine(5, 1);
+  EXPECT_EQ(ErrorOf({start, Replaced(EpochLine(1), "\"wall_s\":0.500000", "\"wall_s\":-1")}),
+            "event line 2: epoch: field 'wall_s' must be between 0 and 1e+09, got -1");
+  EXPECT_EQ(ErrorOf({start, Replaced(EpochLine(1), "\"wall_s\":0.500000", "\"wall_s\":0")}),
+            "event line 2: epoch: field 'wall_s' must be above 0, got 0");
+  EXPECT_EQ(ErrorOf({start, Replaced(EpochLine(1), "\"wall_s\":0.500000", "\"wall_s\":1e308")}),
+            "event line 2: epoch: field 'wall_s' must be between 0 and 1e+09, got 1e+308");
+  EXPECT_EQ(ErrorOf({start, Replaced(EpochLine(1), "\"test_accuracy\":0.5", "\"test_accuracy\":1.5")}),
+            "event line 2: epoch: field 'test_accuracy' must be between 0 and 1, got 1.5");
+  EXPECT_EQ(ErrorOf({start, Replaced(EpochLine(1), "\"max_s\":0.2", "\"max_s\":-0.2")}),
+            "event line 2: epoch: phases: forward: field 'max_s' must be between 0 and 1e+09, got -0.2");
+}
+
+TEST_F(IngestTest, ImpossibleCountsAndWideIntegersAreRefused) {
+  const std::string start = RunStartLine(5, 1);
+  EXPECT_EQ(ErrorOf({start, Replaced(EpochLine(1), "\"samples\":500", "\"samples\":-5")}),
+            "event line 2: epoch: field 'samples' must be between 0 and 9223372036854775807, got -5");
+  EXPECT_EQ(ErrorOf({start, Replaced(EpochLine(1), "\"iterations\":5", "\"iterations\":0")}),
+            "event line 2: epoch: field 'iterations' must be between 1 and 5, got 0");
+  // 2^32 + 2 was stored as epoch 2; 2^64 - 1 bytes as -1.
+  EXPECT_EQ(ErrorOf({start, Replaced(EpochLine(1), "\"epoch\":1", "\"epoch\":4294967298")}),
+            "event line 2: epoch: field 'epoch' must be between 1 and 2147483647, got 4294967298");
+  EXPECT_EQ(ErrorOf({start, Replaced(EpochLine(1), "\"bytes_sent\":1000", "\"bytes_sent\":18446744073709551615")}),
+            "event line 2: epoch: ranks[0]: field 'bytes_sent' must be between 0 and 9223372036854775807, got "
+            "18446744073709551615");
+  EXPECT_EQ(ErrorOf({Replaced(start, "\"iterations_per_epoch\":5", "\"iterations_per_epoch\":-3")}),
+            "event line 1: run_start: field 'iterations_per_epoch' must be between 1 and 9223372036854775807, got -3");
+}
+
+TEST_F(IngestTest, RanksOutsideTheWorldOrListedTwiceAreRefused) {
+  EXPECT_EQ(ErrorOf({RunStartLine(5, 2), Replaced(EpochLine(1, 2), "\"rank\":1", "\"rank\":0")}),
+            "event line 2: epoch: ranks[1]: rank 0 is listed twice");
+  EXPECT_EQ(ErrorOf({RunStartLine(5, 2), Replaced(EpochLine(1, 2), "\"rank\":1", "\"rank\":2")}),
+            "event line 2: epoch: ranks[1]: field 'rank' must be between 0 and 1, got 2");
+}
+
+TEST_F(IngestTest, ADuplicateKeyIsRefusedWhicheverWouldWin) {
+  EXPECT_EQ(ErrorOf({RunStartLine(5, 1), Replaced(EpochLine(1), "\"samples\":500", "\"samples\":500,\"samples\":7")}),
+            "event line 2: the key 'samples' appears twice in one object");
 }
 
 }  // namespace
