@@ -5,6 +5,7 @@
 #include "orchestrator/launch/cluster/cluster.h"
 #include "orchestrator/launch/cluster/cluster_launcher.h"
 #include "orchestrator/launch/local/local_launcher.h"
+#include "orchestrator/launch/slurm/slurm_launcher.h"
 #include "orchestrator/launch/ssh/inventory.h"
 #include "orchestrator/launch/ssh/ssh_launcher.h"
 
@@ -33,6 +34,14 @@ std::unique_ptr<Launcher> MakeLauncher(const ExecutionOptions& execution, const 
       return MakeSshLauncher(execution.inventory, paths.trainer, paths.dataset_dir);
     case Provider::kCluster:
       return MakeClusterLauncher(ClusterStateDir(execution), paths.trainer, paths.dataset_dir, paths.mpirun);
+    case Provider::kSlurm: {
+      SlurmLauncherOptions options;
+      options.slurm = execution.slurm;
+      options.trainer = paths.trainer;
+      options.mpirun = paths.mpirun;
+      options.largest_ranks = paths.largest_ranks;
+      return std::make_unique<SlurmLauncher>(options);
+    }
   }
   throw LaunchError("provider '" + std::string(Text(execution.provider)) + "' is not available in this build");
 }
@@ -41,6 +50,7 @@ std::optional<HostSlots> SlotsOf(const ExecutionOptions& execution) {
   std::string inventory_path;
   switch (execution.provider) {
     case Provider::kLocal:
+    case Provider::kSlurm:  // Slurm places the ranks; it refuses a run larger than its nodes
       return std::nullopt;
     case Provider::kSsh:
       inventory_path = execution.inventory;

@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -131,6 +132,7 @@ void RunCommand(const GlobalOptions& global, const ExperimentInputs& inputs, con
   paths.trainer = inputs.trainer;
   paths.mpirun = inputs.mpirun;
   paths.dataset_dir = DatasetDir(inputs, experiment);
+  for (const PlannedRun& run : experiment.runs) paths.largest_ranks = std::max(paths.largest_ranks, run.params.ranks());
   std::unique_ptr<Launcher> launcher = MakeLauncher(experiment.execution, paths);
   options.trainer = inputs.trainer;
   options.dataset_dir = paths.dataset_dir;
