@@ -130,7 +130,7 @@ std::vector<HostFacts> SlurmLauncher::Prepare() {
   if (!options_.slurm.partition.empty()) argv.push_back("--partition=" + options_.slurm.partition);
   const CommandOutput nodes = RunCommand(argv, kQueryTimeoutS);
   if (nodes.exit_code != 0) {
-    throw LaunchError("slurm: cannot list the nodes (`" + ShellJoin(argv) + "`): " +
+    throw LaunchError("slurm: `" + ShellJoin(argv) + "` failed: " +
                       FirstLine(nodes.err.empty() ? nodes.out : nodes.err));
   }
   const CommandOutput version = RunCommand({options_.mpirun, "--version"}, kQueryTimeoutS);
