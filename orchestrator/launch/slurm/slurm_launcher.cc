@@ -260,18 +260,18 @@ LaunchResult SlurmLauncher::Launch(const LaunchSpec& spec, const std::function<v
   Pump(
       child, on_line, [&](std::string_view chunk) { stderr_lines.Add(chunk, keep); },
       [&] {
-        if (result.timed_out || result.interrupted) return true;
-        if (cancel.load()) {
-          result.interrupted = true;
-        } else if (MonotonicNow() >= deadline) {
-          result.timed_out = true;
+        const bool stopping = result.interrupted || result.timed_out;
+        if (!stopping) {
+          result.interrupted = cancel.load();
+          result.timed_out = !result.interrupted && MonotonicNow() >= deadline;
+          // Once: cancel what was submitted, the step or the whole job of this run.
+          if (result.interrupted || result.timed_out) {
+            const std::string step = ReadStepReport(srun_stderr).step_id;
+            const bool whole_job = options_.slurm.allocation_per_run || step.empty();
+            RunCommand({"scancel", whole_job ? job_id : step}, kQueryTimeoutS);
+          }
         }
-        if (!result.interrupted && !result.timed_out) return false;
-        // Cancel what was submitted: the step, or the whole job of this run.
-        const std::string step = ReadStepReport(srun_stderr).step_id;
-        const bool whole_job = options_.slurm.allocation_per_run || step.empty();
-        RunCommand({"scancel", whole_job ? job_id : step}, kQueryTimeoutS);
-        return true;
+        return result.interrupted || result.timed_out;
       },
       options_.kill_grace_s);
   child.Reap(/*block=*/true);
