@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cctype>
 #include <chrono>
 #include <filesystem>
@@ -94,6 +95,14 @@ class SlurmSweepTest : public ::testing::Test {
     return dir_ / "matrix.toml";
   }
 
+  // A matrix of one run of one rank, for the shell-script trainers below.
+  std::string WriteOneRunMatrix(const std::string& execution) {
+    testing::WriteFile(dir_ / "matrix.toml", "[experiment]\nname = \"slurm-test\"\n[defaults]\ndataset = \"synthetic\"\n"
+                                             "[matrix]\nworkers = [1]\n[execution]\nprovider = \"slurm\"\nattempts = 1\n" +
+                                                 execution);
+    return dir_ / "matrix.toml";
+  }
+
   CommandOutput Run(const std::string& matrix, const std::string& trainer = DMLBENCH_TRAINER) {
     return testing::Dmlbench({"run", matrix, "--db", db(), "--trainer", trainer}, 300);
   }
@@ -146,10 +155,8 @@ TEST_F(SlurmSweepTest, QuickstartLikeSweepCompletesAsStepsOfOneAllocation) {
 TEST_F(SlurmSweepTest, StepBeyondItsTimeLimitIsRecordedAsTimeout) {
   // Slurm counts time limits in minutes and checks them about every 30 s:
   // this test takes 60 to 90 s.
-  const std::string matrix = WriteMatrix(
-      "[matrix]\nworkers = [1]\n"
-      "[execution]\nprovider = \"slurm\"\ntimeout_s = 200\nattempts = 1\n"
-      "[slurm]\ntime_limit_min = 1\nallocation = \"per-run\"\n");
+  const std::string matrix =
+      WriteOneRunMatrix("timeout_s = 200\n[slurm]\ntime_limit_min = 1\nallocation = \"per-run\"\n");
   const CommandOutput run = Run(matrix, SleepingTrainer());
   EXPECT_NE(run.exit_code, 0);
   Store store(db());
@@ -160,12 +167,11 @@ TEST_F(SlurmSweepTest, StepBeyondItsTimeLimitIsRecordedAsTimeout) {
 }
 
 TEST_F(SlurmSweepTest, StepCancelledFromOutsideIsRecordedAsCancelled) {
-  const std::string matrix = WriteMatrix(
-      "[matrix]\nworkers = [1]\n"
-      "[execution]\nprovider = \"slurm\"\ntimeout_s = 120\nattempts = 1\n");
-  std::thread outside([] {
+  const std::string matrix = WriteOneRunMatrix("timeout_s = 120\n");
+  std::atomic<bool> finished = false;
+  std::thread outside([&finished] {
     // The run's step, once it runs: "<job>.<step>".
-    for (int i = 0; i < 600; ++i) {
+    while (!finished.load()) {
       const std::string steps = RunCommand({"squeue", "--steps", "--noheader", "--format=%i"}, 30).out;
       const size_t dot = steps.find('.');
       if (dot != std::string::npos && std::isdigit(static_cast<unsigned char>(steps[dot + 1]))) {
@@ -177,6 +183,7 @@ TEST_F(SlurmSweepTest, StepCancelledFromOutsideIsRecordedAsCancelled) {
     }
   });
   const CommandOutput run = Run(matrix, SleepingTrainer());
+  finished = true;
   outside.join();
   EXPECT_NE(run.exit_code, 0);
   Store store(db());
@@ -189,20 +196,15 @@ TEST_F(SlurmSweepTest, HostileStringsReachSlurmLiterally) {
   const std::string witness = dir_ / "witness";
   const std::string hostile = "x; touch " + witness + " $(touch " + witness + ") `touch " + witness + "` '\" *";
   // A comment is stored by Slurm as given; a partition of that name does not exist.
-  std::string matrix = WriteMatrix(
-      "[matrix]\nworkers = [1]\n"
-      "[execution]\nprovider = \"slurm\"\ntimeout_s = 60\nattempts = 1\n"
-      "[slurm]\nsalloc_args = [" + std::string("\"--comment=") + Quoted(hostile).substr(1) + "]\n"
-      "srun_args = [\"--comment=" + Quoted(hostile).substr(1) + "]\n");
+  std::string matrix = WriteOneRunMatrix("timeout_s = 60\n[slurm]\nsalloc_args = [\"--comment=" +
+                                         Quoted(hostile).substr(1) + "]\nsrun_args = [\"--comment=" +
+                                         Quoted(hostile).substr(1) + "]\n");
   CommandOutput run = Run(matrix, testing::WriteScript(dir_ / "trainer", testing::GoodTrainerBody()));
   EXPECT_EQ(run.exit_code, 0) << run.err << run.out;
   const std::string jobs = RunCommand({"scontrol", "show", "job"}, 30).out;
   EXPECT_NE(jobs.find("Comment=" + hostile), std::string::npos) << jobs;
 
-  matrix = WriteMatrix(
-      "[matrix]\nworkers = [1]\n"
-      "[execution]\nprovider = \"slurm\"\ntimeout_s = 60\nattempts = 1\n"
-      "[slurm]\npartition = " + Quoted(hostile) + "\n");
+  matrix = WriteOneRunMatrix("timeout_s = 60\n[slurm]\npartition = " + Quoted(hostile) + "\n");
   run = Run(matrix, testing::WriteScript(dir_ / "trainer", testing::GoodTrainerBody()));
   EXPECT_NE(run.exit_code, 0);
   EXPECT_NE(run.err.find("slurm: `sinfo "), std::string::npos) << run.err;
