@@ -154,7 +154,7 @@ TEST_F(SlurmSweepTest, QuickstartLikeSweepCompletesAsStepsOfOneAllocation) {
 
 TEST_F(SlurmSweepTest, StepBeyondItsTimeLimitIsRecordedAsTimeout) {
   // Slurm counts time limits in minutes and checks them about every 30 s:
-  // this test takes 60 to 90 s.
+  // this test takes 60 to 95 s.
   const std::string matrix =
       WriteOneRunMatrix("timeout_s = 200\n[slurm]\ntime_limit_min = 1\nallocation = \"per-run\"\n");
   const CommandOutput run = Run(matrix, SleepingTrainer());
