@@ -6,6 +6,7 @@
 #include "orchestrator/launch/cluster/cluster.h"
 #include "orchestrator/launch/cluster/cluster_launcher.h"
 #include "orchestrator/launch/local/local_launcher.h"
+#include "orchestrator/launch/slurm/slurm_launcher.h"
 #include "orchestrator/launch/ssh/inventory.h"
 #include "orchestrator/launch/ssh/ssh_launcher.h"
 
@@ -44,6 +45,8 @@ std::unique_ptr<HostPoolLock> LockHostPool(const ExecutionOptions& execution, co
   switch (execution.provider) {
     case Provider::kLocal:
       return nullptr;
+    case Provider::kSlurm:  // the scheduler gives each allocation its nodes alone
+      return nullptr;
     case Provider::kSsh: {
       const Inventory inventory = LoadInventory(execution.inventory);
       std::vector<std::string> files;
@@ -77,6 +80,14 @@ std::unique_ptr<Launcher> MakeLauncher(const ExecutionOptions& execution, const 
       return MakeSshLauncher(execution.inventory, paths.trainer, paths.dataset_dir);
     case Provider::kCluster:
       return MakeClusterLauncher(ClusterStateDir(execution), paths.trainer, paths.dataset_dir, paths.mpirun);
+    case Provider::kSlurm: {
+      SlurmLauncherOptions options;
+      options.slurm = execution.slurm;
+      options.trainer = paths.trainer;
+      options.mpirun = paths.mpirun;
+      options.largest_ranks = paths.largest_ranks;
+      return std::make_unique<SlurmLauncher>(options);
+    }
   }
   throw LaunchError("provider '" + std::string(Text(execution.provider)) + "' is not available in this build");
 }
@@ -85,6 +96,7 @@ std::optional<HostSlots> SlotsOf(const ExecutionOptions& execution) {
   std::string inventory_path;
   switch (execution.provider) {
     case Provider::kLocal:
+    case Provider::kSlurm:  // Slurm places the ranks; it refuses a run larger than its nodes
       return std::nullopt;
     case Provider::kSsh:
       inventory_path = execution.inventory;

@@ -1,6 +1,7 @@
 // LauncherFactory: turns an experiment's `[execution]` provider into the
-// Launcher that runs it: local (LocalLauncher), ssh (the inventory's hosts)
-// or cluster (the emulated cluster `dmlbench cluster up` started). It only constructs; the
+// Launcher that runs it: local (LocalLauncher), ssh (the inventory's hosts),
+// cluster (the emulated cluster `dmlbench cluster up` started) or slurm (job
+// steps of a Slurm allocation). It only constructs; the
 // launchers own their hosts. Safe to call from any thread.
 #ifndef DMLBENCH_ORCHESTRATOR_CLI_LAUNCHER_FACTORY_H_
 #define DMLBENCH_ORCHESTRATOR_CLI_LAUNCHER_FACTORY_H_
@@ -22,6 +23,7 @@ struct LauncherPaths {
   std::string mpirun = "mpirun";
   std::string dataset_dir;  // IDX files of `fashion-mnist` runs; "" when no run needs them
                             // (ssh and cluster copy it to every host)
+  int largest_ranks = 1;    // ranks of the sweep's largest run (slurm: the size of its allocation)
 };
 
 // Throws LaunchError for a provider this build cannot run.

@@ -11,8 +11,10 @@ using Names = std::array<std::pair<Enum, std::string_view>, N>;
 
 constexpr Names<Architecture, 4> kArchitectures = {{
     {Architecture::kRing, "ring"}, {Architecture::kMpi, "mpi"}, {Architecture::kPs, "ps"}, {Architecture::kP2p, "p2p"}}};
-constexpr Names<Provider, 3> kProviders = {{
-    {Provider::kLocal, "local"}, {Provider::kSsh, "ssh"}, {Provider::kCluster, "cluster"}}};
+constexpr Names<Provider, 4> kProviders = {{{Provider::kLocal, "local"},
+                                            {Provider::kSsh, "ssh"},
+                                            {Provider::kCluster, "cluster"},
+                                            {Provider::kSlurm, "slurm"}}};
 constexpr Names<RunState, 5> kRunStates = {{{RunState::kPending, "pending"},
                                             {RunState::kRunning, "running"},
                                             {RunState::kComplete, "complete"},

@@ -15,13 +15,13 @@ namespace dmlbench {
 // How gradients are exchanged (DESIGN.md section 1).
 enum class Architecture { kRing, kMpi, kPs, kP2p };
 // Where ranks run.
-enum class Provider { kLocal, kSsh, kCluster };
+enum class Provider { kLocal, kSsh, kCluster, kSlurm };
 // A run in the database (runs.status).
 enum class RunState { kPending, kRunning, kComplete, kFailed, kInterrupted };
 // One try of a run (attempts.status).
 enum class AttemptState { kRunning, kOk, kFailed, kTimedOut, kInterrupted };
 
-// "ring", "mpi", "ps", "p2p"; "local", "ssh", "cluster"; "pending",
+// "ring", "mpi", "ps", "p2p"; "local", "ssh", "cluster", "slurm"; "pending",
 // "running", "complete", "failed", "interrupted"; "running", "ok", "failed",
 // "timed_out", "interrupted".
 std::string_view Text(Architecture value);

@@ -92,6 +92,21 @@ inline bool PullsInTurnApplies(const RunParams& params) {
   return PullsInTurnApplies(params.architecture, params.servers, params.partition_bytes, params.overlap);
 }
 
+// How the slurm provider asks Slurm for nodes and starts a run's ranks
+// (the matrix's [slurm] table, schemas/matrix.md). Strings are passed to
+// Slurm's commands as argv words, never through a shell; "" = not passed.
+struct SlurmOptions {
+  std::string partition;                 // --partition
+  std::string account;                   // --account
+  std::string qos;                       // --qos
+  std::string constraint;                // --constraint
+  int time_limit_min = 0;                // --time of each run's step (and of a per-run allocation); 0 = Slurm's default
+  bool allocation_per_run = false;       // one salloc per run instead of one for the whole sweep
+  bool one_rank_per_node = false;        // ranks spread one per node (--ntasks-per-node=1) instead of packed
+  std::vector<std::string> salloc_args;  // extra words for salloc, verbatim
+  std::vector<std::string> srun_args;    // extra words for each run's `srun --mpi=pmix`, verbatim
+};
+
 struct ExecutionOptions {
   Provider provider = Provider::kLocal;
   std::string inventory;                 // ssh: inventory file (relative to the matrix file)
@@ -107,6 +122,7 @@ struct ExecutionOptions {
   // all. 0 and 0: never more than planned.
   int max_repetitions = 0;
   double interval_within = 0;
+  SlurmOptions slurm;                    // provider "slurm" only
 };
 
 struct PlannedRun {

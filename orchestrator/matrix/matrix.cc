@@ -18,12 +18,18 @@ namespace dmlbench {
 namespace {
 
 const std::vector<std::string_view> kTopLevelKeys = {"experiment", "defaults", "matrix",    "zip",  "include",
-                                                     "exclude",    "networks", "execution", "split"};
+                                                     "exclude",    "networks", "execution", "split",
+                                                     "slurm"};
 const std::vector<std::string_view> kExperimentKeys = {"name", "description", "tags"};
 const std::vector<std::string_view> kExecutionKeys = {
     "provider", "inventory", "repetitions", "max_repetitions", "interval_within", "seed",
     "timeout_s", "attempts", "dataset_dir", "order", "order_seed"};
 const std::vector<std::string_view> kOrders = {"shuffled", "matrix"};
+const std::vector<std::string_view> kSlurmKeys = {"partition",   "account",   "qos",    "constraint", "time_limit_min",
+                                                  "allocation",  "ranks",     "salloc_args", "srun_args"};
+const std::vector<std::string_view> kSlurmAllocations = {"per-sweep", "per-run"};
+const std::vector<std::string_view> kSlurmRanks = {"packed", "per-node"};
+constexpr int kMaxSlurmTimeLimitMin = 525600;  // a year
 const std::vector<std::string_view> kNetworkKeys = {"bandwidth_mbit_per_s", "latency_ms"};
 const std::vector<std::string_view> kSplitKeys = {"calibration"};
 const std::vector<std::string_view> kParamKeys(kParamNames.begin(), kParamNames.end());
@@ -65,6 +71,7 @@ class ExperimentReader : public TomlReader {
     ReadExperimentTable(experiment);
     ReadNetworks();
     ReadExecution(experiment.execution);
+    ReadSlurm(experiment.execution);
     ReadDefaults();
     ReadDimensions();
     ReadIncludes();
@@ -254,6 +261,10 @@ class ExperimentReader : public TomlReader {
       if (execution.provider == Provider::kLocal) {
         Fail(*inventory, "inventory is used only by the ssh and cluster providers, got provider \"local\"");
       }
+      if (execution.provider == Provider::kSlurm) {
+        Fail(*inventory, "inventory is not used by provider \"slurm\" (Slurm knows its nodes; name them with "
+                         "[slurm] partition or constraint), got an inventory");
+      }
       const std::string file = ReadString(*inventory, "inventory");
       if (file.empty()) Fail(*inventory, "inventory must be a file name, got \"\"");
       execution.inventory = ResolvePath(file);
@@ -294,6 +305,56 @@ class ExperimentReader : public TomlReader {
       if (directory.empty()) Fail(*node, "dataset_dir must be a directory name, got \"\"");
       execution.dataset_dir = ResolvePath(directory);
     }
+  }
+
+  // [slurm]: how the slurm provider asks for nodes. Every string reaches
+  // Slurm as one argv word, so only what argv cannot carry is refused.
+  void ReadSlurm(ExecutionOptions& execution) const {
+    const toml::table* table = OptionalTable(*root_, "slurm");
+    if (table == nullptr) return;
+    if (execution.provider != Provider::kSlurm) {
+      Fail(table->source(), "[slurm] is used only by provider \"slurm\", got provider " + Quoted(Text(execution.provider)));
+    }
+    CheckKeys(*table, kSlurmKeys, "[slurm]");
+    SlurmOptions& slurm = execution.slurm;
+    const std::pair<const char*, std::string*> names[] = {{"partition", &slurm.partition},
+                                                          {"account", &slurm.account},
+                                                          {"qos", &slurm.qos},
+                                                          {"constraint", &slurm.constraint}};
+    for (const auto& [key, value] : names) {
+      if (const toml::node* node = table->get(key)) *value = ReadSlurmWord(*node, key);
+    }
+    if (const toml::node* node = table->get("time_limit_min")) {
+      slurm.time_limit_min = static_cast<int>(ReadInteger(*node, "time_limit_min", 1, kMaxSlurmTimeLimitMin));
+    }
+    if (const toml::node* node = table->get("allocation")) {
+      slurm.allocation_per_run = ReadChoice(*node, "allocation", kSlurmAllocations) == "per-run";
+    }
+    if (const toml::node* node = table->get("ranks")) {
+      slurm.one_rank_per_node = ReadChoice(*node, "ranks", kSlurmRanks) == "per-node";
+    }
+    if (const toml::node* node = table->get("salloc_args")) slurm.salloc_args = ReadSlurmWords(*node, "salloc_args");
+    if (const toml::node* node = table->get("srun_args")) slurm.srun_args = ReadSlurmWords(*node, "srun_args");
+  }
+
+  // A non-empty string that can be one argv word (no NUL).
+  std::string ReadSlurmWord(const toml::node& node, std::string_view name) const {
+    const std::string word = ReadString(node, name);
+    if (word.empty()) Fail(node, std::string(name) + " must not be empty (leave it out for Slurm's default), got \"\"");
+    if (word.find('\0') != std::string::npos) {
+      Fail(node, std::string(name) + " must not contain a NUL character (it cannot be passed to a program), got " +
+                     Quoted(word));
+    }
+    return word;
+  }
+
+  std::vector<std::string> ReadSlurmWords(const toml::node& node, std::string_view name) const {
+    const std::vector<std::string> words = ReadStrings(node, name);
+    for (std::size_t i = 0; i < words.size(); ++i) {
+      const toml::node& element = *node.as_array()->get(i);
+      ReadSlurmWord(element, std::string(name) + " element " + std::to_string(i + 1));
+    }
+    return words;
   }
 
   // max_repetitions and interval_within, which come together: a point whose

@@ -315,6 +315,92 @@ TEST(MatrixSplitTest, SplitAppliesToIncludesAndRepetitions) {
                                               "calibration"}));
 }
 
+// The [slurm] table.
+
+TEST(MatrixSlurmTest, DefaultsWhenAbsent) {
+  Experiment experiment = Parse("[matrix]\nworkers = [1]\n[execution]\nprovider = \"slurm\"\n");
+  EXPECT_EQ(experiment.execution.provider, Provider::kSlurm);
+  const SlurmOptions& slurm = experiment.execution.slurm;
+  EXPECT_EQ(slurm.partition, "");
+  EXPECT_EQ(slurm.time_limit_min, 0);
+  EXPECT_FALSE(slurm.allocation_per_run);
+  EXPECT_FALSE(slurm.one_rank_per_node);
+  EXPECT_TRUE(slurm.salloc_args.empty());
+  EXPECT_TRUE(slurm.srun_args.empty());
+}
+
+TEST(MatrixSlurmTest, EveryKeyIsRead) {
+  Experiment experiment = Parse(
+      "[matrix]\nworkers = [1]\n[execution]\nprovider = \"slurm\"\n"
+      "[slurm]\n"
+      "partition = \"debug\"\naccount = \"proj-1\"\nqos = \"short\"\nconstraint = \"ib&avx2\"\n"
+      "time_limit_min = 15\nallocation = \"per-run\"\nranks = \"per-node\"\n"
+      "salloc_args = [\"--exclusive\", \"--comment=a b\"]\nsrun_args = [\"--cpu-bind=cores\"]\n");
+  const SlurmOptions& slurm = experiment.execution.slurm;
+  EXPECT_EQ(slurm.partition, "debug");
+  EXPECT_EQ(slurm.account, "proj-1");
+  EXPECT_EQ(slurm.qos, "short");
+  EXPECT_EQ(slurm.constraint, "ib&avx2");
+  EXPECT_EQ(slurm.time_limit_min, 15);
+  EXPECT_TRUE(slurm.allocation_per_run);
+  EXPECT_TRUE(slurm.one_rank_per_node);
+  EXPECT_EQ(slurm.salloc_args, (std::vector<std::string>{"--exclusive", "--comment=a b"}));
+  EXPECT_EQ(slurm.srun_args, (std::vector<std::string>{"--cpu-bind=cores"}));
+}
+
+TEST(MatrixSlurmTest, HostileStringsAreKeptAsTheyAre) {
+  Experiment experiment = Parse(
+      "[matrix]\nworkers = [1]\n[execution]\nprovider = \"slurm\"\n"
+      "[slurm]\npartition = \"x; rm -rf / $(id) `id` 'q' \\\"d\\\"\"\nsrun_args = [\"--comment=$HOME *\"]\n");
+  EXPECT_EQ(experiment.execution.slurm.partition, "x; rm -rf / $(id) `id` 'q' \"d\"");
+  EXPECT_EQ(experiment.execution.slurm.srun_args, (std::vector<std::string>{"--comment=$HOME *"}));
+}
+
+// Error paths of the [slurm] table follow.
+
+TEST(MatrixSlurmErrorTest, SlurmTableWithAnotherProvider) {
+  EXPECT_EQ(ErrorOfBody("[matrix]\nworkers = [1]\n[slurm]\npartition = \"debug\"\n"),
+            "experiments/sweep.toml:5:1: [slurm] is used only by provider \"slurm\", got provider \"local\"");
+}
+
+TEST(MatrixSlurmErrorTest, InventoryWithSlurm) {
+  EXPECT_EQ(ErrorOfBody("[matrix]\nworkers = [1]\n[execution]\nprovider = \"slurm\"\ninventory = \"h.toml\"\n"),
+            "experiments/sweep.toml:7:13: inventory is not used by provider \"slurm\" (Slurm knows its nodes; "
+            "name them with [slurm] partition or constraint), got an inventory");
+}
+
+TEST(MatrixSlurmErrorTest, UnknownKeySuggestsTheClosest) {
+  EXPECT_EQ(ErrorOfBody("[matrix]\nworkers = [1]\n[execution]\nprovider = \"slurm\"\n[slurm]\npartiton = \"a\"\n"),
+            "experiments/sweep.toml:8:1: unknown key 'partiton' in [slurm], did you mean 'partition'?");
+}
+
+TEST(MatrixSlurmErrorTest, EmptyPartition) {
+  EXPECT_EQ(ErrorOfBody("[matrix]\nworkers = [1]\n[execution]\nprovider = \"slurm\"\n[slurm]\npartition = \"\"\n"),
+            "experiments/sweep.toml:8:13: partition must not be empty (leave it out for Slurm's default), got \"\"");
+}
+
+TEST(MatrixSlurmErrorTest, NulInAnArgument) {
+  EXPECT_EQ(ErrorOfBody("[matrix]\nworkers = [1]\n[execution]\nprovider = \"slurm\"\n[slurm]\n"
+                        "srun_args = [\"-v\", \"a\\u0000b\"]\n"),
+            "experiments/sweep.toml:8:20: srun_args element 2 must not contain a NUL character (it cannot be "
+            "passed to a program), got \"a\\u0000b\"");
+}
+
+TEST(MatrixSlurmErrorTest, TimeLimitOutOfRange) {
+  EXPECT_EQ(ErrorOfBody("[matrix]\nworkers = [1]\n[execution]\nprovider = \"slurm\"\n[slurm]\ntime_limit_min = 0\n"),
+            "experiments/sweep.toml:8:18: time_limit_min must be between 1 and 525600, got 0");
+}
+
+TEST(MatrixSlurmErrorTest, UnknownAllocation) {
+  EXPECT_EQ(ErrorOfBody("[matrix]\nworkers = [1]\n[execution]\nprovider = \"slurm\"\n[slurm]\nallocation = \"array\"\n"),
+            "experiments/sweep.toml:8:14: allocation must be one of \"per-sweep\", \"per-run\", got \"array\"");
+}
+
+TEST(MatrixSlurmErrorTest, ArgumentsMustBeStrings) {
+  EXPECT_EQ(ErrorOfBody("[matrix]\nworkers = [1]\n[execution]\nprovider = \"slurm\"\n[slurm]\nsalloc_args = \"-N2\"\n"),
+            "experiments/sweep.toml:8:15: salloc_args must be an array of strings, got string \"-N2\"");
+}
+
 // Execution options and the source.
 
 TEST(MatrixExecutionTest, DefaultsWhenAbsent) {
@@ -1068,7 +1154,7 @@ TEST(MatrixErrorTest, ProfilesWithTheSameShape) {
 TEST(MatrixErrorTest, UnknownProvider) {
   EXPECT_EQ(ErrorOfBody("[matrix]\nworkers = [1]\n[execution]\nprovider = \"aws\"\n"),
             "experiments/sweep.toml:6:12: provider must be one of \"local\", \"ssh\", "
-            "\"cluster\", got \"aws\"");
+            "\"cluster\", \"slurm\", got \"aws\"");
 }
 
 TEST(MatrixErrorTest, SshWithoutInventory) {

@@ -22,6 +22,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "tests/orchestrator/support/free_port.h"
+
 extern char** environ;
 
 namespace dmlbench::testing {
@@ -45,24 +47,6 @@ int RunProgram(const std::vector<std::string>& args, const std::string& log_path
   int status = 0;
   waitpid(pid, &status, 0);
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-// A port the kernel finds free on every address (bound to the wildcard, never
-// listening), so that none of the loopback addresses the sshds listen on has
-// it: not even a stopped host of another fixture (StopHost holds its port).
-int FreePort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_ANY);
-  socklen_t length = sizeof address;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
-      getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
-    close(fd);
-    throw std::runtime_error("no free port");
-  }
-  close(fd);
-  return ntohs(address.sin_port);
 }
 
 sockaddr_in Address(const std::string& ip, int port) {
