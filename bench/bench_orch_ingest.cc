@@ -16,7 +16,7 @@
 #include <algorithm>
 
 #include "orchestrator/ingest/ingest.h"
-#include "trainer/sha256.h"
+#include "common/sha256.h"
 #include "orchestrator/store/store.h"
 #include "tests/orchestrator/support/run_fixture.h"
 

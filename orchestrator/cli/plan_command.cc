@@ -7,11 +7,11 @@
 #include <iostream>
 #include <map>
 
+#include "common/sha256.h"
 #include "orchestrator/cli/commands.h"
 #include "orchestrator/cli/launcher_factory.h"
 #include "orchestrator/core/subprocess.h"
 #include "orchestrator/launch/launcher.h"
-#include "trainer/sha256.h"
 #include "orchestrator/cli/table.h"
 #include "orchestrator/filter/filter.h"
 #include "orchestrator/matrix/matrix.h"

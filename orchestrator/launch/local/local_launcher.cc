@@ -9,8 +9,8 @@
 #include <iterator>
 #include <sstream>
 
+#include "common/sha256.h"
 #include "orchestrator/core/clock.h"
-#include "trainer/sha256.h"
 #include "orchestrator/core/shell_quote.h"
 #include "orchestrator/core/subprocess.h"
 #include "orchestrator/launch/job_output.h"

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "trainer/sha256.h"
+#include "common/sha256.h"
 #include "tests/orchestrator/support/run_fixture.h"
 #include "tests/orchestrator/support/store_queries.h"
 

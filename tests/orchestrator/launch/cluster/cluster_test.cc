@@ -24,11 +24,11 @@
 
 #include <sstream>
 
+#include "common/sha256.h"
 #include "orchestrator/launch/cluster/cgroup.h"
 #include "orchestrator/launch/cluster/links.h"
 #include "orchestrator/launch/ssh/inventory.h"
 #include "orchestrator/launch/ssh/ssh_launcher.h"
-#include "trainer/sha256.h"
 
 namespace dmlbench {
 namespace {
