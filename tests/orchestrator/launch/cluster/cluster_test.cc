@@ -1,4 +1,4 @@
-// Cluster: option, name and privilege checks (no root needed); up's
+// Cluster: option and name checks (no root needed), up without privileges; up's
 // rollback against a fake machine (root for the privilege check, but no
 // namespace or cgroup is made); then the real lifecycle as root, in a state
 // directory whose path has a space: up, ssh into a host lands in its
@@ -27,6 +27,7 @@
 #include "common/sha256.h"
 #include "orchestrator/launch/cluster/cgroup.h"
 #include "orchestrator/launch/cluster/links.h"
+#include "orchestrator/launch/cluster/privileges.h"
 #include "orchestrator/launch/ssh/inventory.h"
 #include "orchestrator/launch/ssh/ssh_launcher.h"
 
@@ -51,17 +52,6 @@ std::string UniqueName(char tag) {
     name.insert(name.begin(), "0123456789abcdefghijklmnopqrstuvwxyz"[pid % 36]);
   }
   return std::string(1, tag) + name.substr(0, 5);
-}
-
-TEST(ClusterTest, PrivilegeProblemNamesEverythingMissing) {
-  EXPECT_EQ(PrivilegeProblem(0, false, "/sys/fs/cgroup/cpu"),
-            "the emulated cluster needs root: missing CAP_NET_ADMIN (links, tc), CAP_SYS_ADMIN (network "
-            "namespaces) and write access to /sys/fs/cgroup/cpu (CPU cgroups)");
-  EXPECT_EQ(PrivilegeProblem(1ull << 21, true, "/sys/fs/cgroup"),
-            "the emulated cluster needs root: missing CAP_NET_ADMIN (links, tc)");
-  EXPECT_EQ(PrivilegeProblem((1ull << 12) | (1ull << 21), false, "/sys/fs/cgroup"),
-            "the emulated cluster needs root: missing write access to /sys/fs/cgroup (CPU cgroups)");
-  EXPECT_EQ(PrivilegeProblem((1ull << 12) | (1ull << 21), true, "/sys/fs/cgroup"), "");
 }
 
 // Error paths of cluster.cc follow.
@@ -368,11 +358,6 @@ TEST_F(ClusterOnAFakeMachine, DownRefusesANameThatIsNotAClusterName) {
               "cluster name must be 1-6 characters of a-z and 0-9, got \"" + name + "\"");
   }
   EXPECT_EQ(machine_->commands(), std::vector<std::vector<std::string>>{});
-}
-
-TEST(ClusterTest, NoStateIsNamed) {
-  EXPECT_EQ(ErrorOf([] { LoadClusterState("no/such/dir"); }),
-            "no emulated cluster in no/such/dir (run `dmlbench cluster up`)");
 }
 
 TEST(ClusterTest, WithoutPrivilegesUpNamesWhatIsMissing) {
