@@ -14,20 +14,12 @@
 #include <gtest/gtest.h>
 
 #include "orchestrator/launch/ssh/inventory.h"
+#include "tests/orchestrator/support/cluster_error.h"
 
 namespace dmlbench {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string ErrorOf(const std::function<void()>& body) {
-  try {
-    body();
-  } catch (const ClusterError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 // A state directory of its own under the system temp dir, removed at the end.
 class ClusterStateTest : public ::testing::Test {
@@ -159,7 +151,7 @@ TEST_F(ClusterStateTest, AnEmptyStateDirectoryHoldsNoCluster) { EXPECT_EQ(Cluste
 // Error paths of cluster_state.cc follow.
 
 TEST(ClusterStateErrors, NoStateIsNamed) {
-  EXPECT_EQ(ErrorOf([] { LoadClusterState("no/such/dir"); }),
+  EXPECT_EQ(ClusterErrorOf([] { LoadClusterState("no/such/dir"); }),
             "no emulated cluster in no/such/dir (run `dmlbench cluster up`)");
 }
 
@@ -167,23 +159,23 @@ TEST_F(ClusterStateTest, AnInventoryOfOtherHostsIsNoClusterState) {
   std::ofstream(dir_ / "inventory.toml") << "format_version = 1\n[[host]]\nname = \"mine\"\naddress = \"192.0.2.1\"\n";
   const std::string expected =
       (dir_ / "inventory.toml").string() + ": no [emulated_cluster] table: not written by `dmlbench cluster up`";
-  EXPECT_EQ(ErrorOf([&] { LoadClusterState(dir_.string()); }), expected);
-  EXPECT_EQ(ErrorOf([&] { ClusterNameIn(dir_.string()); }), expected);
+  EXPECT_EQ(ClusterErrorOf([&] { LoadClusterState(dir_.string()); }), expected);
+  EXPECT_EQ(ClusterErrorOf([&] { ClusterNameIn(dir_.string()); }), expected);
 }
 
 TEST_F(ClusterStateTest, AStateFileThatCannotBeWrittenIsNamed) {
   ClusterState made = Made();
   made.state_dir = (dir_ / "missing").string();
-  EXPECT_EQ(ErrorOf([&] { WriteClusterState(made); }),
+  EXPECT_EQ(ClusterErrorOf([&] { WriteClusterState(made); }),
             "cannot write " + (dir_ / "missing" / "inventory.toml.tmp").string() + ": No such file or directory");
 }
 
 TEST(ClusterStateErrors, ANameOutsideAToZAndDigitsIsRefused) {
   for (const std::string name : {"", "../x", "Main", "toolong", "a b"}) {
-    EXPECT_EQ(ErrorOf([&] { ValidateClusterName(name); }),
+    EXPECT_EQ(ClusterErrorOf([&] { ValidateClusterName(name); }),
               "cluster name must be 1-6 characters of a-z and 0-9, got \"" + name + "\"");
   }
-  EXPECT_EQ(ErrorOf([] { ValidateClusterName("a1b2c3"); }), "(no error)");
+  EXPECT_EQ(ClusterErrorOf([] { ValidateClusterName("a1b2c3"); }), "(no error)");
 }
 
 }  // namespace

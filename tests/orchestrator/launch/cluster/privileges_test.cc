@@ -7,18 +7,10 @@
 #include <gtest/gtest.h>
 
 #include "orchestrator/launch/cluster/netns.h"
+#include "tests/orchestrator/support/cluster_error.h"
 
 namespace dmlbench {
 namespace {
-
-std::string ErrorOf(const std::function<void()>& body) {
-  try {
-    body();
-  } catch (const ClusterError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 TEST(PrivilegesTest, PrivilegeProblemNamesEverythingMissing) {
   EXPECT_EQ(PrivilegeProblem(0, false, "/sys/fs/cgroup/cpu"),
@@ -36,7 +28,7 @@ TEST(PrivilegesTest, PrivilegeProblemNamesEverythingMissing) {
 // Without a CPU controller under the root, the root itself is named: as
 // root the message names only it, as another user the capabilities too.
 TEST(PrivilegesTest, ACgroupRootWithoutACpuControllerIsNamed) {
-  const std::string message = ErrorOf([] { CheckClusterPrivileges("/nonexistent/cgroup"); });
+  const std::string message = ClusterErrorOf([] { CheckClusterPrivileges("/nonexistent/cgroup"); });
   EXPECT_EQ(message.rfind("the emulated cluster needs root: missing ", 0), 0u) << message;
   const std::string end = "write access to /nonexistent/cgroup (CPU cgroups)";
   ASSERT_GE(message.size(), end.size()) << message;
