@@ -5,8 +5,8 @@
 #include <limits>
 #include <random>
 
+#include "common/sha256.h"
 #include "trainer/idx_reader.h"
-#include "trainer/sha256.h"
 
 namespace dmlbench {
 namespace {

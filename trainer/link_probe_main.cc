@@ -109,25 +109,105 @@ std::string Hostname() {
   return name;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  CLI::App app{"MPI ping-pong between two hosts: latency and bandwidth per message size"};
+// The probe's options, as given on the command line.
+struct ProbeOptions {
   std::size_t min_bytes = 1;
   std::size_t max_bytes = 4 << 20;
   int repetitions = 10;
   double max_seconds_per_size = 2;
-  app.add_option("--min-bytes", min_bytes, "smallest message")->check(CLI::Range(1, 1 << 30));
-  app.add_option("--max-bytes", max_bytes, "largest message")->check(CLI::Range(1, 1 << 30));
-  app.add_option("--repetitions", repetitions, "round trips per size (after one warm-up)")
+};
+
+void AddOptions(CLI::App& app, ProbeOptions& options) {
+  app.add_option("--min-bytes", options.min_bytes, "smallest message")->check(CLI::Range(1, 1 << 30));
+  app.add_option("--max-bytes", options.max_bytes, "largest message")->check(CLI::Range(1, 1 << 30));
+  app.add_option("--repetitions", options.repetitions, "round trips per size (after one warm-up)")
       ->check(CLI::Range(1, 100000));
-  app.add_option("--max-seconds-per-size", max_seconds_per_size,
+  app.add_option("--max-seconds-per-size", options.max_seconds_per_size,
                  "stop repeating a size after this long (at least 3 round trips)")
       ->check(CLI::PositiveNumber);
+}
+
+// Both ranks' hostnames, indexed by rank.
+std::vector<std::string> ExchangeHostnames(int rank, int peer) {
+  std::vector<std::string> hosts(2);
+  char mine[256] = {};
+  char theirs[256] = {};
+  const std::string name = Hostname();
+  name.copy(mine, sizeof mine - 1);
+  MPI_Sendrecv(mine, sizeof mine, MPI_CHAR, peer, 1, theirs, sizeof theirs, MPI_CHAR, peer, 1, MPI_COMM_WORLD,
+               MPI_STATUS_IGNORE);
+  hosts[rank] = mine;
+  hosts[peer] = theirs;
+  return hosts;
+}
+
+// A warm-up round trip, whose time decides how many to measure: at least
+// 3, at most --repetitions, about --max-seconds-per-size in all. Rank 0
+// decides and tells rank 1; both return the count.
+int WarmUpAndCount(std::vector<char>& buffer, std::size_t bytes, int rank, int peer, const ProbeOptions& options) {
+  int count = 0;
+  if (rank == 0) {
+    const double start = Now();
+    Send(buffer, bytes, peer);
+    Receive(buffer, bytes, peer);
+    const double warm_up = Now() - start;
+    count = std::clamp(static_cast<int>(options.max_seconds_per_size / warm_up), 3,
+                       std::max(options.repetitions, 3));
+    std::vector<char> count_message(reinterpret_cast<char*>(&count), reinterpret_cast<char*>(&count) + sizeof count);
+    Send(count_message, sizeof count, peer);
+  } else {
+    Receive(buffer, bytes, peer);
+    Send(buffer, bytes, peer);
+    std::vector<char> count_message(sizeof count);
+    Receive(count_message, sizeof count, peer);
+    std::copy(count_message.begin(), count_message.end(), reinterpret_cast<char*>(&count));
+  }
+  return count;
+}
+
+// `count` round trips of `bytes`: rank 0 sends first and returns the time
+// of each; rank 1 answers and returns none.
+std::vector<double> RoundTrips(std::vector<char>& buffer, std::size_t bytes, int rank, int peer, int count) {
+  std::vector<double> round_trips;
+  for (int i = 0; i < count; ++i) {
+    if (rank == 0) {
+      const double start = Now();
+      Send(buffer, bytes, peer);
+      Receive(buffer, bytes, peer);
+      round_trips.push_back(Now() - start);
+    } else {
+      Receive(buffer, bytes, peer);
+      Send(buffer, bytes, peer);
+    }
+  }
+  return round_trips;
+}
+
+// The JSON line of one message size (the format in this file's header).
+void PrintLine(std::size_t bytes, const std::vector<double>& round_trips, const std::vector<std::string>& hosts) {
+  const double round_trip = Median(round_trips);
+  const double one_way = round_trip / 2;
+  const nlohmann::json line = {{"event", "link_probe"},
+                               {"format_version", 1},
+                               {"message_bytes", bytes},
+                               {"repetitions", round_trips.size()},
+                               {"median_round_trip_s", round_trip},
+                               {"median_one_way_s", one_way},
+                               {"bandwidth_bytes_per_s", static_cast<double>(bytes) / one_way},
+                               {"hosts", hosts}};
+  std::cout << line.dump() << std::endl;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"MPI ping-pong between two hosts: latency and bandwidth per message size"};
+  ProbeOptions options;
+  AddOptions(app, options);
   CLI11_PARSE(app, argc, argv);
-  if (min_bytes > max_bytes) {
-    std::cerr << "dmlbench-linkprobe: error: --min-bytes " << min_bytes << " exceeds --max-bytes "
-              << max_bytes << "\n";
+  if (options.min_bytes > options.max_bytes) {
+    std::cerr << "dmlbench-linkprobe: error: --min-bytes " << options.min_bytes << " exceeds --max-bytes "
+              << options.max_bytes << "\n";
     return 2;
   }
   // Precise short sleeps: the default 50 us timer slack would dominate.
@@ -147,65 +227,14 @@ int main(int argc, char** argv) {
   }
   TakeACoreOfItsOwn(rank);
   const int peer = 1 - rank;
-  std::vector<std::string> hosts(2);
-  {
-    char mine[256] = {};
-    char theirs[256] = {};
-    const std::string name = Hostname();
-    name.copy(mine, sizeof mine - 1);
-    MPI_Sendrecv(mine, sizeof mine, MPI_CHAR, peer, 1, theirs, sizeof theirs, MPI_CHAR, peer, 1,
-                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    hosts[rank] = mine;
-    hosts[peer] = theirs;
-  }
+  const std::vector<std::string> hosts = ExchangeHostnames(rank, peer);
 
-  std::vector<char> buffer(max_bytes, 'x');
-  for (std::size_t bytes = min_bytes; bytes <= max_bytes; bytes *= 2) {
-    // A warm-up round trip, whose time decides how many to measure: at least
-    // 3, at most --repetitions, about --max-seconds-per-size in all.
-    int count = 0;
-    if (rank == 0) {
-      const double start = Now();
-      Send(buffer, bytes, peer);
-      Receive(buffer, bytes, peer);
-      const double warm_up = Now() - start;
-      count = std::clamp(static_cast<int>(max_seconds_per_size / warm_up), 3, std::max(repetitions, 3));
-      std::vector<char> count_message(reinterpret_cast<char*>(&count),
-                                      reinterpret_cast<char*>(&count) + sizeof count);
-      Send(count_message, sizeof count, peer);
-    } else {
-      Receive(buffer, bytes, peer);
-      Send(buffer, bytes, peer);
-      std::vector<char> count_message(sizeof count);
-      Receive(count_message, sizeof count, peer);
-      std::copy(count_message.begin(), count_message.end(), reinterpret_cast<char*>(&count));
-    }
-    std::vector<double> round_trips;
-    for (int i = 0; i < count; ++i) {
-      if (rank == 0) {
-        const double start = Now();
-        Send(buffer, bytes, peer);
-        Receive(buffer, bytes, peer);
-        round_trips.push_back(Now() - start);
-      } else {
-        Receive(buffer, bytes, peer);
-        Send(buffer, bytes, peer);
-      }
-    }
-    if (rank == 0) {
-      const double round_trip = Median(round_trips);
-      const double one_way = round_trip / 2;
-      const nlohmann::json line = {{"event", "link_probe"},
-                                   {"format_version", 1},
-                                   {"message_bytes", bytes},
-                                   {"repetitions", round_trips.size()},
-                                   {"median_round_trip_s", round_trip},
-                                   {"median_one_way_s", one_way},
-                                   {"bandwidth_bytes_per_s", static_cast<double>(bytes) / one_way},
-                                   {"hosts", hosts}};
-      std::cout << line.dump() << std::endl;
-    }
-    if (bytes > max_bytes / 2) break;
+  std::vector<char> buffer(options.max_bytes, 'x');
+  for (std::size_t bytes = options.min_bytes; bytes <= options.max_bytes; bytes *= 2) {
+    const int count = WarmUpAndCount(buffer, bytes, rank, peer, options);
+    const std::vector<double> round_trips = RoundTrips(buffer, bytes, rank, peer, count);
+    if (rank == 0) PrintLine(bytes, round_trips, hosts);
+    if (bytes > options.max_bytes / 2) break;
   }
   MPI_Finalize();
   return 0;

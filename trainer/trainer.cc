@@ -17,11 +17,11 @@
 #include <span>
 #include <stdexcept>
 
+#include "common/sha256.h"
 #include "trainer/cpu_quota.h"
 #include "trainer/exchange.h"
 #include "trainer/mlp.h"
 #include "trainer/poll.h"
-#include "trainer/sha256.h"
 #include "trainer/timeline.h"
 
 namespace dmlbench {

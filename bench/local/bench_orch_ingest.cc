@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "bench/local/harness.h"
+#include "common/sha256.h"
 #include "orchestrator/ingest/ingest.h"
 #include "orchestrator/store/store.h"
 #include "tests/orchestrator/support/run_fixture.h"
-#include "trainer/sha256.h"
 
 namespace bench = dmlbench::bench;
 

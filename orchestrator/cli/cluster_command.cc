@@ -19,6 +19,7 @@
 #include "orchestrator/launch/cluster/cluster.h"
 #include "orchestrator/launch/cluster/link_probe.h"
 #include "orchestrator/launch/cluster/links.h"
+#include "orchestrator/launch/cluster/privileges.h"
 #include "orchestrator/store/store.h"
 
 namespace dmlbench {

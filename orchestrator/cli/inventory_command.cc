@@ -10,9 +10,9 @@
 #include <memory>
 #include <sstream>
 
+#include "common/sha256.h"
 #include "orchestrator/cli/commands.h"
 #include "orchestrator/core/programs.h"
-#include "trainer/sha256.h"
 #include "orchestrator/launch/link_probe.h"
 #include "orchestrator/launch/ssh/ec2_import.h"
 #include "orchestrator/launch/ssh/inventory.h"

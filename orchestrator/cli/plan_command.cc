@@ -7,11 +7,11 @@
 #include <iostream>
 #include <map>
 
+#include "common/sha256.h"
 #include "orchestrator/cli/commands.h"
 #include "orchestrator/cli/launcher_factory.h"
 #include "orchestrator/core/subprocess.h"
 #include "orchestrator/launch/launcher.h"
-#include "trainer/sha256.h"
 #include "orchestrator/cli/table.h"
 #include "orchestrator/filter/filter.h"
 #include "orchestrator/matrix/matrix.h"
@@ -20,37 +20,32 @@
 namespace dmlbench {
 namespace {
 
-void PlanCommand(const GlobalOptions& global, const ExperimentInputs& inputs, const std::string& only) {
-  const Filter filter = only.empty() ? Filter() : Filter::Parse(only, "--only");
-  const Experiment experiment = LoadExperiment(inputs.matrix);
-  const std::string dataset_dir = DatasetDir(inputs, experiment);
-  // Every provider runs this binary (ssh and cluster hosts get a copy), so
-  // planning needs no host: it works without a live cluster or network.
+// Every provider runs this binary (ssh and cluster hosts get a copy), so
+// planning needs no host: it works without a live cluster or network.
+std::string TrainerSha256(const ExperimentInputs& inputs) {
   const std::string trainer_path = ResolveProgram(inputs.trainer);
-  std::string trainer_sha;
   try {
-    trainer_sha = Sha256FileHex(trainer_path.empty() ? inputs.trainer : trainer_path);
+    return Sha256FileHex(trainer_path.empty() ? inputs.trainer : trainer_path);
   } catch (const Sha256Error& e) {
     throw LaunchError(std::string("local: ") + e.what());
   }
-  const bool exists = std::filesystem::exists(global.db);
-  Store store(exists ? global.db : ":memory:", exists ? Store::Mode::kReadOnly : Store::Mode::kReadWrite);
-  const std::vector<PlanItem> planned = Plan(experiment, store, {inputs.trainer, trainer_sha, dataset_dir});
-  const std::vector<PlanItem> plan = Select(planned, filter, experiment.name, trainer_sha);
-  if (const std::optional<HostSlots> slots = SlotsOf(experiment.execution)) CheckSlots(plan, *slots);
-  // Fixed columns, then one per parameter the matrix varies beyond them.
-  struct Column {
-    std::string header;
-    bool right;
-    std::function<std::string(const RunParams&)> value;
-  };
+}
+
+// A column of the plan's table for one run parameter.
+struct Column {
+  std::string header;
+  bool right;
+  std::function<std::string(const RunParams&)> value;
+};
+
+// Fixed columns, then one per parameter the matrix varies beyond them.
+std::vector<Column> ParameterColumns(const ShownParams& varying) {
   std::vector<Column> parameters = {
       {"architecture", false, [](const RunParams& p) { return std::string(Text(p.architecture)); }},
       {"servers", true,
        [](const RunParams& p) { return std::to_string(p.architecture == Architecture::kPs ? p.servers : 0); }},
       {"workers", true, [](const RunParams& p) { return std::to_string(p.workers); }},
       {"batch", true, [](const RunParams& p) { return std::to_string(p.batch_size); }}};
-  const ShownParams varying = VaryingIn(experiment.runs);
   if (varying.learning_rate) {
     parameters.push_back({"lr", true, [](const RunParams& p) { return ExactText(Cell(p.learning_rate)); }});
   }
@@ -88,7 +83,11 @@ void PlanCommand(const GlobalOptions& global, const ExperimentInputs& inputs, co
   parameters.push_back(
       {"network", false, [](const RunParams& p) { return p.network.name.empty() ? "-" : p.network.name; }});
   parameters.push_back({"rep", true, [](const RunParams& p) { return std::to_string(p.repetition); }});
+  return parameters;
+}
 
+// One row per run: its number, run key, parameters and state.
+void PrintPlanTable(const std::vector<PlanItem>& plan, const std::vector<Column>& parameters) {
   std::vector<std::string> headers = {"#", "run_key"};
   std::vector<bool> right = {true, false};
   for (const Column& column : parameters) {
@@ -99,10 +98,8 @@ void PlanCommand(const GlobalOptions& global, const ExperimentInputs& inputs, co
   right.insert(right.end(), {false, false, true, false});
 
   std::vector<std::vector<std::string>> rows;
-  std::map<RunState, int> counts;
   int index = 0;
   for (const PlanItem& item : plan) {
-    ++counts[item.state];
     std::vector<std::string> row = {std::to_string(++index), item.run_key.substr(0, 12)};
     for (const Column& column : parameters) row.push_back(column.value(item.run.params));
     row.insert(row.end(), {item.run.split, std::string(Text(item.state)),
@@ -110,14 +107,33 @@ void PlanCommand(const GlobalOptions& global, const ExperimentInputs& inputs, co
     rows.push_back(std::move(row));
   }
   PrintTable(std::cout, headers, rows, right);
-  std::cout << experiment.name << ": "
-            << (plan.size() == planned.size() ? Runs(plan.size())
-                                              : std::to_string(plan.size()) + " of " + Runs(planned.size()))
+}
+
+// "<experiment>: 3 of 12 runs: 1 complete, 2 pending, ..."
+void PrintPlanSummary(const std::string& experiment, const std::vector<PlanItem>& plan, std::size_t planned) {
+  std::map<RunState, int> counts;
+  for (const PlanItem& item : plan) ++counts[item.state];
+  std::cout << experiment << ": "
+            << (plan.size() == planned ? Runs(plan.size()) : std::to_string(plan.size()) + " of " + Runs(planned))
             << ": " << counts[RunState::kComplete]
             << " complete, " << counts[RunState::kPending] << " pending, " << counts[RunState::kFailed]
             << " failed, " << counts[RunState::kInterrupted] << " interrupted";
   if (counts[RunState::kRunning]) std::cout << ", " << counts[RunState::kRunning] << " running";
   std::cout << "\n";
+}
+
+void PlanCommand(const GlobalOptions& global, const ExperimentInputs& inputs, const std::string& only) {
+  const Filter filter = only.empty() ? Filter() : Filter::Parse(only, "--only");
+  const Experiment experiment = LoadExperiment(inputs.matrix);
+  const std::string dataset_dir = DatasetDir(inputs, experiment);
+  const std::string trainer_sha = TrainerSha256(inputs);
+  const bool exists = std::filesystem::exists(global.db);
+  Store store(exists ? global.db : ":memory:", exists ? Store::Mode::kReadOnly : Store::Mode::kReadWrite);
+  const std::vector<PlanItem> planned = Plan(experiment, store, {inputs.trainer, trainer_sha, dataset_dir});
+  const std::vector<PlanItem> plan = Select(planned, filter, experiment.name, trainer_sha);
+  if (const std::optional<HostSlots> slots = SlotsOf(experiment.execution)) CheckSlots(plan, *slots);
+  PrintPlanTable(plan, ParameterColumns(VaryingIn(experiment.runs)));
+  PrintPlanSummary(experiment.name, plan, planned.size());
 }
 
 }  // namespace

@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "trainer/sha256.h"
+#include "common/sha256.h"
 
 namespace dmlbench {
 namespace {

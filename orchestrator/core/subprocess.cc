@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -107,6 +108,71 @@ struct Prepared {
   Report(status_fd, StartStage::kExec, errno);
 }
 
+// argv, and this process's environment with options.extra_env added, as
+// execve takes them; the highest fd a child may have to close.
+void PrepareArgvAndEnvironment(const std::vector<std::string>& argv, const ChildOptions& options, Prepared* p) {
+  for (const std::string& arg : argv) p->argv.push_back(const_cast<char*>(arg.c_str()));
+  p->argv.push_back(nullptr);
+  for (char** e = environ; *e; ++e) p->env_strings.emplace_back(*e);
+  for (const std::string& extra : options.extra_env) p->env_strings.push_back(extra);
+  for (const std::string& e : p->env_strings) p->env.push_back(const_cast<char*>(e.c_str()));
+  p->env.push_back(nullptr);
+  if (rlimit limit{}; ::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+    p->max_fd = static_cast<int>(std::min<rlim_t>(limit.rlim_cur, 1 << 20));
+  }
+}
+
+// Opens what the child enters before exec: /dev/null for its stdin, and
+// the cgroup, namespace and directory `options` name. The stage that failed
+// and why, or nullopt.
+std::optional<StartFailure> OpenChildFiles(const ChildOptions& options, Prepared* p) {
+  p->null_in.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+  const struct {
+    const std::string& path;
+    int flags;
+    Fd& fd;
+    StartStage stage;
+  } files[] = {{options.cgroup_procs_file, O_WRONLY, p->cgroup, StartStage::kCgroup},
+               {options.netns_file, O_RDONLY, p->netns, StartStage::kNetns},
+               {options.working_dir, O_RDONLY | O_DIRECTORY, p->directory, StartStage::kDirectory}};
+  for (const auto& file : files) {
+    if (file.path.empty()) continue;
+    file.fd.reset(::open(file.path.c_str(), file.flags | O_CLOEXEC));
+    if (file.fd.get() < 0) return StartFailure{file.stage, errno};
+  }
+  return std::nullopt;
+}
+
+// What the child reported on its status pipe before exec, or nullopt when
+// exec closed the pipe (the child runs).
+std::optional<StartFailure> ReadStartFailure(int status_fd) {
+  StartFailure failure{};
+  ssize_t n;
+  do {
+    n = ::read(status_fd, &failure, sizeof failure);
+  } while (n < 0 && errno == EINTR);
+  if (n == sizeof failure) return failure;
+  return std::nullopt;
+}
+
+// "cannot join cgroup <file>: Permission denied", "cannot enter
+// /run/netns/x: No such file or directory", "cannot enter directory <dir>:
+// ...", or exec's own error.
+std::string StartFailureMessage(const StartFailure& failure, const ChildOptions& options) {
+  const std::string reason = std::strerror(failure.error);
+  switch (failure.stage) {
+    case StartStage::kCgroup:
+      return "cannot join cgroup " + options.cgroup_procs_file + ": " + reason;
+    case StartStage::kNetns:
+      return "cannot enter " + options.netns_file + ": " + reason;
+    case StartStage::kDirectory:
+      return "cannot enter directory " + options.working_dir + ": " + reason;
+    case StartStage::kExec:
+      break;
+  }
+  return reason;
+}
+
 }  // namespace
 
 void Fd::reset(int fd) {
@@ -176,51 +242,18 @@ Child::~Child() {
 }
 
 bool Child::Start(const std::vector<std::string>& argv, const ChildOptions& options, std::string* error) {
-  if (argv.empty()) {
-    *error = "empty command";
-    start_exit_code_ = 127;
+  const auto fail = [&](int exit_code, std::string message) {
+    *error = std::move(message);
+    start_exit_code_ = exit_code;
     return false;
-  }
+  };
+  if (argv.empty()) return fail(127, "empty command");
   Prepared p;
   p.program = ResolveProgram(argv[0]);
-  if (p.program.empty()) {
-    *error = "not found or not executable";
-    start_exit_code_ = 127;
-    return false;
-  }
-  for (const std::string& arg : argv) p.argv.push_back(const_cast<char*>(arg.c_str()));
-  p.argv.push_back(nullptr);
-  for (char** e = environ; *e; ++e) p.env_strings.emplace_back(*e);
-  for (const std::string& extra : options.extra_env) p.env_strings.push_back(extra);
-  for (const std::string& e : p.env_strings) p.env.push_back(const_cast<char*>(e.c_str()));
-  p.env.push_back(nullptr);
-  p.null_in.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
-  if (!options.cgroup_procs_file.empty()) {
-    p.cgroup.reset(::open(options.cgroup_procs_file.c_str(), O_WRONLY | O_CLOEXEC));
-    if (p.cgroup.get() < 0) {
-      *error = "cannot join cgroup " + options.cgroup_procs_file + ": " + std::strerror(errno);
-      start_exit_code_ = 126;
-      return false;
-    }
-  }
-  if (!options.netns_file.empty()) {
-    p.netns.reset(::open(options.netns_file.c_str(), O_RDONLY | O_CLOEXEC));
-    if (p.netns.get() < 0) {
-      *error = "cannot enter " + options.netns_file + ": " + std::strerror(errno);
-      start_exit_code_ = 126;
-      return false;
-    }
-  }
-  if (!options.working_dir.empty()) {
-    p.directory.reset(::open(options.working_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    if (p.directory.get() < 0) {
-      *error = "cannot enter directory " + options.working_dir + ": " + std::strerror(errno);
-      start_exit_code_ = 126;
-      return false;
-    }
-  }
-  if (rlimit limit{}; ::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
-    p.max_fd = static_cast<int>(std::min<rlim_t>(limit.rlim_cur, 1 << 20));
+  if (p.program.empty()) return fail(127, "not found or not executable");
+  PrepareArgvAndEnvironment(argv, options, &p);
+  if (const std::optional<StartFailure> failure = OpenChildFiles(options, &p)) {
+    return fail(126, StartFailureMessage(*failure, options));
   }
   Pipe out, err, status;  // status: closed by a successful exec (O_CLOEXEC)
   if (!MakePipe(&out, error) || !MakePipe(&status, error)) return false;
@@ -229,11 +262,7 @@ bool Child::Start(const std::vector<std::string>& argv, const ChildOptions& opti
 
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
-  if (pid < 0) {
-    *error = std::string("fork: ") + std::strerror(errno);
-    start_exit_code_ = 127;
-    return false;
-  }
+  if (pid < 0) return fail(127, std::string("fork: ") + std::strerror(errno));
   if (pid == 0) ExecChild(p, options, parent, out.write.get(), err_write, status.write.get());
 
   pid_ = pid;
@@ -241,29 +270,9 @@ bool Child::Start(const std::vector<std::string>& argv, const ChildOptions& opti
   out.write.reset();
   err.write.reset();
   status.write.reset();
-  StartFailure failure{};
-  ssize_t n;
-  do {
-    n = ::read(status.read.get(), &failure, sizeof failure);
-  } while (n < 0 && errno == EINTR);
-  if (n == sizeof failure) {
+  if (const std::optional<StartFailure> failure = ReadStartFailure(status.read.get())) {
     Reap(/*block=*/true);
-    switch (failure.stage) {
-      case StartStage::kCgroup:
-        *error = "cannot join cgroup " + options.cgroup_procs_file + ": " + std::strerror(failure.error);
-        break;
-      case StartStage::kNetns:
-        *error = "cannot enter " + options.netns_file + ": " + std::strerror(failure.error);
-        break;
-      case StartStage::kDirectory:
-        *error = "cannot enter directory " + options.working_dir + ": " + std::strerror(failure.error);
-        break;
-      case StartStage::kExec:
-        *error = std::strerror(failure.error);
-        break;
-    }
-    start_exit_code_ = failure.stage == StartStage::kExec ? 127 : 126;
-    return false;
+    return fail(failure->stage == StartStage::kExec ? 127 : 126, StartFailureMessage(*failure, options));
   }
   out_ = std::move(out.read);
   err_ = std::move(err.read);

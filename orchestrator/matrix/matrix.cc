@@ -9,7 +9,7 @@
 #include <map>
 #include <memory>
 
-#include "trainer/sha256.h"
+#include "common/sha256.h"
 #include "orchestrator/core/toml_reader.h"
 #include "orchestrator/matrix/expand.h"
 #include "orchestrator/matrix/params.h"

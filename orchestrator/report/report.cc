@@ -3,12 +3,12 @@
 #include <filesystem>
 #include <fstream>
 
+#include "common/sha256.h"
 #include "orchestrator/report/figures.h"
 #include "orchestrator/report/formats.h"
 #include "orchestrator/report/page.h"
 #include "orchestrator/report/sql_functions.h"
 #include "orchestrator/store/store.h"
-#include "trainer/sha256.h"
 
 namespace dmlbench {
 namespace {

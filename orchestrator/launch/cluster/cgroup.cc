@@ -9,10 +9,11 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
+#include <optional>
 #include <sstream>
 #include <thread>
 
+#include "orchestrator/core/text_file.h"
 #include "orchestrator/launch/cluster/netns.h"
 
 namespace dmlbench {
@@ -20,15 +21,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 bool ListsCpu(const fs::path& controllers) {
-  std::istringstream words(ReadFile(controllers));
+  std::istringstream words(ReadTextFile(controllers));
   std::string word;
   while (words >> word) {
     if (word == "cpu") return true;
@@ -36,12 +30,9 @@ bool ListsCpu(const fs::path& controllers) {
   return false;
 }
 
-void WriteFile(const fs::path& path, const std::string& value) {
-  std::ofstream out(path, std::ios::out | std::ios::trunc);
-  out << value;
-  out.flush();
-  if (!out) {
-    throw ClusterError("cannot write \"" + value + "\" to " + path.string() + ": " + std::strerror(errno));
+void WriteCgroupFile(const fs::path& path, const std::string& value) {
+  if (const std::optional<WriteFailure> failure = WriteTextFile(path.string(), value)) {
+    throw ClusterError("cannot write \"" + value + "\" to " + failure->path + ": " + failure->reason);
   }
 }
 
@@ -50,7 +41,7 @@ fs::path GroupDir(const CgroupLayout& layout, const std::string& name) {
 }
 
 std::vector<int> Procs(const fs::path& group) {
-  std::istringstream lines(ReadFile(group / "cgroup.procs"));
+  std::istringstream lines(ReadTextFile(group / "cgroup.procs"));
   std::vector<int> pids;
   int pid = 0;
   while (lines >> pid) pids.push_back(pid);
@@ -86,13 +77,13 @@ void CreateCpuCgroup(const CgroupLayout& layout, const std::string& name, double
   const int period_us = CpuPeriodUs(cores);
   const long quota_us = cores > 0 ? std::lround(cores * period_us) : -1;
   if (layout.version == CgroupVersion::kV1) {
-    WriteFile(group / "cpu.cfs_period_us", std::to_string(period_us));
-    WriteFile(group / "cpu.cfs_quota_us", std::to_string(quota_us));
+    WriteCgroupFile(group / "cpu.cfs_period_us", std::to_string(period_us));
+    WriteCgroupFile(group / "cpu.cfs_quota_us", std::to_string(quota_us));
   } else {
-    WriteFile(fs::path(layout.cpu_root) / "cgroup.subtree_control", "+cpu");
-    WriteFile(group / "cpu.max",
-              (quota_us < 0 ? std::string("max") : std::to_string(quota_us)) + " " +
-                  std::to_string(period_us));
+    WriteCgroupFile(fs::path(layout.cpu_root) / "cgroup.subtree_control", "+cpu");
+    WriteCgroupFile(group / "cpu.max",
+                    (quota_us < 0 ? std::string("max") : std::to_string(quota_us)) + " " +
+                        std::to_string(period_us));
   }
 }
 
@@ -105,10 +96,10 @@ double CpuCgroupCores(const CgroupLayout& layout, const std::string& name) {
   std::string quota;
   std::string period;
   if (layout.version == CgroupVersion::kV1) {
-    std::istringstream(ReadFile(group / "cpu.cfs_quota_us")) >> quota;
-    std::istringstream(ReadFile(group / "cpu.cfs_period_us")) >> period;
+    std::istringstream(ReadTextFile(group / "cpu.cfs_quota_us")) >> quota;
+    std::istringstream(ReadTextFile(group / "cpu.cfs_period_us")) >> period;
   } else {
-    std::istringstream(ReadFile(group / "cpu.max")) >> quota >> period;
+    std::istringstream(ReadTextFile(group / "cpu.max")) >> quota >> period;
   }
   if (quota.empty() || period.empty()) {
     throw ClusterError("cannot read the CPU limit of cgroup " + group.string());

@@ -9,10 +9,11 @@
 #include <iterator>
 #include <sstream>
 
+#include "common/sha256.h"
 #include "orchestrator/core/clock.h"
-#include "trainer/sha256.h"
 #include "orchestrator/core/shell_quote.h"
 #include "orchestrator/core/subprocess.h"
+#include "orchestrator/core/text_file.h"
 #include "orchestrator/launch/job_output.h"
 
 namespace dmlbench {
@@ -24,13 +25,6 @@ std::string FormatSeconds(double s) {
   std::ostringstream out;
   out << s;
   return out.str();
-}
-
-std::string ReadWhole(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 // The value after "key<spaces>:" on the first line starting with key.
@@ -66,9 +60,9 @@ std::vector<HostFacts> LocalLauncher::Prepare() {
   facts.provider = "local";
   facts.tags_json = "{}";
   facts.mpi_version = FirstLine(version.out);
-  facts.cpu_model = ProcField(ReadWhole("/proc/cpuinfo"), "model name");
+  facts.cpu_model = ProcField(ReadTextFile("/proc/cpuinfo"), "model name");
   facts.cores = static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN));
-  const std::string mem_kib = ProcField(ReadWhole("/proc/meminfo"), "MemTotal");
+  const std::string mem_kib = ProcField(ReadTextFile("/proc/meminfo"), "MemTotal");
   facts.memory_bytes = mem_kib.empty() ? 0 : std::stoll(mem_kib) * 1024;
   utsname uts{};
   if (::uname(&uts) == 0) {

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "trainer/sha256.h"
+#include "common/sha256.h"
 #include "orchestrator/core/shell_quote.h"
 
 namespace dmlbench {

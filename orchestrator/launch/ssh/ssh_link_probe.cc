@@ -5,10 +5,10 @@
 #include <iterator>
 #include <sstream>
 
+#include "common/sha256.h"
 #include "orchestrator/core/clock.h"
 #include "orchestrator/core/shell_quote.h"
 #include "orchestrator/launch/launcher.h"
-#include "trainer/sha256.h"
 
 namespace dmlbench {
 namespace {

@@ -12,10 +12,10 @@
 
 #include <gtest/gtest.h>
 
+#include "common/sha256.h"
 #include "orchestrator/launch/ssh/inventory.h"
 #include "orchestrator/store/store.h"
 #include "tests/orchestrator/support/sshd_fixture.h"
-#include "trainer/sha256.h"
 
 namespace dmlbench {
 namespace {

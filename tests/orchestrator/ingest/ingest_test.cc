@@ -7,8 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "common/sha256.h"
 #include "orchestrator/core/subprocess.h"
-#include "trainer/sha256.h"
 #include "tests/orchestrator/support/run_fixture.h"
 #include "tests/orchestrator/support/store_queries.h"
 

@@ -9,8 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include "common/sha256.h"
 #include "orchestrator/launch/trainer_command.h"
-#include "trainer/sha256.h"
 
 namespace dmlbench {
 namespace {

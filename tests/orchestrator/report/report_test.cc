@@ -16,10 +16,10 @@
 #include <sstream>
 #include <vector>
 
+#include "common/sha256.h"
 #include "orchestrator/report/definition.h"
 #include "tests/orchestrator/support/report_fixture.h"
 #include "tests/orchestrator/support/run_fixture.h"
-#include "trainer/sha256.h"
 
 namespace dmlbench {
 namespace {

@@ -13,7 +13,7 @@
 
 #include "orchestrator/store/gzip.h"
 #include "orchestrator/store/migrations.h"
-#include "trainer/sha256.h"
+#include "common/sha256.h"
 
 #include "tests/orchestrator/support/run_fixture.h"
 #include "tests/orchestrator/support/store_queries.h"

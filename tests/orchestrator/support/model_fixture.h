@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "orchestrator/store/store.h"
-#include "trainer/sha256.h"
+#include "common/sha256.h"
 
 namespace dmlbench::testing {
 

@@ -1,4 +1,4 @@
-// Cluster: option, name and privilege checks (no root needed); up's
+// Cluster: option and name checks (no root needed), up without privileges; up's
 // rollback against a fake machine (root for the privilege check, but no
 // namespace or cgroup is made); then the real lifecycle as root, in a state
 // directory whose path has a space: up, ssh into a host lands in its
@@ -24,25 +24,18 @@
 
 #include <sstream>
 
+#include "common/sha256.h"
 #include "orchestrator/launch/cluster/cgroup.h"
 #include "orchestrator/launch/cluster/links.h"
+#include "orchestrator/launch/cluster/privileges.h"
 #include "orchestrator/launch/ssh/inventory.h"
 #include "orchestrator/launch/ssh/ssh_launcher.h"
-#include "trainer/sha256.h"
+#include "tests/orchestrator/support/cluster_error.h"
 
 namespace dmlbench {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string ErrorOf(const std::function<void()>& body) {
-  try {
-    body();
-  } catch (const ClusterError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 // A name of this process: "c" + pid in base 36, at most 6 characters.
 std::string UniqueName(char tag) {
@@ -51,17 +44,6 @@ std::string UniqueName(char tag) {
     name.insert(name.begin(), "0123456789abcdefghijklmnopqrstuvwxyz"[pid % 36]);
   }
   return std::string(1, tag) + name.substr(0, 5);
-}
-
-TEST(ClusterTest, PrivilegeProblemNamesEverythingMissing) {
-  EXPECT_EQ(PrivilegeProblem(0, false, "/sys/fs/cgroup/cpu"),
-            "the emulated cluster needs root: missing CAP_NET_ADMIN (links, tc), CAP_SYS_ADMIN (network "
-            "namespaces) and write access to /sys/fs/cgroup/cpu (CPU cgroups)");
-  EXPECT_EQ(PrivilegeProblem(1ull << 21, true, "/sys/fs/cgroup"),
-            "the emulated cluster needs root: missing CAP_NET_ADMIN (links, tc)");
-  EXPECT_EQ(PrivilegeProblem((1ull << 12) | (1ull << 21), false, "/sys/fs/cgroup"),
-            "the emulated cluster needs root: missing write access to /sys/fs/cgroup (CPU cgroups)");
-  EXPECT_EQ(PrivilegeProblem((1ull << 12) | (1ull << 21), true, "/sys/fs/cgroup"), "");
 }
 
 // Error paths of cluster.cc follow.
@@ -85,26 +67,26 @@ TEST(ClusterTest, CpuQuotaPeriodIsShortYetNeverBelowTheKernelsMinimumQuota) {
 TEST(ClusterTest, RejectsABadName) {
   ClusterOptions options;
   options.name = "Main-1";
-  EXPECT_EQ(ErrorOf([&] { ValidateClusterOptions(options); }),
+  EXPECT_EQ(ClusterErrorOf([&] { ValidateClusterOptions(options); }),
             "cluster name must be 1-6 characters of a-z and 0-9, got \"Main-1\"");
   options.name = "toolong";
-  EXPECT_EQ(ErrorOf([&] { ValidateClusterOptions(options); }),
+  EXPECT_EQ(ClusterErrorOf([&] { ValidateClusterOptions(options); }),
             "cluster name must be 1-6 characters of a-z and 0-9, got \"toolong\"");
 }
 
 TEST(ClusterTest, RejectsHostCountOutOfRange) {
   ClusterOptions options;
   options.hosts = 0;
-  EXPECT_EQ(ErrorOf([&] { ValidateClusterOptions(options); }), "hosts must be between 1 and 64, got 0");
+  EXPECT_EQ(ClusterErrorOf([&] { ValidateClusterOptions(options); }), "hosts must be between 1 and 64, got 0");
   options.hosts = 65;
-  EXPECT_EQ(ErrorOf([&] { ValidateClusterOptions(options); }), "hosts must be between 1 and 64, got 65");
+  EXPECT_EQ(ClusterErrorOf([&] { ValidateClusterOptions(options); }), "hosts must be between 1 and 64, got 65");
 }
 
 TEST(ClusterTest, RejectsCpuShareAboveTheCores) {
   ClusterOptions options;
   options.cpu_cores = 1000;
   const std::string cores = std::to_string(std::thread::hardware_concurrency());
-  EXPECT_EQ(ErrorOf([&] { ValidateClusterOptions(options); }),
+  EXPECT_EQ(ClusterErrorOf([&] { ValidateClusterOptions(options); }),
             "cpu share must be between 0 and " + cores + " cores, got 1000");
 }
 
@@ -119,18 +101,18 @@ TEST(ClusterTest, RejectsSharesTheMachineCannotGiveAtOnce) {
   std::ostringstream expected;
   expected << "11 hosts of 0.4 cores need 4.4 cores, but this machine has " << cores << " (at most "
            << 0.9 * cores << " can be given to hosts): use fewer hosts or a smaller --cpu";
-  EXPECT_EQ(ErrorOf([&] { ValidateClusterOptions(options); }), expected.str());
+  EXPECT_EQ(ClusterErrorOf([&] { ValidateClusterOptions(options); }), expected.str());
   // What the committed study uses fits a 2-core machine.
   options.cpu_cores = 0.15;
   if (11 * 0.15 <= 0.9 * cores) {
-    EXPECT_EQ(ErrorOf([&] { ValidateClusterOptions(options); }), "(no error)");
+    EXPECT_EQ(ClusterErrorOf([&] { ValidateClusterOptions(options); }), "(no error)");
   }
 }
 
 TEST(ClusterTest, RejectsAShareBelowTheKernelsSmallestQuota) {
   ClusterOptions options;
   options.cpu_cores = 0.0001;
-  EXPECT_EQ(ErrorOf([&] { ValidateClusterOptions(options); }),
+  EXPECT_EQ(ClusterErrorOf([&] { ValidateClusterOptions(options); }),
             "cpu share must be 0 (uncapped) or at least 0.01 cores, got 0.0001");
 }
 
@@ -357,28 +339,23 @@ TEST_F(ClusterOnAFakeMachine, AnInventoryNotWrittenByUpIsLeftAlone) {
   std::ofstream(fs::path(state_dir_) / "inventory.toml") << text;
   const std::string expected = fs::path(state_dir_).string() + "/inventory.toml: no [emulated_cluster] table: not "
                                "written by `dmlbench cluster up`";
-  EXPECT_EQ(ErrorOf([&] { ClusterUp(Options(1), *machine_); }), expected);
-  EXPECT_EQ(ErrorOf([&] { ClusterDown(name_, state_dir_, (work_ / "cgroup").string(), *machine_); }), expected);
+  EXPECT_EQ(ClusterErrorOf([&] { ClusterUp(Options(1), *machine_); }), expected);
+  EXPECT_EQ(ClusterErrorOf([&] { ClusterDown(name_, state_dir_, (work_ / "cgroup").string(), *machine_); }), expected);
   EXPECT_EQ(ReadText(fs::path(state_dir_) / "inventory.toml"), text);
 }
 
 TEST_F(ClusterOnAFakeMachine, DownRefusesANameThatIsNotAClusterName) {
   for (const std::string name : {"", "../x", "Main", "toolong", "a b"}) {
-    EXPECT_EQ(ErrorOf([&] { ClusterDown(name, state_dir_, (work_ / "cgroup").string(), *machine_); }),
+    EXPECT_EQ(ClusterErrorOf([&] { ClusterDown(name, state_dir_, (work_ / "cgroup").string(), *machine_); }),
               "cluster name must be 1-6 characters of a-z and 0-9, got \"" + name + "\"");
   }
   EXPECT_EQ(machine_->commands(), std::vector<std::vector<std::string>>{});
 }
 
-TEST(ClusterTest, NoStateIsNamed) {
-  EXPECT_EQ(ErrorOf([] { LoadClusterState("no/such/dir"); }),
-            "no emulated cluster in no/such/dir (run `dmlbench cluster up`)");
-}
-
 TEST(ClusterTest, WithoutPrivilegesUpNamesWhatIsMissing) {
   if (geteuid() != 0) {
     // As an ordinary user the real check fails with this message.
-    EXPECT_NE(ErrorOf([] { CheckClusterPrivileges("/sys/fs/cgroup"); }).find("the emulated cluster needs root: missing "),
+    EXPECT_NE(ClusterErrorOf([] { CheckClusterPrivileges("/sys/fs/cgroup"); }).find("the emulated cluster needs root: missing "),
               std::string::npos);
     return;
   }
@@ -394,7 +371,7 @@ TEST(ClusterTest, WithoutPrivilegesUpNamesWhatIsMissing) {
       options.name = "x";
       options.state_dir = "/nonexistent";
       auto runner = MakeSystemCommandRunner();
-      message = ErrorOf([&] { ClusterUp(options, *runner); });
+      message = ClusterErrorOf([&] { ClusterUp(options, *runner); });
     }
     (void)!write(fds[1], message.data(), message.size());
     _exit(0);
@@ -501,7 +478,7 @@ TEST_F(ClusterOnThisMachine, ReshapesOnlyWhenTheProfileDiffers) {
 TEST_F(ClusterOnThisMachine, DelayNeedsNetem) {
   ClusterState state = ClusterUp(Options(1), *runner_);
   const bool has_netem = runner_->Run({"tc", "qdisc", "add", "dev", state.hosts[0].veth, "root", "netem"}).exit_code == 0;
-  const std::string error = ErrorOf([&] { ReshapeCluster(state, {"far", 100e6, 0.005}, *runner_); });
+  const std::string error = ClusterErrorOf([&] { ReshapeCluster(state, {"far", 100e6, 0.005}, *runner_); });
   if (has_netem) {
     EXPECT_EQ(error, "(no error)");
   } else {
@@ -512,7 +489,7 @@ TEST_F(ClusterOnThisMachine, DelayNeedsNetem) {
 
 TEST_F(ClusterOnThisMachine, UpRefusesAClusterThatExists) {
   ClusterUp(Options(1), *runner_);
-  EXPECT_EQ(ErrorOf([&] { ClusterUp(Options(1), *runner_); }),
+  EXPECT_EQ(ClusterErrorOf([&] { ClusterUp(Options(1), *runner_); }),
             "cluster " + name_ + " already exists (namespace dmlb-" + name_ + "-h1): run `dmlbench cluster down` first");
 }
 
@@ -588,10 +565,10 @@ TEST_F(ClusterOnThisMachine, AStateDirectoryHoldsOneCluster) {
   const std::string key = ReadText(state.identity_file());
   ClusterOptions other = Options(1);
   other.name = UniqueName('b');
-  EXPECT_EQ(ErrorOf([&] { ClusterUp(other, *runner_); }),
+  EXPECT_EQ(ClusterErrorOf([&] { ClusterUp(other, *runner_); }),
             "state directory " + state.state_dir + " belongs to cluster " + name_ + ": bring up cluster " + other.name +
                 " with another --state-dir, or take " + name_ + " down first");
-  EXPECT_EQ(ErrorOf([&] { ClusterDown("z", state_dir_, "/sys/fs/cgroup", *runner_); }),
+  EXPECT_EQ(ClusterErrorOf([&] { ClusterDown("z", state_dir_, "/sys/fs/cgroup", *runner_); }),
             "state directory " + state.state_dir + " belongs to cluster " + name_ + ", not z: to take " + name_ +
                 " down, use --name " + name_ + " (or leave --name out)");
   EXPECT_EQ(ReadText(state.inventory_path()), inventory);
@@ -610,7 +587,7 @@ TEST_F(ClusterOnThisMachine, AFailedSshdKeepsItsLog) {
   options.sshd = sshd.string();
   const std::string host = "dmlb-" + name_ + "-h1";
   const std::string kept = fs::path(state_dir_).string() + "/" + host + ".sshd.log";
-  EXPECT_EQ(ErrorOf([&] { ClusterUp(options, *runner_); }),
+  EXPECT_EQ(ClusterErrorOf([&] { ClusterUp(options, *runner_); }),
             "sshd of " + host + " did not start (exit 255); the end of its log (kept in " + kept + "):\n  " +
                 kClusterRuntimeRoot + "/" + name_ + "/" + host + "/sshd_config: line 9: Bad configuration option: Foo");
   EXPECT_TRUE(fs::exists(kept));

@@ -6,25 +6,18 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/orchestrator/support/cluster_error.h"
+
 namespace dmlbench {
 namespace {
 
 // Error paths of link_probe.cc follow.
 
-std::string ErrorOf(const std::function<void()>& body) {
-  try {
-    body();
-  } catch (const ClusterError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
 TEST(ClusterProbeTest, ProbeNeedsTwoHosts) {
   ClusterState state;
   state.name = "t";
   state.hosts.push_back({"dmlb-t-h1", "10.199.0.11", "dmlb-t-1", "dmlb-t-h1"});
-  EXPECT_EQ(ErrorOf([&] { ProbeLinks(state, LinkProbeOptions{}); }),
+  EXPECT_EQ(ClusterErrorOf([&] { ProbeLinks(state, LinkProbeOptions{}); }),
             "the link probe needs at least 2 hosts, cluster t has 1");
 }
 

@@ -4,17 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/orchestrator/support/cluster_error.h"
+
 namespace dmlbench {
 namespace {
-
-std::string ErrorOf(const std::function<void()>& body) {
-  try {
-    body();
-  } catch (const ClusterError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 // `ip` as DeleteLink sees it: the link is listed until `listed` runs out,
 // and its deletion fails the way a vanished device does.
@@ -32,9 +25,9 @@ class VanishingLink : public CommandRunner {
 
 TEST(ClusterLinksTest, ALinkThatVanishesWhileItIsDeletedIsGoneAsAsked) {
   VanishingLink vanished(1);  // listed, then gone
-  EXPECT_EQ(ErrorOf([&] { DeleteLink(vanished, "dmlb-t-2"); }), "(no error)");
+  EXPECT_EQ(ClusterErrorOf([&] { DeleteLink(vanished, "dmlb-t-2"); }), "(no error)");
   VanishingLink stays(2);     // still there after the failed deletion
-  EXPECT_EQ(ErrorOf([&] { DeleteLink(stays, "dmlb-t-2"); }),
+  EXPECT_EQ(ClusterErrorOf([&] { DeleteLink(stays, "dmlb-t-2"); }),
             "`ip link delete dmlb-t-2` failed (exit 1): Cannot find device \"dmlb-t-2\"");
 }
 
@@ -91,40 +84,40 @@ TEST(ClusterLinksTest, ChoosesTheFirstSubnetNoAddressOrRouteOverlaps) {
 // Error paths of links.cc follow.
 
 TEST(ClusterLinksTest, RejectsBandwidthWithoutUnit) {
-  EXPECT_EQ(ErrorOf([] { ParseBandwidth("100"); }),
+  EXPECT_EQ(ClusterErrorOf([] { ParseBandwidth("100"); }),
             "bandwidth must be a number with unit bit, kbit, mbit or gbit between 8kbit and 400gbit "
             "(e.g. 1gbit), got \"100\"");
 }
 
 TEST(ClusterLinksTest, RejectsBandwidthThatIsNotANumber) {
-  EXPECT_EQ(ErrorOf([] { ParseBandwidth("fast"); }),
+  EXPECT_EQ(ClusterErrorOf([] { ParseBandwidth("fast"); }),
             "bandwidth must be a number with unit bit, kbit, mbit or gbit between 8kbit and 400gbit "
             "(e.g. 1gbit), got \"fast\"");
-  EXPECT_EQ(ErrorOf([] { ParseBandwidth("-1gbit"); }),
+  EXPECT_EQ(ClusterErrorOf([] { ParseBandwidth("-1gbit"); }),
             "bandwidth must be a number with unit bit, kbit, mbit or gbit between 8kbit and 400gbit "
             "(e.g. 1gbit), got \"-1gbit\"");
 }
 
 TEST(ClusterLinksTest, RejectsBandwidthOutOfRange) {
-  EXPECT_EQ(ErrorOf([] { ParseBandwidth("1000gbit"); }),
+  EXPECT_EQ(ClusterErrorOf([] { ParseBandwidth("1000gbit"); }),
             "bandwidth must be a number with unit bit, kbit, mbit or gbit between 8kbit and 400gbit "
             "(e.g. 1gbit), got \"1000gbit\"");
 }
 
 TEST(ClusterLinksTest, RejectsLatencyWithUnknownUnit) {
-  EXPECT_EQ(ErrorOf([] { ParseLatency("1min"); }),
+  EXPECT_EQ(ClusterErrorOf([] { ParseLatency("1min"); }),
             "latency must be a number with unit s, ms or us of at most 10s (e.g. 0.1ms), got \"1min\"");
-  EXPECT_EQ(ErrorOf([] { ParseLatency("5"); }),
+  EXPECT_EQ(ClusterErrorOf([] { ParseLatency("5"); }),
             "latency must be a number with unit s, ms or us of at most 10s (e.g. 0.1ms), got \"5\"");
 }
 
 TEST(ClusterLinksTest, RejectsLatencyAboveTenSeconds) {
-  EXPECT_EQ(ErrorOf([] { ParseLatency("11s"); }),
+  EXPECT_EQ(ClusterErrorOf([] { ParseLatency("11s"); }),
             "latency must be a number with unit s, ms or us of at most 10s (e.g. 0.1ms), got \"11s\"");
 }
 
 TEST(ClusterLinksTest, RefusesWhenEverySubnetIsTaken) {
-  EXPECT_EQ(ErrorOf([] { ChooseSubnet("", "unreachable 10.0.0.0/8\n", 0); }),
+  EXPECT_EQ(ClusterErrorOf([] { ChooseSubnet("", "unreachable 10.0.0.0/8\n", 0); }),
             "no free /24 in 10.199.0.0/16: every one overlaps an address or route of this machine");
 }
 

@@ -15,8 +15,8 @@
 #include <sstream>
 #include <thread>
 
+#include "common/sha256.h"
 #include "orchestrator/launch/job_output.h"
-#include "trainer/sha256.h"
 #include "tests/orchestrator/support/run_fixture.h"
 
 namespace dmlbench {

@@ -13,7 +13,7 @@
 
 #include <gtest/gtest.h>
 
-#include "trainer/sha256.h"
+#include "common/sha256.h"
 #include "tests/orchestrator/support/sshd_fixture.h"
 
 namespace dmlbench {

@@ -16,7 +16,7 @@
 
 #include <gtest/gtest.h>
 
-#include "trainer/sha256.h"
+#include "common/sha256.h"
 
 namespace dmlbench {
 namespace {

@@ -1,7 +1,7 @@
-// trainer/sha256.h through the dmlbench_sha256 library alone: digests of
+// common/sha256.h through the dmlbench_common library alone: digests of
 // strings, byte spans, the streaming class, files and file lists against
 // FIPS 180-2 vectors and each other, and every error path's message.
-#include "trainer/sha256.h"
+#include "common/sha256.h"
 
 #include <cstdint>
 #include <filesystem>
@@ -12,10 +12,10 @@
 
 #include <gtest/gtest.h>
 
-// This test links dmlbench_sha256 only: its include root must expose
-// trainer/sha256.h and nothing else of trainer/.
-#if __has_include("trainer/dataset.h")
-#error "the include root of dmlbench_sha256 exposes more than trainer/sha256.h"
+// This test links dmlbench_common only: its include root must expose
+// common/ and nothing of the programs that link it.
+#if __has_include("trainer/dataset.h") || __has_include("orchestrator/core/error.h")
+#error "the include root of dmlbench_common exposes more than common/"
 #endif
 
 namespace dmlbench {

@@ -2,8 +2,8 @@
 // files for the whole project, over OpenSSL's EVP interface, which stays out
 // of this header. Knows nothing of what it hashes. A Sha256 object is used by
 // one thread at a time; the free functions are safe from any thread.
-#ifndef DMLBENCH_TRAINER_SHA256_H_
-#define DMLBENCH_TRAINER_SHA256_H_
+#ifndef DMLBENCH_COMMON_SHA256_H_
+#define DMLBENCH_COMMON_SHA256_H_
 
 #include <cstdint>
 #include <span>
@@ -58,4 +58,4 @@ std::string Sha256FilesHex(const std::vector<std::string>& paths);
 
 }  // namespace dmlbench
 
-#endif  // DMLBENCH_TRAINER_SHA256_H_
+#endif  // DMLBENCH_COMMON_SHA256_H_

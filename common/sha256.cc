@@ -1,4 +1,4 @@
-#include "trainer/sha256.h"
+#include "common/sha256.h"
 
 #include <openssl/err.h>
 #include <openssl/evp.h>
