@@ -339,7 +339,7 @@ TEST_F(CliTest, PredictSaysWhatEachPredictionRestsOn) {
   // server used twice the CPU the model gives it.
   const CommandOutput points = Dmlbench({"--db", db_, "model", "validate", "--model", "corrected", "--points"});
   ASSERT_EQ(points.exit_code, 0) << points.err;
-  EXPECT_NE(points.out.find("corrected  validation   ps k=1 w=4 b=100 overlap 1e+09bit/s 0s bucket=16384 cap=40     6 "
+  EXPECT_NE(points.out.find("corrected  validation   ps k=1 w=4 b=100 overlap 1 Gbit/s, 0 µs bucket=16384 cap=40     6 "
                             "     0.7525  [0.747, 0.7663]          0.6568  -12.7%    1.44 / 2.66    1.26 / 2.78  "
                             "path\n"),
             std::string::npos)
