@@ -65,27 +65,23 @@ double StudentTCdf(double t, int dof) {
 // numbers at 50 and 50.
 constexpr int kExactUSide = 50;
 
-// P(U <= k) for k = 0 .. m n under the null hypothesis without ties: the
-// number of arrangements with U = k by the recurrence on the smallest of
-// the i + j values, N(k; i, j) = N(k; i, j - 1) + N(k - j; i - 1, j) (a B
-// value adds nothing to U; an A value lies below all j B values), over
-// C(m + n, m).
+// P(U <= k) for k = 0 .. m n under the null hypothesis without ties. The
+// number of arrangements with U = k is the coefficient of q^k in the
+// Gaussian binomial [m + n choose m]_q = prod over i = 1..m of
+// (1 - q^(n + i)) / (1 - q^i), built one factor at a time (each partial
+// product is [n + i choose i]_q, a polynomial of positive coefficients);
+// the total is C(m + n, m). Coefficients past m n are never needed: the
+// division by (1 - q^i) is a running sum, which reads only lower ones.
 std::vector<double> ExactUCdf(int m, int n) {
-  // counts[j] holds N(.; i - 1, j) while next[j] becomes N(.; i, j).
-  std::vector<std::vector<double>> counts(n + 1);
-  for (int j = 0; j <= n; ++j) counts[j] = {1.0};  // no A value: U is 0
+  const std::size_t size = static_cast<std::size_t>(m) * n + 1;
+  std::vector<double> counts(size, 0.0);
+  counts[0] = 1;
   for (int i = 1; i <= m; ++i) {
-    std::vector<std::vector<double>> next(n + 1);
-    next[0] = {1.0};  // no B value: U is 0
-    for (int j = 1; j <= n; ++j) {
-      std::vector<double>& row = next[j];
-      row.assign(static_cast<std::size_t>(i) * j + 1, 0.0);
-      for (std::size_t k = 0; k < next[j - 1].size(); ++k) row[k] += next[j - 1][k];
-      for (std::size_t k = 0; k < counts[j].size(); ++k) row[k + j] += counts[j][k];
-    }
-    counts = std::move(next);
+    const std::size_t up = static_cast<std::size_t>(n + i), down = static_cast<std::size_t>(i);
+    for (std::size_t k = size; k-- > up;) counts[k] -= counts[k - up];  // times (1 - q^(n + i))
+    for (std::size_t k = down; k < size; ++k) counts[k] += counts[k - down];  // over (1 - q^i)
   }
-  std::vector<double> cdf = counts[n];
+  std::vector<double> cdf = std::move(counts);
   const double total = std::accumulate(cdf.begin(), cdf.end(), 0.0);
   double running = 0;
   for (double& c : cdf) {
