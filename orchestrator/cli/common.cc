@@ -55,15 +55,17 @@ std::string VersionText() {
          (build_type.empty() ? "no build type" : build_type) + ", " + Store::LibraryVersion();
 }
 
-int ParseAndRun(CLI::App& app, const std::function<void()>& parse, std::ostream& err) {
+int ParseAndRun(CLI::App& app, const std::function<void()>& parse, std::ostream& err, const int& error_status) {
   try {
     parse();
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    const int status = app.exit(e);
+    const bool failed_to_parse = status != 0 && e.get_name() != "RuntimeError";
+    return failed_to_parse && error_status != kErrorStatus ? error_status : status;
   } catch (const std::exception& e) {
     err << "dmlbench: error: " << e.what() << "\n";
     if (const auto* located = dynamic_cast<const LocatedError*>(&e)) err << located->excerpt();
-    return 1;
+    return error_status;
   }
   return 0;
 }
