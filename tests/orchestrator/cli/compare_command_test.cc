@@ -147,10 +147,12 @@ TEST_F(CompareCommandTest, TwoTrainerBuildsTwoTagsAndTwoDatabases) {
   ASSERT_EQ(builds.exit_code, 0) << builds.err;
   const std::string header =
       "configuration,parameters,a_runs,a_epochs,a_median_s,a_ci_low_s,a_ci_high_s,a_ci_coverage,b_runs,b_epochs,"
-      "b_median_s,b_ci_low_s,b_ci_high_s,b_ci_coverage,ratio,verdict\n";
+      "b_median_s,b_ci_low_s,b_ci_high_s,b_ci_coverage,ratio,verdict,run_ratio,run_ratio_ci_low,run_ratio_ci_high,p,"
+      "p_holm,change\n";
   EXPECT_EQ(builds.out.substr(0, header.size()), header);
   EXPECT_NE(builds.out.find("\nring w=1 b=100,"), std::string::npos) << builds.out;
-  EXPECT_NE(builds.out.find(",slower\n"), std::string::npos) << builds.out;
+  EXPECT_NE(builds.out.find(",slower,2,"), std::string::npos) << builds.out;
+  EXPECT_NE(builds.out.find(",too few runs\n"), std::string::npos) << builds.out;
   EXPECT_EQ(builds.out.find("no significant"), std::string::npos) << builds.out;
 
   // Tags, as JSON: every number as computed by hand.
@@ -275,7 +277,9 @@ TEST_F(CompareGateTest, ExitsOneOnARegressionAndZeroWithout) {
   RunGate(2, "slow");
   CommandOutput out = Dmlbench({"--db", db_, "compare", "base", "slow", "--fail-if", "slower"});
   EXPECT_EQ(out.exit_code, 1) << out.out << out.err;
-  EXPECT_NE(out.out.find("  5/5  2.000 [2.000, 2.000]  0.0079  slower\n"), std::string::npos) << out.out;
+  // Run medians 0.105 0.102 0.105 0.101 0.104 against twice those: all
+  // apart, but two ties, so the normal approximation: p = 0.012.
+  EXPECT_NE(out.out.find("  5/5  2.000 [1.942, 2.059]     0.012  slower\n"), std::string::npos) << out.out;
   EXPECT_NE(out.out.find("\ngate --fail-if slower --factor 1.05: FAIL, 1 of 1 configurations slower:\n"
                          "  ring w=1 b=100\n"),
             std::string::npos)
@@ -311,9 +315,11 @@ TEST_F(CompareGateTest, JsonCarriesThePValueTheRatioAndItsInterval) {
   EXPECT_EQ(test["runs_a"], 5);
   EXPECT_EQ(test["runs_b"], 5);
   EXPECT_EQ(test["u"], 25);
-  EXPECT_EQ(test["exact"], true);
-  EXPECT_NEAR(test["p"].get<double>(), 2.0 / 252, 1e-12);
-  EXPECT_NEAR(test["p_holm"].get<double>(), 2.0 / 252, 1e-12);
+  // Seeds 1 and 3 share a median on each side: the normal approximation
+  // with the tie correction, variance 25/12 (11 - 12/90), z = 12/4.758.
+  EXPECT_EQ(test["exact"], false);
+  EXPECT_NEAR(test["p"].get<double>(), 0.011667312, 1e-8);
+  EXPECT_EQ(test["p_holm"], test["p"]) << "one configuration: nothing to adjust";
   EXPECT_NEAR(test["ratio"].get<double>(), 2, 1e-9);
   // Five a side at 95%: the 3rd smallest and 3rd largest of the 25 ratios
   // (P(U <= 2) = 4/252), covering 1 - 8/252.
