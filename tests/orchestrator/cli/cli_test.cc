@@ -168,7 +168,7 @@ TEST_F(CliTest, ModelFitHoldsAParameterAtAValueAndValidateUsesIt) {
   const CommandOutput fit = Dmlbench({"--db", db_, "model", "fit", "--model", "corrected", "--fix",
                                       "cpu_per_byte_s=2e-10", "--fix", "wire_factor ps k=1=0.9"});
   ASSERT_EQ(fit.exit_code, 0) << fit.err;
-  EXPECT_NE(fit.out.find("cpu_per_byte_s                             2e-10                          s/byte     fixed"),
+  EXPECT_NE(fit.out.find("cpu_per_byte_s                                2e-10                          s/byte     fixed"),
             std::string::npos)
       << fit.out;
   EXPECT_EQ(Dmlbench({"--db", db_, "query", "--csv",
