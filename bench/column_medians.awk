@@ -1,6 +1,6 @@
 # The median of each column of whitespace-separated numbers, one line out
-# (bench_overlap.sh, bench_overlap_cluster.sh, bench_link_stream.sh: one
-# line in per repetition).
+# (one line in per repetition; a single column gives the median of a list).
+# The one median of the benchmarks' shell scripts, local/ and cluster/ alike.
 { for (c = 1; c <= NF; c++) v[c, NR] = $c; n = NR; cols = NF }
 END {
   for (c = 1; c <= cols; c++) {

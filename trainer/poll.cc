@@ -27,7 +27,7 @@ constexpr useconds_t kLongestSleepUs = 100;
 // kBusyPass or longer: on the emulated cluster (mpi, 4 hosts, 1 Gbit/s) 60 %
 // of first passes took 2-4 us, idle; those that received a fragment or
 // summed took 8 us to over 64 us. Measured side by side
-// (bench/bench_poll_cluster.sh, mpi, 4 hosts x 0.4 core, medians of 5):
+// (bench/cluster/bench_poll_cluster.sh, mpi, 4 hosts x 0.4 core, medians of 5):
 // 1.04-1.07x the samples/s at 1 Gbit/s in three runs (B faster than A in
 // 14 of 15 pairs), overlap off and on, with the same CPU per iteration;
 // 1.00x at 100 Mbit/s, where a sleep is a small part of each round.

@@ -41,7 +41,7 @@ int RequiredMpiThreadLevel();
 // vanishes during the job (emulated clusters' bridges come and go), a module
 // not yet connected fails its connect, and inside MPI_Comm_dup Open MPI 4.1
 // then drops the message: the sender returns, its peer waits forever; data
-// already on a connection over it is stuck too (bench/stress_trainer_hangs.sh).
+// already on a connection over it is stuck too (scripts/diagnostics/stress_trainer_hangs.sh).
 // Jobs over several hosts are left to the launcher, which names the network.
 void SetTransportDefaults();
 
@@ -78,7 +78,7 @@ void PollUntil(const std::function<Progress()>& step, double* wait_s);
 void NewPollRound();
 
 // What PollUntil has done on the calling thread since the thread began, for
-// benchmarks that show where a wait's time goes (bench/bench_allreduce.cc).
+// benchmarks that show where a wait's time goes (bench/local/bench_allreduce.cc).
 struct PollCounts {
   std::uint64_t polls = 0;   // calls of `step`
   std::uint64_t yields = 0;  // idle polls while spinning, each followed by sched_yield

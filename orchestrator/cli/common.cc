@@ -4,6 +4,7 @@
 #include "orchestrator/cli/commands.h"
 #include "orchestrator/core/build_info.h"
 #include "orchestrator/core/programs.h"
+#include "orchestrator/core/terminal_text.h"
 #include "orchestrator/core/toml_reader.h"
 
 namespace dmlbench {
@@ -63,8 +64,11 @@ int ParseAndRun(CLI::App& app, const std::function<void()>& parse, std::ostream&
     const bool failed_to_parse = status != 0 && e.get_name() != "RuntimeError";
     return failed_to_parse && error_status != kErrorStatus ? error_status : status;
   } catch (const std::exception& e) {
-    err << "dmlbench: error: " << e.what() << "\n";
-    if (const auto* located = dynamic_cast<const LocatedError*>(&e)) err << located->excerpt();
+    // A message may quote a file name, a matrix value or a run's output.
+    err << "dmlbench: error: " << TerminalText(e.what(), /*keep_layout=*/true) << "\n";
+    if (const auto* located = dynamic_cast<const LocatedError*>(&e)) {
+      err << TerminalText(located->excerpt(), /*keep_layout=*/true);
+    }
     return error_status;
   }
   return 0;

@@ -111,7 +111,7 @@ std::string FilterOfName(const std::string& side, const std::string& name, const
 // The complete runs of `runs` with their steady epochs (from `epochs`, the
 // store's SteadyEpochs()), in the order of `runs`.
 std::vector<RunSample> CompleteSamples(const std::vector<RunRecord>& runs,
-                                       const std::vector<Store::SteadyEpoch>& epochs) {
+                                       const std::vector<SteadyEpoch>& epochs) {
   std::vector<RunSample> samples;
   std::map<std::int64_t, std::size_t> by_id;
   for (const RunRecord& run : runs) {
@@ -119,7 +119,7 @@ std::vector<RunSample> CompleteSamples(const std::vector<RunRecord>& runs,
     by_id[run.run_id] = samples.size();
     samples.push_back({run.params, {}, false});
   }
-  for (const Store::SteadyEpoch& epoch : epochs) {
+  for (const SteadyEpoch& epoch : epochs) {
     const auto it = by_id.find(epoch.run_id);
     if (it == by_id.end()) continue;
     RunSample& sample = samples[it->second];
@@ -528,7 +528,7 @@ void HistoryCommand(const GlobalOptions& global, const CompareOptions& options) 
     throw Error("--history " + options.history + ": " + std::to_string(order.size()) + " builds match in " +
                 global.db + " (" + Join(names) + "); a history needs two or more");
   }
-  const std::vector<Store::SteadyEpoch> epochs = store->SteadyEpochs();
+  const std::vector<SteadyEpoch> epochs = store->SteadyEpochs();
   std::vector<std::pair<std::string, std::vector<RunSample>>> builds;
   for (const std::string& name : order) builds.emplace_back(name, CompleteSamples(by_build[name], epochs));
   const History history = CompareHistory(builds, options.factor);

@@ -1,5 +1,6 @@
 #include "orchestrator/cli/launcher_factory.h"
 
+#include <cstdlib>
 #include <filesystem>
 
 #include "orchestrator/launch/cluster/cluster.h"
@@ -19,7 +20,50 @@ std::string ClusterStateDir(const ExecutionOptions& execution) {
   return state_dir.empty() ? "." : state_dir;
 }
 
+// Where this machine keeps the SSH hosts' lock files.
+std::string HostLockDir() {
+  const char* cache = std::getenv("XDG_CACHE_HOME");
+  if (cache != nullptr && *cache == '/') return std::string(cache) + "/dmlbench/host-locks";
+  return ExpandLocalPath("~/.cache/dmlbench/host-locks", "");
+}
+
+// "alice@10.0.0.1:22.lock"; characters a file name cannot hold become '_'.
+std::string HostLockName(const InventoryHost& host) {
+  std::string name = (host.user.empty() ? "" : host.user + "@") + host.address + ":" +
+                     (host.port > 0 ? std::to_string(host.port) : "config");
+  for (char& c : name) {
+    if (c == '/') c = '_';
+  }
+  return name + ".lock";
+}
+
 }  // namespace
+
+std::unique_ptr<HostPoolLock> LockHostPool(const ExecutionOptions& execution, const std::string& db_path) {
+  const std::string holder = SweepHolderText(db_path);
+  switch (execution.provider) {
+    case Provider::kLocal:
+      return nullptr;
+    case Provider::kSsh: {
+      const Inventory inventory = LoadInventory(execution.inventory);
+      std::vector<std::string> files;
+      std::string names;
+      for (const InventoryHost& host : inventory.hosts) {
+        files.push_back(HostLockDir() + "/" + HostLockName(host));
+        names += (names.empty() ? "" : ", ") + host.name;
+      }
+      return std::make_unique<HostPoolLock>(files, holder, "the hosts of " + execution.inventory + " (" + names + ")");
+    }
+    case Provider::kCluster: {
+      const std::string state_dir = ClusterStateDir(execution);
+      // A cluster that is not up is refused by its launcher, with the command that starts it.
+      if (!std::filesystem::is_directory(state_dir)) return nullptr;
+      return std::make_unique<HostPoolLock>(std::vector<std::string>{state_dir + "/sweep.lock"}, holder,
+                                            "the emulated cluster in " + state_dir);
+    }
+  }
+  return nullptr;
+}
 
 std::unique_ptr<Launcher> MakeLauncher(const ExecutionOptions& execution, const LauncherPaths& paths) {
   switch (execution.provider) {

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "orchestrator/launch/host_pool_lock.h"
 #include "orchestrator/launch/launcher.h"
 #include "orchestrator/matrix/matrix.h"
 #include "orchestrator/plan/plan.h"
@@ -25,6 +26,14 @@ struct LauncherPaths {
 
 // Throws LaunchError for a provider this build cannot run.
 std::unique_ptr<Launcher> MakeLauncher(const ExecutionOptions& execution, const LauncherPaths& paths);
+
+// Holds the hosts `execution` runs on for one sweep (launch/host_pool_lock.h):
+// one lock file per SSH host under $XDG_CACHE_HOME/dmlbench/host-locks (else
+// ~/.cache/...), named by user, address and port; the emulated cluster's
+// sweep.lock in its state directory; nothing for this machine (nullptr).
+// `db_path` is written into the locks to name this sweep. Throws LaunchError
+// when another sweep holds any of them, InventoryError for a bad inventory.
+std::unique_ptr<HostPoolLock> LockHostPool(const ExecutionOptions& execution, const std::string& db_path);
 
 // The slots of the hosts `execution` runs on, read from their inventory
 // without contacting any host: the ssh inventory, or the inventory of the

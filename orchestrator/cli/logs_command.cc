@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "orchestrator/cli/commands.h"
+#include "orchestrator/core/terminal_text.h"
 #include "orchestrator/cli/run_choice.h"
 #include "orchestrator/filter/filter.h"
 #include "orchestrator/store/gzip.h"
@@ -67,7 +68,7 @@ void LogsCommand(const GlobalOptions& global, const LogsOptions& options) {
 
   std::cout << name << " (" << Describe(run.params) << "), attempt " << attempt->number << " of "
             << attempts.back().number << ": " << Text(attempt->status)
-            << (attempt->reason.empty() ? "" : " (" + attempt->reason + ")") << "\n";
+            << (attempt->reason.empty() ? "" : " (" + TerminalText(attempt->reason) + ")") << "\n";
   for (const AttemptLog& log : logs) {
     const std::string text = GunzipFile(store->logs_dir() + "/" + log.file);
     std::cout << "==> " << StreamName(log) << " ("

@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "orchestrator/cli/commands.h"
+#include "orchestrator/core/terminal_text.h"
 #include "orchestrator/cli/table.h"
 #include "orchestrator/core/build_info.h"
 #include "orchestrator/core/link_text.h"
@@ -94,7 +95,7 @@ std::vector<std::pair<const PerformanceModel*, ModelFitRecord>> UsableLatestFits
   std::string all;
   for (const std::string& reason : reasons) all += (all.empty() ? "" : "; ") + reason;
   if (fits.empty()) throw ModelError("no model has a fit to use: " + all);
-  for (const std::string& reason : reasons) std::cerr << "dmlbench: skipped: " << reason << "\n";
+  for (const std::string& reason : reasons) std::cerr << "dmlbench: skipped: " << TerminalText(reason) << "\n";
   return fits;
 }
 

@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "orchestrator/cli/commands.h"
+#include "orchestrator/core/terminal_text.h"
 #include "orchestrator/cli/launcher_factory.h"
 #include "orchestrator/cli/table.h"
 #include "orchestrator/core/toml_reader.h"
@@ -63,7 +64,7 @@ void PrintSummary(std::ostream& out, const Experiment& experiment, const SweepRe
              {false, false, false, true, true, true, true, false});
   int now = 0;
   for (const RunReport& run : report.runs) now += run.ran_now && run.item.state == RunState::kComplete;
-  out << experiment.name << ": "
+  out << TerminalText(experiment.name) << ": "
       << (static_cast<int>(report.runs.size()) == report.planned
               ? Runs(report.runs.size())
               : std::to_string(report.runs.size()) + " of " + Runs(report.planned))
@@ -94,7 +95,7 @@ void PrintSummary(std::ostream& out, const Experiment& experiment, const SweepRe
     out << report.still_loose.size() << (report.still_loose.size() == 1 ? " point has" : " points have")
         << " max_repetitions runs and an interval still wider than asked: measure "
         << (report.still_loose.size() == 1 ? "it" : "them") << " on quieter hosts, or raise max_repetitions\n";
-    for (const std::string& point : report.still_loose) out << "  " << point << "\n";
+    for (const std::string& point : report.still_loose) out << "  " << TerminalText(point) << "\n";
   }
   if (report.exhausted) {
     out << report.exhausted << (report.exhausted == 1 ? " run has" : " runs have")
@@ -131,6 +132,8 @@ void RunCommand(const GlobalOptions& global, const ExperimentInputs& inputs, con
   paths.trainer = inputs.trainer;
   paths.mpirun = inputs.mpirun;
   paths.dataset_dir = DatasetDir(inputs, experiment);
+  // Before any host is touched; held until every run of the sweep is done.
+  const std::unique_ptr<HostPoolLock> hosts_lock = LockHostPool(experiment.execution, global.db);
   std::unique_ptr<Launcher> launcher = MakeLauncher(experiment.execution, paths);
   options.trainer = inputs.trainer;
   options.dataset_dir = paths.dataset_dir;
@@ -142,7 +145,7 @@ void RunCommand(const GlobalOptions& global, const ExperimentInputs& inputs, con
   const SweepReport report = runner.Run(experiment, lock, g_cancel);
   PrintSummary(std::cout, experiment, report);
   if (report.cancelled) {
-    std::cerr << "dmlbench: interrupted; `dmlbench run " << inputs.matrix << "` resumes\n";
+    std::cerr << "dmlbench: interrupted; `dmlbench run " << TerminalText(inputs.matrix) << "` resumes\n";
     throw CLI::RuntimeError(ExitStatusOfSignal(g_signal == 0 ? SIGINT : g_signal));
   }
   if (!report.stopped.empty()) throw Error("stopped the sweep after " + report.stopped);

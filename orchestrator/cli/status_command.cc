@@ -2,13 +2,27 @@
 // experiment is shown with its id and the path it was read from, so that two
 // versions of one experiment file tell apart. A run counts for every
 // experiment text that planned it (experiment_runs).
+#include <initializer_list>
 #include <iostream>
+#include <string>
 
 #include "orchestrator/cli/commands.h"
 #include "orchestrator/cli/table.h"
 
 namespace dmlbench {
 namespace {
+
+// The column counting the runs in these states, named by them (runs.status
+// holds their text, core/enums.h): "total(r.status IN ('pending',
+// 'running')) AS pending_or_running".
+std::string CountOf(std::initializer_list<RunState> states) {
+  std::string texts, name;
+  for (const RunState state : states) {
+    texts += (texts.empty() ? "'" : ", '") + std::string(Text(state)) + "'";
+    name += (name.empty() ? "" : "_or_") + std::string(Text(state));
+  }
+  return "total(r.status IN (" + texts + ")) AS " + name;
+}
 
 void StatusCommand(const GlobalOptions& global) {
   const std::unique_ptr<Store> store = OpenExistingReadOnly(global.db);
@@ -19,11 +33,11 @@ void StatusCommand(const GlobalOptions& global) {
   const std::string members = store->schema_version() >= kSharedRunsVersion
                                   ? "experiment_runs m USING (experiment_id) LEFT JOIN runs r USING (run_id)"
                                   : "runs r USING (experiment_id)";
+  const std::string counts = CountOf({RunState::kComplete}) + ", " + CountOf({RunState::kFailed}) + ", " +
+                             CountOf({RunState::kInterrupted}) + ", " +
+                             CountOf({RunState::kPending, RunState::kRunning});
   PrintQueryTable(std::cout, store->Query(R"(
-    SELECT e.experiment_id AS id, e.name AS experiment, count(r.run_id) AS runs,
-           total(r.status = 'complete') AS complete, total(r.status = 'failed') AS failed,
-           total(r.status = 'interrupted') AS interrupted,
-           total(r.status IN ('pending', 'running')) AS pending_or_running,
+    SELECT e.experiment_id AS id, e.name AS experiment, count(r.run_id) AS runs, )" + counts + R"(,
            datetime(max(r.end_unix_s), 'unixepoch') AS last_run_end_utc, e.source_path
     FROM experiments e LEFT JOIN )" + members + R"(
     GROUP BY e.experiment_id ORDER BY e.experiment_id)"));

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "orchestrator/core/csv.h"
+#include "orchestrator/core/terminal_text.h"
 
 namespace dmlbench {
 
@@ -41,13 +42,15 @@ std::string Shorten(const std::string& text, size_t width) {
 
 namespace {
 
+// The lines of a cell, each safe for a terminal: a value from a run or the
+// database cannot move the cursor or redraw a line (core/terminal_text.h).
 std::vector<std::string> Lines(const std::string& text) {
   std::vector<std::string> lines;
   size_t begin = 0;
   for (size_t end; (end = text.find('\n', begin)) != std::string::npos; begin = end + 1) {
-    lines.push_back(text.substr(begin, end - begin));
+    lines.push_back(TerminalText(std::string_view(text).substr(begin, end - begin)));
   }
-  lines.push_back(text.substr(begin));
+  lines.push_back(TerminalText(std::string_view(text).substr(begin)));
   return lines;
 }
 
@@ -64,8 +67,10 @@ size_t Columns(const std::string& text) {
 // Aligned columns; cells that are numbers align right.
 void PrintTable(std::ostream& out, const std::vector<std::string>& headers,
                 const std::vector<std::vector<std::string>>& rows, const std::vector<bool>& right) {
+  std::vector<std::string> header_cells;
+  for (const std::string& header : headers) header_cells.push_back(TerminalText(header));
   std::vector<size_t> width(headers.size());
-  for (size_t c = 0; c < headers.size(); ++c) width[c] = Columns(headers[c]);
+  for (size_t c = 0; c < headers.size(); ++c) width[c] = Columns(header_cells[c]);
   for (const auto& row : rows) {
     for (size_t c = 0; c < row.size(); ++c) {
       for (const std::string& part : Lines(row[c])) width[c] = std::max(width[c], Columns(part));
@@ -80,7 +85,7 @@ void PrintTable(std::ostream& out, const std::vector<std::string>& headers,
     }
     out << text << "\n";
   };
-  line(headers);
+  line(header_cells);
   std::vector<std::string> rule;
   for (size_t w : width) rule.emplace_back(w, '-');
   line(rule);

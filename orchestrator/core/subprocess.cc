@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -114,18 +115,29 @@ void Fd::reset(int fd) {
 }
 
 void LineSplitter::Add(std::string_view chunk, const Sink& sink) {
+  if (dropping_) {
+    const std::size_t newline = chunk.find('\n');
+    if (newline == std::string_view::npos) return;
+    chunk.remove_prefix(newline);  // the '\n' ends the cut line below
+    dropping_ = false;
+  }
   pending_.append(chunk);
   std::size_t start = 0;
   for (std::size_t newline; (newline = pending_.find('\n', start)) != std::string::npos;) {
-    if (sink) sink(std::string_view(pending_).substr(start, newline - start));
+    if (sink) sink(std::string_view(pending_).substr(start, std::min(newline - start, max_line_)));
     start = newline + 1;
   }
   pending_.erase(0, start);
+  if (pending_.size() > max_line_) {
+    pending_.resize(max_line_);
+    dropping_ = true;
+  }
 }
 
 void LineSplitter::Finish(const Sink& sink) {
   if (!pending_.empty() && sink) sink(pending_);
   pending_.clear();
+  dropping_ = false;
 }
 
 void TailBuffer::Add(std::string_view chunk) {

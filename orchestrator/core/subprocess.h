@@ -45,16 +45,27 @@ class Fd {
 };
 
 // Splits a byte stream into lines (without their '\n') as chunks arrive.
+// A line longer than `max_line` bytes is cut to its first `max_line` bytes
+// and the rest dropped as it arrives, so that a process printing without a
+// newline cannot make the reader buffer without bound; a reader that must
+// tell a cut line apart sees its size equal `max_line`.
 class LineSplitter {
  public:
   using Sink = std::function<void(std::string_view line)>;
+  // Far above any line the trainer prints (an epoch event of 60,000
+  // iteration times is about 1 MB).
+  static constexpr std::size_t kMaxLineBytes = 16 << 20;
+
+  explicit LineSplitter(std::size_t max_line = kMaxLineBytes) : max_line_(max_line) {}
   // Passes every complete line of pending text + `chunk` to `sink`.
   void Add(std::string_view chunk, const Sink& sink);
   // Passes the last line if it had no '\n'.
   void Finish(const Sink& sink);
 
  private:
+  std::size_t max_line_;
   std::string pending_;
+  bool dropping_ = false;  // pending_ is a cut line whose rest is being dropped
 };
 
 // The last `limit` bytes of a stream (mpirun's stderr tail).

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <optional>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -51,6 +52,84 @@ std::string FormatDouble(double value) {
 }
 
 bool IsContinuationByte(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
+
+// Where a key of more than kMaxKeyDepth parts (a.b.c...) starts, if any.
+// toml++ builds one table per part and walks them recursively, so a header
+// dotted 50,000 levels deep (a 100 KB file) overflows the stack; the parser
+// limits nested arrays and inline tables itself (TOML_MAX_NESTED_VALUES)
+// but not dotted keys. The scan knows just enough TOML to find keys: it
+// skips strings (basic, literal, and multi-line ones across lines) and
+// comments, and counts the dots of the key that opens each line — a table
+// header's or a key/value pair's — and of each key inside an inline table.
+constexpr int kMaxKeyDepth = 100;
+
+struct DeepKey {
+  int line = 0;
+  int column = 0;
+  int parts = 0;
+};
+
+std::optional<DeepKey> FindDeepKey(std::string_view text) {
+  std::string_view open_multiline;  // the delimiter of a multi-line string still open
+  int line = 1;
+  std::size_t line_start = 0;
+  while (line_start <= text.size()) {
+    std::size_t line_end = text.find('\n', line_start);
+    if (line_end == std::string_view::npos) line_end = text.size();
+    const std::string_view source = text.substr(line_start, line_end - line_start);
+    std::size_t i = 0;
+    if (!open_multiline.empty()) {
+      const std::size_t close = source.find(open_multiline);
+      if (close == std::string_view::npos) {
+        i = source.size();
+      } else {
+        i = close + open_multiline.size();
+        open_multiline = {};
+      }
+    }
+    while (i < source.size() && (source[i] == ' ' || source[i] == '\t')) ++i;
+    const std::size_t key_start = i;
+    bool in_key = i < source.size() && source[i] != '#';
+    int parts = 1;
+    int most = 1;
+    std::string brackets;  // the open '{' and '[' after the line's key, innermost last
+    for (; i < source.size(); ++i) {
+      const char c = source[i];
+      if (c == '#') break;
+      if (c == '"' || c == '\'') {
+        const std::string_view triple = c == '"' ? "\"\"\"" : "'''";
+        if (source.substr(i, 3) == triple) {
+          const std::size_t close = source.find(triple, i + 3);
+          if (close == std::string_view::npos) {
+            open_multiline = triple;
+            break;
+          }
+          i = close + 2;
+          continue;
+        }
+        for (++i; i < source.size() && source[i] != c; ++i) {
+          if (c == '"' && source[i] == '\\') ++i;
+        }
+        continue;
+      }
+      if (in_key) {
+        if (c == '.') most = std::max(most, ++parts);
+        if (c == '=' || (c == ']' && source[key_start] == '[')) in_key = false;
+        continue;
+      }
+      if (c == '{' || c == '[') brackets += c;
+      if ((c == '}' || c == ']') && !brackets.empty()) brackets.pop_back();
+      if ((c == '{' || c == ',') && !brackets.empty() && brackets.back() == '{') {
+        in_key = true;  // a key of the inline table begins
+        parts = 1;
+      }
+    }
+    if (most > kMaxKeyDepth) return DeepKey{line, static_cast<int>(key_start) + 1, most};
+    line_start = line_end + 1;
+    ++line;
+  }
+  return std::nullopt;
+}
 
 }  // namespace
 
@@ -130,6 +209,12 @@ std::string ClosestName(std::string_view key, const std::vector<std::string_view
 }
 
 toml::table TomlReader::Parse() const {
+  if (const std::optional<DeepKey> deep = FindDeepKey(text_)) {
+    toml::source_region where;
+    where.begin = {static_cast<toml::source_index>(deep->line), static_cast<toml::source_index>(deep->column)};
+    Fail(where, "a key of " + std::to_string(deep->parts) + " dotted parts; at most " +
+                    std::to_string(kMaxKeyDepth) + " are supported");
+  }
   try {
     return toml::parse(text_, path_);
   } catch (const toml::parse_error& error) {

@@ -2,10 +2,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include <chrono>
 #include <optional>
 #include <stdexcept>
+#include <utility>
 #include <vector>
+
+#include "orchestrator/core/subprocess.h"
 
 namespace dmlbench {
 namespace {
@@ -163,41 +165,117 @@ std::vector<double> ReadIterationTimes(const json& event, std::int64_t iteration
   return seconds;
 }
 
-double MonotonicSeconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+// The event of a line: a JSON object of the supported format version.
+json ParseEvent(std::string_view line) {
+  json event = json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (event.is_discarded()) {
+    const std::string shown(line.substr(0, 60));
+    throw EventError("not a JSON object: " + shown + (line.size() > 60 ? "..." : ""));
+  }
+  if (!event.is_object()) {
+    throw EventError(std::string("expected a JSON object, got ") + event.type_name());
+  }
+  return event;
+}
+
+void CheckFormatVersion(const Fields& fields, const std::string& kind) {
+  const std::int64_t version = fields.Integer("format_version");
+  if (version != kEventsFormatVersion) {
+    throw EventError(kind + ": format_version " + std::to_string(version) +
+                     " is not supported (this program reads " + std::to_string(kEventsFormatVersion) + ")");
+  }
+}
+
+RunStartRecord ReadRunStart(const Fields& fields) {
+  RunStartRecord r;
+  r.mpi_library_version = fields.String("mpi_library_version");
+  r.world_size = fields.Integer("world_size");
+  r.parameters = fields.Integer("parameters");
+  r.iterations_per_epoch = fields.Integer("iterations_per_epoch");
+  r.train_samples = fields.Integer("train_samples");
+  r.test_samples = fields.Integer("test_samples");
+  r.dataset_sha256 = fields.String("dataset_sha256");
+  r.threads = fields.OptionalInteger("threads").value_or(0);
+  return r;
+}
+
+// An epoch event, which must be epoch number `expected`.
+EpochRecord ReadEpoch(const Fields& fields, const json& event, int expected) {
+  EpochRecord r;
+  r.epoch = static_cast<int>(fields.Integer("epoch"));
+  if (r.epoch != expected) {
+    throw EventError("epoch: expected epoch " + std::to_string(expected) + ", got " + std::to_string(r.epoch));
+  }
+  r.iterations = fields.Integer("iterations");
+  r.samples = fields.Integer("samples");
+  r.wall_s = fields.Number("wall_s");
+  r.throughput_samples_per_s = fields.Number("throughput_samples_per_s");
+  r.loss = fields.OptionalNumber("loss");
+  r.test_accuracy = fields.OptionalNumber("test_accuracy");
+  r.eval_s = fields.OptionalNumber("eval_s");
+  r.overlap_ratio = fields.OptionalNumber("overlap_ratio");
+  const Fields phases = fields.Object("phases");
+  r.forward = ReadPhase(phases, "forward");
+  r.backward = ReadPhase(phases, "backward");
+  r.exchange = ReadPhase(phases, "exchange");
+  r.update = ReadPhase(phases, "update");
+  r.exposed_comm = ReadPhase(phases, "exposed_comm");
+  r.comm = ReadPhase(phases, "comm");
+  const json& ranks = fields.Array("ranks");
+  r.ranks.reserve(ranks.size());
+  for (size_t i = 0; i < ranks.size(); ++i) r.ranks.push_back(ReadRank(ranks[i], i));
+  r.iteration_wall_s = ReadIterationTimes(event, r.iterations);
+  return r;
+}
+
+// A run_end event; status ok only after a run_start.
+RunEndRecord ReadRunEnd(const Fields& fields, bool run_start_seen) {
+  RunEndRecord r;
+  r.status = fields.String("status");
+  if (r.status != "ok" && r.status != "error") {
+    throw EventError("run_end: field 'status' must be \"ok\" or \"error\", got \"" + r.status + "\"");
+  }
+  if (r.status == "ok") {
+    if (!run_start_seen) throw EventError("run_end: status ok without run_start");
+    r.parameter_checksum = fields.String("parameter_checksum");
+  } else {
+    r.error = fields.OptionalString("error");
+    r.parameter_checksum = fields.OptionalString("parameter_checksum");
+  }
+  r.total_wall_s = fields.OptionalNumber("total_wall_s");
+  r.peak_rss_bytes = fields.OptionalInteger("peak_rss_bytes");
+  return r;
 }
 
 }  // namespace
 
-Ingest::Ingest(Store& store, std::int64_t run_id, std::int64_t attempt_id)
-    : store_(store), run_id_(run_id), attempt_id_(attempt_id) {}
-
-Ingest::~Ingest() {
-  try {
-    Flush();
-  } catch (const StoreError&) {
-    // The caller did not Flush(); the group is lost like any partial attempt.
-  }
-}
+Ingest::Ingest(Store& store, std::int64_t run_id, std::int64_t attempt_id, std::function<double()> monotonic_now)
+    : store_(store), run_id_(run_id), attempt_id_(attempt_id), monotonic_now_(std::move(monotonic_now)) {}
 
 void Ingest::Flush() {
-  if (!store_.batch_open()) return;
-  store_.CommitBatch();
-  last_commit_s_ = MonotonicSeconds();
+  if (!batch_) return;
+  try {
+    batch_->Commit();
+  } catch (const StoreError&) {
+    batch_.reset();  // closed by the failed commit, which kept none of the group
+    throw;
+  }
+  batch_.reset();
+  last_commit_s_ = monotonic_now_();
 }
 
 void Ingest::BeforeWrite() {
-  if (store_.batch_open()) return;
-  const double now = MonotonicSeconds();
+  if (batch_ || store_.batch_open()) return;
+  const double now = monotonic_now_();
   if (last_commit_s_ >= 0 && now - last_commit_s_ < kGroupCommitS) {
-    store_.BeginBatch();
+    batch_.emplace(store_);
     batch_start_s_ = now;
   }
 }
 
 void Ingest::AfterWrite(bool last_event) {
-  const double now = MonotonicSeconds();
-  if (!store_.batch_open()) {
+  const double now = monotonic_now_();
+  if (!batch_) {
     last_commit_s_ = now;
   } else if (last_event || now - batch_start_s_ >= kGroupCommitS) {
     Flush();
@@ -207,6 +285,11 @@ void Ingest::AfterWrite(bool last_event) {
 void Ingest::Consume(std::string_view line) {
   ++line_number_;
   if (!error_.empty()) return;
+  if (line.size() >= LineSplitter::kMaxLineBytes) {
+    error_ = "event line " + std::to_string(line_number_) + ": longer than " +
+             std::to_string(LineSplitter::kMaxLineBytes >> 20) + " MiB; cut and not read";
+    return;
+  }
   while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
   if (line.empty()) return;
   try {
@@ -217,35 +300,15 @@ void Ingest::Consume(std::string_view line) {
 }
 
 void Ingest::ConsumeEvent(std::string_view line) {
-  const json event = json::parse(line, nullptr, /*allow_exceptions=*/false);
-  if (event.is_discarded()) {
-    const std::string shown(line.substr(0, 60));
-    throw EventError("not a JSON object: " + shown + (line.size() > 60 ? "..." : ""));
-  }
-  if (!event.is_object()) {
-    throw EventError(std::string("expected a JSON object, got ") + event.type_name());
-  }
-  const Fields top(event, "event");
-  const std::string kind = top.String("event");
+  const json event = ParseEvent(line);
+  const std::string kind = Fields(event, "event").String("event");
   const Fields fields(event, kind);
-  const std::int64_t version = fields.Integer("format_version");
-  if (version != kEventsFormatVersion) {
-    throw EventError(kind + ": format_version " + std::to_string(version) +
-                     " is not supported (this program reads " + std::to_string(kEventsFormatVersion) + ")");
-  }
+  CheckFormatVersion(fields, kind);
   if (run_end_seen_) throw EventError(kind + ": after run_end");
 
   if (kind == "run_start") {
     if (run_start_seen_) throw EventError("run_start: repeated");
-    RunStartRecord r;
-    r.mpi_library_version = fields.String("mpi_library_version");
-    r.world_size = fields.Integer("world_size");
-    r.parameters = fields.Integer("parameters");
-    r.iterations_per_epoch = fields.Integer("iterations_per_epoch");
-    r.train_samples = fields.Integer("train_samples");
-    r.test_samples = fields.Integer("test_samples");
-    r.dataset_sha256 = fields.String("dataset_sha256");
-    r.threads = fields.OptionalInteger("threads").value_or(0);
+    const RunStartRecord r = ReadRunStart(fields);
     BeforeWrite();
     store_.RecordRunStart(attempt_id_, r);
     AfterWrite(false);
@@ -254,53 +317,16 @@ void Ingest::ConsumeEvent(std::string_view line) {
     mpi_library_version_ = r.mpi_library_version;
   } else if (kind == "epoch") {
     if (!run_start_seen_) throw EventError("epoch: before run_start");
-    EpochRecord r;
-    r.epoch = static_cast<int>(fields.Integer("epoch"));
-    if (r.epoch != epochs_stored_ + 1) {
-      throw EventError("epoch: expected epoch " + std::to_string(epochs_stored_ + 1) + ", got " +
-                       std::to_string(r.epoch));
-    }
-    r.iterations = fields.Integer("iterations");
-    r.samples = fields.Integer("samples");
-    r.wall_s = fields.Number("wall_s");
-    r.throughput_samples_per_s = fields.Number("throughput_samples_per_s");
-    r.loss = fields.OptionalNumber("loss");
-    r.test_accuracy = fields.OptionalNumber("test_accuracy");
-    r.eval_s = fields.OptionalNumber("eval_s");
-    r.overlap_ratio = fields.OptionalNumber("overlap_ratio");
-    const Fields phases = fields.Object("phases");
-    r.forward = ReadPhase(phases, "forward");
-    r.backward = ReadPhase(phases, "backward");
-    r.exchange = ReadPhase(phases, "exchange");
-    r.update = ReadPhase(phases, "update");
-    r.exposed_comm = ReadPhase(phases, "exposed_comm");
-    r.comm = ReadPhase(phases, "comm");
-    const json& ranks = fields.Array("ranks");
-    r.ranks.reserve(ranks.size());
-    for (size_t i = 0; i < ranks.size(); ++i) r.ranks.push_back(ReadRank(ranks[i], i));
-    r.iteration_wall_s = ReadIterationTimes(event, r.iterations);
+    const EpochRecord r = ReadEpoch(fields, event, epochs_stored_ + 1);
     BeforeWrite();
     store_.AddEpoch(run_id_, attempt_id_, r);
     AfterWrite(false);
     ++epochs_stored_;
   } else if (kind == "run_end") {
-    RunEndRecord r;
-    r.status = fields.String("status");
-    if (r.status != "ok" && r.status != "error") {
-      throw EventError("run_end: field 'status' must be \"ok\" or \"error\", got \"" + r.status + "\"");
-    }
-    if (r.status == "ok") {
-      if (!run_start_seen_) throw EventError("run_end: status ok without run_start");
-      r.parameter_checksum = fields.String("parameter_checksum");
-    } else {
-      r.error = fields.OptionalString("error");
-      r.parameter_checksum = fields.OptionalString("parameter_checksum");
-    }
-    r.total_wall_s = fields.OptionalNumber("total_wall_s");
-    r.peak_rss_bytes = fields.OptionalInteger("peak_rss_bytes");
+    const RunEndRecord r = ReadRunEnd(fields, run_start_seen_);
     BeforeWrite();
     store_.RecordRunEnd(attempt_id_, r);
-    AfterWrite(true);
+    AfterWrite(/*last_event=*/true);  // commits: a finished attempt's events are all stored
     run_end_seen_ = true;
     run_end_ok_ = r.status == "ok";
     trainer_error_ = r.error;

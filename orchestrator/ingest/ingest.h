@@ -1,16 +1,20 @@
 // Ingest: reads the trainer's event lines (schemas/trainer-events.md, format
 // version 1) and stores each in the database as it arrives, tagged with the
 // attempt. An event is committed at once, except in a burst (events less
-// than kGroupCommitS apart), which shares one transaction committed within
-// kGroupCommitS, at run_end, at the next line, or at Flush(). It does not
-// decide a run's status: the run loop does. Not thread-safe.
+// than kGroupCommitS apart), which shares one Store::Batch committed within
+// kGroupCommitS, at run_end, at the next line, or at Flush(). What is not
+// committed when the Ingest goes is rolled back. It does not decide a run's
+// status: the run loop does. Not thread-safe.
 #ifndef DMLBENCH_ORCHESTRATOR_INGEST_INGEST_H_
 #define DMLBENCH_ORCHESTRATOR_INGEST_INGEST_H_
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
+#include "orchestrator/core/clock.h"
 #include "orchestrator/store/store.h"
 
 namespace dmlbench {
@@ -20,10 +24,14 @@ inline constexpr double kGroupCommitS = 0.05;
 
 class Ingest {
  public:
-  // `store` must outlive this object.
-  Ingest(Store& store, std::int64_t run_id, std::int64_t attempt_id);
-  // Commits what is stored (errors are swallowed here: call Flush() first).
-  ~Ingest();
+  // `store` must outlive this object. `monotonic_now` (seconds) times the
+  // bursts; tests give a clock of their own.
+  Ingest(Store& store, std::int64_t run_id, std::int64_t attempt_id,
+         std::function<double()> monotonic_now = MonotonicNow);
+  // Rolls back the group not yet committed, as an attempt cut short by an
+  // exception leaves it: such an attempt never completes its run. A run_end
+  // commits itself; on the normal path call Flush() when the job ended.
+  ~Ingest() = default;
   Ingest(const Ingest&) = delete;
   Ingest& operator=(const Ingest&) = delete;
 
@@ -32,7 +40,8 @@ class Ingest {
   // ignored. A StoreError (e.g. a full disk) propagates.
   void Consume(std::string_view line);
 
-  // Commits every stored event. Call when the job ended. Throws StoreError.
+  // Commits every stored event. Call when the job ended, however it ended.
+  // Throws StoreError.
   void Flush();
 
   // True once the trainer's run_start arrived: it got past its input.
@@ -50,14 +59,17 @@ class Ingest {
 
  private:
   void ConsumeEvent(std::string_view line);
-  // Opens a group transaction when this event follows the last commit
-  // closely; commits the group when it is old enough or the run ended.
+  // Opens a group (a Store::Batch) when this event follows the last commit
+  // closely, unless a batch of the store is open already; commits the
+  // group when it is old enough or the run ended.
   void BeforeWrite();
   void AfterWrite(bool last_event);
 
   Store& store_;
   std::int64_t run_id_;
   std::int64_t attempt_id_;
+  std::function<double()> monotonic_now_;
+  std::optional<Store::Batch> batch_;  // the open group, if any
   int line_number_ = 0;
   double last_commit_s_ = -1;  // monotonic
   double batch_start_s_ = 0;

@@ -113,101 +113,131 @@ std::vector<double> FairRates(const std::vector<Flow>& flows, int n, std::vector
   return rate;
 }
 
-}  // namespace
+// One play of a schedule: the messages in flight, the round each rank is
+// in, and each link's tokens. Resources: host h uploads through link h and
+// downloads through n + h.
+class LinkSimulation {
+ public:
+  LinkSimulation(const Schedule& schedule, double burst_bytes)
+      : schedule_(schedule), n_(static_cast<int>(schedule.size())), burst_bytes_(burst_bytes),
+        eps_(1e-9 * std::max(LargestMessage(schedule), 1.0)),
+        tokens_(static_cast<std::size_t>(2 * n_), burst_bytes), next_(static_cast<std::size_t>(n_), 0),
+        sending_(static_cast<std::size_t>(n_)), awaiting_(static_cast<std::size_t>(n_)),
+        posted_(static_cast<std::size_t>(n_), false) {}
 
-double SimulatedBytes(const Schedule& schedule, double burst_bytes) {
-  const int n = static_cast<int>(schedule.size());
-  double largest = 0;
-  for (const auto& rounds : schedule) {
-    for (const Round& round : rounds) {
-      for (const Message& m : round.sends) largest = std::max(largest, m.bytes);
+  // Plays every rank's rounds to the end; returns the time it took.
+  double Run() {
+    std::vector<int> everyone(static_cast<std::size_t>(n_));
+    for (int r = 0; r < n_; ++r) everyone[r] = r;
+    Advance(everyone);
+    while (!flows_.empty()) Advance(Step());
+    for (int r = 0; r < n_; ++r) {
+      if (next_[r] < schedule_[r].size()) {
+        throw std::invalid_argument("rank " + std::to_string(r) + " waits for a message no rank sends");
+      }
     }
+    return time_;
   }
-  const double eps = 1e-9 * std::max(largest, 1.0);
-  // Resources: host h uploads through link h and downloads through n + h.
-  std::vector<double> tokens(static_cast<std::size_t>(2 * n), burst_bytes);
-  std::vector<Flow> flows;
-  std::vector<std::size_t> next(static_cast<std::size_t>(n), 0);     // the round each rank is in
-  std::vector<std::set<int>> sending(static_cast<std::size_t>(n));   // its round's sends in flight
-  std::vector<std::vector<Message>> awaiting(static_cast<std::size_t>(n));
-  std::vector<bool> posted(static_cast<std::size_t>(n), false);
-  std::map<std::pair<int, int>, int> delivered, consumed;             // messages per (from, to)
-  int ids = 0;
+
+ private:
+  static double LargestMessage(const Schedule& schedule) {
+    double largest = 0;
+    for (const auto& rounds : schedule) {
+      for (const Round& round : rounds) {
+        for (const Message& m : round.sends) largest = std::max(largest, m.bytes);
+      }
+    }
+    return largest;
+  }
 
   // Moves each of `ranks` on as far as its messages allow. A rank's progress
   // depends only on messages delivered, which happens between calls, so
   // only the ranks a delivery touched need a look.
-  auto advance = [&](const std::vector<int>& ranks) {
+  void Advance(const std::vector<int>& ranks) {
     for (int r : ranks) {
-      while (next[r] < schedule[r].size()) {
-        if (!posted[r]) {
-          const Round& round = schedule[r][next[r]];
-          for (const Message& m : round.sends) {
-            if (m.peer < 0 || m.peer >= n) throw std::invalid_argument("a message to a rank beyond the schedule");
-            flows.push_back({r, m.peer, m.bytes, ++ids});
-            sending[r].insert(ids);
-          }
-          awaiting[r] = round.receives;
-          posted[r] = true;
-        }
-        std::erase_if(awaiting[r], [&](const Message& m) {
+      while (next_[r] < schedule_[r].size()) {
+        if (!posted_[r]) Post(r);
+        std::erase_if(awaiting_[r], [&](const Message& m) {
           const std::pair<int, int> pair{m.peer, r};
-          if (delivered[pair] <= consumed[pair]) return false;
-          ++consumed[pair];
+          if (delivered_[pair] <= consumed_[pair]) return false;
+          ++consumed_[pair];
           return true;
         });
-        if (!sending[r].empty() || !awaiting[r].empty()) break;
-        ++next[r];
-        posted[r] = false;
+        if (!sending_[r].empty() || !awaiting_[r].empty()) break;
+        ++next_[r];
+        posted_[r] = false;
       }
     }
-  };
+  }
 
-  double time = 0;
-  std::vector<int> everyone(static_cast<std::size_t>(n));
-  for (int r = 0; r < n; ++r) everyone[r] = r;
-  advance(everyone);
-  while (!flows.empty()) {
-    std::vector<double> capacity(tokens.size());
-    for (std::size_t l = 0; l < tokens.size(); ++l) capacity[l] = tokens[l] > eps ? kBurstRate : 1.0;
-    const std::vector<double> rate = FairRates(flows, n, std::move(capacity));
-    std::vector<double> use(tokens.size(), 0);
-    for (std::size_t f = 0; f < flows.size(); ++f) {
-      use[flows[f].from] += rate[f];
-      use[n + flows[f].to] += rate[f];
+  // Rank r's sends of its round in flight, and its receives awaited.
+  void Post(int r) {
+    const Round& round = schedule_[r][next_[r]];
+    for (const Message& m : round.sends) {
+      if (m.peer < 0 || m.peer >= n_) throw std::invalid_argument("a message to a rank beyond the schedule");
+      flows_.push_back({r, m.peer, m.bytes, ++ids_});
+      sending_[r].insert(ids_);
     }
-    // Until the next message arrives or a bucket runs dry.
+    awaiting_[r] = round.receives;
+    posted_[r] = true;
+  }
+
+  // The flows at their fair rates until the next message arrives or a
+  // bucket runs dry; returns the ranks whose messages arrived, once each.
+  std::vector<int> Step() {
+    std::vector<double> capacity(tokens_.size());
+    for (std::size_t l = 0; l < tokens_.size(); ++l) capacity[l] = tokens_[l] > eps_ ? kBurstRate : 1.0;
+    const std::vector<double> rate = FairRates(flows_, n_, std::move(capacity));
+    std::vector<double> use(tokens_.size(), 0);
+    for (std::size_t f = 0; f < flows_.size(); ++f) {
+      use[flows_[f].from] += rate[f];
+      use[n_ + flows_[f].to] += rate[f];
+    }
     double step = std::numeric_limits<double>::infinity();
-    for (std::size_t f = 0; f < flows.size(); ++f) step = std::min(step, flows[f].left / rate[f]);
-    for (std::size_t l = 0; l < tokens.size(); ++l) {
-      if (tokens[l] > eps && use[l] > 1) step = std::min(step, tokens[l] / (use[l] - 1));
+    for (std::size_t f = 0; f < flows_.size(); ++f) step = std::min(step, flows_[f].left / rate[f]);
+    for (std::size_t l = 0; l < tokens_.size(); ++l) {
+      if (tokens_[l] > eps_ && use[l] > 1) step = std::min(step, tokens_[l] / (use[l] - 1));
     }
     if (!std::isfinite(step)) throw std::logic_error("link simulation: messages in flight that never move");
-    time += step;
-    for (std::size_t l = 0; l < tokens.size(); ++l) {
-      tokens[l] = std::clamp(tokens[l] - (use[l] - 1) * step, 0.0, burst_bytes);
+    time_ += step;
+    for (std::size_t l = 0; l < tokens_.size(); ++l) {
+      tokens_[l] = std::clamp(tokens_[l] - (use[l] - 1) * step, 0.0, burst_bytes_);
     }
     std::vector<int> touched;
-    for (std::size_t f = 0; f < flows.size(); ++f) {
-      flows[f].left -= rate[f] * step;
-      if (flows[f].left <= eps) {
-        ++delivered[{flows[f].from, flows[f].to}];
-        sending[flows[f].from].erase(flows[f].id);
-        touched.push_back(flows[f].from);
-        touched.push_back(flows[f].to);
+    for (std::size_t f = 0; f < flows_.size(); ++f) {
+      flows_[f].left -= rate[f] * step;
+      if (flows_[f].left <= eps_) {
+        ++delivered_[{flows_[f].from, flows_[f].to}];
+        sending_[flows_[f].from].erase(flows_[f].id);
+        touched.push_back(flows_[f].from);
+        touched.push_back(flows_[f].to);
       }
     }
-    std::erase_if(flows, [eps](const Flow& f) { return f.left <= eps; });
+    std::erase_if(flows_, [this](const Flow& f) { return f.left <= eps_; });
     std::sort(touched.begin(), touched.end());
     touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
-    advance(touched);
+    return touched;
   }
-  for (int r = 0; r < n; ++r) {
-    if (next[r] < schedule[r].size()) {
-      throw std::invalid_argument("rank " + std::to_string(r) + " waits for a message no rank sends");
-    }
-  }
-  return time;
+
+  const Schedule& schedule_;
+  const int n_;
+  const double burst_bytes_;
+  const double eps_;                              // bytes left that count as delivered
+  std::vector<double> tokens_;                    // per link
+  std::vector<Flow> flows_;                       // messages in flight
+  std::vector<std::size_t> next_;                 // the round each rank is in
+  std::vector<std::set<int>> sending_;            // its round's sends in flight
+  std::vector<std::vector<Message>> awaiting_;    // its round's receives not yet delivered
+  std::vector<bool> posted_;                      // its round's sends are in flight
+  std::map<std::pair<int, int>, int> delivered_, consumed_;  // messages per (from, to)
+  int ids_ = 0;
+  double time_ = 0;
+};
+
+}  // namespace
+
+double SimulatedBytes(const Schedule& schedule, double burst_bytes) {
+  return LinkSimulation(schedule, burst_bytes).Run();
 }
 
 }  // namespace dmlbench

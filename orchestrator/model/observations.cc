@@ -46,10 +46,9 @@ std::string ExperimentFilter(const std::vector<std::string>& experiments) {
   return " AND e.name IN (" + list + ")";
 }
 
-}  // namespace
-
-ModelData LoadModelData(const Store& store, const std::vector<std::string>& experiments) {
-  ModelData data;
+// Every complete run of `experiments` (all when empty) with its
+// configuration, by run id; no times yet.
+std::vector<RunObservation> ReadRuns(const Store& store, const std::vector<std::string>& experiments) {
   const QueryResult runs = store.Query(R"(
     SELECT r.run_id, r.run_key, r.split, e.name, r.architecture, r.workers, r.servers, r.batch_size, r.overlap,
            r.bucket_bytes, r.hidden, r.max_iterations_per_epoch, r.network_bandwidth_bits_per_s,
@@ -60,7 +59,7 @@ ModelData LoadModelData(const Store& store, const std::vector<std::string>& expe
                                store.RunsColumnOrZero("pulls_in_turn") + R"(
     FROM runs r JOIN experiments e USING (experiment_id) JOIN attempts a ON a.attempt_id = r.complete_attempt_id
     WHERE r.status = 'complete')" + ExperimentFilter(experiments) + " ORDER BY r.run_id");
-  std::map<std::int64_t, std::size_t> index;
+  std::vector<RunObservation> observations;
   for (const auto& row : runs.rows) {
     RunObservation run;
     run.run_id = Integer(row[0]);
@@ -84,37 +83,61 @@ ModelData LoadModelData(const Store& store, const std::vector<std::string>& expe
     run.config.partition_bytes = Integer(row[18]);
     run.repetition = static_cast<int>(Integer(row[19]));
     run.config.pulls_in_turn = Integer(row[20]) != 0;
-    index[run.run_id] = data.runs.size();
-    data.runs.push_back(std::move(run));
+    observations.push_back(std::move(run));
   }
+  return observations;
+}
 
+// Per run id: per steady epoch, the per-iteration means of forward,
+// backward, update, exchange and exposed communication.
+using EpochPhases = std::map<std::int64_t, std::vector<std::vector<double>>>;
+
+// Each run's steady epochs into steady_epoch_s and warmup_included; returns
+// their phases.
+EpochPhases ReadSteadyEpochs(const Store& store, std::vector<RunObservation>& runs) {
+  std::map<std::int64_t, std::size_t> index;
+  for (std::size_t i = 0; i < runs.size(); ++i) index[runs[i].run_id] = i;
   const QueryResult epochs = store.Query(R"(
     SELECT s.run_id, s.wall_s, s.warmup_included, s.iterations,
            s.forward_mean_s, s.backward_mean_s, s.update_mean_s, s.exchange_mean_s, s.exposed_comm_mean_s
     FROM steady_epochs s ORDER BY s.run_id, s.epoch)");
-  std::map<std::int64_t, std::vector<std::vector<double>>> phases;  // per run: per epoch, per-iteration phases
+  EpochPhases phases;
   for (const auto& row : epochs.rows) {
     const auto it = index.find(Integer(row[0]));
     if (it == index.end()) continue;
-    RunObservation& run = data.runs[it->second];
+    RunObservation& run = runs[it->second];
     run.steady_epoch_s.push_back(Real(row[1]));
     run.warmup_included = Integer(row[2]) != 0;
     const double iterations = std::max<double>(1, static_cast<double>(Integer(row[3])));
     phases[run.run_id].push_back({Real(row[4]) / iterations, Real(row[5]) / iterations, Real(row[6]) / iterations,
                                   Real(row[7]) / iterations, Real(row[8]) / iterations});
   }
-  // The busiest rank's CPU time of each role per steady epoch.
+  return phases;
+}
+
+// The busiest rank's CPU time per iteration of each role, per run id and
+// steady epoch.
+struct CpuTimes {
+  std::map<std::int64_t, std::vector<double>> worker, server;
+};
+CpuTimes ReadCpuTimes(const Store& store) {
   const QueryResult cpu = store.Query(R"(
     SELECT s.run_id, p.role, max(p.cpu_s) / max(1, s.iterations)
     FROM steady_epochs s JOIN rank_phases p ON p.attempt_id = s.attempt_id AND p.epoch = s.epoch
     WHERE p.cpu_s IS NOT NULL
     GROUP BY s.run_id, s.epoch, p.role ORDER BY s.run_id, s.epoch)");
-  std::map<std::int64_t, std::vector<double>> worker_cpu, server_cpu;
+  CpuTimes times;
   for (const auto& row : cpu.rows) {
-    (Textual(row[1]) == "server" ? server_cpu : worker_cpu)[Integer(row[0])].push_back(Real(row[2]));
+    (Textual(row[1]) == "server" ? times.server : times.worker)[Integer(row[0])].push_back(Real(row[2]));
   }
+  return times;
+}
+
+// The runs with a steady epoch and an iteration, each with its medians and
+// its phases' means over its steady epochs.
+std::vector<RunObservation> Measured(std::vector<RunObservation> runs, EpochPhases& phases, const CpuTimes& cpu) {
   std::vector<RunObservation> kept;
-  for (RunObservation& run : data.runs) {
+  for (RunObservation& run : runs) {
     if (run.steady_epoch_s.empty() || run.iterations_per_epoch < 1) continue;
     run.epoch_s = Median(run.steady_epoch_s);
     run.iteration_s = run.epoch_s / static_cast<double>(run.iterations_per_epoch);
@@ -128,13 +151,15 @@ ModelData LoadModelData(const Store& store, const std::vector<std::string>& expe
     run.update_s = sums[2] / count;
     run.exchange_s = sums[3] / count;
     run.exposed_comm_s = sums[4] / count;
-    if (const auto it = worker_cpu.find(run.run_id); it != worker_cpu.end()) run.worker_cpu_s = Median(it->second);
-    if (const auto it = server_cpu.find(run.run_id); it != server_cpu.end()) run.server_cpu_s = Median(it->second);
+    if (const auto it = cpu.worker.find(run.run_id); it != cpu.worker.end()) run.worker_cpu_s = Median(it->second);
+    if (const auto it = cpu.server.find(run.run_id); it != cpu.server.end()) run.server_cpu_s = Median(it->second);
     kept.push_back(std::move(run));
   }
-  data.runs = std::move(kept);
+  return kept;
+}
 
-  // The latest calibration probe of each configured profile.
+// The latest calibration probe of each configured profile.
+std::vector<LinkObservation> ReadLinks(const Store& store) {
   const QueryResult probes = store.Query(R"(
     SELECT p.link_probe_id, p.bandwidth_bits_per_s, p.latency_s, p.alpha_s, p.bandwidth_bytes_per_s, p.time_unix_s
     FROM link_probes p
@@ -143,14 +168,25 @@ ModelData LoadModelData(const Store& store, const std::vector<std::string>& expe
       WHERE q.split = 'calibration' AND q.bandwidth_bits_per_s = p.bandwidth_bits_per_s
         AND q.latency_s = p.latency_s)
     ORDER BY p.bandwidth_bits_per_s, p.latency_s, p.link_probe_id)");
+  std::vector<LinkObservation> links;
   for (const auto& row : probes.rows) {
     const double bandwidth = Real(row[1]), latency = Real(row[2]);
-    if (data.links.empty() || data.links.back().bandwidth_bits_per_s != bandwidth ||
-        data.links.back().latency_s != latency) {
-      data.links.push_back(LinkObservation{bandwidth, latency, Real(row[3]), Real(row[4]), {}});
+    if (links.empty() || links.back().bandwidth_bits_per_s != bandwidth || links.back().latency_s != latency) {
+      links.push_back(LinkObservation{bandwidth, latency, Real(row[3]), Real(row[4]), {}});
     }
-    data.links.back().probe_ids.push_back(Integer(row[0]));
+    links.back().probe_ids.push_back(Integer(row[0]));
   }
+  return links;
+}
+
+}  // namespace
+
+ModelData LoadModelData(const Store& store, const std::vector<std::string>& experiments) {
+  ModelData data;
+  std::vector<RunObservation> runs = ReadRuns(store, experiments);
+  EpochPhases phases = ReadSteadyEpochs(store, runs);
+  data.runs = Measured(std::move(runs), phases, ReadCpuTimes(store));
+  data.links = ReadLinks(store);
   return data;
 }
 

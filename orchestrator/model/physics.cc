@@ -73,6 +73,163 @@ std::vector<ShardParts> PartsPerServer(const std::vector<Bucket>& buckets, int s
   return parts;
 }
 
+// One worker exchanges nothing: SGD on its own gradient.
+IterationTraffic OneWorkerTraffic(double gradient_bytes) {
+  IterationTraffic t;
+  t.worker_update_bytes = gradient_bytes;
+  return t;
+}
+
+// A single server's pulls in turn (PullsInTurnApplies), on top of `t`, the
+// traffic of pulls at once. Take the moment a the last push is in: the
+// server's w pulls of W leave one after another and the last ends at
+// a + w W/B; that worker computes and pushes W, and only then can the
+// server answer again: (w + 1) W through its link in sequence, against
+// 2 w W when it answers all at once (bench/BOUNDS.md derives it as the
+// floor of any whole-shard schedule). Between two pulls the worker's match
+// goes back to the server (MPI_Issend): a latency each, and a wait the
+// server sleeps through (Traffic counts those).
+void AddPullsInTurn(double w, double W, IterationTraffic& t) {
+  t.receiver_link_bytes = (w + 1) * W;
+  t.link_bytes = std::max(t.sender_link_bytes, t.receiver_link_bytes);
+  // Of these, only the first pull starts on an idle direction of the link,
+  // with a full token bucket: the server's out has been idle since the last
+  // pull, through the last worker's compute and push. Each later pull
+  // follows its acknowledgement at once, and the last push comes in right
+  // behind the push of the worker served before, which began one pull
+  // earlier and so ends about when the last pull does. One burst, not the
+  // two of pulls at once. One worker pulls, computes and pushes alone: two.
+  if (w > 1) t.link_bursts = 1;
+  t.latency_steps += w - 1;
+  t.messages += w;  // the acknowledgements
+}
+
+// ps(k): push then pull; each a message per server from each worker.
+// `worker_largest`, `server_largest`: as ExchangeTraffic's.
+IterationTraffic PsTraffic(const ModelConfig& config, double gradient_bytes, double worker_largest,
+                           double server_largest) {
+  const double w = config.workers;
+  const double W = gradient_bytes;
+  const double k = config.servers;
+  IterationTraffic t;
+  t.latency_steps = 2;
+  t.messages = 2 * (k + w);
+  // The busiest link carries its pushes, then its pulls. In buckets
+  // (overlap, parts) they pipeline: a server answers bucket j while bucket
+  // j+1 comes in, two stages in series with the same bytes per bucket, so
+  // an end's in and out take its bytes plus its largest bucket's (the flow
+  // shop's makespan: sum plus the largest job). At a worker the largest
+  // bucket, at a server the largest part it answers: the buckets are far
+  // from equal (with overlap the first layer's four blocks of 100 KB are
+  // 95 % of the only part a 4-server shard of 105 KB has), so 1/n of the
+  // bytes would miss them.
+  t.sender_link_bytes = (1 + worker_largest) * W;  // a worker's
+  t.receiver_link_bytes = (1 + server_largest) * w * W / k;  // a server's
+  t.link_bytes = std::max(t.sender_link_bytes, t.receiver_link_bytes);
+  t.ends_shared = w > 1 && k > 1;
+  t.link_bursts = 2;  // the pushes into the busiest end, then the pulls out of it
+  t.reduce_bytes = (w - 1) * W / k;
+  t.server_update_bytes = W / k;
+  t.worker_cpu_bytes = 2 * W;
+  t.server_cpu_bytes = 2 * w * W / k + (w - 1) * W / k;
+  if (k == 1 && w > 1 && !config.pulls_in_turn && !config.overlap && config.partition_bytes == 0) {
+    t.early_reply_bytes = W;
+    t.early_window_bytes = (w - 1) * W;
+  }
+  if (config.pulls_in_turn) AddPullsInTurn(w, W, t);
+  return t;
+}
+
+// p2p, w > 1: scatter and gather, w-1 messages of W/w each way, posted together.
+IterationTraffic P2pTraffic(double w, double W) {
+  IterationTraffic t;
+  t.latency_steps = 2;
+  t.messages = 2 * (w - 1);
+  t.link_bytes = 2 * (w - 1) * W / w;
+  t.link_bursts = 1;
+  t.sender_link_bytes = t.receiver_link_bytes = t.link_bytes;
+  t.ends_shared = w > 2;  // w - 1 flows out of each worker, w - 1 into each
+  t.reduce_bytes = (w - 1) * W / w;
+  t.worker_update_bytes = W / w;
+  t.worker_cpu_bytes = 2 * t.link_bytes + t.reduce_bytes;
+  t.worker_cpu_messages = 2 * t.messages;
+  return t;
+}
+
+// mpi below 4 ranks, libnbc's binomial tree: ceil(log2 w) rounds up with the
+// whole gradient, reduced at each, then the root sends it down.
+IterationTraffic BinomialTreeTraffic(double w, double W) {
+  IterationTraffic t;
+  const double rounds = std::ceil(std::log2(w));
+  t.latency_steps = 2 * rounds;
+  t.messages = 2 * rounds;
+  t.link_bytes = 2 * rounds * W;
+  t.link_bursts = 2;  // up into the root, then down out of it
+  t.early_reply_bytes = W;
+  t.early_window_bytes = (rounds - 1) * W;  // the root sends to `rounds` peers at once
+  t.reduce_bytes = rounds * W;
+  t.worker_update_bytes = W;
+  t.worker_cpu_bytes = t.link_bytes + t.reduce_bytes;  // the root receives, then sends
+  t.worker_cpu_messages = t.messages;
+  return t;
+}
+
+// mpi from 4 ranks, libnbc's Rabenseifner (reduce-scatter by recursive
+// halving, then allgather by recursive doubling) over the largest power of
+// two p <= w: log2 p steps each way, (p-1)/p W per direction. `folded`
+// (w > p): w - p pairs fold first: the two swap halves, the odd one hands
+// its reduced half to the even one, and gets the whole result back at the
+// end (link_simulation.h RabenseifnerSchedule); two more steps.
+IterationTraffic HalvingDoublingTraffic(const ModelConfig& config, double W, bool folded) {
+  const double w = config.workers;
+  IterationTraffic t;
+  const double p = std::exp2(std::floor(std::log2(w)));
+  const double steps = std::log2(p);
+  t.latency_steps = 2 * steps + (folded ? 2 : 0);
+  t.messages = t.latency_steps;
+  t.link_bytes = 2 * (p - 1) / p * W;
+  t.link_bursts = 1;
+  if (folded) {
+    // The phases one after another are 3.5 W, but they do not run one
+    // after another: the ranks beyond the fold start halving at once and
+    // send into the fold's receivers while those still fold, and the rest
+    // of the halving waits on them. Played over the links
+    // (link_simulation.h), 5 and 7 ranks keep 4.25 W in sequence, 6 ranks
+    // 3.75 W; on 8 uncapped hosts at 100 Mbit/s, packet captures found
+    // whole iterations of 4.1-4.2, 3.9-4.8 and 4.8-5.3 W/B
+    // (bench/cluster/bench_mpi_phases.sh). The simulation starts each link with a
+    // full token bucket and counts its bursts; the one burst that
+    // PacedBytes takes off is added back.
+    const double burst = config.bandwidth_bits_per_s > 0 ? LinkBurstBytes(config.bandwidth_bits_per_s) : 0;
+    t.link_bytes = SimulatedBytes(RabenseifnerSchedule(config.workers, W), burst) + burst;
+    // On the links in all: the halving over p ranks, and each folding pair
+    // 2.5 W (halves swapped, a half handed over, the whole result back).
+    t.network_bytes = 2 * (p - 1) * W + 2.5 * (w - p) * W;
+  }
+  t.reduce_bytes = (p - 1) / p * W + (folded ? W / 2 : 0);
+  t.worker_update_bytes = W;
+  // Halving and doubling send and receive at once. The busiest rank is a
+  // fold's even one: it also sends W/2 and then the whole W, and receives
+  // W/2 twice.
+  t.worker_cpu_bytes = 4 * (p - 1) / p * W + (folded ? 2.5 * W : 0) + t.reduce_bytes;
+  t.worker_cpu_messages = 4 * steps + (folded ? 4 : 0);
+  return t;
+}
+
+// ring, w > 1: 2(w-1) steps of W/w to the right neighbour.
+IterationTraffic RingTraffic(double w, double W) {
+  IterationTraffic t;
+  t.latency_steps = 2 * (w - 1);
+  t.messages = 2 * (w - 1);
+  t.link_bytes = 2 * (w - 1) * W / w;
+  t.link_bursts = 1;
+  t.reduce_bytes = (w - 1) * W / w;
+  t.worker_update_bytes = W;
+  t.worker_cpu_bytes = 2 * t.link_bytes + t.reduce_bytes;  // each step sends and receives
+  t.worker_cpu_messages = 2 * t.messages;
+  return t;
+}
+
 // Traffic with the CPU messages of one exchange and no waits: Traffic counts
 // those over the buckets (a ps server's, and a ps worker's messages, by the
 // shards each bucket touches). `worker_largest`: the largest bucket's share
@@ -83,148 +240,29 @@ IterationTraffic ExchangeTraffic(const ModelConfig& config, double gradient_byte
                                  double server_largest) {
   const double w = config.workers;
   const double W = gradient_bytes;
-  IterationTraffic t;
   switch (config.architecture) {
-    case Architecture::kPs: {
-      const double k = config.servers;
-      // Push then pull; each a message per server from each worker.
-      t.latency_steps = 2;
-      t.messages = 2 * (k + w);
-      // The busiest link carries its pushes, then its pulls. In buckets
-      // (overlap, parts) they pipeline: a server answers bucket j while
-      // bucket j+1 comes in, two stages in series with the same bytes per
-      // bucket, so an end's in and out take its bytes plus its largest
-      // bucket's (the flow shop's makespan: sum plus the largest job). At a
-      // worker the largest bucket, at a server the largest part it answers
-      // (version 11; before, 1/n of the bytes, right only for equal buckets:
-      // with overlap the first layer's four blocks of 100 KB are 95 % of
-      // the only part a 4-server shard of 105 KB has).
-      t.sender_link_bytes = (1 + worker_largest) * W;  // a worker's
-      t.receiver_link_bytes = (1 + server_largest) * w * W / k;  // a server's
-      t.link_bytes = std::max(t.sender_link_bytes, t.receiver_link_bytes);
-      t.ends_shared = w > 1 && k > 1;
-      t.link_bursts = 2;  // the pushes into the busiest end, then the pulls out of it
-      t.reduce_bytes = (w - 1) * W / k;
-      t.server_update_bytes = W / k;
-      t.worker_cpu_bytes = 2 * W;
-      t.server_cpu_bytes = 2 * w * W / k + (w - 1) * W / k;
-      if (k == 1 && w > 1 && !config.pulls_in_turn && !config.overlap && config.partition_bytes == 0) {
-        t.early_reply_bytes = W;
-        t.early_window_bytes = (w - 1) * W;
-      }
-      if (config.pulls_in_turn) {
-        // One server, whole (PullsInTurnApplies). Take the moment a the
-        // last push is in: the server's w pulls of W leave one after
-        // another and the last ends at a + w W/B; that worker computes and
-        // pushes W, and only then can the server answer again: (w + 1) W
-        // through its link in sequence, against 2 w W when it answers all
-        // at once (bench/BOUNDS.md derives it as the floor of any whole-shard
-        // schedule). Between two pulls the worker's match goes back to the
-        // server (MPI_Issend): a latency each, and a wait the server
-        // sleeps through (Traffic counts those).
-        t.receiver_link_bytes = (w + 1) * W;
-        t.link_bytes = std::max(t.sender_link_bytes, t.receiver_link_bytes);
-        // Of these, only the first pull starts on an idle direction of
-        // the link, with a full token bucket: the server's out has been
-        // idle since the last pull, through the last worker's compute and
-        // push. Each later pull follows its acknowledgement at once, and
-        // the last push comes in right behind the push of the worker
-        // served before, which began one pull earlier and so ends about
-        // when the last pull does. One burst, not the two of pulls at once
-        // (version 17). One worker pulls, computes and pushes alone: two.
-        if (w > 1) t.link_bursts = 1;
-        t.latency_steps += w - 1;
-        t.messages += w;  // the acknowledgements
-      }
-      return t;
-    }
+    case Architecture::kPs:
+      return PsTraffic(config, W, worker_largest, server_largest);
     case Architecture::kP2p:
       if (config.workers == 1) break;
-      // Scatter and gather: w-1 messages of W/w each way, posted together.
-      t.latency_steps = 2;
-      t.messages = 2 * (w - 1);
-      t.link_bytes = 2 * (w - 1) * W / w;
-      t.link_bursts = 1;
-      t.sender_link_bytes = t.receiver_link_bytes = t.link_bytes;
-      t.ends_shared = w > 2;  // w - 1 flows out of each worker, w - 1 into each
-      t.reduce_bytes = (w - 1) * W / w;
-      t.worker_update_bytes = W / w;
-      t.worker_cpu_bytes = 2 * t.link_bytes + t.reduce_bytes;
-      t.worker_cpu_messages = 2 * t.messages;
-      return t;
-    case Architecture::kMpi: {
-      const MpiAllreduce algorithm = MpiAllreduceFor(config.workers);
-      if (algorithm == MpiAllreduce::kNone) break;
-      if (algorithm == MpiAllreduce::kBinomialTree) {
-        // libnbc's binomial tree: ceil(log2 w) rounds up with the whole
-        // gradient, reduced at each, then the root sends it down.
-        const double rounds = std::ceil(std::log2(w));
-        t.latency_steps = 2 * rounds;
-        t.messages = 2 * rounds;
-        t.link_bytes = 2 * rounds * W;
-        t.link_bursts = 2;  // up into the root, then down out of it
-        t.early_reply_bytes = W;
-        t.early_window_bytes = (rounds - 1) * W;  // the root sends to `rounds` peers at once
-        t.reduce_bytes = rounds * W;
-        t.worker_update_bytes = W;
-        t.worker_cpu_bytes = t.link_bytes + t.reduce_bytes;  // the root receives, then sends
-        t.worker_cpu_messages = t.messages;
-          return t;
+      return P2pTraffic(w, W);
+    case Architecture::kMpi:
+      switch (MpiAllreduceFor(config.workers)) {
+        case MpiAllreduce::kNone:
+          break;
+        case MpiAllreduce::kBinomialTree:
+          return BinomialTreeTraffic(w, W);
+        case MpiAllreduce::kHalvingDoubling:
+          return HalvingDoublingTraffic(config, W, false);
+        case MpiAllreduce::kHalvingDoublingFolded:
+          return HalvingDoublingTraffic(config, W, true);
       }
-      // libnbc's Rabenseifner (reduce-scatter by recursive halving, then
-      // allgather by recursive doubling) over the largest power of two
-      // p <= w: log2 p steps each way, (p-1)/p W per direction. With w > p,
-      // w - p pairs fold first: the two swap halves, the odd one hands its
-      // reduced half to the even one, and gets the whole result back at the
-      // end (link_simulation.h RabenseifnerSchedule); two more steps.
-      const double p = std::exp2(std::floor(std::log2(w)));
-      const double steps = std::log2(p);
-      const bool folded = algorithm == MpiAllreduce::kHalvingDoublingFolded;  // w > p
-      t.latency_steps = 2 * steps + (folded ? 2 : 0);
-      t.messages = t.latency_steps;
-      t.link_bytes = 2 * (p - 1) / p * W;
-      t.link_bursts = 1;
-      if (folded) {
-        // The phases one after another are 3.5 W, but they do not run one
-        // after another: the ranks beyond the fold start halving at once
-        // and send into the fold's receivers while those still fold, and
-        // the rest of the halving waits on them. Played over the links
-        // (link_simulation.h), 5 and 7 ranks keep 4.25 W in sequence, 6
-        // ranks 3.75 W; on 8 uncapped hosts at 100 Mbit/s, packet captures
-        // found whole iterations of 4.1-4.2, 3.9-4.8 and 4.8-5.3 W/B
-        // (bench/bench_mpi_phases.sh). The simulation starts each link with
-        // a full token bucket and counts its bursts; the one burst that
-        // PacedBytes takes off is added back.
-        const double burst = config.bandwidth_bits_per_s > 0 ? LinkBurstBytes(config.bandwidth_bits_per_s) : 0;
-        t.link_bytes = SimulatedBytes(RabenseifnerSchedule(config.workers, W), burst) + burst;
-        // On the links in all: the halving over p ranks, and each folding
-        // pair 2.5 W (halves swapped, a half handed over, the whole result
-        // back; version 16, before 2 W).
-        t.network_bytes = 2 * (p - 1) * W + 2.5 * (w - p) * W;
-      }
-      t.reduce_bytes = (p - 1) / p * W + (folded ? W / 2 : 0);
-      t.worker_update_bytes = W;
-      // Halving and doubling send and receive at once. The busiest rank is
-      // a fold's even one: it also sends W/2 and then the whole W, and
-      // receives W/2 twice (version 16; before, W and W).
-      t.worker_cpu_bytes = 4 * (p - 1) / p * W + (folded ? 2.5 * W : 0) + t.reduce_bytes;
-      t.worker_cpu_messages = 4 * steps + (folded ? 4 : 0);
-      return t;
-    }
+      break;
     case Architecture::kRing:
       if (config.workers == 1) break;
-      t.latency_steps = 2 * (w - 1);
-      t.messages = 2 * (w - 1);
-      t.link_bytes = 2 * (w - 1) * W / w;
-      t.link_bursts = 1;
-      t.reduce_bytes = (w - 1) * W / w;
-      t.worker_update_bytes = W;
-      t.worker_cpu_bytes = 2 * t.link_bytes + t.reduce_bytes;  // each step sends and receives
-      t.worker_cpu_messages = 2 * t.messages;
-      return t;
+      return RingTraffic(w, W);
   }
-  t.worker_update_bytes = W;  // one worker: SGD on its own gradient
-  return t;
+  return OneWorkerTraffic(W);
 }
 
 }  // namespace

@@ -160,7 +160,7 @@ std::string_view Text(MpiAllreduce algorithm);
 std::string ArchitectureLabel(const ModelConfig& config);
 // The scheme as errors are summarised by it: the architecture, and a single
 // server's pulls in turn apart from those at once ("ps k=1 pulls-in-turn"),
-// which the wire factor is fitted by (version 17; before, by ArchitectureLabel).
+// which the wire factor is fitted by.
 std::string SchemeLabel(const ModelConfig& config);
 // The same with "w=4 b=100" (and "overlap") for labels.
 std::string ConfigLabel(const ModelConfig& config);

@@ -23,19 +23,48 @@ std::string PointLabel(const RunObservation& run) {
   return label;
 }
 
-}  // namespace
+// One configuration of one split: its runs and the model's prediction.
+struct Point {
+  std::vector<const RunObservation*> runs;
+  std::vector<double> epochs;
+  double predicted = 0;
+  double worker_cpu = 0, server_cpu = 0;  // the model's
+  std::string limited_by;
+};
+using Points = std::map<std::pair<std::string, std::string>, Point>;  // (split, label)
 
-ValidationResult Validate(const PerformanceModel& model, const ModelFitRecord& fit, const ModelData& data) {
-  ValidationResult result;
-  struct Point {
-    std::vector<const RunObservation*> runs;
-    std::vector<double> epochs;
-    double predicted = 0;
-    double worker_cpu = 0, server_cpu = 0;  // the model's
-    std::string limited_by;
-  };
-  std::map<std::pair<std::string, std::string>, Point> points;  // (split, label)
-  std::vector<std::string> order;
+// The predictions table's row of `run`.
+PredictionRow RowFor(const ModelFitRecord& fit, const RunObservation& run, const Prediction& prediction) {
+  // The run's own iterations (the trainer's count) make its epoch.
+  const double iterations = static_cast<double>(run.iterations_per_epoch);
+  PredictionRow row;
+  row.fit_id = fit.fit_id;
+  row.run_id = run.run_id;
+  row.split = run.split;
+  row.iterations_per_epoch = run.iterations_per_epoch;
+  row.predicted_iteration_s = prediction.iteration_s;
+  row.predicted_epoch_s = prediction.iteration_s * iterations;
+  row.compute_s = prediction.compute_s;
+  row.update_s = prediction.update_s;
+  row.comm_s = prediction.comm_s;
+  row.hidden_comm_s = prediction.hidden_comm_s;
+  row.measured_epoch_s = run.epoch_s;
+  row.relative_error = (row.predicted_epoch_s - run.epoch_s) / run.epoch_s;
+  if (!prediction.limited_by.empty()) {
+    row.predicted_worker_cpu_s = prediction.worker_cpu_s;
+    if (run.config.architecture == Architecture::kPs) row.predicted_server_cpu_s = prediction.server_cpu_s;
+    row.limited_by = prediction.limited_by;
+  }
+  row.measured_worker_cpu_s = run.worker_cpu_s;
+  row.measured_server_cpu_s = run.server_cpu_s;
+  return row;
+}
+
+// Every run the model predicts, into result.predictions and its point; a
+// configuration it cannot predict, once, into result.skipped.
+Points PredictRuns(const PerformanceModel& model, const ModelFitRecord& fit, const ModelData& data,
+                   ValidationResult& result) {
+  Points points;
   for (const RunObservation& run : data.runs) {
     Prediction prediction;
     ModelConfig config = run.config;
@@ -48,28 +77,7 @@ ValidationResult Validate(const PerformanceModel& model, const ModelFitRecord& f
       }
       continue;
     }
-    // The run's own iterations (the trainer's count) make its epoch.
-    const double iterations = static_cast<double>(run.iterations_per_epoch);
-    PredictionRow row;
-    row.fit_id = fit.fit_id;
-    row.run_id = run.run_id;
-    row.split = run.split;
-    row.iterations_per_epoch = run.iterations_per_epoch;
-    row.predicted_iteration_s = prediction.iteration_s;
-    row.predicted_epoch_s = prediction.iteration_s * iterations;
-    row.compute_s = prediction.compute_s;
-    row.update_s = prediction.update_s;
-    row.comm_s = prediction.comm_s;
-    row.hidden_comm_s = prediction.hidden_comm_s;
-    row.measured_epoch_s = run.epoch_s;
-    row.relative_error = (row.predicted_epoch_s - run.epoch_s) / run.epoch_s;
-    if (!prediction.limited_by.empty()) {
-      row.predicted_worker_cpu_s = prediction.worker_cpu_s;
-      if (run.config.architecture == Architecture::kPs) row.predicted_server_cpu_s = prediction.server_cpu_s;
-      row.limited_by = prediction.limited_by;
-    }
-    row.measured_worker_cpu_s = run.worker_cpu_s;
-    row.measured_server_cpu_s = run.server_cpu_s;
+    const PredictionRow row = RowFor(fit, run, prediction);
     result.predictions.push_back(row);
     Point& point = points[{run.split, PointLabel(run)}];
     point.runs.push_back(&run);
@@ -79,33 +87,48 @@ ValidationResult Validate(const PerformanceModel& model, const ModelFitRecord& f
     point.server_cpu = prediction.server_cpu_s;
     point.limited_by = prediction.limited_by;
   }
+  return points;
+}
+
+// The point's measured median and its interval against the prediction, and
+// the CPU of both.
+PointError ErrorOf(const std::string& split, const std::string& label, const Point& point) {
+  PointError error;
+  error.label = label;
+  error.split = split;
+  error.architecture = SchemeLabel(point.runs.front()->config);
+  error.config = point.runs.front()->config;
+  error.measured = MedianConfidenceInterval(point.epochs);
+  error.cv = CoefficientOfVariation(point.epochs);
+  error.wide_interval = std::max(error.measured.median - error.measured.low, error.measured.high - error.measured.median) >
+                        kWideIntervalLimit * error.measured.median;
+  error.predicted_epoch_s = point.predicted;
+  error.relative_error = (point.predicted - error.measured.median) / error.measured.median;
+  // The runs' CPU reports, where every run of the point has one.
+  std::vector<double> worker_cpu, server_cpu;
+  for (const RunObservation* run : point.runs) {
+    if (run->worker_cpu_s) worker_cpu.push_back(*run->worker_cpu_s);
+    if (run->server_cpu_s) server_cpu.push_back(*run->server_cpu_s);
+  }
+  error.predicted_worker_cpu_s = point.worker_cpu;
+  error.predicted_server_cpu_s = point.server_cpu;
+  error.limited_by = point.limited_by;
+  if (worker_cpu.size() == point.runs.size()) error.measured_worker_cpu_s = Median(worker_cpu);
+  if (server_cpu.size() == point.runs.size()) error.measured_server_cpu_s = Median(server_cpu);
+  return error;
+}
+
+}  // namespace
+
+ValidationResult Validate(const PerformanceModel& model, const ModelFitRecord& fit, const ModelData& data) {
+  ValidationResult result;
+  const Points points = PredictRuns(model, fit, data, result);
   std::map<std::pair<std::string, std::string>, std::vector<double>> errors;  // (architecture, split)
   // (architecture, 0 worker / 1 server, split)
   std::map<std::tuple<std::string, int, std::string>, std::vector<double>> cpu_ratios;
   for (const auto& [key, point] : points) {
-    PointError error;
-    error.label = key.second;
-    error.split = key.first;
-    error.architecture = SchemeLabel(point.runs.front()->config);
-    error.config = point.runs.front()->config;
-    error.measured = MedianConfidenceInterval(point.epochs);
-    error.cv = CoefficientOfVariation(point.epochs);
-    error.wide_interval = std::max(error.measured.median - error.measured.low, error.measured.high - error.measured.median) >
-                          kWideIntervalLimit * error.measured.median;
-    error.predicted_epoch_s = point.predicted;
-    error.relative_error = (point.predicted - error.measured.median) / error.measured.median;
+    const PointError error = ErrorOf(key.first, key.second, point);
     errors[{error.architecture, error.split}].push_back(std::fabs(error.relative_error));
-    // The runs' CPU reports, where every run of the point has one.
-    std::vector<double> worker_cpu, server_cpu;
-    for (const RunObservation* run : point.runs) {
-      if (run->worker_cpu_s) worker_cpu.push_back(*run->worker_cpu_s);
-      if (run->server_cpu_s) server_cpu.push_back(*run->server_cpu_s);
-    }
-    error.predicted_worker_cpu_s = point.worker_cpu;
-    error.predicted_server_cpu_s = point.server_cpu;
-    error.limited_by = point.limited_by;
-    if (worker_cpu.size() == point.runs.size()) error.measured_worker_cpu_s = Median(worker_cpu);
-    if (server_cpu.size() == point.runs.size()) error.measured_server_cpu_s = Median(server_cpu);
     auto add_ratio = [&](int role, double predicted, const std::optional<double>& measured) {
       if (predicted > 0 && measured && *measured > 0) {
         cpu_ratios[{error.architecture, role, error.split}].push_back(predicted / *measured);

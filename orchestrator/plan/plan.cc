@@ -62,7 +62,7 @@ std::vector<PlanItem> Plan(const Experiment& experiment, const Store& store, con
       item.state = RunState::kPending;
       continue;
     }
-    const StoredRun& run = it->second;
+    const RunRecord& run = it->second;
     item.state = run.status;
     item.run_id = run.run_id;
     item.attempts = run.attempts;

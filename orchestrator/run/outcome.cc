@@ -53,7 +53,7 @@ Decision DecideOutcome(const LaunchResult& launch, const Ingest& ingest, double 
   const std::string detail = TrainerDetail(ingest, launch.stderr_tail);
   if (launch.interrupted) {
     outcome.status = AttemptState::kInterrupted;
-    outcome.reason = "interrupted";
+    outcome.reason = std::string(Text(AttemptState::kInterrupted));
   } else if (launch.timed_out) {
     outcome.status = AttemptState::kTimedOut;
     outcome.reason = launch.failure_reason;

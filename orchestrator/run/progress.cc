@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "orchestrator/core/clock.h"
+#include "orchestrator/core/terminal_text.h"
 
 namespace dmlbench {
 
@@ -24,7 +25,7 @@ ProgressLine::ProgressLine(std::ostream* out, bool redraw, int total, int done)
     : out_(out), redraw_(redraw), total_(total), done_(done), start_(MonotonicNow()) {}
 
 void ProgressLine::StartRun(const std::string& what, int attempt, int epochs) {
-  what_ = what;
+  what_ = TerminalText(what);
   attempt_ = attempt;
   epochs_ = epochs;
   epochs_done_ = 0;
@@ -42,7 +43,7 @@ void ProgressLine::FinishRun(bool counted, const std::string& outcome) {
   if (counted) ++done_;
   if (!out_) return;
   if (redraw_) *out_ << "\r\033[K";
-  *out_ << "[" << done_ << "/" << total_ << "] " << what_ << ": " << outcome << " ("
+  *out_ << "[" << done_ << "/" << total_ << "] " << what_ << ": " << TerminalText(outcome) << " ("
         << ClockText(durations_.back()) << ")\n";
   out_->flush();
 }

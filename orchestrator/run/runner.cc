@@ -19,39 +19,12 @@
 #include "orchestrator/launch/job_output.h"
 #include "orchestrator/launch/trainer_command.h"
 #include "orchestrator/run/outcome.h"
+#include "orchestrator/run/output_dir.h"
 #include "orchestrator/run/progress.h"
 #include "orchestrator/run/provenance.h"
 #include "orchestrator/run/repetitions.h"
 
 namespace dmlbench {
-namespace {
-
-// A fresh directory under the system's temporary directory for one attempt's
-// output, removed with its content at destruction.
-class OutputDir {
- public:
-  OutputDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "dmlbench-output-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) {
-      throw RunnerError("cannot create a directory for an attempt's output in " +
-                        std::filesystem::temp_directory_path().string() + ": " + std::strerror(errno));
-    }
-    path_ = pattern;
-  }
-  ~OutputDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  OutputDir(const OutputDir&) = delete;
-  OutputDir& operator=(const OutputDir&) = delete;
-
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
-}  // namespace
 
 // One sweep: the state Runner::Run shares between its steps.
 class Runner::Sweep {
@@ -66,6 +39,7 @@ class Runner::Sweep {
       throw RunnerError(store_.path() + ": the sweep does not hold this database's run lock");
     }
     report_.recovered = store_.RecoverInterrupted(UnixNow());
+    RemoveOrphanedOutputDirs();  // an orchestrator killed before it could remove its own
     provenance_.trainer_sha256 = launcher_.TrainerSha256();
     AddGitState(experiment_.source_path, &provenance_);
     std::vector<PlanItem> planned =
@@ -109,7 +83,7 @@ class Runner::Sweep {
       if (report_.cancelled || !report_.stopped.empty()) break;
       if (TrainerChanged()) break;
       progress.SetRemaining(remaining--);
-      order_ = Store::SweepOrder{experiment_.execution.order_seed, position_++};
+      order_ = SweepOrder{experiment_.execution.order_seed, position_++};
       ExecuteRun(item, progress);
       report_.runs[first + index].item = item;
       report_.runs[first + index].ran_now = true;
@@ -169,7 +143,7 @@ class Runner::Sweep {
   // The median steady epoch time of every complete run, by run id.
   std::map<std::int64_t, double> SteadyEpochMedians() const {
     std::map<std::int64_t, std::vector<double>> epochs;
-    for (const Store::SteadyEpoch& epoch : store_.SteadyEpochs()) epochs[epoch.run_id].push_back(epoch.wall_s);
+    for (const SteadyEpoch& epoch : store_.SteadyEpochs()) epochs[epoch.run_id].push_back(epoch.wall_s);
     std::map<std::int64_t, double> medians;
     for (const auto& [run_id, walls] : epochs) medians[run_id] = Median(walls);
     return medians;
@@ -293,7 +267,9 @@ class Runner::Sweep {
       const AttemptOutcome& outcome = decision.outcome;
       const bool failed = outcome.status != AttemptState::kOk && outcome.status != AttemptState::kInterrupted;
       item.attempts += 1;
-      item.failures += failed;
+      // A lost host is not the run's fault: the launcher left it out, and the
+      // run is tried again on the others without using up its attempts.
+      item.failures += failed && !outcome.host_failure;
       RunDisposition disposition = RunDisposition::kRetry;
       if (outcome.status == AttemptState::kInterrupted) {
         disposition = RunDisposition::kInterrupted;
@@ -304,19 +280,19 @@ class Runner::Sweep {
       if (outcome.status == AttemptState::kOk) {
         item.state = RunState::kComplete;
         item.failure_reason.clear();
-        progress.FinishRun(true, "complete");
+        progress.FinishRun(true, std::string(Text(RunState::kComplete)));
         return;
       }
       item.failure_reason = outcome.reason;
       if (disposition == RunDisposition::kInterrupted) {
         item.state = RunState::kInterrupted;
         report_.cancelled = true;
-        progress.FinishRun(false, "interrupted");
+        progress.FinishRun(false, std::string(Text(RunState::kInterrupted)));
         return;
       }
       if (disposition == RunDisposition::kFailed) {
         item.state = RunState::kFailed;
-        progress.FinishRun(false, "failed: " + outcome.reason);
+        progress.FinishRun(false, std::string(Text(RunState::kFailed)) + ": " + outcome.reason);
         if (decision.permanent) {
           report_.stopped = Describe(params, shown_) + " failed with an error that every attempt would meet: " +
                             outcome.reason;
@@ -395,7 +371,7 @@ class Runner::Sweep {
   std::map<std::string, std::int64_t> host_ids_;
   std::map<std::string, std::int64_t> run_ids_;  // by run key
   std::int64_t current_attempt_id_ = 0;
-  std::optional<Store::SweepOrder> order_;
+  std::optional<SweepOrder> order_;
   int position_ = 0;  // the next run's place in the sweep's order
 };
 

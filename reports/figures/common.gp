@@ -21,6 +21,10 @@ array series_colour[8] = ["#1b6ca8", "#d1495b", "#2a9d8f", "#e9a03b", "#6a4c93",
 colour(i) = series_colour[(int(i) > 0 ? int(i) - 1 : 0) % 8 + 1]
 array model_dash[5] = [3, 1, 2, 4, 5]
 array model_colour[5] = ["#d1495b", "#1b6ca8", "#2a9d8f", "#e9a03b", "#555555"]
+# corrected+overlap predicts what corrected does wherever overlap is off:
+# corrected is drawn first, wider (larger), so that it shows around it.
+array model_width[5] = [2, 4.5, 1.5, 2, 2]
+array model_size[5] = [1.1, 1.8, 0.9, 1.1, 1.1]
 
 # select_terminal(format, width, height) as a command: `eval terminal(f, w, h)`.
 terminal(format, w, h) = (format eq "svg" ? \

@@ -13,15 +13,15 @@ do for [i=1:blocks] {
 }
 split_dash(split) = split == 2 ? 1 : 2    # validation solid, calibration dashed
 do for [format in "svg png"] {
-  eval terminal(format, 760, 520)
+  eval terminal(format, 920, 520)
   set output ARG1.".".format
   set title "Error of each model over the configurations"
   set logscale x
   set xlabel "absolute error of the epoch time (%)"
   set ylabel "fraction of configurations"
   set yrange [0:1.02]
-  set key top left font ",9"  # the curves rise to the right; the top left stays clear
+  set key outside right top Left reverse samplen 5 font ",9"
   plot for [i=1:blocks] errors index (i-1) using ($6 < 0.01 ? 0.01 : $6):7 with steps \
-         lc rgb model_colour[b_model[i]] dt split_dash(b_split[i]) lw 2 title b_title[i]
+         lc rgb model_colour[b_model[i]] dt split_dash(b_split[i]) lw model_width[b_model[i]] title b_title[i]
   set output
 }

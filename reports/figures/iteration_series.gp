@@ -28,22 +28,25 @@ warmup_point = "#c8641b"
 warmup_fill = "#fbe3bd"
 columns = panels < 3 ? panels : 3
 rows = (panels + columns - 1) / columns
+width = 440 * columns
+height = 340 * rows + 100
 do for [format in "svg png"] {
-  eval terminal(format, 440 * columns, 340 * rows + 50)
+  eval terminal(format, width, height)
   set output ARG1.".".format
-  if (with_iterations) {
-    set multiplot layout rows, columns title "Time per iteration on rank 0, through every epoch (shaded: the warm-up epoch)"
-  } else {
-    set multiplot layout rows, columns \
-        title "Mean time per iteration of each epoch (shaded: warm-up); the database holds no per-iteration times"
-  }
+  # The panels below a band for the title and the one key they share.
+  heading = with_iterations ? "Time per iteration on rank 0, through every epoch (shaded: the warm-up epoch)" : \
+      "Mean time per iteration of each epoch (shaded: warm-up); the database holds no per-iteration times"
+  set multiplot layout rows, columns title heading \
+      margins screen 70.0 / width, screen 1 - 20.0 / width, screen 50.0 / height, screen 1 - 100.0 / height \
+      spacing screen 70.0 / width, screen 100.0 / height
   set xlabel "iteration (numbered through the run)"
   set ylabel "ms per iteration"
   set yrange [0:*]
-  set offsets 0, 0, graph 0.3, 0   # room above the data for the key
-  set key top right font ",8" samplen 1.5 opaque
+  set offsets 0, 0, graph 0.05, 0
+  set key at screen 0.5, 1 - 32.0 / height center top horizontal maxrows 1 font ",9" samplen 1.5
   do for [p=1:panels] {
     set title panel_title[p] font ",10"
+    if (p == 1) { set key on } else { set key off }
     set xrange [0.5:last_iteration[p] + 0.5]
     unset object 1
     if (warm_to[p] > 0) {

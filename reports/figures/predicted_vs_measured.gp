@@ -18,7 +18,7 @@ do for [i=1:blocks] {
       using (b_model[i] = column(2), b_split[i] = column(4), b_title[i] = strcol(3)." (".strcol(5).")", 0) nooutput
 }
 do for [format in "svg png"] {
-  eval terminal(format, 760, 640)
+  eval terminal(format, 920, 640)
   set output ARG1.".".format
   set title "Predicted against measured epoch time"
   set logscale xy
@@ -26,12 +26,12 @@ do for [format in "svg png"] {
   set yrange [low:high]
   set xlabel "measured epoch time, median of the runs (s)"
   set ylabel "predicted epoch time (s)"
-  set key top left font ",9"
+  set key outside right top Left reverse samplen 2 font ",9"
   set samples 200
   plot '+' using 1:(0.9 * $1):(1.1 * $1) with filledcurves fc rgb "#eeeeee" title "±10%", \
        '+' using 1:(0.95 * $1):(1.05 * $1) with filledcurves fc rgb "#d8d8d8" title "±5%", \
        x with lines lc rgb "#444444" title "y = x", \
        for [i=1:blocks] points index (i-1) using 6:7 with points \
-         lc rgb model_colour[b_model[i]] pt (b_split[i] == 1 ? 6 : 9) ps 1.1 title b_title[i]
+         lc rgb model_colour[b_model[i]] pt (b_split[i] == 1 ? 6 : 9) ps model_size[b_model[i]] title b_title[i]
   set output
 }

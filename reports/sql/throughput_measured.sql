@@ -1,13 +1,9 @@
 -- Figure "throughput": measured median throughput per configuration with
--- its 95% interval. One block per series (configurations that differ only
--- in workers); panel = architecture, series = position of the series in its
--- panel, for colours.
-SELECT c.series AS block,
-       dense_rank() OVER (ORDER BY c.scheme_order) AS panel,
-       c.scheme AS panel_title,
-       dense_rank() OVER (PARTITION BY c.scheme_order ORDER BY c.bandwidth, c.network, c.batch_size, c.overlap, c.series)
-         AS series,
-       c.series AS series_title,
-       c.workers, c.samples_per_s, c.samples_per_s_low, c.samples_per_s_high
+-- its 95% interval. One block per series; panels and series as
+-- report_throughput_series numbers them (series for colours, row and
+-- column for the panel's place).
+SELECT s.series AS block, s.panel, s.panel_title, s.series_in_panel AS series, s.variant AS series_title,
+       c.workers, c.samples_per_s, c.samples_per_s_low, c.samples_per_s_high, s.panel_row, s.panel_column
 FROM report_configurations c
-ORDER BY c.scheme_order, c.bandwidth, c.network, c.batch_size, c.overlap, c.series, c.workers;
+JOIN report_throughput_series s ON s.config = c.config AND s.split = c.split
+ORDER BY s.panel, s.series_in_panel, c.workers;

@@ -157,3 +157,23 @@ configurations AS (
 SELECT c.run_id, c.scheme, c.scheme_order, c.label, row_number() OVER (ORDER BY c.scheme_order) AS panel
 FROM candidates c JOIN configurations k ON k.config = c.config AND k.choice = 1
 WHERE c.position = (c.config_runs + 1) / 2;
+
+-- One row per configuration (and split), for the throughput figure: its
+-- panel, one per scheme and network (panel_row numbers the schemes in
+-- scheme_order, panel_column the networks from the slowest), and its series
+-- in that panel (configurations that differ only in workers), numbered
+-- from the one with the most configurations, then by batch size and
+-- overlap. `variant` is the series' name without the panel's scheme and
+-- network ("b=100 overlap cap=40").
+CREATE TEMP VIEW report_throughput_series AS
+SELECT config, split, series,
+       dense_rank() OVER (ORDER BY scheme_order, bandwidth, network) AS panel,
+       scheme || CASE WHEN network <> '' THEN ', ' || network ELSE '' END AS panel_title,
+       dense_rank() OVER (ORDER BY scheme_order) AS panel_row,
+       dense_rank() OVER (ORDER BY bandwidth, network) AS panel_column,
+       dense_rank() OVER (PARTITION BY scheme_order, bandwidth, network
+                          ORDER BY configurations DESC, batch_size, overlap, series) AS series_in_panel,
+       'b=' || batch_size ||
+         substr(series, length(scheme || ' b=' || batch_size || CASE WHEN network <> '' THEN ' ' || network ELSE '' END) + 1)
+         AS variant
+FROM (SELECT c.*, count(*) OVER (PARTITION BY c.series) AS configurations FROM report_configurations c);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# bench/model_targets.sh on the committed sweeps: the summed excess of the
-# corrected model over its error targets that README and DESIGN.md quote
+# bench/analysis/model_targets.sh on the committed sweeps: the summed excess of the
+# corrected model over its error targets that docs/findings.md quotes
 # (5.3 / 77.4 / 114.8 / 76.4 / 172.3 fitted; 9.9 on the committed study with
 # a rank's own bytes held at the measured 0.2 ns; with first_peer_share held
 # at nothing, version 18's 10.1), the 29 validation configurations whose
@@ -13,7 +13,7 @@ source_dir=$1
 build_dir=$2
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-out=$(BY=configuration "$source_dir/bench/model_targets.sh" "$build_dir")
+out=$(BY=configuration "$source_dir/bench/analysis/model_targets.sh" "$build_dir")
 echo "$out"
 sum() { awk -v sweep="$1" '$1 == sweep && $2 == "all" { print $NF }' <<< "$2"; }
 [[ $(sum paper-reproduction "$out") == 5.3 ]] || fail "committed study's excess is not 5.3"
@@ -30,18 +30,18 @@ grep -q '^ring w=4 b=50 1 Gbit/s, 0 µs cap=80  *-3.5  *-8.4  *+22.4  *-2.2  *-1
 [[ $(grep -c ' [+-]$' <<< "$out") == 29 ]] || fail "not 29 configurations of one sign on every sweep"
 
 overlap=$(MODEL=corrected+overlap SWEEPS="paper-reproduction paper-reproduction-rerun3" \
-  "$source_dir/bench/model_targets.sh" "$build_dir")
+  "$source_dir/bench/analysis/model_targets.sh" "$build_dir")
 echo "$overlap"
 [[ $(sum paper-reproduction "$overlap") == 6.1 ]] || fail "corrected+overlap: the committed study's excess is not 6.1"
 [[ $(sum paper-reproduction-rerun3 "$overlap") == 67.8 ]] || fail "corrected+overlap: rerun3's excess is not 67.8"
 
-held=$("$source_dir/bench/model_targets.sh" "$build_dir" --fix cpu_per_byte_s=2e-10)
+held=$("$source_dir/bench/analysis/model_targets.sh" "$build_dir" --fix cpu_per_byte_s=2e-10)
 [[ $(sum paper-reproduction "$held") == 9.9 ]] || fail "held bytes: the committed study's excess is not 9.9"
-none=$("$source_dir/bench/model_targets.sh" "$build_dir" --fix "first_peer_share 1e+09bit/s 0s=1e-9" \
+none=$("$source_dir/bench/analysis/model_targets.sh" "$build_dir" --fix "first_peer_share 1e+09bit/s 0s=1e-9" \
   --fix "first_peer_share 1e+08bit/s 0s=1e-9")
 [[ $(sum paper-reproduction "$none") == 10.1 ]] || fail "no first peer's share: the committed study's excess is not 10.1"
 
-if err=$("$source_dir/bench/model_targets.sh" "$build_dir" --fix cpu_per_bite_s=1 2>&1); then
+if err=$("$source_dir/bench/analysis/model_targets.sh" "$build_dir" --fix cpu_per_bite_s=1 2>&1); then
   fail "a parameter the model does not fit was accepted"
 fi
 grep -q 'fits no parameter "cpu_per_bite_s" to hold' <<< "$err" || fail "no reason given: $err"

@@ -1,5 +1,6 @@
 #include "orchestrator/launch/cluster/cluster_launcher.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
@@ -12,6 +13,7 @@
 #include "orchestrator/launch/local/local_launcher.h"
 #include "orchestrator/launch/ssh/collect_output.h"
 #include "orchestrator/launch/ssh/inventory.h"
+#include "orchestrator/launch/ssh/session.h"
 #include "orchestrator/launch/ssh/ssh_launcher.h"
 
 namespace dmlbench {
@@ -24,7 +26,8 @@ class ClusterLauncher : public Launcher {
         inventory_(std::move(inventory)),
         ssh_(std::move(ssh)),
         mpirun_(std::move(mpirun)),
-        runner_(MakeSystemCommandRunner()) {}
+        runner_(MakeSystemCommandRunner()),
+        down_(state_.hosts.size(), false) {}
 
   std::vector<HostFacts> Prepare() override {
     std::vector<HostFacts> facts = ssh_->Prepare();
@@ -45,21 +48,27 @@ class ClusterLauncher : public Launcher {
                               " has " + std::to_string(state_.hosts.size()) + " hosts of one slot";
       return failed;
     }
+    const std::vector<size_t> chosen = ChooseHosts(spec.ranks, &failed);
+    if (chosen.empty()) return failed;
     try {
       ReshapeCluster(state_, spec.network, *runner_);
     } catch (const ClusterError& e) {
       failed.failure_reason = "cannot shape the links to " + ProfileLabel(spec.network) + ": " + e.what();
       return failed;
     }
-    // One rank per host, the first `ranks` hosts; the files are the hosts'
-    // provisioned copies (the work directory is the same path on every host).
+    // One rank per host, the first `ranks` hosts that are up; the files are
+    // the hosts' provisioned copies (the work directory is the same path on
+    // every host).
     const std::string hostfile = (std::filesystem::path(state_.state_dir) / ("hostfile-" + spec.run_key)).string();
     std::vector<std::string> names;
+    ClusterState used = state_;  // the hosts whose quota the job lifts
+    used.hosts.clear();
     {
       std::ofstream out(hostfile, std::ios::trunc);
-      for (int i = 0; i < spec.ranks; ++i) {
+      for (const size_t i : chosen) {
         out << state_.hosts[i].address << " slots=1\n";
         names.push_back(state_.hosts[i].name);
+        used.hosts.push_back(state_.hosts[i]);
       }
       if (!out.flush()) {
         failed.failure_reason = "cannot write " + hostfile;
@@ -83,7 +92,7 @@ class ClusterLauncher : public Launcher {
     // uncapped and runs capped from the trainer's first event (run_start) on:
     // start-up at 0.15 core took seconds per run and is never measured, and
     // the switch falls in the first epoch, which is warm-up and never used.
-    QuotaLift lift(state_, spec.ranks);
+    QuotaLift lift(used, spec.ranks);
     MeasuredStart measured;
     LaunchResult result = LocalLauncher(options).Launch(
         remote,
@@ -106,9 +115,12 @@ class ClusterLauncher : public Launcher {
       result.failure_reason = reason.str();
     }
     result.hosts = names;
+    if (result.exit_code != 0 && !result.timed_out && !result.interrupted) FindLostHosts(chosen, &result);
     if (!options.ranks_output_dir.empty()) {
-      std::vector<size_t> hosts(static_cast<size_t>(spec.ranks));
-      for (size_t i = 0; i < hosts.size(); ++i) hosts[i] = i;
+      std::vector<size_t> hosts;
+      for (const size_t i : chosen) {
+        if (!down_[i]) hosts.push_back(InventoryIndex(i));
+      }
       CollectOutput(inventory_, hosts, options.ranks_output_dir, spec.output_dir);
     }
     std::error_code ignored;
@@ -117,12 +129,57 @@ class ClusterLauncher : public Launcher {
   }
 
  private:
+  // The first `ranks` hosts that are up; none, with the reason in `failed`
+  // (permanent: no later run can have more), when too few are.
+  std::vector<size_t> ChooseHosts(int ranks, LaunchResult* failed) const {
+    std::vector<size_t> chosen;
+    std::string down;
+    for (size_t i = 0; i < state_.hosts.size(); ++i) {
+      if (down_[i]) {
+        down += (down.empty() ? "" : ", ") + state_.hosts[i].name;
+      } else if (static_cast<int>(chosen.size()) < ranks) {
+        chosen.push_back(i);
+      }
+    }
+    if (static_cast<int>(chosen.size()) == ranks) return chosen;
+    failed->failure_reason = "needs " + std::to_string(ranks) + " ranks but " +
+                             std::to_string(state_.hosts.size() - std::count(down_.begin(), down_.end(), true)) +
+                             " hosts of cluster " + state_.name + " are up (lost in this sweep: " + down + ")";
+    failed->permanent = true;
+    return {};
+  }
+
+  // A host lost under mpirun shows up as a failing job: each host of the job
+  // whose sshd no longer answers is named in the reason and left out for
+  // the rest of the sweep, and the attempt is a host failure (launcher.h).
+  void FindLostHosts(const std::vector<size_t>& chosen, LaunchResult* result) {
+    for (const size_t i : chosen) {
+      try {
+        SshSession probe(MakeTarget(inventory_, inventory_.hosts[InventoryIndex(i)]));
+      } catch (const SshError& error) {
+        down_[i] = true;
+        result->host_failure = true;
+        result->failure_reason += "; lost " + std::string(error.what());
+      }
+    }
+  }
+
+  // The inventory's index of the cluster's host `i` (the inventory `cluster
+  // up` wrote lists the same hosts; matched by name).
+  size_t InventoryIndex(size_t i) const {
+    for (size_t n = 0; n < inventory_.hosts.size(); ++n) {
+      if (inventory_.hosts[n].name == state_.hosts[i].name) return n;
+    }
+    return i;
+  }
+
   std::mutex mutex_;
   ClusterState state_;
   const Inventory inventory_;
   std::unique_ptr<Launcher> ssh_;
   const std::string mpirun_;
   std::unique_ptr<CommandRunner> runner_;
+  std::vector<bool> down_;  // by index of state_.hosts: lost in this sweep
 };
 
 }  // namespace

@@ -93,6 +93,23 @@ class Reader : public TomlReader {
     }
   }
 
+  // A value that reaches ssh and mpirun's hostfile as one word: not empty,
+  // not an option ("-oProxyCommand=..." would run a command), no white space
+  // or control characters (a hostfile line is split at them).
+  std::string ReadCommandWord(const toml::node& node, std::string_view name) const {
+    std::string value = ReadName(node, name);
+    if (value.front() == '-') {
+      Fail(node, std::string(name) + " must not begin with '-' (ssh would read it as an option), got " + Quoted(value));
+    }
+    for (const char c : value) {
+      const auto byte = static_cast<unsigned char>(c);
+      if (byte <= 0x20 || byte == 0x7f) {
+        Fail(node, std::string(name) + " must not hold white space or control characters, got " + Quoted(value));
+      }
+    }
+    return value;
+  }
+
   InventoryHost Host(const toml::table& table, std::map<std::string, toml::source_region>& seen) const {
     for (const auto& [key, node] : table) RefusePassword(key);
     CheckKeys(table, kHostKeys, "[[host]]");
@@ -102,9 +119,9 @@ class Reader : public TomlReader {
     host.name = ReadName(*name, "name");
     const toml::node* address = table.get("address");
     if (address == nullptr) Fail(table.source(), "host '" + host.name + "' needs an 'address'");
-    host.address = ReadName(*address, "address");
+    host.address = ReadCommandWord(*address, "address");
     if (const toml::node* node = table.get("port")) host.port = static_cast<int>(ReadInteger(*node, "port", 1, 65535));
-    if (const toml::node* node = table.get("user")) host.user = ReadString(*node, "user");
+    if (const toml::node* node = table.get("user")) host.user = ReadCommandWord(*node, "user");
     if (const toml::node* node = table.get("identity_file")) {
       host.identity_file = ExpandLocalPath(ReadString(*node, "identity_file"), base_dir_);
     }

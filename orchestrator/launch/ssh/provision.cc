@@ -198,6 +198,9 @@ std::string PeerCheckCommand(const std::vector<InventoryHost>& to,
   ssh.push_back("BatchMode=yes");
   ssh.push_back("-o");
   ssh.push_back("ConnectTimeout=" + std::to_string(static_cast<int>(timeout_s + 0.999)));
+  // Options end before the address, so that no address is read as one (the
+  // inventory refuses them too); only ssh is known to take "--".
+  if (std::filesystem::path(ssh.front()).filename() == "ssh") ssh.push_back("--");
   std::string command;
   for (const InventoryHost& host : to) {
     command += "if out=$(" + ShellJoin(ssh) + " " + ShellQuote(host.address) +

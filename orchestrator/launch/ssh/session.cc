@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "orchestrator/core/subprocess.h"
+#include "orchestrator/core/terminal_text.h"
 
 namespace dmlbench {
 namespace {
@@ -164,7 +165,9 @@ void SshSession::Connect() {
   // Without it each small SFTP write waits for a delayed ACK (~40 ms).
   ssh_options_set(session_, SSH_OPTIONS_NODELAY, &yes);
   if (ssh_options_set(session_, SSH_OPTIONS_HOST, target_.address.c_str()) != SSH_OK) {
-    Fail("invalid address");
+    const std::string error = ssh_get_error(session_);
+    throw SshError(target_.name, label_ + ": invalid address '" + TerminalText(target_.address) + "'" +
+                                     (error.empty() ? "" : ": " + error));
   }
   // The ssh config first, so that the inventory's own values win.
   if (!target_.ssh_config.empty() &&

@@ -1,5 +1,6 @@
 #include "orchestrator/launch/ssh/ssh_launcher.h"
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <filesystem>
@@ -100,6 +101,11 @@ class SshLauncher final : public Launcher {
   // busy hosts may still free them. Empty with `reason` set when the hosts
   // that are up can never hold the run, or when cancelled.
   std::vector<size_t> Acquire(int ranks, const std::atomic<bool>& cancel, std::string* reason);
+  // Whether a host was lost in this sweep.
+  bool AnyDown() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return std::any_of(pool_.begin(), pool_.end(), [](const PoolHost& host) { return host.down; });
+  }
   void MarkDown(size_t index) {
     std::lock_guard<std::mutex> lock(mutex_);
     pool_[index].down = true;
@@ -228,6 +234,8 @@ LaunchResult SshLauncher::Launch(const LaunchSpec& spec,
   if (chosen.empty()) {
     result.interrupted = cancel.load();
     result.failure_reason = reason;
+    // Hosts lost in this sweep do not come back: no later attempt would fit.
+    result.permanent = !result.interrupted && AnyDown();
     return result;
   }
   Allocation allocation(*this, std::move(chosen));

@@ -14,6 +14,7 @@
 #include <sstream>
 #include <thread>
 
+#include "orchestrator/cli/launcher_factory.h"
 #include "orchestrator/core/build_info.h"
 #include "orchestrator/core/subprocess.h"
 #include "orchestrator/store/store.h"
@@ -406,9 +407,16 @@ TEST_F(CliTest, WithoutModelEveryUsableFitIsUsedAndTheOthersAreNamed) {
 
 // Every committed database validates every model with its stored fits, as
 // the README's commands do (a model whose version changed is refitted on
-// each of them, not only on the study's).
+// each of them, not only on the study's). Each is there, expanded from its
+// archive when the build was configured (cmake/ReportData.cmake).
 TEST_F(CliTest, EveryCommittedDatabaseValidatesEveryModel) {
+  int archives = 0;
   for (const auto& entry : std::filesystem::directory_iterator(std::string(DMLBENCH_SOURCE_DIR) + "/reports/data")) {
+    if (entry.path().filename().string().ends_with(".db.tar.xz")) {
+      ++archives;
+      const std::filesystem::path expanded = entry.path().parent_path() / entry.path().stem().stem();
+      EXPECT_TRUE(std::filesystem::exists(expanded)) << expanded << " was not expanded from its archive";
+    }
     if (entry.path().extension() != ".db") continue;
     std::filesystem::remove(db_);
     std::filesystem::copy_file(entry.path(), db_);
@@ -419,6 +427,7 @@ TEST_F(CliTest, EveryCommittedDatabaseValidatesEveryModel) {
       EXPECT_NE(validate.out.find(model), std::string::npos) << entry.path().filename() << " " << model;
     }
   }
+  EXPECT_GT(archives, 0);
 }
 
 TEST_F(CliTest, PlanRunStatusQueryAndExport) {
@@ -1146,6 +1155,29 @@ TEST_F(CliTest, PlanRefusesRunsThatNeedMoreRanksThanTheInventoryHasSlots) {
                               "remove such runs with [[exclude]] (or leave them out with --only) or add hosts\n")
         << command;
   }
+}
+
+// Two sweeps on the same hosts would each measure the other's load; the
+// second is refused before it touches a host, naming the first's database.
+TEST_F(CliTest, ASecondSweepOnTheSameHostsIsRefusedWithTheFirstsDatabase) {
+  ::setenv("XDG_CACHE_HOME", (dir_ / "cache").c_str(), 1);
+  testing::WriteFile(dir_ / "hosts.toml",
+                     "format_version = 1\n[[host]]\nname = \"a\"\naddress = \"127.0.0.2\"\n"
+                     "[[host]]\nname = \"b\"\naddress = \"127.0.0.3\"\nuser = \"u\"\nport = 2222\n");
+  ExecutionOptions execution;
+  execution.provider = Provider::kSsh;
+  execution.inventory = dir_ / "hosts.toml";
+  const std::unique_ptr<HostPoolLock> first = LockHostPool(execution, dir_ / "first.db");
+  EXPECT_TRUE(std::filesystem::exists(dir_ / "cache/dmlbench/host-locks/u@127.0.0.3:2222.lock"));
+  const std::string matrix = WriteMatrix("workers = [1]\n", 2, "provider = \"ssh\"\ninventory = \"hosts.toml\"\n");
+  const CommandOutput output = Dmlbench({"--db", db_, "run", matrix, "--trainer",
+                                         WriteScript(dir_ / "trainer", testing::GoodTrainerBody())});
+  ::unsetenv("XDG_CACHE_HOME");
+  EXPECT_EQ(output.exit_code, 1);
+  EXPECT_NE(output.err.find(" (a, b): in use by another sweep (process " + std::to_string(::getpid()) +
+                            " (database " + (dir_ / "first.db") + ")); wait for it to end or stop it\n"),
+            std::string::npos)
+      << output.err;
 }
 
 // ---- the run lock: one sweep per database file, whatever its path ------------

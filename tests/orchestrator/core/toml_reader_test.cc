@@ -83,3 +83,41 @@ TEST(TomlReaderTest, TypeAndRangeMessagesNameWhatWasFound) {
 
 }  // namespace
 }  // namespace dmlbench
+
+namespace dmlbench {
+namespace {
+
+std::string Dotted(int parts) {
+  std::string key = "a";
+  for (int i = 1; i < parts; ++i) key += ".a";
+  return key;
+}
+
+// A table header dotted 50,000 levels deep (a 100 KB file) overflowed the
+// stack inside toml++; now it is refused where it stands, before parsing.
+TEST(TomlReaderTest, DeeplyDottedHeaderIsRefusedBeforeParsing) {
+  const auto [message, excerpt] = ErrorOf("x = 1\n[" + Dotted(50000) + "]\n", [](auto&, auto&&) {});
+  EXPECT_EQ(message, "f.toml:2:1: a key of 50000 dotted parts; at most 100 are supported");
+}
+
+TEST(TomlReaderTest, DeeplyDottedKeysAreRefusedInPairsAndInlineTables) {
+  EXPECT_EQ(ErrorOf("  " + Dotted(101) + " = 1\n", [](auto&, auto&&) {}).first,
+            "f.toml:1:3: a key of 101 dotted parts; at most 100 are supported");
+  EXPECT_EQ(ErrorOf("t = { b = 1, " + Dotted(200) + " = 2 }\n", [](auto&, auto&&) {}).first,
+            "f.toml:1:1: a key of 200 dotted parts; at most 100 are supported");
+  EXPECT_EQ(ErrorOf("[[" + Dotted(101) + "]]\n", [](auto&, auto&&) {}).first,
+            "f.toml:1:1: a key of 101 dotted parts; at most 100 are supported");
+}
+
+TEST(TomlReaderTest, DotsOutsideKeysDoNotCount) {
+  std::string floats = "x = [";
+  for (int i = 0; i < 500; ++i) floats += "1.5, ";
+  floats += "2.5]\n";
+  std::string text = floats + "s = \"" + Dotted(300) + "\"\n" + "m = \"\"\"\n" + Dotted(300) + " = 1\n\"\"\"\n" +
+                     "l = '" + Dotted(300) + "' # " + Dotted(300) + "\n" + "t = { k = [1.5, \"" + Dotted(300) +
+                     "\"] }\n" + "[" + Dotted(100) + "]\n";
+  EXPECT_EQ(ErrorOf(text, [](auto&, auto&&) {}).first, "no error");
+}
+
+}  // namespace
+}  // namespace dmlbench

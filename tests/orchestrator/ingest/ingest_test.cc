@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "orchestrator/core/subprocess.h"
 #include "trainer/sha256.h"
 #include "tests/orchestrator/support/run_fixture.h"
 #include "tests/orchestrator/support/store_queries.h"
@@ -173,6 +174,40 @@ TEST_F(IngestTest, TrainerErrorInRunEndIsKept) {
   EXPECT_EQ(std::get<std::string>(store_.Query("SELECT trainer_status FROM attempts").rows[0][0]), "error");
 }
 
+// A burst: every event at the same instant, so that each after the first
+// joins one group.
+double FrozenClock() { return 100.0; }
+
+TEST_F(IngestTest, ARunEndCommitsTheAttemptsEventsAtOnce) {
+  Ingest ingest(store_, run_id_, attempt_id_, FrozenClock);
+  ingest.Consume(RunStartLine());
+  ingest.Consume(EpochLine(1));
+  ingest.Consume(EpochLine(2));
+  EXPECT_TRUE(store_.batch_open());
+  ingest.Consume(RunEndLine());
+  EXPECT_FALSE(store_.batch_open());
+  // Another connection sees them: committed without Flush() and before the Ingest goes.
+  Store reader(store_.path(), Store::Mode::kReadOnly);
+  EXPECT_EQ(Int(reader, "SELECT count(*) FROM epochs"), 2);
+  EXPECT_EQ(Text(reader, "SELECT trainer_status FROM attempts"), "ok");
+}
+
+TEST_F(IngestTest, FlushCommitsAGroupAndAnIngestCutShortRollsItBack) {
+  {
+    Ingest ingest(store_, run_id_, attempt_id_, FrozenClock);
+    ingest.Consume(RunStartLine());  // the first event commits on its own
+    ingest.Consume(EpochLine(1));
+    ingest.Flush();
+    EXPECT_FALSE(store_.batch_open());
+    ingest.Consume(EpochLine(2));
+    ingest.Consume(EpochLine(3));
+    EXPECT_EQ(Int(store_, "SELECT count(*) FROM epochs"), 3);
+  }  // gone without Flush(), as when an exception unwinds the attempt
+  EXPECT_FALSE(store_.batch_open());
+  EXPECT_EQ(Int(store_, "SELECT count(*) FROM epochs"), 1);
+  EXPECT_EQ(Int(store_, "SELECT world_size FROM attempts"), 1);
+}
+
 // ---- error paths of ingest.cc follow -------------------------------------
 
 TEST_F(IngestTest, LineThatIsNotJson) {
@@ -299,6 +334,19 @@ TEST_F(IngestTest, LinesAfterAnErrorAreIgnoredAndNothingCompletes) {
   EXPECT_EQ(ingest.error(), "event line 2: not a JSON object: garbage");
   EXPECT_FALSE(ingest.run_end_ok());
   EXPECT_EQ(Int(store_, "SELECT count(*) FROM epochs"), 0);
+}
+
+}  // namespace
+}  // namespace dmlbench
+
+namespace dmlbench {
+namespace {
+
+// A line the reader cut at LineSplitter::kMaxLineBytes is refused by name,
+// not parsed as a broken JSON object.
+TEST_F(IngestTest, LineCutAtTheLimitIsRefused) {
+  EXPECT_EQ(ErrorOf({RunStartLine(5, 2), std::string(LineSplitter::kMaxLineBytes, '{')}),
+            "event line 2: longer than 16 MiB; cut and not read");
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
-// Tests of orchestrator/model/models and validation on real SQLite files
+// Tests of the models (models.h: paper2019, corrected, corrected+overlap,
+// linear; corrected.h above all) and validation on real SQLite files
 // whose runs were generated from known parameters of the corrected model:
 // the fit must find them (inside its intervals) from calibration runs only,
 // predict the never-seen validation runs, and the paper's equations and the

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <utility>
 
 #include "orchestrator/store/gzip.h"
 #include "orchestrator/store/migrations.h"
@@ -95,6 +96,14 @@ AttemptOutcome Outcome(const std::string& status, const std::string& reason = ""
   outcome.hosts = {"local"};
   outcome.end_unix_s = 20;
   return outcome;
+}
+
+// A pending run (key "k..."), and the attempt it began at time 10: the run
+// is running. Returns the run id and the attempt id.
+std::pair<std::int64_t, std::int64_t> RunWithAnAttempt(Store& store) {
+  const std::int64_t run =
+      store.AddRun(store.AddExperiment(MakeExperiment(), 1), MakeRun(), std::string(64, 'k'), MakeProvenance());
+  return {run, store.BeginAttempt(run, 10)};
 }
 
 class StoreTest : public ::testing::Test {
@@ -333,9 +342,7 @@ TEST_F(StoreTest, AnOlderDatabasesServersSentAtOnceAndOnlyOneServerTakesTurns) {
 // An epoch from a trainer that did not report its iterations stores none.
 TEST_F(StoreTest, AnEpochWithoutIterationTimesStoresNone) {
   Store store(db_);
-  const std::int64_t run = store.AddRun(store.AddExperiment(MakeExperiment(), 1), MakeRun(), std::string(64, 'k'),
-                                        MakeProvenance());
-  const std::int64_t attempt = store.BeginAttempt(run, 10);
+  const auto [run, attempt] = RunWithAnAttempt(store);
   EpochRecord epoch = MakeEpoch(1);
   epoch.iteration_wall_s.clear();
   store.AddEpoch(run, attempt, epoch);
@@ -389,7 +396,7 @@ TEST_F(StoreTest, RunLifeCycleFromPendingToComplete) {
   store.RecordRunEnd(attempt, OkEnd());
   store.FinishAttempt(run, attempt, Outcome("ok"), RunDisposition::kFailed, {});
 
-  const StoredRun stored = store.FindRuns({key}).at(key);
+  const RunRecord stored = store.FindRuns({key}).at(key);
   EXPECT_EQ(stored.status, RunState::kComplete);
   EXPECT_EQ(stored.attempts, 1);
   EXPECT_EQ(Text(store, "SELECT parameter_checksum FROM runs"), "feed");
@@ -450,11 +457,40 @@ TEST_F(StoreTest, FailedRunAppearsInFailuresWithItsReason) {
   EXPECT_FALSE(store.CompleteRunMeasures(run).has_value());
 }
 
+TEST_F(StoreTest, ARunFoundByItsKeyIsTheRunAmongAllRuns) {
+  Store store(db_);
+  const std::string key(64, 'k');
+  const std::int64_t run =
+      store.AddRun(store.AddExperiment(MakeExperiment(), 1), MakeRun(Architecture::kPs, 3), key, MakeProvenance());
+  store.TagRun(run, {"nightly"}, 2);
+  store.FinishAttempt(run, store.BeginAttempt(run, 10), Outcome("timed_out", "timed out after 5 s"),
+                      RunDisposition::kRetry, {});
+  AttemptOutcome lost = Outcome("failed", "mpirun exited with status 255; lost host 'b'");
+  lost.host_failure = true;
+  store.FinishAttempt(run, store.BeginAttempt(run, 15), lost, RunDisposition::kRetry, {});
+  store.FinishAttempt(run, store.BeginAttempt(run, 20), Outcome("interrupted", "interrupted"),
+                      RunDisposition::kInterrupted, {});
+  const RunRecord found = store.FindRuns({key}).at(key);
+  const RunRecord listed = store.Runs().at(0);
+  for (const RunRecord& r : {found, listed}) {
+    EXPECT_EQ(r.run_id, run);
+    EXPECT_EQ(r.run_key, key);
+    EXPECT_EQ(r.params.architecture, Architecture::kPs);
+    EXPECT_EQ(r.params.workers, 3);
+    EXPECT_EQ(r.split, "validation");
+    EXPECT_EQ(r.status, RunState::kInterrupted);
+    EXPECT_EQ(r.attempts, 3);
+    EXPECT_EQ(r.failures, 1);  // neither the lost host nor the interruption is the run's doing
+    EXPECT_EQ(r.failure_reason, "interrupted");
+    EXPECT_EQ(r.tags, std::vector<std::string>{"nightly"});
+    EXPECT_EQ(r.experiments, std::vector<std::string>{"unit"});
+    EXPECT_EQ(r.trainer_sha256, std::string(64, 't'));
+  }
+}
+
 TEST_F(StoreTest, RecoverInterruptedMarksRunningRunsAndAttempts) {
   Store store(db_);
-  const std::int64_t run = store.AddRun(store.AddExperiment(MakeExperiment(), 1), MakeRun(), std::string(64, 'k'),
-                                        MakeProvenance());
-  const std::int64_t attempt = store.BeginAttempt(run, 10);
+  const auto [run, attempt] = RunWithAnAttempt(store);
   store.AddEpoch(run, attempt, MakeEpoch(1));
   EXPECT_EQ(store.RecoverInterrupted(12), 1);
   EXPECT_EQ(store.RecoverInterrupted(13), 0);
@@ -470,9 +506,7 @@ TEST_F(StoreTest, HostsOfAnAttemptAreLinked) {
   host.name = "local";
   host.provider = "local";
   const std::int64_t h = store.AddHost(host, 1);
-  const std::int64_t run = store.AddRun(store.AddExperiment(MakeExperiment(), 1), MakeRun(), std::string(64, 'k'),
-                                        MakeProvenance());
-  const std::int64_t attempt = store.BeginAttempt(run, 10);
+  const auto [run, attempt] = RunWithAnAttempt(store);
   store.FinishAttempt(run, attempt, Outcome("failed", "x"), RunDisposition::kFailed, {h});
   EXPECT_EQ(Int(store, "SELECT host_id FROM attempt_hosts"), h);
   EXPECT_EQ(Text(store, "SELECT hosts FROM attempts"), "local");
@@ -698,7 +732,7 @@ TEST_F(StoreTest, SteadyEpochsLeaveOutWarmUpAndIncompleteRuns) {
     }
     runs.push_back(run);
   }
-  const std::vector<Store::SteadyEpoch> steady = store.SteadyEpochs();
+  const std::vector<SteadyEpoch> steady = store.SteadyEpochs();
   ASSERT_EQ(steady.size(), 3u);
   EXPECT_EQ(steady[0].run_id, runs[0]);
   EXPECT_EQ(steady[0].epoch, 2);
@@ -722,18 +756,39 @@ TEST_F(StoreTest, QueryReturnsTypedCells) {
 
 TEST_F(StoreTest, BatchIsInvisibleToOtherConnectionsUntilCommitted) {
   Store store(db_);
-  const std::int64_t run = store.AddRun(store.AddExperiment(MakeExperiment(), 1), MakeRun(), std::string(64, 'k'),
-                                        MakeProvenance());
-  const std::int64_t attempt = store.BeginAttempt(run, 10);
-  store.BeginBatch();
+  const auto [run, attempt] = RunWithAnAttempt(store);
+  Store::Batch batch(store);
   EXPECT_TRUE(store.batch_open());
   store.AddEpoch(run, attempt, MakeEpoch(1));
   store.AddEpoch(run, attempt, MakeEpoch(2));
   Store reader(db_, Store::Mode::kReadOnly);
   EXPECT_EQ(Int(reader, "SELECT count(*) FROM epochs"), 0);
-  store.CommitBatch();
+  batch.Commit();
   EXPECT_FALSE(store.batch_open());
   EXPECT_EQ(Int(reader, "SELECT count(*) FROM epochs"), 2);
+}
+
+TEST_F(StoreTest, ABatchThatIsNotCommittedIsRolledBackWhenItGoes) {
+  Store store(db_);
+  const auto [run, attempt] = RunWithAnAttempt(store);
+  store.AddEpoch(run, attempt, MakeEpoch(1));
+  try {
+    Store::Batch batch(store);
+    store.AddEpoch(run, attempt, MakeEpoch(2));
+    store.RecordRunEnd(attempt, OkEnd());
+    EXPECT_EQ(Int(store, "SELECT count(*) FROM epochs"), 2);
+    throw std::runtime_error("cut short");
+  } catch (const std::runtime_error&) {
+  }
+  // The batch rolled back as the stack unwound; what was committed before it stays.
+  EXPECT_FALSE(store.batch_open());
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM epochs"), 1);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM attempts WHERE trainer_status IS NULL"), 1);
+  // A new batch can begin.
+  Store::Batch next(store);
+  store.AddEpoch(run, attempt, MakeEpoch(2));
+  next.Commit();
+  EXPECT_EQ(Int(Store(db_, Store::Mode::kReadOnly), "SELECT count(*) FROM epochs"), 2);
 }
 
 // ---- error paths of store.cc follow --------------------------------------
@@ -902,9 +957,7 @@ TEST_F(StoreTest, SplitOfARunNeverChanges) {
 
 TEST_F(StoreTest, AttemptWithoutRunEndCannotCompleteItsRun) {
   Store store(db_);
-  const std::int64_t run = store.AddRun(store.AddExperiment(MakeExperiment(), 1), MakeRun(), std::string(64, 'k'),
-                                        MakeProvenance());
-  const std::int64_t attempt = store.BeginAttempt(run, 10);
+  const auto [run, attempt] = RunWithAnAttempt(store);
   store.AddEpoch(run, attempt, MakeEpoch(1));
   try {
     store.FinishAttempt(run, attempt, Outcome("ok"), RunDisposition::kFailed, {});
@@ -920,9 +973,7 @@ TEST_F(StoreTest, AttemptWithoutRunEndCannotCompleteItsRun) {
 
 TEST_F(StoreTest, CompleteRunGetsNoNewAttempt) {
   Store store(db_);
-  const std::int64_t run = store.AddRun(store.AddExperiment(MakeExperiment(), 1), MakeRun(), std::string(64, 'k'),
-                                        MakeProvenance());
-  const std::int64_t attempt = store.BeginAttempt(run, 10);
+  const auto [run, attempt] = RunWithAnAttempt(store);
   store.RecordRunEnd(attempt, OkEnd());
   store.FinishAttempt(run, attempt, Outcome("ok"), RunDisposition::kFailed, {});
   try {
@@ -935,21 +986,32 @@ TEST_F(StoreTest, CompleteRunGetsNoNewAttempt) {
 
 TEST_F(StoreTest, NestedBatchIsRefused) {
   Store store(db_);
-  store.BeginBatch();
+  Store::Batch batch(store);
   try {
-    store.BeginBatch();
+    Store::Batch nested(store);
     FAIL() << "opened a batch twice";
   } catch (const StoreError& e) {
     EXPECT_EQ(std::string(e.what()), db_ + ": a batch is already open");
   }
-  store.CommitBatch();
+  EXPECT_TRUE(store.batch_open());
+  batch.Commit();
+}
+
+TEST_F(StoreTest, ABatchCommitsOnce) {
+  Store store(db_);
+  Store::Batch batch(store);
+  batch.Commit();
+  try {
+    batch.Commit();
+    FAIL() << "committed a batch twice";
+  } catch (const StoreError& e) {
+    EXPECT_EQ(std::string(e.what()), db_ + ": the batch is closed already");
+  }
 }
 
 TEST_F(StoreTest, DuplicateEpochOfAnAttemptIsRefused) {
   Store store(db_);
-  const std::int64_t run = store.AddRun(store.AddExperiment(MakeExperiment(), 1), MakeRun(), std::string(64, 'k'),
-                                        MakeProvenance());
-  const std::int64_t attempt = store.BeginAttempt(run, 10);
+  const auto [run, attempt] = RunWithAnAttempt(store);
   store.AddEpoch(run, attempt, MakeEpoch(1));
   try {
     store.AddEpoch(run, attempt, MakeEpoch(1));

@@ -6,6 +6,7 @@
 // (3) congestion is real: on 100 Mbit/s links the parameter server slows
 // down with more workers while a ring worker's traffic stays flat; (4) the
 // hosts' TCP uses cubic even where this machine's default is another.
+#include <signal.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -14,6 +15,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -141,6 +143,66 @@ TEST_F(ClusterAcceptance, RingOfThreeRanksOnThreeHostsThroughTheOrchestratorThen
   ClusterDown(name_, state_.state_dir, "/sys/fs/cgroup", *runner_);
   EXPECT_EQ(ClusterLeftovers(name_, "/sys/fs/cgroup", *runner_), std::vector<std::string>{});
   EXPECT_EQ(runner_->Run({"pgrep", "-f", state_.runtime_dir + "/"}).exit_code, 1) << "a process of the cluster survived";
+}
+
+// A host lost mid-sweep (its sshd killed) is named in the attempt's reason,
+// the attempt is a host failure that does not use up the run's attempts,
+// the spare host takes its place, and a run that no longer fits stops the
+// sweep with a clear message.
+TEST_F(ClusterAcceptance, ALostHostIsNamedLeftOutAndReplacedByTheSpare) {
+  Up('l', 3, {"", 1e9, 0}, 0.5);
+  Store& store = results();
+  // Once the first run is complete, mid-sweep, the first host is lost: every
+  // process in its namespace (its sshd and the sessions of the connection
+  // kept open to it) is killed.
+  const std::string lost = state_.hosts[0].name;
+  std::atomic<bool> killed{false};
+  std::thread killer([&] {
+    const Store watch(store.path(), Store::Mode::kReadOnly);
+    for (int i = 0; i < 2400 && !killed; ++i) {
+      const QueryResult done = watch.Query("SELECT count(*) FROM runs WHERE status = 'complete'");
+      if (std::get<std::int64_t>(done.rows[0][0]) > 0) {
+        killed = runner_->Run({"sh", "-c", "ip netns pids " + lost + " | xargs -r kill -KILL"}).exit_code == 0;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  });
+  const SweepReport report = RunExperiment(
+      "[experiment]\nname = \"cluster-loss\"\n"
+      "[matrix]\narchitecture = [\"ring\"]\nworkers = [2, 3]\nbatch_size = [100, 64, 50]\n"
+      "[defaults]\ndataset = \"synthetic\"\nmax_iterations_per_epoch = 3\n"
+      "[execution]\nprovider = \"cluster\"\ninventory = \"cluster/inventory.toml\"\norder = \"matrix\"\n"
+      "timeout_s = 120\nattempts = 1\n");
+  killed = true;
+  killer.join();
+  // The three runs of 2 ranks complete (on the spare after the loss); the
+  // first of 3 ranks cannot fit any more and stops the sweep.
+  EXPECT_EQ(report.complete, 3);
+  EXPECT_NE(report.stopped.find("needs 3 ranks but 2 hosts of cluster " + name_ + " are up (lost in this sweep: " +
+                                lost + ")"),
+            std::string::npos)
+      << report.stopped;
+  // The run that met the loss (the second, or the third when the second was
+  // already connected) names the host in its attempt, and was tried again
+  // although attempts = 1: a lost host is not its fault.
+  const QueryResult attempts = store.Query(
+      "SELECT a.run_id, a.status, a.host_failure, coalesce(a.reason, ''), coalesce(a.hosts, '') FROM attempts a "
+      "ORDER BY a.attempt_id");
+  size_t failure = attempts.rows.size();
+  for (size_t i = 0; i < attempts.rows.size(); ++i) {
+    if (std::get<std::int64_t>(attempts.rows[i][2]) == 1) {
+      EXPECT_EQ(failure, attempts.rows.size()) << "a second host failure";
+      failure = i;
+    }
+  }
+  ASSERT_LT(failure + 1, attempts.rows.size()) << "no host failure, or no attempt after it";
+  EXPECT_EQ(std::get<std::string>(attempts.rows[failure][1]), "failed");
+  EXPECT_NE(std::get<std::string>(attempts.rows[failure][3]).find("lost host '" + lost + "'"), std::string::npos)
+      << std::get<std::string>(attempts.rows[failure][3]);
+  EXPECT_EQ(std::get<std::int64_t>(attempts.rows[failure + 1][0]), std::get<std::int64_t>(attempts.rows[failure][0]));
+  for (size_t i = failure + 1; i < attempts.rows.size(); ++i) {
+    EXPECT_EQ(std::get<std::string>(attempts.rows[i][4]).find(lost + ","), std::string::npos) << "ran on the lost host";
+  }
 }
 
 // Each rank reports what its host's quota did in the measured epoch (the

@@ -114,6 +114,30 @@ TEST(InventoryTest, PasswordIsRefusedInTags) {
             "inv/hosts.toml:5:10: 'password' is not supported: use identity_file or the ssh-agent");
 }
 
+// An address or user that ssh would read as an option ran a command
+// ("-oProxyCommand=..."); one with white space splits a hostfile line.
+TEST(InventoryTest, AddressThatIsAnOptionIsRefused) {
+  EXPECT_EQ(ErrorOf("format_version = 1\n[[host]]\nname = \"a\"\naddress = \"-oProxyCommand=touch x\"\n"),
+            "inv/hosts.toml:4:11: address must not begin with '-' (ssh would read it as an option), got "
+            "\"-oProxyCommand=touch x\"");
+}
+
+TEST(InventoryTest, UserThatIsAnOptionIsRefused) {
+  EXPECT_EQ(ErrorOf(std::string(kMinimal) + "user = \"-F/dev/null\"\n"),
+            "inv/hosts.toml:5:8: user must not begin with '-' (ssh would read it as an option), got \"-F/dev/null\"");
+}
+
+TEST(InventoryTest, AddressWithWhiteSpaceOrControlCharactersIsRefused) {
+  EXPECT_EQ(ErrorOf("format_version = 1\n[[host]]\nname = \"a\"\naddress = \"10.0.0.1 slots=64\"\n"),
+            "inv/hosts.toml:4:11: address must not hold white space or control characters, got "
+            "\"10.0.0.1 slots=64\"");
+  EXPECT_EQ(ErrorOf("format_version = 1\n[[host]]\nname = \"a\"\naddress = \"h\\u001b[2Jx\"\n"),
+            "inv/hosts.toml:4:11: address must not hold white space or control characters, got "
+            "\"h\\u001b[2Jx\"");
+  EXPECT_EQ(ErrorOf(std::string(kMinimal) + "user = \"bob\\tx\"\n"),
+            "inv/hosts.toml:5:8: user must not hold white space or control characters, got \"bob\\tx\"");
+}
+
 TEST(InventoryTest, TomlSyntaxError) {
   EXPECT_EQ(ErrorOf("format_version = \n"),
             "inv/hosts.toml:1:18: Error while parsing key-value pair: expected value, saw '\\n'");

@@ -119,7 +119,13 @@ TEST(ProvisionTest, NothingIsUploadedWhenEveryHashMatches) {
 TEST(ProvisionTest, PeerCheckUsesMpirunsSshSettings) {
   EXPECT_EQ(PeerCheckCommand({Host("b")},
                              {"--mca", "plm_rsh_args", "-p 2222 -i /k y", "--mca", "btl", "tcp,self"}, 3),
-            "if out=$(ssh -p 2222 -i /k y -o BatchMode=yes -o ConnectTimeout=3 b.example true 2>&1 "
+            "if out=$(ssh -p 2222 -i /k y -o BatchMode=yes -o ConnectTimeout=3 -- b.example true 2>&1 "
+            "</dev/null); then echo ok; else echo \"fail $(printf %s \"$out\" | tail -n 1)\"; fi; ");
+}
+
+TEST(ProvisionTest, PeerCheckWithAnotherAgentPassesNoOptionEnd) {
+  EXPECT_EQ(PeerCheckCommand({Host("b")}, {"--mca", "plm_rsh_agent", "rsh"}, 3),
+            "if out=$(rsh -o BatchMode=yes -o ConnectTimeout=3 b.example true 2>&1 "
             "</dev/null); then echo ok; else echo \"fail $(printf %s \"$out\" | tail -n 1)\"; fi; ");
 }
 

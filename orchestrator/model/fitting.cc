@@ -1,0 +1,127 @@
+#include "orchestrator/model/fitting.h"
+
+#include <optional>
+#include <sstream>
+#include <utility>
+
+#include "orchestrator/core/clock.h"
+#include "orchestrator/core/statistics.h"
+
+namespace dmlbench {
+namespace {
+
+constexpr char kAlpha[] = "alpha_s";
+constexpr char kBandwidth[] = "bandwidth_bytes_per_s";
+constexpr char kLinkEfficiency[] = "link_efficiency";
+
+}  // namespace
+
+std::string ProfileScope(double bandwidth_bits_per_s, double latency_s) {
+  std::ostringstream text;
+  text << bandwidth_bits_per_s << "bit/s " << latency_s << "s";
+  return text.str();
+}
+
+const ModelParameterRow* FindParameter(const ModelFitRecord& fit, std::string_view name, std::string_view scope) {
+  for (const ModelParameterRow& p : fit.parameters) {
+    if (p.name == name && p.scope == scope) return &p;
+  }
+  return nullptr;
+}
+
+double Parameter(const ModelFitRecord& fit, std::string_view name, std::string_view scope) {
+  const ModelParameterRow* p = FindParameter(fit, name, scope);
+  if (p == nullptr) {
+    throw ModelError("fit " + std::to_string(fit.fit_id) + " of " + fit.model + " has no parameter " +
+                     std::string(name) + (scope.empty() ? "" : " for " + std::string(scope)));
+  }
+  return p->value;
+}
+
+LinkParameters LinkFor(const ModelFitRecord& fit, const ModelConfig& config) {
+  const std::string scope = ProfileScope(config.bandwidth_bits_per_s, config.latency_s);
+  if (FindParameter(fit, kAlpha, scope) != nullptr) {
+    return LinkParameters{Parameter(fit, kAlpha, scope), Parameter(fit, kBandwidth, scope)};
+  }
+  std::vector<double> alphas;
+  for (const ModelParameterRow& p : fit.parameters) {
+    if (p.name == kAlpha) alphas.push_back(p.value);
+  }
+  if (config.bandwidth_bits_per_s <= 0 || alphas.empty() || FindParameter(fit, kLinkEfficiency, "") == nullptr) {
+    throw ModelError("no link probe for the profile " + scope + " and none to extrapolate from: run "
+                     "`dmlbench cluster probe --profile ...` before fitting");
+  }
+  return LinkParameters{Median(alphas) + config.latency_s,
+                        config.bandwidth_bits_per_s / 8 * Parameter(fit, kLinkEfficiency)};
+}
+
+ModelFitRecord NewFit(const PerformanceModel& model) {
+  ModelFitRecord fit;
+  fit.model = std::string(model.name());
+  fit.model_version = model.version();
+  fit.created_unix_s = UnixNow();
+  return fit;
+}
+
+ModelParameterRow Fitted(const Coefficient& c, std::string unit, std::string scope) {
+  return ModelParameterRow{c.name, c.value, c.ci_low, c.ci_high, std::move(unit), "fitted", std::move(scope)};
+}
+
+ModelParameterRow Held(std::string name, double value, std::string unit, std::string scope) {
+  return ModelParameterRow{std::move(name), value, std::nullopt, std::nullopt, std::move(unit), "fixed",
+                           std::move(scope)};
+}
+
+std::string HeldKey(std::string_view name, std::string_view scope) {
+  return scope.empty() ? std::string(name) : std::string(name) + " " + std::string(scope);
+}
+
+void RefuseFixed(const PerformanceModel& model, const FixedParameters& fixed) {
+  if (fixed.empty()) return;
+  throw ModelError(std::string(model.name()) + " holds no parameter at a value (--fix " + fixed.begin()->first +
+                   "): only corrected and corrected+overlap do");
+}
+
+void AddLinks(const ModelData& data, ModelFitRecord& fit) {
+  std::vector<double> efficiencies;
+  for (const LinkObservation& link : data.links) {
+    const std::string scope = ProfileScope(link.bandwidth_bits_per_s, link.latency_s);
+    fit.parameters.push_back({kAlpha, link.alpha_s, std::nullopt, std::nullopt, "s", "probe", scope});
+    fit.parameters.push_back({kBandwidth, link.bytes_per_s, std::nullopt, std::nullopt, "bytes/s", "probe", scope});
+    fit.probe_ids.insert(fit.probe_ids.end(), link.probe_ids.begin(), link.probe_ids.end());
+    if (link.bandwidth_bits_per_s > 0) efficiencies.push_back(link.bytes_per_s * 8 / link.bandwidth_bits_per_s);
+  }
+  if (!efficiencies.empty()) {
+    fit.parameters.push_back(
+        {kLinkEfficiency, Median(efficiencies), std::nullopt, std::nullopt, "1", "probe", ""});
+  }
+}
+
+std::vector<const RunObservation*> UsableRuns(const ModelData& data) {
+  std::vector<const RunObservation*> runs;
+  for (const RunObservation& run : data.runs) {
+    if (run.split != "calibration") {
+      throw ModelError("run " + run.run_key.substr(0, 12) + " is a " + run.split +
+                       " run: a model is fitted on calibration runs only");
+    }
+    if (FindLink(data.links, run.config)) runs.push_back(&run);
+  }
+  if (runs.empty()) {
+    throw ModelError("no calibration run with a probed link: fit needs complete calibration runs and "
+                     "`dmlbench cluster probe` (or `inventory probe`) of their network profiles");
+  }
+  return runs;
+}
+
+double GradientBytes(const ModelConfig& config) { return 4.0 * static_cast<double>(ParameterCount(config)); }
+
+Prediction FinishPrediction(const ModelConfig& config, double iteration_s, Prediction p) {
+  p.iterations = IterationsPerEpoch(config);
+  if (p.iterations < 1) throw ModelError(ConfigLabel(config) + ": less than one iteration per epoch");
+  p.iteration_s = iteration_s;
+  p.epoch_s = iteration_s * static_cast<double>(p.iterations);
+  p.throughput_samples_per_s = static_cast<double>(p.iterations) * config.batch_size * config.workers / p.epoch_s;
+  return p;
+}
+
+}  // namespace dmlbench

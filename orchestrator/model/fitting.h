@@ -1,0 +1,77 @@
+// Fitting: what every model's Fit and Predict share — a fit record's
+// parameters written (fitted with an interval, held at a value, or from a
+// link probe) and read back, the links a fit knows, the calibration runs a
+// fit may use, and a prediction completed from its iteration time. Holds no
+// model's equations (paper2019.h, corrected.h, linear.h do). Pure;
+// thread-safe.
+#ifndef DMLBENCH_ORCHESTRATOR_MODEL_FITTING_H_
+#define DMLBENCH_ORCHESTRATOR_MODEL_FITTING_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "orchestrator/model/least_squares.h"
+#include "orchestrator/model/observations.h"
+#include "orchestrator/model/performance_model.h"
+#include "orchestrator/model/physics.h"
+#include "orchestrator/store/store.h"
+
+namespace dmlbench {
+
+// ---- reading a fit ----------------------------------------------------------
+
+// The profile scope of a fit's link parameters, e.g. "1000000000bit/s 0s".
+std::string ProfileScope(double bandwidth_bits_per_s, double latency_s);
+
+// The fit's parameter of that name and scope ("" = none), or nullptr.
+const ModelParameterRow* FindParameter(const ModelFitRecord& fit, std::string_view name, std::string_view scope);
+// Its value. Throws ModelError naming the fit and the parameter it lacks.
+double Parameter(const ModelFitRecord& fit, std::string_view name, std::string_view scope = "");
+
+// The link a fit knows for a configuration's profile: the probe of that
+// profile, else (a profile never probed) the configured rate times the
+// median ratio measured/configured of the shaped probes and the median
+// alpha. Throws ModelError when nothing applies (an unshaped profile
+// without its probe).
+struct LinkParameters {
+  double alpha_s = 0;
+  double bytes_per_s = 0;
+};
+LinkParameters LinkFor(const ModelFitRecord& fit, const ModelConfig& config);
+
+// ---- writing a fit ----------------------------------------------------------
+
+// An empty fit of `model`, stamped with its name, version and the time now.
+ModelFitRecord NewFit(const PerformanceModel& model);
+
+// A fitted coefficient as a parameter row, with its interval.
+ModelParameterRow Fitted(const Coefficient& c, std::string unit, std::string scope = "");
+// A parameter held at a value (FixedParameters): no interval.
+ModelParameterRow Held(std::string name, double value, std::string unit, std::string scope = "");
+// The key of a parameter in FixedParameters: "name" or "name scope".
+std::string HeldKey(std::string_view name, std::string_view scope);
+// For models fitted in closed form per group, which hold nothing at a
+// value: throws ModelError unless `fixed` is empty.
+void RefuseFixed(const PerformanceModel& model, const FixedParameters& fixed);
+
+// Every probed link, as parameters of the fit (probe values, no CI), and the
+// shaped links' measured/configured ratio for profiles never probed.
+void AddLinks(const ModelData& data, ModelFitRecord& fit);
+
+// Calibration runs whose link was probed; the others cannot be used.
+// Throws ModelError for a run of another split, or when none is left.
+std::vector<const RunObservation*> UsableRuns(const ModelData& data);
+
+// ---- predicting -------------------------------------------------------------
+
+// W, the gradient's bytes, of the configuration's model (4 bytes a parameter).
+double GradientBytes(const ModelConfig& config);
+
+// `p` with the iterations per epoch, epoch time and throughput that
+// `iteration_s` gives. Throws ModelError for less than one iteration per epoch.
+Prediction FinishPrediction(const ModelConfig& config, double iteration_s, Prediction p);
+
+}  // namespace dmlbench
+
+#endif  // DMLBENCH_ORCHESTRATOR_MODEL_FITTING_H_
