@@ -57,8 +57,10 @@ for sweep in $SWEEPS; do
       header = 0; cut = 1; next
     }
     cut && $1 == model && $2 == "validation" {
-      configuration = substr($0, start[3], width[3]); sub(/ +$/, "", configuration)
-      error = substr($0, start[8], width[8]); gsub(/[ %]/, "", error)
+      # The rule counts characters, awk may count bytes: "µ" held as one byte.
+      row = $0; gsub(/µ/, "\001", row)
+      configuration = substr(row, start[3], width[3]); sub(/ +$/, "", configuration); gsub(/\001/, "µ", configuration)
+      error = substr(row, start[8], width[8]); gsub(/[ %]/, "", error)
       print sweep "\t" configuration "\t" error
     }
     cut && NF == 0 { cut = 0 }' "$work/validate.txt" >> "$work/points.tsv"

@@ -21,9 +21,16 @@
 
 namespace dmlbench {
 
+// The exit status of an error (ParseAndRun), and of an error under a
+// command whose status 1 is a verdict rather than a failure (`compare`:
+// 1 = a regression, docs/ci.md).
+inline constexpr int kErrorStatus = 1;
+inline constexpr int kDataErrorStatus = 2;
+
 // Options of the program itself, read by several subcommands.
 struct GlobalOptions {
   std::string db = "results.db";  // the results database
+  int error_status = kErrorStatus;  // set by the chosen command as its parsing starts
 };
 
 // Exit status of a run stopped by signal N (SIGINT 130, SIGTERM 143), as a
@@ -52,8 +59,11 @@ std::unique_ptr<Store> OpenExistingReadOnly(const std::string& db);
 // Runs `parse` (a call of app.parse), which runs the chosen command's
 // callback, and returns the exit status: the one place that prints
 // "dmlbench: error: <message>" (on `err`), followed for an error in a file by
-// the source line and a caret under the column.
-int ParseAndRun(CLI::App& app, const std::function<void()>& parse, std::ostream& err);
+// the source line and a caret under the column. An error exits with
+// `error_status`, read when it happens; a command line that does not parse
+// with CLI11's status unless `error_status` is other than kErrorStatus.
+int ParseAndRun(CLI::App& app, const std::function<void()>& parse, std::ostream& err,
+                const int& error_status = kErrorStatus);
 
 // What `dmlbench --version` prints: the version, the git commit of the
 // source (cmake/BuildInfo.cmake) and how it was built, one per line.
@@ -66,7 +76,8 @@ void AddQueryCommand(CLI::App& app, const GlobalOptions& global);
 void AddExportCommand(CLI::App& app, const GlobalOptions& global);
 void AddLogsCommand(CLI::App& app, const GlobalOptions& global);
 void AddForgetCommand(CLI::App& app, const GlobalOptions& global);
-void AddCompareCommand(CLI::App& app, const GlobalOptions& global);
+// Sets global.error_status to kDataErrorStatus when chosen.
+void AddCompareCommand(CLI::App& app, GlobalOptions& global);
 // `inventory check|probe|import-ec2`.
 void AddInventoryCommands(CLI::App& app, const GlobalOptions& global);
 // `model fit|predict|validate`.

@@ -56,18 +56,20 @@ std::string VersionText() {
          (build_type.empty() ? "no build type" : build_type) + ", " + Store::LibraryVersion();
 }
 
-int ParseAndRun(CLI::App& app, const std::function<void()>& parse, std::ostream& err) {
+int ParseAndRun(CLI::App& app, const std::function<void()>& parse, std::ostream& err, const int& error_status) {
   try {
     parse();
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    const int status = app.exit(e);
+    const bool failed_to_parse = status != 0 && e.get_name() != "RuntimeError";
+    return failed_to_parse && error_status != kErrorStatus ? error_status : status;
   } catch (const std::exception& e) {
     // A message may quote a file name, a matrix value or a run's output.
     err << "dmlbench: error: " << TerminalText(e.what(), /*keep_layout=*/true) << "\n";
     if (const auto* located = dynamic_cast<const LocatedError*>(&e)) {
       err << TerminalText(located->excerpt(), /*keep_layout=*/true);
     }
-    return 1;
+    return error_status;
   }
   return 0;
 }

@@ -1,6 +1,7 @@
 // dmlbench: the command line of the orchestrator. Declares the subcommands
 // (commands.h, one file each); ParseAndRun reports a failure as
-// "dmlbench: error: <message>" on stderr with exit status 1.
+// "dmlbench: error: <message>" on stderr with exit status 1 (2 under
+// `compare`, whose 1 means a regression).
 #include <CLI/CLI.hpp>
 
 #include <iostream>
@@ -29,7 +30,7 @@ int Main(int argc, char** argv) {
   AddReportCommand(app);
   AddInventoryCommands(app, global);
   AddClusterCommands(app, global);
-  return ParseAndRun(app, [&] { app.parse(argc, argv); }, std::cerr);
+  return ParseAndRun(app, [&] { app.parse(argc, argv); }, std::cerr, global.error_status);
 }
 
 }  // namespace

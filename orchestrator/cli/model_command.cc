@@ -15,6 +15,7 @@
 #include "orchestrator/core/terminal_text.h"
 #include "orchestrator/cli/table.h"
 #include "orchestrator/core/build_info.h"
+#include "orchestrator/core/link_text.h"
 #include "orchestrator/launch/cluster/links.h"
 #include "orchestrator/model/coverage.h"
 #include "orchestrator/model/models.h"
@@ -127,7 +128,7 @@ void PrintParameters(const ModelFitRecord& fit) {
   std::vector<std::vector<std::string>> rows;
   for (const ModelParameterRow& p : fit.parameters) {
     const std::string ci = p.ci_low && p.ci_high ? "[" + Number(*p.ci_low) + ", " + Number(*p.ci_high) + "]" : "";
-    rows.push_back({p.name, p.scope, Number(p.value), ci, p.unit, p.source});
+    rows.push_back({p.name, ReadableScope(p.scope), Number(p.value), ci, p.unit, p.source});
   }
   PrintTable(std::cout, {"parameter", "scope", "value", "95% CI", "unit", "source"}, rows,
              {false, false, true, false, false, false});
@@ -298,7 +299,7 @@ void ValidateCommand(const GlobalOptions& global, const ModelOptions& o) {
   for (const auto& [model, fit] : fits) {
     std::string held;
     for (const ModelParameterRow& p : fit.parameters) {
-      if (p.source == "fixed" && fit.model != "linear") held += (held.empty() ? "" : ", ") + (p.scope.empty() ? p.name : p.name + " " + p.scope);
+      if (p.source == "fixed" && fit.model != "linear") held += (held.empty() ? "" : ", ") + (p.scope.empty() ? p.name : p.name + " " + ReadableScope(p.scope));
     }
     judged += (judged.empty() ? "" : "; ") + std::string(model->name()) + " fit " + std::to_string(fit.fit_id) +
               (held.empty() ? "" : " (held: " + held + ")");
@@ -465,8 +466,8 @@ std::string LimitText(const std::string& limited_by) {
 void PredictCommand(const GlobalOptions& global, const ModelOptions& o) {
   const std::unique_ptr<Store> store = OpenExistingReadOnly(global.db);
   const ModelConfig config = ParseSettings(o.settings);
-  std::cout << ConfigLabel(config) << " " << ProfileScope(config.bandwidth_bits_per_s, config.latency_s)
-            << ", " << IterationsPerEpoch(config) << " iterations per epoch\n";
+  std::cout << ConfigLabel(config) << " at " << LinkText(config.bandwidth_bits_per_s, config.latency_s) << "; "
+            << IterationsPerEpoch(config) << " iterations per epoch\n";
   const ModelData data = LoadModelData(*store, {});
   std::vector<std::vector<std::string>> rows;
   std::vector<std::pair<std::string, Coverage>> coverages;

@@ -54,6 +54,14 @@ std::vector<std::string> Lines(const std::string& text) {
   return lines;
 }
 
+// The columns `text` takes on a terminal: its UTF-8 characters ("µs" is
+// two), not its bytes.
+size_t Columns(const std::string& text) {
+  return static_cast<size_t>(std::count_if(text.begin(), text.end(), [](char c) {
+    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  }));
+}
+
 }  // namespace
 
 // Aligned columns; cells that are numbers align right.
@@ -62,16 +70,16 @@ void PrintTable(std::ostream& out, const std::vector<std::string>& headers,
   std::vector<std::string> header_cells;
   for (const std::string& header : headers) header_cells.push_back(TerminalText(header));
   std::vector<size_t> width(headers.size());
-  for (size_t c = 0; c < headers.size(); ++c) width[c] = header_cells[c].size();
+  for (size_t c = 0; c < headers.size(); ++c) width[c] = Columns(header_cells[c]);
   for (const auto& row : rows) {
     for (size_t c = 0; c < row.size(); ++c) {
-      for (const std::string& part : Lines(row[c])) width[c] = std::max(width[c], part.size());
+      for (const std::string& part : Lines(row[c])) width[c] = std::max(width[c], Columns(part));
     }
   }
   auto line = [&](const std::vector<std::string>& cells) {
     std::string text;
     for (size_t c = 0; c < cells.size(); ++c) {
-      const std::string pad(width[c] - cells[c].size(), ' ');
+      const std::string pad(width[c] - Columns(cells[c]), ' ');
       text += c ? "  " : "";
       text += right[c] ? pad + cells[c] : cells[c] + (c + 1 < cells.size() ? pad : "");
     }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <numeric>
 #include <stdexcept>
 
 namespace dmlbench {
@@ -58,6 +60,61 @@ double StudentTCdf(double t, int dof) {
   return t >= 0 ? 1 - tail : tail;
 }
 
+// The largest sample a side may have for U's exact distribution: its
+// table has m n + 1 entries per (i, j) <= (m, n), about 1.6 million
+// numbers at 50 and 50.
+constexpr int kExactUSide = 50;
+
+// P(U <= k) for k = 0 .. m n under the null hypothesis without ties. The
+// number of arrangements with U = k is the coefficient of q^k in the
+// Gaussian binomial [m + n choose m]_q = prod over i = 1..m of
+// (1 - q^(n + i)) / (1 - q^i), built one factor at a time (each partial
+// product is [n + i choose i]_q, a polynomial of positive coefficients);
+// the total is C(m + n, m). Coefficients past m n are never needed: the
+// division by (1 - q^i) is a running sum, which reads only lower ones.
+std::vector<double> ExactUCdf(int m, int n) {
+  const std::size_t size = static_cast<std::size_t>(m) * n + 1;
+  std::vector<double> counts(size, 0.0);
+  counts[0] = 1;
+  for (int i = 1; i <= m; ++i) {
+    const std::size_t up = static_cast<std::size_t>(n + i), down = static_cast<std::size_t>(i);
+    for (std::size_t k = size; k-- > up;) counts[k] -= counts[k - up];  // times (1 - q^(n + i))
+    for (std::size_t k = down; k < size; ++k) counts[k] += counts[k - down];  // over (1 - q^i)
+  }
+  std::vector<double> cdf = std::move(counts);
+  const double total = std::accumulate(cdf.begin(), cdf.end(), 0.0);
+  double running = 0;
+  for (double& c : cdf) {
+    running += c;
+    c = running / total;
+  }
+  return cdf;
+}
+
+double NormalUpperTail(double z) { return 0.5 * std::erfc(z / std::sqrt(2.0)); }
+
+// The sizes of the groups of equal values in `values` (sorted inside).
+std::vector<double> TieSizes(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  std::vector<double> sizes;
+  for (std::size_t i = 0; i < values.size();) {
+    std::size_t j = i;
+    while (j < values.size() && values[j] == values[i]) ++j;
+    if (j - i > 1) sizes.push_back(static_cast<double>(j - i));
+    i = j;
+  }
+  return sizes;
+}
+
+// U of b against a: pairs with b > a, ties one half.
+double UStatistic(const std::vector<double>& a, const std::vector<double>& b) {
+  double u = 0;
+  for (double x : a) {
+    for (double y : b) u += y > x ? 1.0 : y == x ? 0.5 : 0.0;
+  }
+  return u;
+}
+
 }  // namespace
 
 double Median(std::vector<double> values) { return Quantile(std::move(values), 0.5); }
@@ -111,6 +168,118 @@ double StudentTQuantile(double q, int dof) {
     (StudentTCdf(middle, dof) < q ? low : high) = middle;
   }
   return (low + high) / 2;
+}
+
+UTest MannWhitneyU(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.empty() || b.empty()) throw std::invalid_argument("U test of an empty sample");
+  const int m = static_cast<int>(a.size()), n = static_cast<int>(b.size());
+  std::vector<double> pooled = a;
+  pooled.insert(pooled.end(), b.begin(), b.end());
+  const std::vector<double> ties = TieSizes(pooled);
+  UTest test;
+  test.u = UStatistic(a, b);
+  const double mn = static_cast<double>(m) * n;
+  if (ties.empty() && m <= kExactUSide && n <= kExactUSide) {
+    const std::vector<double> cdf = ExactUCdf(m, n);
+    const auto k = static_cast<std::size_t>(test.u);
+    const double below = cdf[k];                                           // P(U <= u)
+    const double above = cdf[static_cast<std::size_t>(mn) - k];           // P(U >= u), by symmetry
+    test.p = std::min(1.0, 2 * std::min(below, above));
+    test.exact = true;
+    return test;
+  }
+  const double size = m + n;
+  double tie_term = 0;
+  for (double t : ties) tie_term += t * t * t - t;
+  const double variance = mn / 12 * ((size + 1) - tie_term / (size * (size - 1)));
+  if (variance <= 0) return test;  // every value equal
+  const double z = std::max(0.0, std::fabs(test.u - mn / 2) - 0.5) / std::sqrt(variance);
+  test.p = std::min(1.0, 2 * NormalUpperTail(z));
+  return test;
+}
+
+double SmallestUTestP(int m, int n) {
+  // 2 / C(m + n, m) in log space.
+  const double log_choose = std::lgamma(m + n + 1.0) - std::lgamma(m + 1.0) - std::lgamma(n + 1.0);
+  return std::min(1.0, 2 * std::exp(-log_choose));
+}
+
+RatioInterval RatioConfidenceInterval(const std::vector<double>& a, const std::vector<double>& b, double level) {
+  if (a.empty() || b.empty()) throw std::invalid_argument("ratio interval of an empty sample");
+  std::vector<double> ratios;
+  for (double x : a) {
+    for (double y : b) {
+      if (!(x > 0) || !(y > 0)) throw std::invalid_argument("ratio interval of a sample that is not positive");
+      ratios.push_back(y / x);
+    }
+  }
+  std::sort(ratios.begin(), ratios.end());
+  const int m = static_cast<int>(a.size()), n = static_cast<int>(b.size());
+  const double mn = static_cast<double>(m) * n;
+  // P(U <= k - 1) under the null: exact, or normal with a continuity correction.
+  std::vector<double> cdf;
+  if (m <= kExactUSide && n <= kExactUSide) cdf = ExactUCdf(m, n);
+  const double sd = std::sqrt(mn * (m + n + 1) / 12);
+  auto below = [&](int k) {
+    return cdf.empty() ? NormalUpperTail((mn / 2 - (k - 1) - 0.5) / sd) : cdf[static_cast<std::size_t>(k - 1)];
+  };
+  // The k-th smallest and k-th largest ratios bound the interval; the
+  // largest k whose two tails hold at most 1 - level between them.
+  int best_k = 1;
+  for (int k = 1; k <= static_cast<int>(ratios.size() + 1) / 2; ++k) {
+    if (2 * below(k) <= 1 - level) best_k = k;
+  }
+  return {ratios[static_cast<std::size_t>(best_k - 1)], ratios[ratios.size() - static_cast<std::size_t>(best_k)],
+          1 - 2 * below(best_k)};
+}
+
+std::vector<double> HolmAdjust(const std::vector<double>& p) {
+  std::vector<std::size_t> order(p.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return p[x] < p[y]; });
+  std::vector<double> adjusted(p.size());
+  double running = 0;
+  for (std::size_t rank = 0; rank < order.size(); ++rank) {
+    const double scaled = std::min(1.0, static_cast<double>(p.size() - rank) * p[order[rank]]);
+    running = std::max(running, scaled);
+    adjusted[order[rank]] = running;
+  }
+  return adjusted;
+}
+
+TrendTest JonckheereTerpstra(const std::vector<std::vector<double>>& groups) {
+  std::vector<double> pooled;
+  double sum_sq = 0, sizes_a = 0, sizes_b = 0, sizes_c = 0;  // the group-size sums of the variance
+  int nonempty = 0;
+  TrendTest test;
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    const double n = static_cast<double>(groups[i].size());
+    if (n > 0) ++nonempty;
+    pooled.insert(pooled.end(), groups[i].begin(), groups[i].end());
+    sum_sq += n * n;
+    sizes_a += n * (n - 1) * (2 * n + 5);
+    sizes_b += n * (n - 1) * (n - 2);
+    sizes_c += n * (n - 1);
+    for (std::size_t j = i + 1; j < groups.size(); ++j) {
+      if (!groups[i].empty() && !groups[j].empty()) test.j += UStatistic(groups[i], groups[j]);
+    }
+  }
+  if (nonempty < 2) throw std::invalid_argument("trend test of fewer than two groups");
+  const double size = static_cast<double>(pooled.size());
+  double ties_a = 0, ties_b = 0, ties_c = 0;
+  for (double t : TieSizes(pooled)) {
+    ties_a += t * (t - 1) * (2 * t + 5);
+    ties_b += t * (t - 1) * (t - 2);
+    ties_c += t * (t - 1);
+  }
+  // Hollander & Wolfe (6.19): the variance of J with ties.
+  double variance = (size * (size - 1) * (2 * size + 5) - sizes_a - ties_a) / 72 +
+                    sizes_c * ties_c / (8 * size * (size - 1));
+  if (size > 2) variance += sizes_b * ties_b / (36 * size * (size - 1) * (size - 2));
+  if (variance <= 0) return test;
+  test.z = (test.j - (size * size - sum_sq) / 4) / std::sqrt(variance);
+  test.p = std::min(1.0, 2 * NormalUpperTail(std::fabs(test.z)));
+  return test;
 }
 
 }  // namespace dmlbench

@@ -2,8 +2,12 @@
 // (Hoefler & Belli, SC'15, rules 5-8): the median of repetitions and a
 // distribution-free confidence interval for it from order statistics (Le
 // Boudec, "Performance Evaluation of Computer and Communication Systems",
-// section 2.2), the coefficient of variation, and Student's t quantile for
-// the confidence intervals of fitted parameters. Pure functions; thread-safe.
+// section 2.2), the coefficient of variation, Student's t quantile for the
+// confidence intervals of fitted parameters, and the rank tests a regression
+// gate rests on: Mann-Whitney's U with the ratio interval it implies, Holm's
+// adjustment for many configurations, and Jonckheere-Terpstra's test of a
+// trend over ordered groups (Hollander & Wolfe, "Nonparametric Statistical
+// Methods", sections 4.1-4.3 and 6.2). Pure functions; thread-safe.
 #ifndef DMLBENCH_ORCHESTRATOR_CORE_STATISTICS_H_
 #define DMLBENCH_ORCHESTRATOR_CORE_STATISTICS_H_
 
@@ -42,6 +46,59 @@ std::optional<double> CoefficientOfVariation(const std::vector<double>& values);
 // The q-quantile of Student's t distribution with `dof` degrees of freedom
 // (dof >= 1, 0 < q < 1), e.g. StudentTQuantile(0.975, 10) = 2.228.
 double StudentTQuantile(double q, int dof);
+
+// Mann-Whitney's U test of B against A, two-sided. `u` counts the pairs
+// (a, b) with b > a, a tie counting one half: 0 when every B value lies
+// below every A value, |A| |B| when every one lies above. The p-value is
+// from U's exact distribution when there is no tie and |A|, |B| <= 50,
+// else from the normal approximation with the tie-corrected variance and a
+// continuity correction (as R's wilcox.test and SciPy's mannwhitneyu).
+// Requires both samples non-empty.
+struct UTest {
+  double u = 0;
+  double p = 1;
+  bool exact = false;
+};
+UTest MannWhitneyU(const std::vector<double>& a, const std::vector<double>& b);
+
+// The smallest two-sided p-value the exact U test can give with samples of
+// m and n values (every B value beyond every A value): 2 / C(m + n, m),
+// e.g. 0.1 for 3 and 3, 0.0079 for 5 and 5.
+double SmallestUTestP(int m, int n);
+
+// A confidence interval of the ratio B/A of two positive samples' typical
+// values: the interval of the shift of log B against log A that inverts
+// the U test (Moses; Hollander & Wolfe 4.3), from the order statistics of
+// the |A| |B| ratios b/a, exponentiated. `coverage` is exact from U's
+// distribution (normal approximation above 50 a side); like
+// MedianConfidenceInterval, samples too small for `level` get the widest
+// interval, [min b/a, max b/a], with its lower coverage.
+struct RatioInterval {
+  double low = 0;
+  double high = 0;
+  double coverage = 0;
+};
+RatioInterval RatioConfidenceInterval(const std::vector<double>& a, const std::vector<double>& b,
+                                      double level = 0.95);
+
+// Holm's step-down adjustment of p-values tested together: the i-th
+// smallest becomes max over j <= i of min(1, (K - j + 1) p(j)), in the
+// input's order. Rejecting where the adjusted p < alpha keeps the chance of
+// any false rejection among the K at most alpha, whatever their dependence.
+std::vector<double> HolmAdjust(const std::vector<double>& p);
+
+// Jonckheere-Terpstra's test of an ordered trend: are values of later
+// groups (builds in time order) larger, or smaller, than those of earlier
+// ones? J = the sum over group pairs i < j of U of group j against group i;
+// z standardises it (its variance corrected for ties); p is two-sided from
+// the normal distribution. Needs at least two non-empty groups; throws
+// std::invalid_argument otherwise.
+struct TrendTest {
+  double j = 0;
+  double z = 0;
+  double p = 1;
+};
+TrendTest JonckheereTerpstra(const std::vector<std::vector<double>>& groups);
 
 }  // namespace dmlbench
 

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "orchestrator/core/link_text.h"
 #include "orchestrator/core/statistics.h"
 #include "orchestrator/model/corrected_terms.h"
 #include "orchestrator/model/fitting.h"
@@ -74,13 +75,17 @@ FixedParameters CheckHeld(std::string_view model, const FixedParameters& asked) 
     }
     if (parameter == kWireFactor && !scope.empty()) known = true;
     if ((parameter == kNetworkByte || parameter == kFirstPeer) && !scope.empty()) {
-      // "<rate>bit/s <latency>s", the rate 0 for an unshaped link.
+      // As `model fit` prints it ("1 Gbit/s, 0 µs", LinkText) or as it is
+      // stored ("<rate>bit/s <latency>s"), the rate 0 for an unshaped link.
       std::istringstream text(scope);
       double rate = 0, latency = 0;
       std::string unit;
-      if (!(text >> rate) || !(text >> unit) || unit != "bit/s" || !(text >> latency)) {
+      if (const std::optional<Link> link = ParseLinkText(scope)) {
+        rate = link->bandwidth_bits_per_s;
+        latency = link->latency_s;
+      } else if (!(text >> rate) || !(text >> unit) || unit != "bit/s" || !(text >> latency)) {
         throw ModelError(std::string(model) + ": cannot hold " + key + ": the scope of " + parameter +
-                         " is a link profile as `model fit` prints it, e.g. \"1e+09bit/s 0s\"");
+                         " is a link profile as `model fit` prints it, e.g. \"1 Gbit/s, 0 µs\"");
       }
       scope = ProfileScope(rate, latency);
       known = true;
@@ -91,7 +96,7 @@ FixedParameters CheckHeld(std::string_view model, const FixedParameters& asked) 
       for (const StageThree& c : kStageThree) names += std::string(", ") + c.name;
       throw ModelError(std::string(model) + " fits no parameter \"" + key + "\" to hold; it fits " + names + ", " +
                        kWireFactor + " SCHEME (e.g. \"wire_factor ps k=1\"), " + kNetworkByte +
-                       " PROFILE (e.g. \"" + kNetworkByte + " 1e+09bit/s 0s\") and " + kFirstPeer + " PROFILE");
+                       " PROFILE (e.g. \"" + kNetworkByte + " 1 Gbit/s, 0 µs\") and " + kFirstPeer + " PROFILE");
     }
     const double floor = exponent ? 1 : 0;
     if (!std::isfinite(value) || value <= floor || (fraction && value >= 1)) {

@@ -6,6 +6,8 @@
 #include <set>
 #include <sstream>
 
+#include "orchestrator/core/link_text.h"
+
 namespace dmlbench {
 namespace {
 
@@ -122,7 +124,7 @@ std::vector<std::string> CalibrationCoverage::Beyond(const ModelConfig& config) 
   }
   const std::string profile = ProfileScope(config.bandwidth_bits_per_s, config.latency_s);
   if (!probed_.count(profile)) {
-    beyond.push_back("link " + profile + ": never probed; B from the probed links' measured/configured rate, "
+    beyond.push_back("link " + LinkText(config.bandwidth_bits_per_s, config.latency_s) + ": never probed; B from the probed links' measured/configured rate, "
                      "alpha their median");
   }
   return beyond;

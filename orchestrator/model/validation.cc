@@ -6,6 +6,8 @@
 #include <tuple>
 #include <utility>
 
+#include "orchestrator/core/link_text.h"
+
 namespace dmlbench {
 namespace {
 
@@ -13,7 +15,7 @@ namespace {
 std::string PointLabel(const RunObservation& run) {
   std::string hidden;
   for (int width : run.config.hidden) hidden += (hidden.empty() ? "" : ",") + std::to_string(width);
-  std::string label = ConfigLabel(run.config) + " " + ProfileScope(run.config.bandwidth_bits_per_s, run.config.latency_s);
+  std::string label = ConfigLabel(run.config) + " " + LinkText(run.config.bandwidth_bits_per_s, run.config.latency_s);
   if (run.config.overlap) label += " bucket=" + std::to_string(run.config.bucket_bytes);
   if (run.config.partition_bytes > 0) label += " partition=" + std::to_string(run.config.partition_bytes);
   if (hidden != "128,32") label += " hidden=" + hidden;

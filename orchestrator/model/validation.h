@@ -27,7 +27,7 @@ inline constexpr double kWideIntervalLimit = 0.05;
 // One configuration: its runs' steady-state epoch times and one model's
 // prediction of it.
 struct PointError {
-  std::string label;                // "ring w=4 b=100 1000000000bit/s 0s"
+  std::string label;                // "ring w=4 b=100 1 Gbit/s, 0 µs"
   std::string architecture;         // "ring", "ps k=2", "ps k=1 pulls-in-turn" (SchemeLabel)
   std::string split;
   ModelConfig config;               // the configuration of its runs

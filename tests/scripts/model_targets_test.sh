@@ -23,9 +23,9 @@ sum() { awk -v sweep="$1" '$1 == sweep && $2 == "all" { print $NF }' <<< "$2"; }
 [[ $(sum paper-reproduction-rerun3 "$out") == 172.3 ]] || fail "rerun3's excess is not 172.3"
 grep -q '^paper-reproduction  *ring  *3.6%  *6.4%  *6.6%  *0.0$' <<< "$out" || fail "the committed study's ring row"
 # Each validation configuration on every sweep, and whether its sign holds.
-grep -q '^mpi w=3 b=100 1e+09bit/s 0s cap=40  *+2.4  *+14.3  *+20.7  *+9.8  *+14.5  +$' <<< "$out" ||
+grep -q '^mpi w=3 b=100 1 Gbit/s, 0 µs cap=40  *+2.4  *+14.3  *+20.7  *+9.8  *+14.5  +$' <<< "$out" ||
   fail "mpi at 3 workers on 1 Gbit/s is not too slow on every sweep"
-grep -q '^ring w=4 b=50 1e+09bit/s 0s cap=80  *-3.5  *-8.4  *+22.4  *-2.2  *-18.3 *$' <<< "$out" ||
+grep -q '^ring w=4 b=50 1 Gbit/s, 0 µs cap=80  *-3.5  *-8.4  *+22.4  *-2.2  *-18.3 *$' <<< "$out" ||
   fail "ring at batch 50 is given a sign"
 [[ $(grep -c ' [+-]$' <<< "$out") == 29 ]] || fail "not 29 configurations of one sign on every sweep"
 

@@ -169,7 +169,7 @@ TEST_F(CliTest, ModelFitHoldsAParameterAtAValueAndValidateUsesIt) {
   const CommandOutput fit = Dmlbench({"--db", db_, "model", "fit", "--model", "corrected", "--fix",
                                       "cpu_per_byte_s=2e-10", "--fix", "wire_factor ps k=1=0.9"});
   ASSERT_EQ(fit.exit_code, 0) << fit.err;
-  EXPECT_NE(fit.out.find("cpu_per_byte_s                             2e-10                          s/byte     fixed"),
+  EXPECT_NE(fit.out.find("cpu_per_byte_s                                2e-10                          s/byte     fixed"),
             std::string::npos)
       << fit.out;
   EXPECT_EQ(Dmlbench({"--db", db_, "query", "--csv",
@@ -340,7 +340,7 @@ TEST_F(CliTest, PredictSaysWhatEachPredictionRestsOn) {
   // server used twice the CPU the model gives it.
   const CommandOutput points = Dmlbench({"--db", db_, "model", "validate", "--model", "corrected", "--points"});
   ASSERT_EQ(points.exit_code, 0) << points.err;
-  EXPECT_NE(points.out.find("corrected  validation   ps k=1 w=4 b=100 overlap 1e+09bit/s 0s bucket=16384 cap=40     6 "
+  EXPECT_NE(points.out.find("corrected  validation   ps k=1 w=4 b=100 overlap 1 Gbit/s, 0 µs bucket=16384 cap=40     6 "
                             "     0.7525  [0.747, 0.7663]          0.6568  -12.7%    1.44 / 2.66    1.26 / 2.78  "
                             "path\n"),
             std::string::npos)

@@ -1,7 +1,9 @@
 // `dmlbench compare` as users run it, on real databases: scripted trainers
 // whose epoch times are known, so that every median, interval and verdict
 // is checked against a hand computation; then the real trainer through real
-// mpirun on Fashion-MNIST, a ring against the same ring made twice as slow.
+// mpirun on Fashion-MNIST, a ring against the same ring made twice as slow,
+// which the gate (--fail-if slower) catches; the gate's exit statuses and
+// the drift over a history of builds on scripted trainers.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -38,11 +40,11 @@ double ScriptedEpochS(int seed, int epoch, double scale) {
 }
 
 // A trainer printing kEpochs epochs whose times follow ScriptedEpochS for
-// the seeds 1 to 3 (repetitions 0 to 2 of seed 1).
-std::string ScriptedTrainerBody(double scale) {
+// the seeds 1 to `seeds` (repetitions 0 to seeds - 1 of seed 1).
+std::string ScriptedTrainerBody(double scale, int seeds = 3) {
   std::string body = "seed=1\nwhile [ $# -gt 0 ]; do [ \"$1\" = --seed ] && seed=$2; shift; done\n" +
                      Echo(RunStartLine()) + "case $seed in\n";
-  for (int seed = 1; seed <= 3; ++seed) {
+  for (int seed = 1; seed <= seeds; ++seed) {
     body += std::to_string(seed) + ")\n";
     for (int e = 1; e <= kEpochs; ++e) body += Echo(EpochLine(e, 1, ScriptedEpochS(seed, e, scale)));
     body += ";;\n";
@@ -99,21 +101,27 @@ TEST_F(CompareCommandTest, AnExperimentAgainstItselfShowsNoSignificantDifference
   const Expected e = Pooled(1);
   ASSERT_EQ(e.median, 0.104);  // by hand: 0.100 0.101 0.102 0.103 [0.104] 0.105 0.105 0.106 0.106
   const std::string ci = "[" + G4(e.low) + ", " + G4(e.high) + "]";
+  // The runs' medians, by hand: seed 1 0.105, seed 2 0.102, seed 3 0.105 on
+  // both sides; U = 4.5 = mn/2 (ties), p = 1; three runs a side cannot be
+  // tested, and the ratio interval is the widest, 0.102/0.105 to 0.105/0.102.
+  const std::string row_end = "  1.000  no significant difference       3/3  1.000 [0.971, 1.029]         1  too few runs\n";
   EXPECT_EQ(self.out,
             "A: experiment=sweep in " + db_ + "\n"
             "B: experiment=sweep in " + db_ + "\n"
             "configuration   A epochs  A median s  A 95% CI        B epochs  B median s  B 95% CI          B/A  "
-            "verdict\n"
+            "verdict                    runs A/B  run B/A [95% CI]      p (Holm)  U test\n"
             "--------------  --------  ----------  --------------  --------  ----------  --------------  -----  "
-            "-------------------------\n"
-            "mpi w=1 b=100          9       0.104  " + ci + "         9       0.104  " + ci +
-            "  1.000  no significant difference\n"
-            "ring w=1 b=100         9       0.104  " + ci + "         9       0.104  " + ci +
-            "  1.000  no significant difference\n"
+            "-------------------------  --------  --------------------  --------  ------------\n"
+            "mpi w=1 b=100          9       0.104  " + ci + "         9       0.104  " + ci + row_end +
+            "ring w=1 b=100         9       0.104  " + ci + "         9       0.104  " + ci + row_end +
             "2 configurations in both: 0 slower, 0 faster, 2 no significant difference; 0 only in A, 0 only in B "
             "(not compared)\n"
             "epoch time: median of the steady epochs (warm-up excluded) with its rank-based 95% confidence "
             "interval; B is slower or faster than A when the two intervals do not overlap\n"
+            "U test: 0 slower, 0 faster, 0 within factor, 0 not significant (~), 2 too few runs; Mann-Whitney U "
+            "test on each run's median steady epoch (the run is the independent unit), two-sided, p adjusted by "
+            "Holm's method over the configurations compared; a change when p < 0.05 and the ratio of the medians "
+            "of the run medians is beyond 1.05 either way\n"
             "\n"
             "how far B's medians lie from A's, |B/A - 1| over each architecture's configurations (between two "
             "sweeps of one study: what a perfect model of one would miss the other by):\n"
@@ -139,10 +147,12 @@ TEST_F(CompareCommandTest, TwoTrainerBuildsTwoTagsAndTwoDatabases) {
   ASSERT_EQ(builds.exit_code, 0) << builds.err;
   const std::string header =
       "configuration,parameters,a_runs,a_epochs,a_median_s,a_ci_low_s,a_ci_high_s,a_ci_coverage,b_runs,b_epochs,"
-      "b_median_s,b_ci_low_s,b_ci_high_s,b_ci_coverage,ratio,verdict\n";
+      "b_median_s,b_ci_low_s,b_ci_high_s,b_ci_coverage,ratio,verdict,run_ratio,run_ratio_ci_low,run_ratio_ci_high,p,"
+      "p_holm,change\n";
   EXPECT_EQ(builds.out.substr(0, header.size()), header);
   EXPECT_NE(builds.out.find("\nring w=1 b=100,"), std::string::npos) << builds.out;
-  EXPECT_NE(builds.out.find(",slower\n"), std::string::npos) << builds.out;
+  EXPECT_NE(builds.out.find(",slower,2,"), std::string::npos) << builds.out;
+  EXPECT_NE(builds.out.find(",too few runs\n"), std::string::npos) << builds.out;
   EXPECT_EQ(builds.out.find("no significant"), std::string::npos) << builds.out;
 
   // Tags, as JSON: every number as computed by hand.
@@ -177,8 +187,8 @@ TEST_F(CompareCommandTest, TwoTrainerBuildsTwoTagsAndTwoDatabases) {
   EXPECT_EQ(report["shift_by_architecture"][1]["architecture"], "ring");
   // Swapped, B is faster.
   const CommandOutput swapped = Dmlbench({"--db", db_, "compare", "slow", "fast", "--only", "architecture=ring"});
-  EXPECT_NE(swapped.out.find("  0.500  faster\n1 configuration in both: 0 slower, 1 faster"), std::string::npos)
-      << swapped.out;
+  EXPECT_NE(swapped.out.find("  0.500  faster   "), std::string::npos) << swapped.out;
+  EXPECT_NE(swapped.out.find("\n1 configuration in both: 0 slower, 1 faster"), std::string::npos) << swapped.out;
 
   // Two databases: every run of each.
   const std::string other = dir_ / "other.db";
@@ -195,12 +205,12 @@ TEST_F(CompareCommandTest, TwoTrainerBuildsTwoTagsAndTwoDatabases) {
 
 TEST_F(CompareCommandTest, OperandsThatChooseNothingOrDoNotParse) {
   const CommandOutput missing = Dmlbench({"--db", db_, "compare", "a", "b"});
-  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_EQ(missing.exit_code, 2) << "compare's errors exit 2: its 1 means a regression";
   EXPECT_EQ(missing.err, "dmlbench: error: " + db_ + ": no such database (it is created by `dmlbench run MATRIX`)\n");
   Run(db_, fast_, "sweep");  // a tag with the experiment's name
 
   CommandOutput out = Dmlbench({"--db", db_, "compare", "architecture=ring,workers>", "sweep"});
-  EXPECT_EQ(out.exit_code, 1);
+  EXPECT_EQ(out.exit_code, 2);
   EXPECT_EQ(out.err, "dmlbench: error: A: column 27: expected a value after '>'\n"
                      "architecture=ring,workers>\n"
                      "                          ^\n");
@@ -230,7 +240,7 @@ TEST_F(CompareCommandTest, OperandsThatChooseNothingOrDoNotParse) {
   out = Dmlbench({"--db", db_, "compare", "status=failed", "experiment=sweep"});
   EXPECT_EQ(out.err, "dmlbench: error: A status=failed matches none of the 6 runs in " + db_ + "\n");
   out = Dmlbench({"--db", db_, "compare", "experiment=sweep", "tag=sweep", "--csv", "--json"});
-  EXPECT_NE(out.exit_code, 0);
+  EXPECT_EQ(out.exit_code, 2) << "a command line that does not parse";
 
   // Runs that never completed have no epoch time to compare.
   const CommandOutput broken = Dmlbench({"--db", db_, "run", dir_ / "matrix.toml", "--trainer",
@@ -239,6 +249,155 @@ TEST_F(CompareCommandTest, OperandsThatChooseNothingOrDoNotParse) {
   ASSERT_EQ(broken.exit_code, 1) << broken.err;
   out = Dmlbench({"--db", db_, "compare", "experiment=sweep", "broken"});
   EXPECT_EQ(out.err, "dmlbench: error: B broken chooses 1 run in " + db_ + ", none of them complete\n");
+}
+
+// ---- the gate ---------------------------------------------------------------
+
+// Five repetitions of one ring configuration, enough for the U test (two
+// five-run sides completely apart give p = 2/252).
+class CompareGateTest : public CompareCommandTest {
+ protected:
+  void SetUp() override {
+    CompareCommandTest::SetUp();
+    testing::WriteFile(dir_ / "gate.toml",
+                       "[experiment]\nname = \"gate\"\n[defaults]\ndataset = \"synthetic\"\nepochs = " +
+                           std::to_string(kEpochs) +
+                           "\n[matrix]\narchitecture = [\"ring\"]\nworkers = [1]\n"
+                           "[execution]\nrepetitions = 5\ntimeout_s = 60\nattempts = 1\n");
+  }
+  void RunGate(double scale, const std::string& tag) {
+    const std::string trainer = WriteScript(dir_ / ("trainer-" + tag), ScriptedTrainerBody(scale, 5));
+    const CommandOutput run = Dmlbench({"--db", db_, "run", dir_ / "gate.toml", "--trainer", trainer, "--tag", tag});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+  }
+};
+
+TEST_F(CompareGateTest, ExitsOneOnARegressionAndZeroWithout) {
+  RunGate(1, "base");
+  RunGate(2, "slow");
+  CommandOutput out = Dmlbench({"--db", db_, "compare", "base", "slow", "--fail-if", "slower"});
+  EXPECT_EQ(out.exit_code, 1) << out.out << out.err;
+  // Run medians 0.105 0.102 0.105 0.101 0.104 against twice those: all
+  // apart, but two ties, so the normal approximation: p = 0.012.
+  EXPECT_NE(out.out.find("  5/5  2.000 [1.942, 2.059]     0.012  slower\n"), std::string::npos) << out.out;
+  EXPECT_NE(out.out.find("\ngate --fail-if slower --factor 1.05: FAIL, 1 of 1 configurations slower:\n"
+                         "  ring w=1 b=100\n"),
+            std::string::npos)
+      << out.out;
+  EXPECT_EQ(out.err, "");
+  out = Dmlbench({"--db", db_, "compare", "base", "base", "--fail-if", "slower"});
+  EXPECT_EQ(out.exit_code, 0) << out.out << out.err;
+  EXPECT_NE(out.out.find("gate --fail-if slower --factor 1.05: pass, no configuration slower (1 of 1 tested)\n"),
+            std::string::npos)
+      << out.out;
+  // Faster is no regression, unless asked for.
+  EXPECT_EQ(Dmlbench({"--db", db_, "compare", "slow", "base", "--fail-if", "slower"}).exit_code, 0);
+  EXPECT_EQ(Dmlbench({"--db", db_, "compare", "slow", "base", "--fail-if", "faster"}).exit_code, 1);
+  EXPECT_EQ(Dmlbench({"--db", db_, "compare", "slow", "base", "--fail-if", "different"}).exit_code, 1);
+  // Twice as slow is within a factor of 2.5; --only chooses what is gated.
+  out = Dmlbench({"--db", db_, "compare", "base", "slow", "--fail-if", "slower", "--factor", "2.5"});
+  EXPECT_EQ(out.exit_code, 0) << out.out;
+  EXPECT_NE(out.out.find("  within factor\n"), std::string::npos) << out.out;
+  EXPECT_EQ(Dmlbench({"--db", db_, "compare", "base", "slow", "--fail-if", "slower", "--only", "workers=1"}).exit_code,
+            1);
+  // The text of the gate is left out of --csv and --json; the status stays.
+  EXPECT_EQ(Dmlbench({"--db", db_, "compare", "base", "slow", "--fail-if", "slower", "--csv"}).exit_code, 1);
+}
+
+TEST_F(CompareGateTest, JsonCarriesThePValueTheRatioAndItsInterval) {
+  RunGate(1, "base");
+  RunGate(2, "slow");
+  const CommandOutput out = Dmlbench({"--db", db_, "compare", "base", "slow", "--json", "--fail-if", "slower"});
+  EXPECT_EQ(out.exit_code, 1) << out.err;
+  const nlohmann::json report = nlohmann::json::parse(out.out);
+  const nlohmann::json& test = report["configurations"][0]["u_test"];
+  EXPECT_EQ(test["unit"], "run median");
+  EXPECT_EQ(test["runs_a"], 5);
+  EXPECT_EQ(test["runs_b"], 5);
+  EXPECT_EQ(test["u"], 25);
+  // Seeds 1 and 3 share a median on each side: the normal approximation
+  // with the tie correction, variance 25/12 (11 - 12/90), z = 12/4.758.
+  EXPECT_EQ(test["exact"], false);
+  EXPECT_NEAR(test["p"].get<double>(), 0.011667312, 1e-8);
+  EXPECT_EQ(test["p_holm"], test["p"]) << "one configuration: nothing to adjust";
+  EXPECT_NEAR(test["ratio"].get<double>(), 2, 1e-9);
+  // Five a side at 95%: the 3rd smallest and 3rd largest of the 25 ratios
+  // (P(U <= 2) = 4/252), covering 1 - 8/252.
+  EXPECT_LE(test["ratio_ci_low"].get<double>(), 2 + 1e-9);
+  EXPECT_GE(test["ratio_ci_high"].get<double>(), 2 - 1e-9);
+  EXPECT_NEAR(test["ratio_ci_coverage"].get<double>(), 1 - 8.0 / 252, 1e-12);
+  EXPECT_EQ(test["change"], "slower");
+  EXPECT_EQ(report["configurations"][0]["a"]["run_median_s"].size(), 5u);
+  EXPECT_EQ(report["gate"]["fail_if"], "slower");
+  EXPECT_EQ(report["gate"]["failed"], nlohmann::json::array({"ring w=1 b=100"}));
+  EXPECT_EQ(report["gate"]["exit_status"], 1);
+  EXPECT_EQ(report["gate"]["alpha"], 0.05);
+  EXPECT_EQ(report["gate"]["factor"], 1.05);
+  EXPECT_EQ(report["gate"]["correction"], "holm");
+}
+
+// Three repetitions a side can never reach p < 0.05: a warning on stderr,
+// and a gate that cannot judge anything is an error, not a pass.
+TEST_F(CompareCommandTest, TooFewRunsWarnAndAGateThatCannotJudgeIsAnError) {
+  Run(db_, fast_, "fast");
+  Run(db_, slow_, "slow");
+  CommandOutput out = Dmlbench({"--db", db_, "compare", "fast", "slow"});
+  EXPECT_EQ(out.exit_code, 0);
+  EXPECT_EQ(out.err, "warning: too few runs to test 2 of 2 configurations: mpi w=1 b=100 (3 and 3 runs), ring w=1 "
+                     "b=100 (3 and 3 runs); even with every B run beyond every A run the U test could not reach p "
+                     "< 0.05 with 2 tested together; 5 runs a side are needed\n");
+  out = Dmlbench({"--db", db_, "compare", "fast", "slow", "--fail-if", "slower"});
+  EXPECT_EQ(out.exit_code, 2);
+  EXPECT_EQ(out.err, "dmlbench: error: --fail-if slower: no configuration has runs enough to be tested (2 "
+                     "configurations compared); the gate can neither pass nor fail\n");
+  out = Dmlbench({"--db", db_, "compare", "fast", "slow", "--factor", "1"});
+  EXPECT_EQ(out.exit_code, 2);
+  EXPECT_EQ(out.err, "dmlbench: error: --factor must be above 1, got 1\n");
+  EXPECT_EQ(Dmlbench({"--db", db_, "compare", "fast", "slow", "--fail-if", "sideways"}).exit_code, 2);
+  out = Dmlbench({"--db", db_, "compare", "fast"});
+  EXPECT_EQ(out.exit_code, 2);
+  EXPECT_EQ(out.err, "dmlbench: error: expected A and B, or --history SPEC; got only A\n");
+}
+
+// ---- history ----------------------------------------------------------------
+
+TEST_F(CompareGateTest, HistoryShowsEachBuildAndFlagsADrift) {
+  // Three nightly builds, each 10% slower than the one before, and one
+  // tag outside the pattern.
+  RunGate(1.0, "nightly-1");
+  RunGate(1.1, "nightly-2");
+  RunGate(1.21, "nightly-3");
+  RunGate(5, "other");
+  CommandOutput out = Dmlbench({"--db", db_, "compare", "--history", "tag=nightly-*"});
+  ASSERT_EQ(out.exit_code, 0) << out.err;
+  EXPECT_EQ(out.out.rfind("history: tag=nightly-* in " + db_ + ", 3 builds in the order their first run was "
+                          "recorded\nconfiguration   nightly-1  nightly-2  nightly-3  last/first  largest step",
+                          0),
+            0u)
+      << out.out;
+  EXPECT_NE(out.out.find("  1.210  +10.0% at nightly-"), std::string::npos) << out.out;
+  EXPECT_NE(out.out.find("  slower\n"), std::string::npos) << out.out;
+  out = Dmlbench({"--db", db_, "compare", "--history", "tag=nightly-*", "--fail-if", "slower"});
+  EXPECT_EQ(out.exit_code, 1) << out.out;
+  const nlohmann::json report =
+      nlohmann::json::parse(Dmlbench({"--db", db_, "compare", "--history", "tag=nightly-*", "--json"}).out);
+  EXPECT_EQ(report["builds"], nlohmann::json::array({"nightly-1", "nightly-2", "nightly-3"}));
+  const nlohmann::json& ring = report["configurations"][0];
+  EXPECT_EQ(ring["builds"][1]["runs"], 5);
+  EXPECT_NEAR(ring["ratio_last_first"].get<double>(), 1.21, 1e-6);
+  EXPECT_GT(ring["trend"]["z"].get<double>(), 0);
+  EXPECT_LT(ring["trend"]["p_holm"].get<double>(), 0.05);
+  EXPECT_EQ(ring["change"], "slower");
+  // Errors exit 2.
+  out = Dmlbench({"--db", db_, "compare", "--history", "tag=weekly-*"});
+  EXPECT_EQ(out.exit_code, 2);
+  EXPECT_EQ(out.err, "dmlbench: error: --history tag=weekly-*: 0 builds match in " + db_ +
+                         " (none); a history needs two or more\n");
+  out = Dmlbench({"--db", db_, "compare", "--history", "nightly"});
+  EXPECT_EQ(out.err, "dmlbench: error: --history: expected tag=GLOB, experiment=GLOB, trainer=GLOB or trainer, got "
+                     "\"nightly\"\n");
+  out = Dmlbench({"--db", db_, "compare", "base", "--history", "trainer"});
+  EXPECT_EQ(out.err, "dmlbench: error: --history compares builds of one database; A and B do not apply\n");
 }
 
 // ---- the real trainer -------------------------------------------------------
@@ -268,11 +427,11 @@ TEST(CompareRealTrainerTest, ARingTwiceAsSlowIsReportedSlower) {
   testing::WriteFile(dir / "ring.toml",
                      "[experiment]\nname = \"ring\"\n[defaults]\ndataset = \"fashion-mnist\"\nepochs = 6\n"
                      "max_iterations_per_epoch = 100\n[matrix]\narchitecture = [\"ring\"]\nworkers = [2]\n"
-                     "[execution]\nrepetitions = 3\ntimeout_s = 120\nattempts = 1\n");
+                     "[execution]\nrepetitions = 4\ntimeout_s = 120\nattempts = 1\n");
   const std::string slowed = TwiceTheWorkTrainer(dir / "twice-the-work");
   // The repetitions alternate between the builds, so that a drift of this
   // machine's load falls on both alike.
-  for (int rep = 0; rep < 3; ++rep) {
+  for (int rep = 0; rep < 4; ++rep) {
     for (const auto& [trainer, tag] : std::vector<std::pair<std::string, std::string>>{
              {DMLBENCH_TRAINER, "baseline"}, {slowed, "slowed"}}) {
       const CommandOutput run = Dmlbench({"--db", db, "run", dir / "ring.toml", "--trainer", trainer, "--tag", tag,
@@ -287,16 +446,23 @@ TEST(CompareRealTrainerTest, ARingTwiceAsSlowIsReportedSlower) {
                                   "WHERE r.tags = 'slowed'"),
               200);
   }
-  const CommandOutput self = Dmlbench({"--db", db, "compare", "baseline", "baseline"});
-  EXPECT_NE(self.out.find("  1.000  no significant difference\n"), std::string::npos) << self.out;
+  // The gate: four runs a side are enough for one configuration (p down
+  // to 2/70); the build against itself passes, the slowed one fails.
+  const CommandOutput self = Dmlbench({"--db", db, "compare", "baseline", "baseline", "--fail-if", "slower"});
+  EXPECT_EQ(self.exit_code, 0) << self.out << self.err;
+  EXPECT_NE(self.out.find("  1.000  no significant difference       4/4  1.000 ["), std::string::npos) << self.out;
+  EXPECT_NE(self.out.find("]         1  ~\n"), std::string::npos) << self.out;
 
-  const CommandOutput compare = Dmlbench({"--db", db, "compare", "baseline", "slowed", "--json"});
-  ASSERT_EQ(compare.exit_code, 0) << compare.err;
+  const CommandOutput compare = Dmlbench({"--db", db, "compare", "baseline", "slowed", "--json", "--fail-if", "slower"});
+  ASSERT_EQ(compare.exit_code, 1) << compare.out << compare.err;
   const nlohmann::json report = nlohmann::json::parse(compare.out);
   ASSERT_EQ(report["configurations"].size(), 1u);
   const nlohmann::json& ring = report["configurations"][0];
   EXPECT_EQ(ring["verdict"], "slower") << compare.out;
-  EXPECT_EQ(ring["a"]["epochs"], 15);  // 5 steady epochs of each of 3 repetitions
+  EXPECT_EQ(ring["a"]["epochs"], 20);  // 5 steady epochs of each of 4 repetitions
+  EXPECT_EQ(ring["u_test"]["change"], "slower") << compare.out;
+  EXPECT_NEAR(ring["u_test"]["p"].get<double>(), 2.0 / 70, 1e-12) << "every slowed run slower than every other";
+  EXPECT_EQ(report["gate"]["failed"], nlohmann::json::array({"ring w=2 b=100"}));
   // Twice the iterations cost about twice the time: 1.97 to 2.03 measured
   // on an idle machine. The bounds leave room for a machine shared with
   // other work: on a CI machine that ran this test alone it read 3.02 once

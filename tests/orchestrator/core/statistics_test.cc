@@ -1,9 +1,14 @@
-// Tests of orchestrator/model/statistics against values from tables: the
+// Tests of orchestrator/core/statistics against values from tables: the
 // binomial order-statistic intervals of Le Boudec's table 2.1, Student's t
-// quantiles, and the plain summaries.
+// quantiles, the plain summaries, and the rank tests against R's and
+// SciPy's documented examples and against enumeration of every arrangement.
 #include "orchestrator/core/statistics.h"
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
 
 namespace dmlbench {
 namespace {
@@ -52,6 +57,143 @@ TEST(StatisticsTest, StudentTQuantilesMatchTheTables) {
   EXPECT_NEAR(StudentTQuantile(0.025, 10), -2.228, 1e-3);
 }
 
+// R's ?wilcox.test example (Hollander & Wolfe, p. 110): W = 35, exact
+// one-sided p 0.1272, two-sided 0.2544.
+TEST(MannWhitneyTest, MatchesRsExactExample) {
+  const std::vector<double> x = {0.80, 0.83, 1.89, 1.04, 1.45, 1.38, 1.91, 1.64, 0.73, 1.46};
+  const std::vector<double> y = {1.15, 0.88, 0.90, 0.74, 1.21};
+  const UTest test = MannWhitneyU(y, x);
+  EXPECT_EQ(test.u, 35);
+  EXPECT_TRUE(test.exact);
+  EXPECT_NEAR(test.p, 0.2544122544, 1e-9);
+  EXPECT_EQ(MannWhitneyU(x, y).u, 15) << "U of A against B is |A| |B| - U of B against A";
+  EXPECT_NEAR(MannWhitneyU(x, y).p, test.p, 1e-12);
+}
+
+// SciPy's mannwhitneyu example: U = 17, exact p 0.1111.
+TEST(MannWhitneyTest, MatchesSciPysExactExample) {
+  const UTest test = MannWhitneyU({20, 11, 17, 12}, {19, 22, 16, 29, 24});
+  EXPECT_EQ(test.u, 17);
+  EXPECT_NEAR(test.p, 1.0 / 9, 1e-12);
+}
+
+// The exact distribution against every arrangement of 4 A and 5 B values
+// over the ranks 0..8: each arrangement's p is the share of arrangements
+// whose U is at least as far out, on its side, doubled.
+TEST(MannWhitneyTest, ExactPValuesMatchEnumeration) {
+  const int m = 4, n = 5;
+  std::vector<bool> is_a(m + n, false);
+  std::fill(is_a.begin(), is_a.begin() + m, true);
+  std::vector<std::pair<std::vector<double>, std::vector<double>>> arrangements;
+  std::map<double, int> count_of_u;
+  do {
+    std::vector<double> a, b;
+    for (int rank = 0; rank < m + n; ++rank) (is_a[rank] ? a : b).push_back(rank);
+    double u = 0;
+    for (double x : a) {
+      for (double y : b) u += y > x ? 1 : 0;
+    }
+    ++count_of_u[u];
+    arrangements.emplace_back(a, b);
+  } while (std::prev_permutation(is_a.begin(), is_a.end()));
+  ASSERT_EQ(arrangements.size(), 126u);
+  for (const auto& [a, b] : arrangements) {
+    const UTest test = MannWhitneyU(a, b);
+    double below = 0, above = 0;
+    for (const auto& [u, count] : count_of_u) {
+      if (u <= test.u) below += count;
+      if (u >= test.u) above += count;
+    }
+    EXPECT_NEAR(test.p, std::min(1.0, 2 * std::min(below, above) / 126), 1e-12) << "U = " << test.u;
+  }
+  EXPECT_NEAR(SmallestUTestP(4, 5), 2.0 / 126, 1e-12);
+  EXPECT_NEAR(SmallestUTestP(3, 3), 0.1, 1e-12);
+  EXPECT_NEAR(SmallestUTestP(5, 5), 2.0 / 252, 1e-12);
+}
+
+// Ties take the normal approximation with the tie-corrected variance and
+// the continuity correction (as R's wilcox.test(correct = TRUE)): by hand,
+// U = 11, variance 12/12 (8 - 30/42), z = 4.5 / 2.6992, p = 0.095483.
+TEST(MannWhitneyTest, TiesTakeTheCorrectedNormalApproximation) {
+  const UTest test = MannWhitneyU({1, 2, 2}, {2, 3, 3, 4});
+  EXPECT_EQ(test.u, 11);
+  EXPECT_FALSE(test.exact);
+  EXPECT_NEAR(test.p, 0.0954832321, 1e-9);
+  const UTest equal = MannWhitneyU({5, 5}, {5, 5, 5});
+  EXPECT_EQ(equal.p, 1);
+}
+
+// Above 50 a side, the normal approximation without ties, with the
+// continuity correction.
+TEST(MannWhitneyTest, LargeSamplesTakeTheNormalApproximation) {
+  std::vector<double> a, b;
+  for (int i = 0; i < 51; ++i) a.push_back(2 * i), b.push_back(2 * i + 1);  // B just above A: U = 51 x 52 / 2
+  const UTest test = MannWhitneyU(a, b);
+  EXPECT_FALSE(test.exact);
+  EXPECT_EQ(test.u, 51 * 52 / 2);
+  const double mn = 51.0 * 51, z = (test.u - mn / 2 - 0.5) / std::sqrt(mn * 103 / 12);
+  EXPECT_NEAR(test.p, std::erfc(z / std::sqrt(2.0)), 1e-12);
+}
+
+// Moses' interval for m = n = 6 at 95%: U's null counts for 0..6 are the
+// partitions 1, 1, 2, 3, 5, 7, 11, so P(U <= 5) = 19/924 <= 2.5% <
+// P(U <= 6) = 30/924: the 6th smallest and 6th largest of the 36 ratios,
+// coverage 1 - 38/924.
+TEST(RatioIntervalTest, OrderStatisticsOfTheRatiosThatInvertTheUTest) {
+  const std::vector<double> a = {1.0, 1.3, 1.1, 0.9, 1.05, 1.2};
+  const std::vector<double> b = {1.5, 1.1, 1.4, 1.25, 1.33, 1.6};
+  std::vector<double> ratios;
+  for (double x : a) {
+    for (double y : b) ratios.push_back(y / x);
+  }
+  std::sort(ratios.begin(), ratios.end());
+  const RatioInterval interval = RatioConfidenceInterval(a, b, 0.95);
+  EXPECT_DOUBLE_EQ(interval.low, ratios[5]);
+  EXPECT_DOUBLE_EQ(interval.high, ratios[30]);
+  EXPECT_NEAR(interval.coverage, 1 - 38.0 / 924, 1e-12);
+  // Three a side cannot reach 95%: the widest interval, 1 - 2/20.
+  const RatioInterval three = RatioConfidenceInterval({1, 2, 3}, {2, 4, 6}, 0.95);
+  EXPECT_DOUBLE_EQ(three.low, 2.0 / 3);
+  EXPECT_DOUBLE_EQ(three.high, 6);
+  EXPECT_NEAR(three.coverage, 0.9, 1e-12);
+}
+
+TEST(HolmTest, StepDownAdjustmentKeepsTheInputOrder) {
+  const std::vector<double> adjusted = HolmAdjust({0.01, 0.04, 0.03, 0.005});
+  // Sorted: 0.005 x 4, 0.01 x 3, 0.03 x 2, 0.04 x 1 -> 0.02, 0.03, 0.06, max(0.06, 0.04).
+  ASSERT_EQ(adjusted.size(), 4u);
+  EXPECT_NEAR(adjusted[0], 0.03, 1e-12);
+  EXPECT_NEAR(adjusted[1], 0.06, 1e-12);
+  EXPECT_NEAR(adjusted[2], 0.06, 1e-12);
+  EXPECT_NEAR(adjusted[3], 0.02, 1e-12);
+  EXPECT_EQ(HolmAdjust({0.6, 0.7})[1], 1) << "capped at 1";
+  EXPECT_TRUE(HolmAdjust({}).empty());
+}
+
+// Three ordered groups of two: J = 12, E = (36 - 12)/4 = 6, variance
+// (6 x 5 x 17 - 3 x 2 x 1 x 9)/72 = 6.333, z = 2.3842, p = 0.017118.
+TEST(JonckheereTerpstraTest, JonckheereTerpstraOfOrderedGroups) {
+  const TrendTest up = JonckheereTerpstra({{1, 2}, {3, 4}, {5, 6}});
+  EXPECT_EQ(up.j, 12);
+  EXPECT_NEAR(up.z, 2.384158243, 1e-8);
+  EXPECT_NEAR(up.p, 0.0171182397, 1e-9);
+  const TrendTest down = JonckheereTerpstra({{5, 6}, {3, 4}, {1, 2}});
+  EXPECT_NEAR(down.z, -up.z, 1e-12);
+  EXPECT_NEAR(down.p, up.p, 1e-12);
+  // An empty group (a build without runs of it) is skipped.
+  EXPECT_NEAR(JonckheereTerpstra({{1, 2}, {}, {3, 4}, {5, 6}}).p, up.p, 1e-12);
+}
+
+// With ties, the variance is the exact one over every arrangement of the
+// pooled values into groups of these sizes: enumerated, mean 8 and
+// variance 8.742857 for {1, 1, 2, 2, 2, 3, 4} into 2, 2 and 3.
+TEST(JonckheereTerpstraTest, TheTieCorrectedVarianceIsTheExactOne) {
+  const TrendTest test = JonckheereTerpstra({{1, 2}, {1, 3}, {2, 2, 4}});
+  EXPECT_EQ(test.j, 11.5);
+  EXPECT_NEAR(test.z, (11.5 - 8) / std::sqrt(8.742857142857142), 1e-12);
+  EXPECT_NEAR(test.p, 0.2365321566, 1e-9);
+}
+
 // ---- error paths of statistics.cc follow ---------------------------------
 
 TEST(StatisticsTest, EmptySamplesAndBadArgumentsAreRefused) {
@@ -59,6 +201,10 @@ TEST(StatisticsTest, EmptySamplesAndBadArgumentsAreRefused) {
   EXPECT_THROW(MedianConfidenceInterval({}), std::invalid_argument);
   EXPECT_THROW(StudentTQuantile(0.975, 0), std::invalid_argument);
   EXPECT_THROW(StudentTQuantile(1.0, 5), std::invalid_argument);
+  EXPECT_THROW(MannWhitneyU({}, {1}), std::invalid_argument);
+  EXPECT_THROW(RatioConfidenceInterval({1}, {}), std::invalid_argument);
+  EXPECT_THROW(RatioConfidenceInterval({1, 0}, {1}), std::invalid_argument);
+  EXPECT_THROW(JonckheereTerpstra({{1, 2}, {}}), std::invalid_argument);
 }
 
 }  // namespace

@@ -576,7 +576,7 @@ TEST_F(ModelsTest, CoverageSaysWhatAPredictionRestsOn) {
       "16 ranks: calibration runs had at most 8 (on one machine, ranks share its cores)",
       "overlap: no calibration run had it; the bucket schedule is the model's own",
       "parts of 16384 B: no calibration run had parts",
-      "link 1e+10bit/s 0s: never probed; B from the probed links' measured/configured rate, alpha their median"};
+      "link 10 Gbit/s, 0 µs: never probed; B from the probed links' measured/configured rate, alpha their median"};
   EXPECT_EQ(beyond.beyond, expected);
 
   // The validation points split by coverage: ring's w = 3 and w = 4 at
@@ -664,6 +664,11 @@ TEST_F(ModelsTest, AHeldParameterIsStoredAsFixedAndEveryPredictionUsesIt) {
   ASSERT_NE(network, nullptr);
   EXPECT_EQ(network->source, "fixed");
   EXPECT_DOUBLE_EQ(network->value, 2e-9);
+  // The scope as `model fit` prints it (LinkText) holds the same parameter.
+  const ModelFitRecord printed = corrected.Fit(Calibration(store), {{"cpu_per_network_byte_s 1 Gbit/s, 0 µs", 2e-9}});
+  const ModelParameterRow* readable = FindParameter(printed, "cpu_per_network_byte_s", ProfileScope(kGigabit, 0));
+  ASSERT_NE(readable, nullptr);
+  EXPECT_EQ(readable->source, "fixed");
   // The rest are fitted around them, so they move.
   EXPECT_EQ(ParameterOf(fit, "cpu_per_message_s").source, "fitted");
   EXPECT_NE(ParameterOf(fit, "cpu_per_message_s").value, ParameterOf(free, "cpu_per_message_s").value);
