@@ -504,6 +504,73 @@ std::string HistoryMethod(double factor) {
          "time order gives p < " + Fixed(kGateAlpha, "%g") + " (two-sided, Holm-adjusted over the configurations)";
 }
 
+// The history as JSON: each configuration's median per build, its ratio,
+// largest step and trend, and the gate.
+void PrintHistoryJson(const GlobalOptions& global, const CompareOptions& options, const History& history,
+                      const std::vector<std::string>& labels, const std::optional<GateOutcome>& gate) {
+  nlohmann::json configurations = nlohmann::json::array();
+  for (size_t i = 0; i < labels.size(); ++i) {
+    const ConfigurationHistory& c = history.configurations[i];
+    nlohmann::json per_build = nlohmann::json::array();
+    for (size_t k = 0; k < history.builds.size(); ++k) {
+      per_build.push_back({{"build", history.builds[k]},
+                           {"runs", c.runs[k]},
+                           {"median_s", c.runs[k] > 0 ? nlohmann::json(c.median_s[k]) : nlohmann::json()}});
+    }
+    const auto [step_build, step] = LargestStep(c, history.builds);
+    configurations.push_back({{"configuration", labels[i]},
+                              {"parameters", nlohmann::json::parse(c.configuration)},
+                              {"builds", per_build},
+                              {"ratio_last_first", c.ratio},
+                              {"largest_step", {{"build", step_build}, {"ratio", step}}},
+                              {"trend", {{"test", "jonckheere-terpstra"}, {"j", c.trend.j}, {"z", c.trend.z},
+                                         {"p", c.trend.p}, {"p_holm", c.p_holm}}},
+                              {"enough_runs", c.enough_runs},
+                              {"change", Text(c.change)}});
+  }
+  const nlohmann::json report = {{"history", options.history},
+                                 {"database", global.db},
+                                 {"builds", history.builds},
+                                 {"method", HistoryMethod(options.factor)},
+                                 {"gate", GateJson(gate, options.factor)},
+                                 {"configurations", configurations}};
+  std::cout << report.dump(2) << "\n";
+}
+
+// The history as a table: a column per build, then the drift's figures.
+void PrintHistoryTable(const GlobalOptions& global, const CompareOptions& options, const History& history,
+                       const std::vector<std::string>& labels) {
+  std::cout << "history: " << options.history << " in " << global.db << ", " << history.builds.size()
+            << " builds in the order their first run was recorded\n";
+  std::vector<std::string> headers = {"configuration"};
+  std::vector<bool> right = {false};
+  for (const std::string& build : history.builds) {
+    headers.push_back(build);
+    right.push_back(true);
+  }
+  headers.insert(headers.end(), {"last/first", "largest step", "trend p (Holm)", "drift"});
+  right.insert(right.end(), {true, false, true, false});
+  std::vector<std::vector<std::string>> rows;
+  std::map<Change, int> counts;
+  for (size_t i = 0; i < labels.size(); ++i) {
+    const ConfigurationHistory& c = history.configurations[i];
+    ++counts[c.change];
+    std::vector<std::string> row = {labels[i]};
+    for (size_t k = 0; k < history.builds.size(); ++k) row.push_back(c.runs[k] > 0 ? Seconds(c.median_s[k]) : "-");
+    const auto [step_build, step] = LargestStep(c, history.builds);
+    row.insert(row.end(), {Fixed(c.ratio, "%.3f"), Fixed(100 * (step - 1), "%+.1f%%") + " at " + step_build,
+                           PValue(c.p_holm), std::string(Text(c.change))});
+    rows.push_back(std::move(row));
+  }
+  PrintTable(std::cout, headers, rows, right);
+  std::cout << labels.size() << (labels.size() == 1 ? " configuration" : " configurations")
+            << ", median of the run medians in s per build: " << counts[Change::kSlower] << " slower, "
+            << counts[Change::kFaster] << " faster, " << counts[Change::kWithinFactor] << " within factor, "
+            << counts[Change::kNotSignificant] << " no drift (~), " << counts[Change::kTooFewRuns]
+            << " too few runs; " << HistoryMethod(options.factor) << "\n";
+}
+}
+
 void HistoryCommand(const GlobalOptions& global, const CompareOptions& options) {
   if (!options.a.empty()) throw Error("--history compares builds of one database; A and B do not apply");
   if (options.csv) throw Error("--history prints a table or --json, not --csv");
@@ -556,62 +623,9 @@ void HistoryCommand(const GlobalOptions& global, const CompareOptions& options) 
                                      "; more runs per build are needed");
 
   if (options.json) {
-    nlohmann::json configurations = nlohmann::json::array();
-    for (size_t i = 0; i < labels.size(); ++i) {
-      const ConfigurationHistory& c = history.configurations[i];
-      nlohmann::json per_build = nlohmann::json::array();
-      for (size_t k = 0; k < history.builds.size(); ++k) {
-        per_build.push_back({{"build", history.builds[k]},
-                             {"runs", c.runs[k]},
-                             {"median_s", c.runs[k] > 0 ? nlohmann::json(c.median_s[k]) : nlohmann::json()}});
-      }
-      const auto [step_build, step] = LargestStep(c, history.builds);
-      configurations.push_back({{"configuration", labels[i]},
-                                {"parameters", nlohmann::json::parse(c.configuration)},
-                                {"builds", per_build},
-                                {"ratio_last_first", c.ratio},
-                                {"largest_step", {{"build", step_build}, {"ratio", step}}},
-                                {"trend", {{"test", "jonckheere-terpstra"}, {"j", c.trend.j}, {"z", c.trend.z},
-                                           {"p", c.trend.p}, {"p_holm", c.p_holm}}},
-                                {"enough_runs", c.enough_runs},
-                                {"change", Text(c.change)}});
-    }
-    const nlohmann::json report = {{"history", options.history},
-                                   {"database", global.db},
-                                   {"builds", history.builds},
-                                   {"method", HistoryMethod(options.factor)},
-                                   {"gate", GateJson(gate, options.factor)},
-                                   {"configurations", configurations}};
-    std::cout << report.dump(2) << "\n";
+    PrintHistoryJson(global, options, history, labels, gate);
   } else {
-    std::cout << "history: " << options.history << " in " << global.db << ", " << history.builds.size()
-              << " builds in the order their first run was recorded\n";
-    std::vector<std::string> headers = {"configuration"};
-    std::vector<bool> right = {false};
-    for (const std::string& build : history.builds) {
-      headers.push_back(build);
-      right.push_back(true);
-    }
-    headers.insert(headers.end(), {"last/first", "largest step", "trend p (Holm)", "drift"});
-    right.insert(right.end(), {true, false, true, false});
-    std::vector<std::vector<std::string>> rows;
-    std::map<Change, int> counts;
-    for (size_t i = 0; i < labels.size(); ++i) {
-      const ConfigurationHistory& c = history.configurations[i];
-      ++counts[c.change];
-      std::vector<std::string> row = {labels[i]};
-      for (size_t k = 0; k < history.builds.size(); ++k) row.push_back(c.runs[k] > 0 ? Seconds(c.median_s[k]) : "-");
-      const auto [step_build, step] = LargestStep(c, history.builds);
-      row.insert(row.end(), {Fixed(c.ratio, "%.3f"), Fixed(100 * (step - 1), "%+.1f%%") + " at " + step_build,
-                             PValue(c.p_holm), std::string(Text(c.change))});
-      rows.push_back(std::move(row));
-    }
-    PrintTable(std::cout, headers, rows, right);
-    std::cout << labels.size() << (labels.size() == 1 ? " configuration" : " configurations")
-              << ", median of the run medians in s per build: " << counts[Change::kSlower] << " slower, "
-              << counts[Change::kFaster] << " faster, " << counts[Change::kWithinFactor] << " within factor, "
-              << counts[Change::kNotSignificant] << " no drift (~), " << counts[Change::kTooFewRuns]
-              << " too few runs; " << HistoryMethod(options.factor) << "\n";
+    PrintHistoryTable(global, options, history, labels);
   }
   if (gate) PrintGate(*gate, options.factor, !options.json);
 }

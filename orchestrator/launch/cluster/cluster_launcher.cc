@@ -102,18 +102,7 @@ class ClusterLauncher : public Launcher {
           on_line(line);
         },
         cancel);
-    // A warm-up so short that it ended before the quota came back leaves
-    // the measured epochs uncapped (measured_start.h): such an attempt
-    // measured another machine, and is failed to be run again.
-    if (result.failure_reason.empty() && measured.unix_s() && lift.restored_unix_s() > *measured.unix_s()) {
-      std::ostringstream reason;
-      reason.precision(3);
-      reason << "the hosts' CPU quota of " << state_.cpu_cores << " cores came back "
-             << std::fixed << (lift.restored_unix_s() - *measured.unix_s()) * 1e3
-             << " ms after the measured epochs began (the warm-up epoch ended first), so they ran uncapped; "
-                "the attempt does not count";
-      result.failure_reason = reason.str();
-    }
+    if (result.failure_reason.empty()) result.failure_reason = QuotaCameBackLate(lift, measured);
     result.hosts = names;
     if (result.exit_code != 0 && !result.timed_out && !result.interrupted) FindLostHosts(chosen, &result);
     if (!options.ranks_output_dir.empty()) {
@@ -129,6 +118,21 @@ class ClusterLauncher : public Launcher {
   }
 
  private:
+  // A warm-up so short that it ended before the quota came back leaves
+  // the measured epochs uncapped (measured_start.h): such an attempt
+  // measured another machine, and is failed to be run again. "" when the
+  // quota was back in time.
+  std::string QuotaCameBackLate(const QuotaLift& lift, const MeasuredStart& measured) const {
+    if (!measured.unix_s() || lift.restored_unix_s() <= *measured.unix_s()) return "";
+    std::ostringstream reason;
+    reason.precision(3);
+    reason << "the hosts' CPU quota of " << state_.cpu_cores << " cores came back " << std::fixed
+           << (lift.restored_unix_s() - *measured.unix_s()) * 1e3
+           << " ms after the measured epochs began (the warm-up epoch ended first), so they ran uncapped; "
+              "the attempt does not count";
+    return reason.str();
+  }
+
   // The first `ranks` hosts that are up; none, with the reason in `failed`
   // (permanent: no later run can have more), when too few are.
   std::vector<size_t> ChooseHosts(int ranks, LaunchResult* failed) const {
