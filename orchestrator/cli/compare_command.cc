@@ -569,7 +569,6 @@ void PrintHistoryTable(const GlobalOptions& global, const CompareOptions& option
             << counts[Change::kNotSignificant] << " no drift (~), " << counts[Change::kTooFewRuns]
             << " too few runs; " << HistoryMethod(options.factor) << "\n";
 }
-}
 
 void HistoryCommand(const GlobalOptions& global, const CompareOptions& options) {
   if (!options.a.empty()) throw Error("--history compares builds of one database; A and B do not apply");
