@@ -103,8 +103,9 @@ struct SlurmOptions {
   int time_limit_min = 0;                // --time of each run's step (and of a per-run allocation); 0 = Slurm's default
   bool allocation_per_run = false;       // one salloc per run instead of one for the whole sweep
   bool one_rank_per_node = false;        // ranks spread one per node (--ntasks-per-node=1) instead of packed
+  bool launch_mpirun = false;            // mpirun inside the allocation starts the ranks instead of `srun --mpi=pmix`
   std::vector<std::string> salloc_args;  // extra words for salloc, verbatim
-  std::vector<std::string> srun_args;    // extra words for each run's `srun --mpi=pmix`, verbatim
+  std::vector<std::string> srun_args;    // extra words for each run's srun (or mpirun, with launch_mpirun), verbatim
 };
 
 struct ExecutionOptions {

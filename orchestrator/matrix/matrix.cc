@@ -26,9 +26,10 @@ const std::vector<std::string_view> kExecutionKeys = {
     "timeout_s", "attempts", "dataset_dir", "order", "order_seed"};
 const std::vector<std::string_view> kOrders = {"shuffled", "matrix"};
 const std::vector<std::string_view> kSlurmKeys = {"partition",   "account",   "qos",    "constraint", "time_limit_min",
-                                                  "allocation",  "ranks",     "salloc_args", "srun_args"};
+                                                  "allocation",  "ranks",     "launch",     "salloc_args", "srun_args"};
 const std::vector<std::string_view> kSlurmAllocations = {"per-sweep", "per-run"};
 const std::vector<std::string_view> kSlurmRanks = {"packed", "per-node"};
+const std::vector<std::string_view> kSlurmLaunches = {"srun", "mpirun"};
 constexpr int kMaxSlurmTimeLimitMin = 525600;  // a year
 const std::vector<std::string_view> kNetworkKeys = {"bandwidth_mbit_per_s", "latency_ms"};
 const std::vector<std::string_view> kSplitKeys = {"calibration"};
@@ -333,8 +334,17 @@ class ExperimentReader : public TomlReader {
     if (const toml::node* node = table->get("ranks")) {
       slurm.one_rank_per_node = ReadChoice(*node, "ranks", kSlurmRanks) == "per-node";
     }
+    if (const toml::node* node = table->get("launch")) {
+      slurm.launch_mpirun = ReadChoice(*node, "launch", kSlurmLaunches) == "mpirun";
+    }
     if (const toml::node* node = table->get("salloc_args")) slurm.salloc_args = ReadSlurmWords(*node, "salloc_args");
-    if (const toml::node* node = table->get("srun_args")) slurm.srun_args = ReadSlurmWords(*node, "srun_args");
+    if (const toml::node* node = table->get("srun_args")) {
+      slurm.srun_args = ReadSlurmWords(*node, "srun_args");
+      if (slurm.launch_mpirun) {
+        Fail(*node, "srun_args are not used with launch = \"mpirun\" (mpirun starts its own srun), got " +
+                        std::to_string(slurm.srun_args.size()) + " of them");
+      }
+    }
   }
 
   // A non-empty string that can be one argv word (no NUL).

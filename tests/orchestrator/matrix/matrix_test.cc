@@ -325,6 +325,7 @@ TEST(MatrixSlurmTest, DefaultsWhenAbsent) {
   EXPECT_EQ(slurm.time_limit_min, 0);
   EXPECT_FALSE(slurm.allocation_per_run);
   EXPECT_FALSE(slurm.one_rank_per_node);
+  EXPECT_FALSE(slurm.launch_mpirun);
   EXPECT_TRUE(slurm.salloc_args.empty());
   EXPECT_TRUE(slurm.srun_args.empty());
 }
@@ -344,6 +345,7 @@ TEST(MatrixSlurmTest, EveryKeyIsRead) {
   EXPECT_EQ(slurm.time_limit_min, 15);
   EXPECT_TRUE(slurm.allocation_per_run);
   EXPECT_TRUE(slurm.one_rank_per_node);
+  EXPECT_FALSE(slurm.launch_mpirun);
   EXPECT_EQ(slurm.salloc_args, (std::vector<std::string>{"--exclusive", "--comment=a b"}));
   EXPECT_EQ(slurm.srun_args, (std::vector<std::string>{"--cpu-bind=cores"}));
 }
@@ -394,6 +396,24 @@ TEST(MatrixSlurmErrorTest, TimeLimitOutOfRange) {
 TEST(MatrixSlurmErrorTest, UnknownAllocation) {
   EXPECT_EQ(ErrorOfBody("[matrix]\nworkers = [1]\n[execution]\nprovider = \"slurm\"\n[slurm]\nallocation = \"array\"\n"),
             "experiments/sweep.toml:8:14: allocation must be one of \"per-sweep\", \"per-run\", got \"array\"");
+}
+
+TEST(MatrixSlurmErrorTest, UnknownLaunch) {
+  EXPECT_EQ(ErrorOfBody("[matrix]\nworkers = [1]\n[execution]\nprovider = \"slurm\"\n[slurm]\nlaunch = \"ssh\"\n"),
+            "experiments/sweep.toml:8:10: launch must be one of \"srun\", \"mpirun\", got \"ssh\"");
+}
+
+TEST(MatrixSlurmTest, LaunchByMpirun) {
+  Experiment experiment =
+      Parse("[matrix]\nworkers = [1]\n[execution]\nprovider = \"slurm\"\n[slurm]\nlaunch = \"mpirun\"\n");
+  EXPECT_TRUE(experiment.execution.slurm.launch_mpirun);
+}
+
+TEST(MatrixSlurmErrorTest, SrunArgumentsWithMpirun) {
+  EXPECT_EQ(ErrorOfBody("[matrix]\nworkers = [1]\n[execution]\nprovider = \"slurm\"\n[slurm]\nlaunch = \"mpirun\"\n"
+                        "srun_args = [\"-v\"]\n"),
+            "experiments/sweep.toml:9:13: srun_args are not used with launch = \"mpirun\" (mpirun starts its own "
+            "srun), got 1 of them");
 }
 
 TEST(MatrixSlurmErrorTest, ArgumentsMustBeStrings) {
