@@ -86,6 +86,7 @@ std::unique_ptr<Launcher> MakeLauncher(const ExecutionOptions& execution, const 
       options.trainer = paths.trainer;
       options.mpirun = paths.mpirun;
       options.largest_ranks = paths.largest_ranks;
+      if (!paths.db.empty()) options.job_name = SlurmJobName(paths.db);
       return std::make_unique<SlurmLauncher>(options);
     }
   }

@@ -24,6 +24,7 @@ struct LauncherPaths {
   std::string dataset_dir;  // IDX files of `fashion-mnist` runs; "" when no run needs them
                             // (ssh and cluster copy it to every host)
   int largest_ranks = 1;    // ranks of the sweep's largest run (slurm: the size of its allocation)
+  std::string db;           // the database of the sweep (slurm: the name of its jobs)
 };
 
 // Throws LaunchError for a provider this build cannot run.

@@ -132,6 +132,7 @@ void RunCommand(const GlobalOptions& global, const ExperimentInputs& inputs, con
   LauncherPaths paths;
   paths.trainer = inputs.trainer;
   paths.mpirun = inputs.mpirun;
+  paths.db = global.db;
   paths.dataset_dir = DatasetDir(inputs, experiment);
   for (const PlannedRun& run : experiment.runs) paths.largest_ranks = std::max(paths.largest_ranks, run.params.ranks());
   // Before any host is touched; held until every run of the sweep is done.

@@ -3,16 +3,20 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <iterator>
 #include <sstream>
 
+#include "common/sha256.h"
 #include "orchestrator/core/clock.h"
 #include "orchestrator/core/shell_quote.h"
 #include "orchestrator/core/subprocess.h"
 #include "orchestrator/core/toml_reader.h"
 #include "orchestrator/launch/job_output.h"
 #include "orchestrator/launch/local/local_launcher.h"
+#include "orchestrator/launch/slurm/slurm_queries.h"
 
 namespace dmlbench {
 namespace {
@@ -45,6 +49,36 @@ std::vector<std::string> PlacementArgs(const SlurmOptions& slurm) {
   return args;
 }
 
+// "n2 DOWN (maintenance)" for each node of `names` Slurm has down now,
+// comma separated; "" when none is.
+std::string DownNodes(const std::vector<std::string>& names, bool* all_down = nullptr) {
+  std::string down;
+  const std::vector<SlurmNode> nodes = names.empty() ? std::vector<SlurmNode>{} : ShowNodes(names).value_or(std::vector<SlurmNode>{});
+  if (all_down != nullptr) *all_down = !nodes.empty();
+  for (const SlurmNode& node : nodes) {
+    if (!NodeUnusable(node.state)) {
+      if (all_down != nullptr) *all_down = false;
+      continue;
+    }
+    down += (down.empty() ? "" : ", ") + node.facts.name + " " + node.state +
+            (node.reason.empty() ? "" : " (" + node.reason + ")");
+  }
+  return down;
+}
+
+// Why the pending job `job_id` can never start as long as its nodes stay as
+// they are ("" when it can): Slurm names required nodes, and all are down.
+// A reservation ("Reserved_for_maintenance") ends by itself: "".
+std::string Unstartable(const std::string& job_id) {
+  const std::optional<SlurmJob> job = ShowJob(job_id);
+  const std::string marker = "UnavailableNodes:";  // "ReqNodeNotAvail,_UnavailableNodes:n2,n3"
+  const size_t at = job ? job->reason.find(marker) : std::string::npos;
+  if (at == std::string::npos) return "";
+  bool all_down = false;
+  const std::string down = DownNodes(ExpandHostnames(job->reason.substr(at + marker.size())), &all_down);
+  return all_down ? "slurm job " + job_id + " waits for nodes that are down: " + down : "";
+}
+
 std::vector<std::string> TaskArgs(const SlurmOptions& slurm, int ranks) {
   std::vector<std::string> args = {"--ntasks=" + std::to_string(ranks)};
   if (slurm.one_rank_per_node) args.insert(args.end(), {"--nodes=" + std::to_string(ranks), "--ntasks-per-node=1"});
@@ -65,6 +99,12 @@ StepReport ReadStepReport(std::string_view srun_stderr) {
       if (!node.empty() && std::find(report.nodes.begin(), report.nodes.end(), node) == report.nodes.end()) {
         report.nodes.push_back(node);
       }
+      continue;
+    }
+    // Sometimes srun says only this, and exits 0.
+    if (line.rfind("srun: error: Node failure on ", 0) == 0) {
+      report.failed_nodes.push_back(line.substr(std::string_view("srun: error: Node failure on ").size()));
+      if (report.state.empty()) report.state = "NODE_FAIL";
       continue;
     }
     // slurmstepd: "*** STEP 12.3 ON n1 CANCELLED AT <time> DUE TO TIME LIMIT ***",
@@ -97,20 +137,61 @@ bool IsSrunProgressLine(std::string_view line) {
   return true;
 }
 
+std::string SlurmJobName(const std::string& db_path) {
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  std::error_code ec;
+  const std::filesystem::path absolute = std::filesystem::weakly_canonical(db_path, ec);
+  return "dmlbench-" + Sha256Hex(std::string(host) + ":" + (ec ? db_path : absolute.string())).substr(0, 12);
+}
+
 // A Slurm allocation this launcher holds; scancel at destruction.
 class SlurmLauncher::Allocation {
  public:
-  Allocation(std::string job_id, int ranks) : job_id_(std::move(job_id)), ranks_(ranks) {}
+  Allocation(std::string job_id, int ranks) : job_id_(std::move(job_id)), ranks_(ranks) {
+    // Its nodes and the CPUs it holds on each, for mpirun and the attempt's hosts.
+    const std::optional<SlurmJob> job = ShowJob(job_id_);
+    if (!job) return;
+    node_list_ = job->node_list;
+    for (const auto& [expression, cpus] : job->cpus_per_nodes) {
+      for (const std::string& node : ExpandHostnames(expression)) {
+        nodes_.push_back(node);
+        cpus_.push_back(cpus);
+      }
+    }
+  }
   ~Allocation() { RunCommand({"scancel", job_id_}, kQueryTimeoutS); }
   Allocation(const Allocation&) = delete;
   Allocation& operator=(const Allocation&) = delete;
 
   const std::string& job_id() const { return job_id_; }
   int ranks() const { return ranks_; }
+  const std::string& node_list() const { return node_list_; }
+
+  // SLURM_TASKS_PER_NODE as Open MPI reads it: "2,1".
+  std::string TasksPerNode() const {
+    std::string text;
+    for (int cpus : cpus_) text += (text.empty() ? "" : ",") + std::to_string(cpus);
+    return text;
+  }
+
+  // The nodes mpirun places `ranks` ranks on: one per node, or filling each
+  // node's CPUs in order (Open MPI's mapping by slot).
+  std::vector<std::string> NodesFor(int ranks, bool one_per_node) const {
+    std::vector<std::string> used;
+    for (std::size_t i = 0; i < nodes_.size() && ranks > 0; ++i) {
+      used.push_back(nodes_[i]);
+      ranks -= one_per_node ? 1 : cpus_[i];
+    }
+    return used;
+  }
 
  private:
   std::string job_id_;
   int ranks_;
+  std::string node_list_;
+  std::vector<std::string> nodes_;
+  std::vector<int> cpus_;  // of each of nodes_
 };
 
 SlurmLauncher::SlurmLauncher(SlurmLauncherOptions options) : options_(std::move(options)) {
@@ -126,38 +207,36 @@ std::vector<HostFacts> SlurmLauncher::Prepare() {
   if (ResolveProgram(options_.trainer).empty()) {
     throw LaunchError("slurm: trainer " + options_.trainer + " is not an executable file");
   }
-  std::vector<std::string> argv = {"sinfo", "--noheader", "--Node", "--format=%N|%c|%m|%f"};
-  if (!options_.slurm.partition.empty()) argv.push_back("--partition=" + options_.slurm.partition);
-  const CommandOutput nodes = RunCommand(argv, kQueryTimeoutS);
-  if (nodes.exit_code != 0) {
-    throw LaunchError("slurm: `" + ShellJoin(argv) + "` failed: " +
-                      FirstLine(nodes.err.empty() ? nodes.out : nodes.err));
+  // The run lock is held: jobs of this name belong to a sweep of this database that died.
+  std::ostream& notes = options_.notes ? *options_.notes : std::cerr;
+  for (const std::string& job : JobsNamed(options_.job_name)) {
+    RunCommand({"scancel", job}, kQueryTimeoutS);
+    notes << "dmlbench: cancelled slurm job " << job << " (" << options_.job_name
+          << "), left by an earlier `dmlbench run` of this database that stopped\n";
   }
+  std::vector<std::string> argv = {"sinfo", "--noheader", "--Node", "--format=%N"};
+  if (!options_.slurm.partition.empty()) argv.push_back("--partition=" + options_.slurm.partition);
+  const CommandOutput listed = RunCommand(argv, kQueryTimeoutS);
+  if (listed.exit_code != 0) {
+    throw LaunchError("slurm: `" + ShellJoin(argv) + "` failed: " +
+                      FirstLine(listed.err.empty() ? listed.out : listed.err));
+  }
+  std::vector<std::string> names;
+  std::istringstream lines(listed.out);
+  std::string name;
+  // sinfo lists a node once per partition it is in.
+  while (std::getline(lines, name)) {
+    if (!name.empty() && std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  }
+  if (names.empty()) throw LaunchError("slurm: `" + ShellJoin(argv) + "` lists no node");
+  const std::optional<std::vector<SlurmNode>> nodes = ShowNodes(names);
+  if (!nodes) throw LaunchError("slurm: `scontrol show node` cannot describe the nodes sinfo lists");
   const CommandOutput version = RunCommand({options_.mpirun, "--version"}, kQueryTimeoutS);
   std::vector<HostFacts> hosts;
-  std::istringstream lines(nodes.out);
-  std::string line;
-  while (std::getline(lines, line)) {
-    std::istringstream fields(line);
-    std::string name, cpus, memory_mb, features;
-    std::getline(fields, name, '|');
-    std::getline(fields, cpus, '|');
-    std::getline(fields, memory_mb, '|');
-    std::getline(fields, features);
-    // sinfo lists a node once per partition it is in.
-    if (name.empty() || std::any_of(hosts.begin(), hosts.end(), [&](const HostFacts& h) { return h.name == name; })) {
-      continue;
-    }
-    HostFacts facts;
-    facts.name = name;
-    facts.provider = "slurm";
-    facts.cores = std::atoi(cpus.c_str());
-    facts.memory_bytes = std::atoll(memory_mb.c_str()) * 1024 * 1024;
-    facts.tags_json = "{\"features\": " + Quoted(features == "(null)" ? "" : features) + "}";
-    if (version.exit_code == 0) facts.mpi_version = FirstLine(version.out);
-    hosts.push_back(facts);
+  for (const SlurmNode& node : *nodes) {
+    hosts.push_back(node.facts);
+    if (version.exit_code == 0) hosts.back().mpi_version = FirstLine(version.out);
   }
-  if (hosts.empty()) throw LaunchError("slurm: `" + ShellJoin(argv) + "` lists no node");
   return hosts;
 }
 
@@ -168,7 +247,7 @@ bool SlurmLauncher::EnsureAllocation(int ranks, LaunchResult& result, const std:
   allocation_.reset();  // too small for this run (a run larger than the sweep's largest): ask again
   const SlurmOptions& slurm = options_.slurm;
   const int size = slurm.allocation_per_run ? ranks : std::max(ranks, options_.largest_ranks);
-  std::vector<std::string> argv = {"salloc", "--no-shell", "--job-name=dmlbench"};
+  std::vector<std::string> argv = {"salloc", "--no-shell", "--job-name=" + options_.job_name};
   const std::vector<std::string> placement = PlacementArgs(slurm);
   argv.insert(argv.end(), placement.begin(), placement.end());
   const std::vector<std::string> tasks = TaskArgs(slurm, size);
@@ -186,18 +265,38 @@ bool SlurmLauncher::EnsureAllocation(int ranks, LaunchResult& result, const std:
   }
   std::string output;
   std::string job_id;
+  std::string unstartable;
+  bool checked = false;
   const auto read = [&](std::string_view chunk) {
     output.append(chunk);
     if (job_id.empty()) job_id = After(output, "job allocation ", " \n");
   };
   Pump(
-      child, [&](std::string_view line) { read(std::string(line) + "\n"); }, read, [&] { return cancel.load(); },
+      child, [&](std::string_view line) { read(std::string(line) + "\n"); }, read,
+      [&] {
+        // salloc: "Required node not available (down, drained or reserved)", once, as it queues.
+        if (!checked && !job_id.empty() && output.find("Required node not available") != std::string::npos) {
+          checked = true;
+          unstartable = Unstartable(job_id);
+        }
+        return cancel.load() || !unstartable.empty();
+      },
       options_.kill_grace_s);
   child.Reap(/*block=*/true);
-  if (cancel.load()) {
+  if (cancel.load() || !unstartable.empty()) {
     if (!job_id.empty()) RunCommand({"scancel", job_id}, kQueryTimeoutS);
+  }
+  if (cancel.load()) {
     result.interrupted = true;
     result.failure_reason = "interrupted";
+    return false;
+  }
+  if (!unstartable.empty()) {
+    result.command_line = ShellJoin(argv);
+    result.failure_reason = unstartable;
+    result.stderr_tail = output;
+    result.host_failure = true;  // not the run's failure: it is tried again once the nodes are back
+    result.permanent = true;     // but every run of this size would wait as long
     return false;
   }
   if (ExitCode(child.status()) != 0 || job_id.empty()) {
@@ -227,20 +326,46 @@ std::vector<std::string> SlurmLauncher::StepArgv(const LaunchSpec& spec) const {
   return argv;
 }
 
+std::vector<std::string> SlurmLauncher::MpirunArgv(const LaunchSpec& spec) const {
+  std::vector<std::string> argv = {options_.mpirun, "-np", std::to_string(spec.ranks)};
+  if (options_.slurm.one_rank_per_node) argv.insert(argv.end(), {"--map-by", "ppr:1:node"});
+  argv.push_back(options_.trainer);
+  argv.insert(argv.end(), spec.trainer_args.begin(), spec.trainer_args.end());
+  if (!spec.dataset_dir.empty()) argv.insert(argv.end(), {"--dataset", spec.dataset_dir});
+  return argv;
+}
+
+std::vector<std::string> SlurmLauncher::Environment() const {
+  std::vector<std::string> env(std::begin(kMpirunEnvironment), std::end(kMpirunEnvironment));
+  if (!options_.slurm.launch_mpirun) return env;
+  // What mpirun reads to find itself inside the allocation (Open MPI's
+  // ras/slurm) and what the srun it starts its daemons with reads to join it.
+  const Allocation& allocation = *allocation_;
+  env.insert(env.end(), {"SLURM_JOB_ID=" + allocation.job_id(), "SLURM_JOBID=" + allocation.job_id(),
+                         "SLURM_NODELIST=" + allocation.node_list(), "SLURM_JOB_NODELIST=" + allocation.node_list(),
+                         "SLURM_TASKS_PER_NODE=" + allocation.TasksPerNode()});
+  // The daemons' step is bounded as a run's step is.
+  if (options_.slurm.time_limit_min > 0) {
+    env.push_back("OMPI_MCA_plm_slurm_args=--time=" + std::to_string(options_.slurm.time_limit_min));
+  }
+  if (::geteuid() == 0) env.insert(env.end(), {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"});
+  return env;
+}
+
 LaunchResult SlurmLauncher::Launch(const LaunchSpec& spec, const std::function<void(std::string_view line)>& on_line,
                                    const std::atomic<bool>& cancel) {
   LaunchResult result;
   if (!EnsureAllocation(spec.ranks, result, cancel)) return result;
   const std::string job_id = allocation_->job_id();
-  const std::vector<std::string> argv = StepArgv(spec);
+  const std::vector<std::string> argv = options_.slurm.launch_mpirun ? MpirunArgv(spec) : StepArgv(spec);
   result.command_line = ShellJoin(argv);
 
   ChildOptions child_options;
-  child_options.extra_env.assign(std::begin(kMpirunEnvironment), std::end(kMpirunEnvironment));
+  child_options.extra_env = Environment();
   Child child;
   std::string error;
   if (!child.Start(argv, child_options, &error)) {
-    result.failure_reason = "cannot start srun: " + error;
+    result.failure_reason = "cannot start " + argv[0] + ": " + error;
     result.permanent = true;
     return result;
   }
@@ -278,29 +403,59 @@ LaunchResult SlurmLauncher::Launch(const LaunchSpec& spec, const std::function<v
   stderr_lines.Finish(keep);
   result.stderr_tail = stderr_tail.str();
   result.exit_code = ExitCode(child.status());
+  ReadEnd(spec, srun_stderr, child.status(), result);
+  return result;
+}
 
-  const StepReport step = ReadStepReport(srun_stderr);
-  result.hosts = step.nodes;
+void SlurmLauncher::ReadEnd(const LaunchSpec& spec, const std::string& stderr_text, int wait_status,
+                           LaunchResult& result) {
+  const std::string job_id = allocation_->job_id();
+  const std::string program = options_.slurm.launch_mpirun ? "mpirun" : "srun";
+  const StepReport step = ReadStepReport(stderr_text);
+  result.hosts = options_.slurm.launch_mpirun ? allocation_->NodesFor(spec.ranks, options_.slurm.one_rank_per_node) : step.nodes;
+  // How the step ended: accounting's word where there is accounting; else
+  // what srun printed, and the job's own state when the whole job ended.
+  std::string state = step.state;
+  std::string exit_text = program + " exit " + std::to_string(result.exit_code);
+  const std::optional<AccountedStep> accounted = step.step_id.empty() ? std::nullopt : AccountStep(step.step_id);
+  if (accounted) {
+    state = accounted->state;
+    exit_text = "sacct exit " + accounted->exit_code;
+  }
+  bool allocation_ended = options_.slurm.allocation_per_run;
+  if (result.exit_code != 0 || !step.state.empty()) {
+    const std::optional<SlurmJob> job = ShowJob(job_id);
+    allocation_ended = allocation_ended || !job || job->state != "RUNNING";
+    if (job && job->state != "RUNNING" && job->state != "COMPLETING" && job->state != "COMPLETED" &&
+        (state.empty() || state == "FAILED")) {
+      state = job->state;
+    }
+  }
+  if (state.empty() || (state == "COMPLETED" && result.exit_code != 0)) state = result.exit_code == 0 ? "COMPLETED" : "FAILED";
+
+  const std::string which = "slurm " + (step.step_id.empty() ? "job " + job_id : "step " + step.step_id);
   // The job and step ids are not part of the command; they follow as a shell comment.
-  result.command_line += "  # slurm job " + job_id + (step.step_id.empty() ? "" : ", step " + step.step_id);
-  const std::string which = "slurm step " + (step.step_id.empty() ? job_id : step.step_id);
+  result.command_line += "  # slurm job " + job_id + (step.step_id.empty() ? "" : ", step " + step.step_id) +
+                         (options_.slurm.launch_mpirun ? " (mpirun's daemons)" : "") + ": " + state + " (" +
+                         exit_text + ")";
   if (result.interrupted) {
     result.failure_reason = "interrupted";
   } else if (result.timed_out) {
     result.failure_reason = "timed out after " + std::to_string(static_cast<int>(spec.timeout_s)) + " s";
-  } else if (step.state == "TIMEOUT") {
+  } else if (state == "TIMEOUT") {
     result.timed_out = true;
     result.failure_reason = which + " ended TIMEOUT (time_limit_min " + std::to_string(options_.slurm.time_limit_min) + ")";
-  } else if (!step.state.empty()) {
-    result.host_failure = step.state == "NODE_FAIL" || step.state == "PREEMPTED";
-    result.failure_reason = which + " ended " + step.state;
-  } else if (result.exit_code != 0) {
-    result.failure_reason = which + " ended FAILED: " + ExitDescription("srun", child.status());
+  } else if (state == "NODE_FAIL") {
+    result.host_failure = true;
+    const std::string down = DownNodes(step.failed_nodes.empty() ? result.hosts : step.failed_nodes);
+    result.failure_reason = which + " ended NODE_FAIL" + (down.empty() ? "" : ": " + down + " now");
+  } else if (state == "FAILED") {
+    result.failure_reason = which + " ended FAILED: " + ExitDescription(program, wait_status);
+  } else if (state != "COMPLETED") {
+    result.host_failure = state == "PREEMPTED";
+    result.failure_reason = which + " ended " + state;
   }
-  // A per-run allocation ends with its run; a per-sweep one that srun could
-  // not use (cancelled or ended from outside) is asked for again next run.
-  if (options_.slurm.allocation_per_run || (step.step_id.empty() && result.exit_code != 0)) allocation_.reset();
-  return result;
+  if (allocation_ended) allocation_.reset();
 }
 
 }  // namespace dmlbench

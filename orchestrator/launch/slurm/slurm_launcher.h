@@ -1,14 +1,18 @@
 // SlurmLauncher: the Launcher of provider "slurm". It asks Slurm for nodes
 // with `salloc --no-shell` — one allocation for the whole sweep, sized to its
-// largest run, or one per run — and starts each run as a job step of that
-// allocation (`srun --jobid=J --mpi=pmix`). Every Slurm
-// command is an argv vector (core/subprocess.h), never a shell line, so the
-// [slurm] strings reach Slurm literally; SLURM_CONF is taken from the
-// environment as every Slurm client does. It owns its allocation and
-// releases it (scancel) when destroyed. Launch() from one thread at a time.
+// largest run, or one per run — and starts each run inside it: a job step
+// (`srun --jobid=J --mpi=pmix`), or mpirun, which starts its daemons as a
+// step. After each run it reads how the run ended from Slurm (sacct where
+// the cluster keeps accounting, else srun's report and `scontrol show job`)
+// and gives up an allocation Slurm ended. Every Slurm command is an argv
+// vector (core/subprocess.h), never a shell line, so the [slurm] strings
+// reach Slurm literally; SLURM_CONF is taken from the environment as every
+// Slurm client does. It owns its allocation and releases it (scancel) when
+// destroyed. Launch() from one thread at a time.
 #ifndef DMLBENCH_ORCHESTRATOR_LAUNCH_SLURM_SLURM_LAUNCHER_H_
 #define DMLBENCH_ORCHESTRATOR_LAUNCH_SLURM_SLURM_LAUNCHER_H_
 
+#include <iosfwd>
 #include <memory>
 #include <optional>
 #include <string>
@@ -24,6 +28,11 @@ class LocalLauncher;
 
 struct SlurmLauncherOptions {
   SlurmOptions slurm;
+  // The name of every job it submits (SlurmJobName). Jobs of this name that
+  // Prepare() finds were left by an orchestrator of the same database that
+  // stopped without releasing them: it cancels them.
+  std::string job_name = "dmlbench";
+  std::ostream* notes = nullptr;  // what it cancelled at Prepare(); nullptr = std::cerr
   std::string trainer;         // on a filesystem every node sees at this path
   std::string mpirun = "mpirun";
   int largest_ranks = 1;       // ranks of the sweep's largest run: the size of a per-sweep allocation
@@ -36,8 +45,10 @@ struct SlurmLauncherOptions {
 struct StepReport {
   std::string step_id;             // "12.3"; "" when srun never launched it
   std::vector<std::string> nodes;  // where its tasks were launched, in order
+  std::vector<std::string> failed_nodes;  // "srun: error: Node failure on n2"
   // "" (no Slurm state printed: the step's tasks decided), "TIMEOUT",
-  // "CANCELLED", "NODE_FAIL", "PREEMPTED" or "OUT_OF_MEMORY".
+  // "CANCELLED", "NODE_FAIL" (also when srun only names a failed node),
+  // "PREEMPTED" or "OUT_OF_MEMORY".
   std::string state;
 };
 StepReport ReadStepReport(std::string_view srun_stderr);
@@ -45,6 +56,12 @@ StepReport ReadStepReport(std::string_view srun_stderr);
 // Whether a line of srun's standard error is one of its verbose (-v)
 // progress lines, left out of the stderr kept for the attempt.
 bool IsSrunProgressLine(std::string_view line);
+
+// "dmlbench-" and 12 hex digits of the SHA-256 of this machine's name and
+// the database's absolute path: the job name of the sweeps of one database
+// (its run lock makes them one at a time), so that the next sweep finds
+// the jobs of one that was killed.
+std::string SlurmJobName(const std::string& db_path);
 
 class SlurmLauncher : public Launcher {
  public:
@@ -54,9 +71,11 @@ class SlurmLauncher : public Launcher {
   SlurmLauncher(const SlurmLauncher&) = delete;
   SlurmLauncher& operator=(const SlurmLauncher&) = delete;
 
-  // The nodes of the partition (`sinfo`: name, CPUs, memory, features).
-  // Throws LaunchError when the trainer is missing or Slurm cannot be
-  // reached. Needs no allocation.
+  // Cancels the jobs an earlier sweep of the same database left (named
+  // job_name), then returns the nodes of the partition (`sinfo`) with the
+  // facts `scontrol show node` gives (CPUs, memory, OS, features). Throws
+  // LaunchError when the trainer is missing or Slurm cannot be reached.
+  // Needs no allocation.
   std::vector<HostFacts> Prepare() override;
   std::string TrainerSha256() const override;
   LaunchResult Launch(const LaunchSpec& spec, const std::function<void(std::string_view line)>& on_line,
@@ -67,6 +86,11 @@ class SlurmLauncher : public Launcher {
   // Holds an allocation of at least `ranks` tasks, or says why not in `result`.
   bool EnsureAllocation(int ranks, LaunchResult& result, const std::atomic<bool>& cancel);
   std::vector<std::string> StepArgv(const LaunchSpec& spec) const;
+  std::vector<std::string> MpirunArgv(const LaunchSpec& spec) const;
+  std::vector<std::string> Environment() const;
+  // The attempt's status and reason from how Slurm says the run ended;
+  // drops the allocation when Slurm ended it.
+  void ReadEnd(const LaunchSpec& spec, const std::string& stderr_text, int wait_status, LaunchResult& result);
 
   SlurmLauncherOptions options_;
   std::unique_ptr<LocalLauncher> local_;  // hashes the trainer
