@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -40,10 +41,14 @@ bool WaitFor(const std::function<bool()>& ready, double timeout_s) {
   return false;
 }
 
-std::string SlurmConf(const std::string& b, int ctld_port, int slurmd_port) {
+// Multi-node: ranks of different "nodes" on this one machine.
+constexpr const char* kLoopbackMpi[][2] = {
+    {"OMPI_MCA_btl", "self,tcp"}, {"OMPI_MCA_btl_tcp_if_include", "lo"}, {"OMPI_MCA_oob_tcp_if_include", "lo"}};
+
+std::string SlurmConf(const std::string& b, int ctld_port, const std::vector<int>& slurmd_ports, int cpus) {
   std::ostringstream conf;
   conf << "ClusterName=fixture\nSlurmctldHost=localhost\n"
-       << "SlurmctldPort=" << ctld_port << "\nSlurmdPort=" << slurmd_port << "\n"
+       << "SlurmctldPort=" << ctld_port << "\n"
        << "SlurmUser=root\nSlurmdUser=root\nAuthType=auth/munge\nCredType=cred/munge\n"
        << "AuthInfo=socket=" << b << "/run/munge.sock\n"
        << "StateSaveLocation=" << b << "/ctld\nSlurmdSpoolDir=" << b << "/spool/%n\nTmpFS=" << b << "/tmp/%n\n"
@@ -51,13 +56,16 @@ std::string SlurmConf(const std::string& b, int ctld_port, int slurmd_port) {
        << "SlurmctldLogFile=" << b << "/log/slurmctld.log\nSlurmdLogFile=" << b << "/log/slurmd-%n.log\n"
        << "ProctrackType=proctrack/linuxproc\nTaskPlugin=task/none\n"
        << "SelectType=select/cons_tres\nSelectTypeParameters=CR_Core\n"
-       // Configured CPUs, not the machine's: runs of up to 8 ranks fit one node.
-       << "SlurmdParameters=config_overrides\n"
-       << "MpiDefault=pmix\nReturnToService=2\n"
+       << "MpiDefault=pmix\nReturnToService=1\n"
        << "JobAcctGatherType=jobacct_gather/none\nAccountingStorageType=accounting_storage/none\n"
        << "JobCompType=jobcomp/filetxt\nJobCompLoc=" << b << "/log/jobcomp.txt\n"
-       << "NodeName=n1 NodeAddr=127.0.0.1 CPUs=8 State=UNKNOWN\n"
-       << "PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP\n";
+       // Configured CPUs, not the machine's: runs of up to 8 ranks fit one node.
+       << "SlurmdParameters=config_overrides\n";
+  for (std::size_t i = 0; i < slurmd_ports.size(); ++i) {
+    conf << "NodeName=n" << i + 1 << " NodeAddr=127.0.0.1 Port=" << slurmd_ports[i] << " CPUs=" << cpus
+         << " Feature=fixture State=UNKNOWN\n";
+  }
+  conf << "PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP\n";
   return conf.str();
 }
 
@@ -73,23 +81,31 @@ std::string SlurmFixture::Unavailable() {
   return "";
 }
 
-SlurmFixture::SlurmFixture() {
+SlurmFixture::SlurmFixture(int nodes, int cpus_per_node) : nodes_(nodes) {
   std::string pattern = (std::filesystem::temp_directory_path() / "dmlbench-slurm-XXXXXX").string();
   if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
   dir_ = pattern;
   try {
-    for (const char* sub : {"etc", "munge", "run", "log", "ctld", "spool/n1", "tmp/n1"}) {
-      std::filesystem::create_directories(dir_ + "/" + sub);
+    for (const char* sub : {"etc", "munge", "run", "log", "ctld"}) std::filesystem::create_directories(dir_ + "/" + sub);
+    for (int n = 1; n <= nodes_; ++n) {
+      std::filesystem::create_directories(dir_ + "/spool/n" + std::to_string(n));
+      std::filesystem::create_directories(dir_ + "/tmp/n" + std::to_string(n));
     }
     // munged refuses a socket in a directory others cannot search.
     ::chmod(dir_.c_str(), 0755);
     ::chmod((dir_ + "/run").c_str(), 0755);
     ::chmod((dir_ + "/munge").c_str(), 0700);
-    const int ctld_port = FreePort();
-    int slurmd_port = FreePort();
-    while (slurmd_port == ctld_port) slurmd_port = FreePort();
-    std::ofstream(conf()) << SlurmConf(dir_, ctld_port, slurmd_port);
+    std::vector<int> ports;
+    while (static_cast<int>(ports.size()) < nodes_ + 1) {
+      const int port = FreePort();
+      if (std::find(ports.begin(), ports.end(), port) == ports.end()) ports.push_back(port);
+    }
+    std::ofstream(conf()) << SlurmConf(dir_, ports[0], std::vector<int>(ports.begin() + 1, ports.end()),
+                                       cpus_per_node);
     ::setenv("SLURM_CONF", conf().c_str(), 1);
+    if (nodes_ > 1) {
+      for (const auto& [name, value] : kLoopbackMpi) ::setenv(name, value, 1);
+    }
 
     const std::string sbin = ResolveProgram("munged").empty() ? "/usr/sbin/" : "";
     Run({sbin + "mungekey", "-c", "-k", dir_ + "/munge/munge.key"});
@@ -109,12 +125,18 @@ SlurmFixture::SlurmFixture() {
     if (!WaitFor([] { return RunCommand({"scontrol", "ping"}, 5).exit_code == 0; }, 15)) {
       throw std::runtime_error("slurmctld does not answer:\n" + logs());
     }
-    slurmd_ = std::make_unique<Child>();
-    if (!slurmd_->Start({sbin + "slurmd", "-D", "-f", conf(), "-N", "n1"}, daemon, &error)) {
-      throw std::runtime_error("slurmd: " + error);
+    for (int n = 1; n <= nodes_; ++n) {
+      slurmds_.push_back(std::make_unique<Child>());
+      if (!slurmds_.back()->Start({sbin + "slurmd", "-D", "-f", conf(), "-N", "n" + std::to_string(n)}, daemon,
+                                  &error)) {
+        throw std::runtime_error("slurmd: " + error);
+      }
     }
-    if (!WaitFor([] { return RunCommand({"sinfo", "-h", "-n", "n1", "-o", "%T"}, 5).out == "idle\n"; }, 20)) {
-      throw std::runtime_error("node n1 does not become idle:\n" + logs());
+    for (int n = 1; n <= nodes_; ++n) {
+      const std::string node = "n" + std::to_string(n);
+      if (!WaitFor([&] { return RunCommand({"sinfo", "-h", "-n", node, "-o", "%T"}, 5).out == "idle\n"; }, 20)) {
+        throw std::runtime_error("node " + node + " does not become idle:\n" + logs());
+      }
     }
   } catch (...) {
     Stop();
@@ -126,7 +148,13 @@ SlurmFixture::~SlurmFixture() { Stop(); }
 
 void SlurmFixture::Stop() noexcept {
   // Reverse order: slurmd stalls ~9 s when its controller is gone first.
-  for (std::unique_ptr<Child>* daemon : {&slurmd_, &slurmctld_}) {
+  for (std::unique_ptr<Child>& slurmd : slurmds_) {
+    if (slurmd) slurmd->SignalGroup(SIGTERM);
+  }
+  std::vector<std::unique_ptr<Child>*> daemons;
+  for (std::unique_ptr<Child>& slurmd : slurmds_) daemons.push_back(&slurmd);
+  daemons.push_back(&slurmctld_);
+  for (std::unique_ptr<Child>* daemon : daemons) {
     if (*daemon) {
       (*daemon)->SignalGroup(SIGTERM);
       for (int i = 0; i < 200 && !(*daemon)->Reap(false); ++i) {
@@ -135,6 +163,7 @@ void SlurmFixture::Stop() noexcept {
       daemon->reset();  // SIGKILL if still running, and reaped
     }
   }
+  slurmds_.clear();
   if (munged_pid_ > 0) {
     ::kill(munged_pid_, SIGTERM);
     for (int i = 0; i < 100 && ::kill(munged_pid_, 0) == 0; ++i) {
@@ -143,15 +172,18 @@ void SlurmFixture::Stop() noexcept {
     munged_pid_ = -1;
   }
   ::unsetenv("SLURM_CONF");
+  if (nodes_ > 1) {
+    for (const auto& [name, value] : kLoopbackMpi) ::unsetenv(name);
+  }
   std::error_code ec;
   if (!dir_.empty()) std::filesystem::remove_all(dir_, ec);
 }
 
 std::string SlurmFixture::logs() const {
   std::string text;
-  for (const char* log : {"slurmctld.log", "slurmd-n1.log", "munged.log"}) {
-    text += std::string("--- ") + log + "\n" + ReadWhole(dir_ + "/log/" + log);
-  }
+  std::vector<std::string> logs = {"slurmctld.log", "munged.log"};
+  for (int n = 1; n <= nodes_; ++n) logs.push_back("slurmd-n" + std::to_string(n) + ".log");
+  for (const std::string& log : logs) text += "--- " + log + "\n" + ReadWhole(dir_ + "/log/" + log);
   return text;
 }
 

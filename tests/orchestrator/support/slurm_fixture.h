@@ -1,8 +1,12 @@
 // SlurmFixture: a private Slurm on this machine — munged, slurmctld and one
-// slurmd (node "n1", 8 CPUs as configured) on free ports in a fresh temp
-// directory, no accounting, finished jobs in a jobcomp file — with
-// SLURM_CONF set in this process's environment for the Slurm clients it and
-// its children run. The destructor stops the daemons in reverse order
+// slurmd per node ("n1", "n2", ..., each its own port on 127.0.0.1, 8 CPUs
+// unless told) on free ports in a fresh temp directory, no accounting,
+// finished jobs in a jobcomp file — with SLURM_CONF set in this process's
+// environment for the Slurm clients it and its children run. Several nodes
+// share this machine's name, so Open MPI is told to use TCP on loopback
+// between all ranks (its shared-memory files would collide); a node an
+// administrator sets DOWN stays down (ReturnToService=1) until the test
+// resumes it. The destructor stops the daemons in reverse order
 // (slurmd, slurmctld, munged) and removes the directory. Usable only as root
 // with the Slurm packages installed (Available()). No GoogleTest; failures
 // throw std::runtime_error. One per process, one thread.
@@ -11,6 +15,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace dmlbench {
 class Child;
@@ -24,8 +29,8 @@ class SlurmFixture {
   // is not installed").
   static std::string Unavailable();
 
-  // Starts the daemons and waits until n1 is idle.
-  SlurmFixture();
+  // Starts the daemons and waits until every node is idle.
+  explicit SlurmFixture(int nodes = 1, int cpus_per_node = 8);
   ~SlurmFixture();
   SlurmFixture(const SlurmFixture&) = delete;
   SlurmFixture& operator=(const SlurmFixture&) = delete;
@@ -39,9 +44,10 @@ class SlurmFixture {
   void Stop() noexcept;
 
   std::string dir_;
+  int nodes_;
   pid_t munged_pid_ = -1;
   std::unique_ptr<Child> slurmctld_;
-  std::unique_ptr<Child> slurmd_;
+  std::vector<std::unique_ptr<Child>> slurmds_;  // of n1, n2, ...
 };
 
 }  // namespace dmlbench::testing

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
 #include <atomic>
 #include <cctype>
 #include <chrono>
@@ -13,6 +15,7 @@
 #include <thread>
 
 #include "orchestrator/core/toml_reader.h"
+#include "orchestrator/launch/slurm/slurm_queries.h"
 #include "orchestrator/store/store.h"
 #include "tests/orchestrator/support/dmlbench_program.h"
 #include "tests/orchestrator/support/run_fixture.h"
@@ -64,6 +67,13 @@ TEST(StepReportTest, CancelledNodeFailurePreemption) {
             "PREEMPTED");
 }
 
+TEST(StepReportTest, NodeFailureSaidOnlyBySrun) {
+  const StepReport report = ReadStepReport(std::string(kLaunched) + "srun: error: Node failure on n1\n"
+                                                                    "srun: Complete StepId=1.3+0 received\n");
+  EXPECT_EQ(report.state, "NODE_FAIL");
+  EXPECT_EQ(report.failed_nodes, (std::vector<std::string>{"n1"}));
+}
+
 TEST(StepReportTest, NothingLaunched) {
   const StepReport report =
       ReadStepReport("srun: error: Unable to create step for job 5: Job/step already completing or completed\n");
@@ -87,7 +97,7 @@ class SlurmSweepTest : public ::testing::Test {
   void SetUp() override {
     const std::string why = testing::SlurmFixture::Unavailable();
     if (!why.empty()) GTEST_SKIP() << "no private Slurm here: " << why;
-    slurm_ = std::make_unique<testing::SlurmFixture>();
+    slurm_ = std::make_unique<testing::SlurmFixture>(nodes_, cpus_per_node_);
   }
 
   std::string WriteMatrix(const std::string& body) {
@@ -95,11 +105,11 @@ class SlurmSweepTest : public ::testing::Test {
     return dir_ / "matrix.toml";
   }
 
-  // A matrix of one run of one rank, for the shell-script trainers below.
-  std::string WriteOneRunMatrix(const std::string& execution) {
+  // A matrix of one run of one rank (or `workers`), for the shell-script trainers below.
+  std::string WriteOneRunMatrix(const std::string& execution, int workers = 1) {
     testing::WriteFile(dir_ / "matrix.toml", "[experiment]\nname = \"slurm-test\"\n[defaults]\ndataset = \"synthetic\"\n"
-                                             "[matrix]\nworkers = [1]\n[execution]\nprovider = \"slurm\"\nattempts = 1\n" +
-                                                 execution);
+                                             "[matrix]\nworkers = [" + std::to_string(workers) +
+                                                 "]\n[execution]\nprovider = \"slurm\"\nattempts = 1\n" + execution);
     return dir_ / "matrix.toml";
   }
 
@@ -124,6 +134,33 @@ class SlurmSweepTest : public ::testing::Test {
     return testing::WriteScript(dir_ / "trainer", testing::Echo(testing::RunStartLine()) + "exec sleep 300\n");
   }
 
+  // A trainer of `ranks` ranks whose rank 0 starts its run, waits `seconds`
+  // and ends it well; the other ranks wait as long.
+  std::string SlowTrainer(double seconds, int ranks = 1) {
+    std::string body = "if [ \"${SLURM_PROCID:-${OMPI_COMM_WORLD_RANK:-0}}\" != 0 ]; then exec sleep " +
+                       std::to_string(seconds) + "; fi\n";
+    body += testing::Echo(testing::RunStartLine(5, ranks)) + "sleep " + std::to_string(seconds) + "\n";
+    body += testing::Echo(testing::EpochLine(1, ranks)) + testing::Echo(testing::RunEndLine());
+    return testing::WriteScript(dir_ / "trainer", body);
+  }
+
+  // The step id and node list of the first job step of the sweep that runs
+  // (waits up to 60 s; "" and "" when none ran).
+  static std::pair<std::string, std::string> RunningStep() {
+    for (int i = 0; i < 600; ++i) {
+      const std::string steps = RunCommand({"squeue", "--steps", "--noheader", "--format=%i|%N"}, 30).out;
+      const size_t dot = steps.find('.');
+      if (dot != std::string::npos && std::isdigit(static_cast<unsigned char>(steps[dot + 1]))) {
+        const std::string line = steps.substr(0, steps.find('\n'));
+        return {line.substr(0, line.find('|')), line.substr(line.find('|') + 1)};
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return {"", ""};
+  }
+
+  int nodes_ = 1;
+  int cpus_per_node_ = 8;
   testing::TempDir dir_;
   std::unique_ptr<testing::SlurmFixture> slurm_;
 };
@@ -147,8 +184,15 @@ TEST_F(SlurmSweepTest, QuickstartLikeSweepCompletesAsStepsOfOneAllocation) {
   EXPECT_EQ(testing::Int(store, "SELECT count(DISTINCT substr(command_line, instr(command_line, '--jobid='), 12)) "
                                 "FROM attempts"),
             1);
-  EXPECT_EQ(testing::Int(store, "SELECT count(*) FROM attempts WHERE command_line LIKE '%# slurm job %, step %'"), 8);
+  EXPECT_EQ(testing::Int(store, "SELECT count(*) FROM attempts "
+                                "WHERE command_line LIKE '%# slurm job %, step %: COMPLETED (srun exit 0)'"),
+            8);
+  // The node's facts as `scontrol show node` gives them.
   EXPECT_EQ(testing::Text(store, "SELECT provider FROM hosts WHERE name = 'n1'"), "slurm");
+  EXPECT_EQ(testing::Int(store, "SELECT cores FROM hosts WHERE name = 'n1'"), 8);
+  EXPECT_EQ(testing::Text(store, "SELECT tags_json FROM hosts WHERE name = 'n1'"), "{\"features\": \"fixture\"}");
+  EXPECT_EQ(testing::Text(store, "SELECT substr(kernel, 1, 6) FROM hosts WHERE name = 'n1'"), "Linux ");
+  EXPECT_EQ(testing::Int(store, "SELECT count(*) FROM attempt_hosts"), 8);
   EXPECT_TRUE(QueueEmpties()) << "the allocation was not released at the end of the sweep";
 }
 
@@ -209,6 +253,135 @@ TEST_F(SlurmSweepTest, HostileStringsReachSlurmLiterally) {
   EXPECT_NE(run.exit_code, 0);
   EXPECT_NE(run.err.find("slurm: `sinfo "), std::string::npos) << run.err;
   EXPECT_FALSE(std::filesystem::exists(witness)) << "a shell ran a [slurm] string";
+}
+
+TEST_F(SlurmSweepTest, MpirunInsideTheAllocation) {
+  const std::string matrix = WriteMatrix(
+      "[defaults]\nepochs = 1\nbatch_size = 50\nhidden = [16]\nmax_iterations_per_epoch = 5\n"
+      "dataset = \"synthetic\"\n"
+      "[matrix]\narchitecture = [\"ring\"]\nworkers = [1, 2]\n"
+      "[execution]\nprovider = \"slurm\"\ntimeout_s = 120\nattempts = 1\n"
+      "[slurm]\nlaunch = \"mpirun\"\n");
+  const CommandOutput run = Run(matrix);
+  ASSERT_EQ(run.exit_code, 0) << run.err << run.out << slurm_->logs();
+  Store store(db());
+  EXPECT_EQ(testing::Int(store, "SELECT count(*) FROM runs WHERE status = 'complete'"), 2);
+  EXPECT_EQ(testing::Int(store, "SELECT count(*) FROM attempts WHERE status = 'ok' AND hosts = 'n1' AND "
+                                "command_line LIKE 'mpirun -np _ %# slurm job %: COMPLETED (mpirun exit 0)'"),
+            2)
+      << testing::Text(store, "SELECT group_concat(command_line, ' | ') FROM attempts");
+  EXPECT_TRUE(QueueEmpties());
+}
+
+TEST_F(SlurmSweepTest, ResumesAfterTheOrchestratorIsKilledWithoutRunningARunTwice) {
+  const std::string trainer = SlowTrainer(1);
+  const std::string matrix = WriteOneRunMatrix("repetitions = 3\ntimeout_s = 60\n");
+  Child orchestrator;
+  std::string error;
+  ASSERT_TRUE(orchestrator.Start({testing::DmlbenchProgram(), "run", matrix, "--db", db(), "--trainer", trainer}, {},
+                                 &error))
+      << error;
+  // SIGKILL while a later run's step runs, once one run is complete.
+  bool killed = false;
+  for (int i = 0; i < 600 && !killed; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (!std::filesystem::exists(db()) || std::filesystem::file_size(db()) == 0) continue;  // not yet made
+    Store store(db(), Store::Mode::kReadOnly);
+    if (testing::Int(store, "SELECT count(*) FROM runs WHERE status = 'complete'") >= 1 &&
+        testing::Int(store, "SELECT count(*) FROM attempts WHERE status = 'running'") == 1) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      ::kill(orchestrator.pid(), SIGKILL);
+      killed = true;
+    }
+  }
+  ASSERT_TRUE(killed);
+  orchestrator.Reap(/*block=*/true);
+  // Its allocation outlives it.
+  const std::vector<std::string> left = JobsNamed(SlurmJobName(db()));
+  ASSERT_EQ(left.size(), 1u);
+
+  const CommandOutput again = Run(matrix, trainer);
+  ASSERT_EQ(again.exit_code, 0) << again.err << again.out;
+  EXPECT_NE(again.err.find("dmlbench: cancelled slurm job " + left[0] + " (" + SlurmJobName(db()) +
+                           "), left by an earlier `dmlbench run` of this database that stopped"),
+            std::string::npos)
+      << again.err;
+  EXPECT_NE(again.out.find("1 run was left running by an orchestrator that stopped; redone"), std::string::npos)
+      << again.out;
+  Store store(db());
+  EXPECT_EQ(testing::Int(store, "SELECT count(*) FROM runs"), 3);
+  EXPECT_EQ(testing::Int(store, "SELECT count(*) FROM runs WHERE status = 'complete'"), 3);
+  EXPECT_EQ(testing::Int(store, "SELECT count(*) FROM attempts WHERE status = 'ok'"), 3);
+  EXPECT_EQ(testing::Int(store, "SELECT count(DISTINCT run_id) FROM attempts WHERE status = 'ok'"), 3);
+  EXPECT_EQ(testing::Int(store, "SELECT count(*) FROM attempts WHERE status = 'interrupted'"), 1);
+  EXPECT_TRUE(QueueEmpties());
+}
+
+// Sweeps on two Slurm nodes of one CPU each, one of which an administrator
+// sets DOWN under a run.
+class SlurmTwoNodeTest : public SlurmSweepTest {
+ protected:
+  SlurmTwoNodeTest() {
+    nodes_ = 2;
+    cpus_per_node_ = 1;
+  }
+
+  // Sets the last node of the first step that runs DOWN, half a second
+  // after it started; returns that node.
+  std::thread DownUnderARun(std::string* node) {
+    return std::thread([node] {
+      const auto [step, nodes] = RunningStep();
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+      *node = ExpandHostnames(nodes).back();
+      RunCommand({"scontrol", "update", "nodename=" + *node, "state=down", "reason=fixture test"}, 30);
+    });
+  }
+};
+
+TEST_F(SlurmTwoNodeTest, NodeSetDownFailsItsRunAndTheSweepGoesOnOnTheOtherNode) {
+  const std::string trainer = SlowTrainer(1.5);
+  const std::string matrix = WriteOneRunMatrix("repetitions = 3\ntimeout_s = 60\n");
+  std::string down;
+  std::thread outside = DownUnderARun(&down);
+  const CommandOutput run = Run(matrix, trainer);
+  outside.join();
+  Store store(db());
+  ASSERT_EQ(run.exit_code, 0) << run.err << run.out
+                              << testing::Text(store, "SELECT group_concat(command_line || ' => ' || "
+                                                      "coalesce(reason, '') || ' :: ' || coalesce(stderr_tail, ''), "
+                                                      "' ||| ') FROM attempts");
+  const std::string other = down == "n1" ? "n2" : "n1";
+  EXPECT_EQ(testing::Int(store, "SELECT count(*) FROM runs WHERE status = 'complete'"), 3);
+  // The lost node is not the run's failure: it was run again, attempts left untouched.
+  EXPECT_EQ(testing::Int(store, "SELECT count(*) FROM attempts WHERE status = 'failed' AND host_failure = 1"), 1);
+  const std::string reason = testing::Text(store, "SELECT reason FROM attempts WHERE host_failure = 1");
+  EXPECT_NE(reason.find(" ended NODE_FAIL: " + down + " DOWN"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("(fixture test"), std::string::npos) << reason;
+  EXPECT_EQ(testing::Int(store, "SELECT count(*) FROM attempts WHERE status = 'ok' AND hosts = '" + other + "'"), 3)
+      << testing::Text(store, "SELECT group_concat(hosts || ' ' || status, ', ') FROM attempts");
+  EXPECT_TRUE(QueueEmpties());
+}
+
+TEST_F(SlurmTwoNodeTest, NodeSetDownUnderARunOfBothNodesStopsTheSweepNamingIt) {
+  const std::string trainer = SlowTrainer(3, 2);
+  const std::string matrix = WriteOneRunMatrix("timeout_s = 60\n[slurm]\nranks = \"per-node\"\n", 2);
+  std::string down;
+  std::thread outside = DownUnderARun(&down);
+  const CommandOutput run = Run(matrix, trainer);
+  outside.join();
+  EXPECT_NE(run.exit_code, 0);
+  EXPECT_EQ(down, "n2");
+  EXPECT_NE(run.err.find("stopped the sweep after ring w=2 b=100 rep=0 failed with an error that every attempt would "
+                         "meet: slurm job 2 waits for nodes that are down: n2 DOWN (fixture test [root@"),
+            std::string::npos)
+      << run.err;
+  Store store(db());
+  // The step on the lost node, then the allocation that could not start: neither counts as the run's failure.
+  EXPECT_EQ(testing::Text(store, "SELECT group_concat(host_failure || ' ' || substr(reason, 1, 34), ', ') "
+                                 "FROM (SELECT * FROM attempts ORDER BY attempt_id)"),
+            "1 slurm step 1.0 ended NODE_FAIL: n2, 1 slurm job 2 waits for nodes that a");
+  EXPECT_EQ(testing::Text(store, "SELECT status FROM runs"), "failed");
+  EXPECT_TRUE(QueueEmpties()) << "the pending allocation was not withdrawn";
 }
 
 }  // namespace
