@@ -105,6 +105,13 @@ class SlurmSweepTest : public ::testing::Test {
     return dir_ / "matrix.toml";
   }
 
+  // A matrix of tiny runs of the real trainer: its [matrix] and [slurm] lines.
+  std::string WriteTinyRunsMatrix(const std::string& axes, const std::string& slurm) {
+    return WriteMatrix("[defaults]\nepochs = 1\nbatch_size = 50\nhidden = [16]\nmax_iterations_per_epoch = 5\n"
+                       "dataset = \"synthetic\"\n[matrix]\n" + axes +
+                       "[execution]\nprovider = \"slurm\"\ntimeout_s = 120\nattempts = 1\n[slurm]\n" + slurm);
+  }
+
   // A matrix of one run of one rank (or `workers`), for the shell-script trainers below.
   std::string WriteOneRunMatrix(const std::string& execution, int workers = 1) {
     testing::WriteFile(dir_ / "matrix.toml", "[experiment]\nname = \"slurm-test\"\n[defaults]\ndataset = \"synthetic\"\n"
@@ -166,12 +173,9 @@ class SlurmSweepTest : public ::testing::Test {
 };
 
 TEST_F(SlurmSweepTest, QuickstartLikeSweepCompletesAsStepsOfOneAllocation) {
-  const std::string matrix = WriteMatrix(
-      "[defaults]\nepochs = 1\nbatch_size = 50\nhidden = [16]\nmax_iterations_per_epoch = 5\n"
-      "dataset = \"synthetic\"\n"
-      "[matrix]\narchitecture = [\"ring\", \"mpi\", \"ps\", \"p2p\"]\nworkers = [1, 2]\nservers = [1]\n"
-      "[execution]\nprovider = \"slurm\"\ntimeout_s = 120\nattempts = 1\n"
-      "[slurm]\npartition = \"debug\"\n");
+  const std::string matrix =
+      WriteTinyRunsMatrix("architecture = [\"ring\", \"mpi\", \"ps\", \"p2p\"]\nworkers = [1, 2]\nservers = [1]\n",
+                          "partition = \"debug\"\n");
   const CommandOutput run = Run(matrix);
   ASSERT_EQ(run.exit_code, 0) << run.err << run.out << slurm_->logs();
   EXPECT_NE(run.out.find("8 complete"), std::string::npos) << run.out;
@@ -256,12 +260,8 @@ TEST_F(SlurmSweepTest, HostileStringsReachSlurmLiterally) {
 }
 
 TEST_F(SlurmSweepTest, MpirunInsideTheAllocation) {
-  const std::string matrix = WriteMatrix(
-      "[defaults]\nepochs = 1\nbatch_size = 50\nhidden = [16]\nmax_iterations_per_epoch = 5\n"
-      "dataset = \"synthetic\"\n"
-      "[matrix]\narchitecture = [\"ring\"]\nworkers = [1, 2]\n"
-      "[execution]\nprovider = \"slurm\"\ntimeout_s = 120\nattempts = 1\n"
-      "[slurm]\nlaunch = \"mpirun\"\n");
+  const std::string matrix =
+      WriteTinyRunsMatrix("architecture = [\"ring\"]\nworkers = [1, 2]\n", "launch = \"mpirun\"\n");
   const CommandOutput run = Run(matrix);
   ASSERT_EQ(run.exit_code, 0) << run.err << run.out << slurm_->logs();
   Store store(db());
