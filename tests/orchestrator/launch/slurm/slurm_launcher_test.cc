@@ -113,10 +113,11 @@ class SlurmSweepTest : public ::testing::Test {
   }
 
   // A matrix of one run of one rank (or `workers`), for the shell-script trainers below.
-  std::string WriteOneRunMatrix(const std::string& execution, int workers = 1) {
+  std::string WriteOneRunMatrix(const std::string& execution, int workers = 1, int attempts = 1) {
     testing::WriteFile(dir_ / "matrix.toml", "[experiment]\nname = \"slurm-test\"\n[defaults]\ndataset = \"synthetic\"\n"
                                              "[matrix]\nworkers = [" + std::to_string(workers) +
-                                                 "]\n[execution]\nprovider = \"slurm\"\nattempts = 1\n" + execution);
+                                                 "]\n[execution]\nprovider = \"slurm\"\nattempts = " +
+                                                 std::to_string(attempts) + "\n" + execution);
     return dir_ / "matrix.toml";
   }
 
@@ -238,6 +239,28 @@ TEST_F(SlurmSweepTest, StepCancelledFromOutsideIsRecordedAsCancelled) {
   EXPECT_EQ(testing::Text(store, "SELECT status FROM attempts"), "failed");
   const std::string reason = testing::Text(store, "SELECT reason FROM attempts");
   EXPECT_NE(reason.find("ended CANCELLED"), std::string::npos) << reason;
+}
+
+TEST_F(SlurmSweepTest, AllocationCancelledFromOutsideIsRecordedAndReplaced) {
+  const std::string matrix = WriteOneRunMatrix("repetitions = 2\ntimeout_s = 60\n", 1, 2);
+  std::thread outside([] {
+    const std::string step = RunningStep().first;
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    RunCommand({"scancel", step.substr(0, step.find('.'))}, 30);  // the whole allocation
+  });
+  const CommandOutput run = Run(matrix, SlowTrainer(1.5));
+  outside.join();
+  EXPECT_EQ(run.exit_code, 0) << run.err << run.out;
+  Store store(db());
+  EXPECT_EQ(testing::Int(store, "SELECT count(*) FROM runs WHERE status = 'complete'"), 2);
+  const std::string reason = testing::Text(store, "SELECT reason FROM attempts WHERE status = 'failed'");
+  EXPECT_NE(reason.find("slurm step 1.0 ended CANCELLED"), std::string::npos) << reason;
+  // The runs after it ran in a new allocation.
+  EXPECT_EQ(testing::Int(store, "SELECT count(*) FROM attempts WHERE status = 'ok' AND command_line LIKE "
+                                "'%# slurm job 2, step %'"),
+            2)
+      << testing::Text(store, "SELECT group_concat(command_line, ' | ') FROM attempts");
+  EXPECT_TRUE(QueueEmpties());
 }
 
 TEST_F(SlurmSweepTest, HostileStringsReachSlurmLiterally) {
