@@ -18,6 +18,7 @@
 #include <string_view>
 
 #include "trainer/dataset.h"
+#include "trainer/dataset_cache.h"
 #include "trainer/events.h"
 #include "trainer/poll.h"
 #include "trainer/trainer.h"
@@ -53,6 +54,7 @@ int Fail(int rank, const std::string& message) {
 struct CommandLine {
   TrainerOptions options;
   std::string dataset_dir;                  // --dataset; "" with --synthetic
+  std::string dataset_cache;                // --dataset-cache; "" = decode the files every run
   std::optional<std::int64_t> synthetic;    // --synthetic: generated training samples
   std::string events_path;                  // "" = no events, "-" = standard output
   bool quiet = false;                       // no progress lines
@@ -70,6 +72,9 @@ void AddOptions(CLI::App& app, CommandLine& line) {
   auto* synthetic_option = app.add_option(
       "--synthetic", line.synthetic, "Use N generated training samples instead of --dataset");
   dataset_option->excludes(synthetic_option);
+  app.add_option("--dataset-cache", line.dataset_cache,
+                 "Directory where the --dataset files are kept decoded, once per host, for the next runs")
+      ->needs(dataset_option);
   app.add_option("--epochs", options.epochs)->capture_default_str();
   app.add_option("--batch-size", options.batch_size, "Local batch per worker")
       ->capture_default_str();
@@ -114,8 +119,12 @@ std::string CheckCommandLine(const CommandLine& line) {
 // not be loaded, or "".
 std::string LoadData(const CommandLine& line, std::optional<Dataset>* dataset) {
   try {
-    *dataset = line.synthetic ? MakeSyntheticDataset(*line.synthetic, line.options.seed)
-                              : LoadDataset(line.dataset_dir);
+    if (line.synthetic)
+      *dataset = MakeSyntheticDataset(*line.synthetic, line.options.seed);
+    else if (!line.dataset_cache.empty())
+      *dataset = LoadDatasetCached(line.dataset_dir, line.dataset_cache);
+    else
+      *dataset = LoadDataset(line.dataset_dir);
   } catch (const DatasetError& e) {
     return e.what();
   }
