@@ -84,6 +84,8 @@ class ClusterLauncher : public Launcher {
     options.mpirun_args.insert(options.mpirun_args.end(), {"--hostfile", hostfile});
     options.ranks_on_this_machine = false;
     options.trainer = inventory_.work_dir + "/dmlbench-trainer";
+    // Decoded once per host, by the first run that reads the hosts' copy.
+    options.dataset_cache_dir = inventory_.work_dir + "/dataset-cache";
     LaunchSpec remote = spec;
     if (!remote.dataset_dir.empty()) remote.dataset_dir = inventory_.work_dir + "/dataset";
     // The ranks write their output in their hosts' own work directories,
