@@ -4,7 +4,6 @@
 #include "trainer/dataset_cache.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 #include <zlib.h>
 
 #include <filesystem>
@@ -12,26 +11,20 @@
 #include <string>
 #include <vector>
 
+#include "tests/trainer/idx_files.h"
+
 namespace dmlbench {
 namespace {
 
 namespace fs = std::filesystem;
-using Bytes = std::vector<std::uint8_t>;
+using testing::Bytes;
+using testing::Idx;
 
-Bytes Idx(std::vector<std::uint32_t> dims, const Bytes& data) {
-  Bytes bytes = {0, 0, 0x08, static_cast<std::uint8_t>(dims.size())};
-  for (std::uint32_t d : dims)
-    for (int shift = 24; shift >= 0; shift -= 8) bytes.push_back(static_cast<std::uint8_t>(d >> shift));
-  bytes.insert(bytes.end(), data.begin(), data.end());
-  return bytes;
-}
 
 class DatasetCacheTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("dmlbench-dataset-cache-test-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = testing::TestDirectory("dmlbench-dataset-cache-test");
     data_ = (dir_ / "data").string();
     cache_ = (dir_ / "cache").string();
     fs::create_directories(data_);
