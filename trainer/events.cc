@@ -128,6 +128,14 @@ nlohmann::json ToJson(const RunEndEvent& event) {
   if (event.parameter_checksum) json["parameter_checksum"] = *event.parameter_checksum;
   json["total_wall_s"] = event.total_wall_s;
   json["peak_rss_bytes"] = event.peak_rss_bytes;
+  if (event.phases) {
+    const RunPhases& p = *event.phases;
+    json["phases"] = {{"mpi_init_s", p.mpi_init_s},
+                      {"dataset_load_s", p.dataset_load_s},
+                      {"setup_s", p.setup_s},
+                      {"epochs_s", p.epochs_s},
+                      {"teardown_s", p.teardown_s}};
+  }
   return json;
 }
 

@@ -109,12 +109,23 @@ struct EpochEvent {
   std::vector<std::int64_t> iteration_wall_us;
 };
 
+// Where rank 0's time went, from the process's start to run_end; the parts
+// add up to run_end's total_wall_s (schemas/trainer-events.md, run_end).
+struct RunPhases {
+  double mpi_init_s = 0;      // MPI_Init
+  double dataset_load_s = 0;  // reading the data, until the slowest rank has it
+  double setup_s = 0;         // model, scheme and ranks' facts, until run_start is written
+  double epochs_s = 0;        // from run_start to the last epoch's event: epochs, evaluations, reports
+  double teardown_s = 0;      // from the last epoch's event to run_end
+};
+
 struct RunEndEvent {
   std::string status;                       // "ok" | "error"
   std::string error;                        // written when status is "error"
   std::optional<std::string> parameter_checksum;
   double total_wall_s = 0;
   std::int64_t peak_rss_bytes = 0;
+  std::optional<RunPhases> phases;          // written after a successful run
 };
 
 nlohmann::json ToJson(const RunStartEvent& event);

@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <iomanip>
@@ -17,6 +18,7 @@
 #include <string_view>
 
 #include "trainer/dataset.h"
+#include "trainer/dataset_cache.h"
 #include "trainer/events.h"
 #include "trainer/poll.h"
 #include "trainer/trainer.h"
@@ -52,6 +54,7 @@ int Fail(int rank, const std::string& message) {
 struct CommandLine {
   TrainerOptions options;
   std::string dataset_dir;                  // --dataset; "" with --synthetic
+  std::string dataset_cache;                // --dataset-cache; "" = decode the files every run
   std::optional<std::int64_t> synthetic;    // --synthetic: generated training samples
   std::string events_path;                  // "" = no events, "-" = standard output
   bool quiet = false;                       // no progress lines
@@ -69,6 +72,9 @@ void AddOptions(CLI::App& app, CommandLine& line) {
   auto* synthetic_option = app.add_option(
       "--synthetic", line.synthetic, "Use N generated training samples instead of --dataset");
   dataset_option->excludes(synthetic_option);
+  app.add_option("--dataset-cache", line.dataset_cache,
+                 "Directory where the --dataset files are kept decoded, once per host, for the next runs")
+      ->needs(dataset_option);
   app.add_option("--epochs", options.epochs)->capture_default_str();
   app.add_option("--batch-size", options.batch_size, "Local batch per worker")
       ->capture_default_str();
@@ -113,8 +119,12 @@ std::string CheckCommandLine(const CommandLine& line) {
 // not be loaded, or "".
 std::string LoadData(const CommandLine& line, std::optional<Dataset>* dataset) {
   try {
-    *dataset = line.synthetic ? MakeSyntheticDataset(*line.synthetic, line.options.seed)
-                              : LoadDataset(line.dataset_dir);
+    if (line.synthetic)
+      *dataset = MakeSyntheticDataset(*line.synthetic, line.options.seed);
+    else if (!line.dataset_cache.empty())
+      *dataset = LoadDatasetCached(line.dataset_dir, line.dataset_cache);
+    else
+      *dataset = LoadDataset(line.dataset_dir);
   } catch (const DatasetError& e) {
     return e.what();
   }
@@ -133,13 +143,39 @@ std::string OpenEvents(const std::string& path, std::unique_ptr<EventWriter>* ev
   return "";
 }
 
-// Collective: completes `end` with the run's wall time since `started` and the
-// peak memory over ranks, writes it to `events` (null = none) and, after a
-// successful run, the one-line summary to `summary` (null = none).
-void Finish(RunEndEvent end, Clock::time_point started, EventWriter* events,
-            std::ostream* summary) {
+double Seconds(Clock::time_point from, Clock::time_point to) {
+  return std::chrono::duration<double>(to - from).count();
+}
+
+// When rank 0 passed the steps before training (run_end's phases).
+struct StartTimes {
+  Clock::time_point started;      // the process's start, before MPI_Init
+  Clock::time_point initialised;  // MPI_Init returned
+  Clock::time_point loaded;       // every rank has its data
+  Clock::time_point training;     // Train was called (the events file is open)
+};
+
+// The phases of a successful run, the last one the rest of `total_wall_s`.
+RunPhases PhasesOf(const StartTimes& times, const TrainResult& result, double total_wall_s) {
+  RunPhases phases;
+  phases.mpi_init_s = Seconds(times.started, times.initialised);
+  phases.dataset_load_s = Seconds(times.initialised, times.loaded);
+  phases.setup_s = Seconds(times.loaded, times.training) + result.setup_s;
+  phases.epochs_s = result.epochs_s;
+  phases.teardown_s = std::max(0.0, total_wall_s - phases.mpi_init_s - phases.dataset_load_s -
+                                        phases.setup_s - phases.epochs_s);
+  return phases;
+}
+
+// Collective: completes `end` with the run's wall time since `times.started`,
+// its phases after a successful `result` (null = none) and the peak memory
+// over ranks, writes it to `events` (null = none) and, after a successful
+// run, the one-line summary to `summary` (null = none).
+void Finish(RunEndEvent end, const StartTimes& times, const TrainResult* result,
+            EventWriter* events, std::ostream* summary) {
   end.peak_rss_bytes = PeakRssBytesOverRanks();
-  end.total_wall_s = std::chrono::duration<double>(Clock::now() - started).count();
+  end.total_wall_s = Seconds(times.started, Clock::now());
+  if (result) end.phases = PhasesOf(times, *result, end.total_wall_s);
   if (events) events->Write(ToJson(end));
   if (summary && end.status == "ok")
     *summary << "  done in " << std::fixed << std::setprecision(1) << end.total_wall_s
@@ -148,7 +184,7 @@ void Finish(RunEndEvent end, Clock::time_point started, EventWriter* events,
              << std::endl;
 }
 
-int Run(int argc, char** argv, Clock::time_point started) {
+int Run(int argc, char** argv, StartTimes times) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 
@@ -172,6 +208,7 @@ int Run(int argc, char** argv, Clock::time_point started) {
   std::optional<Dataset> dataset;
   if (std::string first = FirstError(LoadData(line, &dataset)); !first.empty())
     return Fail(rank, first);
+  times.loaded = Clock::now();
   std::unique_ptr<EventWriter> events;
   if (std::string first = FirstError(rank == 0 ? OpenEvents(line.events_path, &events) : "");
       !first.empty())
@@ -183,15 +220,16 @@ int Run(int argc, char** argv, Clock::time_point started) {
     if (!line.quiet) outputs.progress = &std::cerr;
   }
   TrainResult result;
+  times.training = Clock::now();
   try {
     result = Train(line.options, *dataset, outputs);
   } catch (const std::invalid_argument& e) {
     // Thrown identically on every rank before training starts.
-    Finish({"error", e.what(), std::nullopt}, started, events.get(), nullptr);
+    Finish({"error", e.what(), std::nullopt}, times, nullptr, events.get(), nullptr);
     return Fail(rank, e.what());
   }
-  Finish({"ok", "", rank == 0 ? std::optional(result.parameter_checksum) : std::nullopt}, started,
-         events.get(), outputs.progress);
+  Finish({"ok", "", rank == 0 ? std::optional(result.parameter_checksum) : std::nullopt}, times,
+         &result, events.get(), outputs.progress);
   return 0;
 }
 
@@ -243,9 +281,10 @@ int main(int argc, char** argv) {
   int provided = 0;
   dmlbench::SetTransportDefaults();
   MPI_Init_thread(&argc, &argv, dmlbench::RequiredMpiThreadLevel(), &provided);
+  const auto initialised = std::chrono::steady_clock::now();
   int status = 1;
   try {
-    status = dmlbench::Run(argc, argv, started);
+    status = dmlbench::Run(argc, argv, {started, initialised, {}, {}});
   } catch (const std::exception& e) {
     // A failure on some ranks only: the others may wait for them forever.
     std::cerr << "dmlbench-trainer: error: " << e.what() << std::endl;

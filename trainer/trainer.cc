@@ -232,7 +232,8 @@ class TrainingRun {
   // documents.
   TrainingRun(const TrainerOptions& options, const Dataset& dataset);
 
-  TrainResult Train(const TrainerOutputs& outputs);
+  // `called`: when the caller began building this run (its setup_s starts there).
+  TrainResult Train(const TrainerOutputs& outputs, Clock::time_point called);
 
  private:
   RunStartEvent RunStart(const RankFacts& facts) const;
@@ -299,10 +300,11 @@ TrainingRun::TrainingRun(const TrainerOptions& options, const Dataset& dataset)
   std::iota(test_indices_.begin(), test_indices_.end(), 0u);
 }
 
-TrainResult TrainingRun::Train(const TrainerOutputs& outputs) {
+TrainResult TrainingRun::Train(const TrainerOutputs& outputs, Clock::time_point called) {
   const RankFacts facts = GatherRankFacts(worker_, rank_, world_);
   if (outputs.events) outputs.events->Write(ToJson(RunStart(facts)));
   if (outputs.progress) PrintHeader(*outputs.progress);
+  const Clock::time_point started = Clock::now();
 
   std::vector<double> gathered(rank_ == 0 ? std::size_t(kFieldCount) * world_ : 0);
   TrainResult result;
@@ -324,6 +326,8 @@ TrainResult TrainingRun::Train(const TrainerOutputs& outputs) {
     if (outputs.progress) PrintEpochLine(event, *outputs.progress);
     result.epochs.push_back(std::move(event));
   }
+  result.setup_s = Seconds(called, started);
+  result.epochs_s = Seconds(started, Clock::now());
 
   if (timeline_.enabled()) timeline_.Write(options_.timeline_path, rank_, facts.labels);
   if (worker_) {
@@ -601,8 +605,9 @@ std::int64_t PeakRssBytesOverRanks() {
 
 TrainResult Train(const TrainerOptions& options, const Dataset& dataset,
                   const TrainerOutputs& outputs) {
+  const Clock::time_point called = Clock::now();
   TrainingRun run(options, dataset);
-  return run.Train(outputs);
+  return run.Train(outputs, called);
 }
 
 }  // namespace dmlbench

@@ -48,6 +48,10 @@ struct TrainResult {
   std::vector<float> parameters;    // the final model (workers; empty on servers)
   std::string parameter_checksum;   // sha256 hex of `parameters` (workers; "" on servers)
   std::vector<EpochEvent> epochs;   // complete on rank 0 only
+  // Rank 0's clock: from the call of Train to run_start written (model,
+  // scheme, the ranks' facts), and from then to the last epoch reported.
+  double setup_s = 0;
+  double epochs_s = 0;
 };
 
 // Runs the whole training. Throws std::invalid_argument, with the same

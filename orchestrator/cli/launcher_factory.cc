@@ -1,5 +1,7 @@
 #include "orchestrator/cli/launcher_factory.h"
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <filesystem>
 
@@ -74,6 +76,9 @@ std::unique_ptr<Launcher> MakeLauncher(const ExecutionOptions& execution, const 
       LocalLauncherOptions options;
       options.trainer = paths.trainer;
       options.mpirun = paths.mpirun;
+      // This user's, on this machine: decoded by the first run, reused by the next.
+      options.dataset_cache_dir =
+          (std::filesystem::temp_directory_path() / ("dmlbench-" + std::to_string(::geteuid()) + "-datasets")).string();
       return std::make_unique<LocalLauncher>(options);
     }
     case Provider::kSsh:

@@ -72,6 +72,8 @@ void PrintSummary(std::ostream& out, const Experiment& experiment, const SweepRe
       << ": " << report.complete << " complete (" << now
       << " just now), " << report.failed << " failed, " << report.interrupted << " interrupted, "
       << report.pending << " pending\n";
+  // Where the time went, when the sweep ran anything (attempt_phases).
+  if (!report.time.phase_s.empty()) out << report.time.Summary() << "\n";
   if (report.recovered) {
     out << report.recovered << (report.recovered == 1 ? " run was" : " runs were")
         << " left running by an orchestrator that stopped; redone\n";

@@ -88,6 +88,14 @@ class Fields {
     return Fields(value, where_ + ": " + key);
   }
 
+  // Absent or null: nullopt.
+  std::optional<Fields> OptionalObject(const char* key) const {
+    auto it = object_.find(key);
+    if (it == object_.end() || it->is_null()) return std::nullopt;
+    if (!it->is_object()) throw Mistyped(key, "an object", *it);
+    return Fields(*it, where_ + ": " + key);
+  }
+
   const json& Array(const char* key) const {
     const json& value = Required(key);
     if (!value.is_array()) throw Mistyped(key, "an array", value);
@@ -304,6 +312,11 @@ RunEndRecord ReadRunEnd(const Fields& fields, bool run_start_seen) {
   }
   r.total_wall_s = fields.OptionalNumber("total_wall_s");
   r.peak_rss_bytes = fields.OptionalInteger("peak_rss_bytes");
+  if (const std::optional<Fields> phases = fields.OptionalObject("phases")) {
+    r.phases = TrainerPhases{phases->Number("mpi_init_s"), phases->Number("dataset_load_s"),
+                             phases->Number("setup_s"), phases->Number("epochs_s"),
+                             phases->Number("teardown_s")};
+  }
   return r;
 }
 
@@ -369,6 +382,7 @@ void Ingest::ConsumeEvent(std::string_view line) {
   if (kind == "run_start") {
     if (run_start_seen_) throw EventError("run_start: repeated");
     const RunStartRecord r = ReadRunStart(fields);
+    times_.run_start_at_s = monotonic_now_();  // as it arrived, before it is stored
     BeforeWrite();
     store_.RecordRunStart(attempt_id_, r);
     AfterWrite(false);
@@ -383,13 +397,17 @@ void Ingest::ConsumeEvent(std::string_view line) {
     store_.AddEpoch(run_id_, attempt_id_, r);
     AfterWrite(false);
     ++epochs_stored_;
+    (r.epoch == 1 ? times_.first_epoch_s : times_.later_epochs_s) += r.wall_s;
+    times_.evaluation_s += r.eval_s.value_or(0);
   } else if (kind == "run_end") {
     const RunEndRecord r = ReadRunEnd(fields, run_start_seen_);
+    times_.run_end_at_s = monotonic_now_();
     BeforeWrite();
     store_.RecordRunEnd(attempt_id_, r);
     AfterWrite(/*last_event=*/true);  // commits: a finished attempt's events are all stored
     run_end_seen_ = true;
     run_end_ok_ = r.status == "ok";
+    times_.trainer = r.phases;
     trainer_error_ = r.error;
   }
   // Other event kinds are for other readers (format version 1 allows them).

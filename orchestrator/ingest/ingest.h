@@ -22,6 +22,17 @@ namespace dmlbench {
 inline constexpr int kEventsFormatVersion = 1;
 inline constexpr double kGroupCommitS = 0.05;
 
+// What an attempt's events say of where its time went
+// (run/attempt_phases.h turns it into the attempt's phases).
+struct EventTimes {
+  // The Ingest's monotonic clock when the line arrived, once it did.
+  std::optional<double> run_start_at_s, run_end_at_s;
+  double first_epoch_s = 0;   // wall_s of epoch 1, once it arrived
+  double later_epochs_s = 0;  // of the others
+  double evaluation_s = 0;    // every epoch's eval_s
+  std::optional<TrainerPhases> trainer;  // run_end's phases
+};
+
 class Ingest {
  public:
   // `store` must outlive this object. `monotonic_now` (seconds) times the
@@ -53,6 +64,8 @@ class Ingest {
   // "event line 3: ..." for the first malformed event, "" while all are valid.
   const std::string& error() const { return error_; }
   int epochs_stored() const { return epochs_stored_; }
+  // Of the events stored so far.
+  const EventTimes& times() const { return times_; }
   // From run_start; 0 until it arrived.
   std::int64_t iterations_per_epoch() const { return iterations_per_epoch_; }
   const std::string& mpi_library_version() const { return mpi_library_version_; }
@@ -78,6 +91,7 @@ class Ingest {
   bool run_end_seen_ = false;
   bool run_end_ok_ = false;
   int epochs_stored_ = 0;
+  EventTimes times_;
   std::int64_t iterations_per_epoch_ = 0;
   std::string mpi_library_version_;
   std::string trainer_error_;

@@ -59,6 +59,7 @@ struct LaunchResult {
   std::string stderr_tail;                 // last ~8 KiB of mpirun's stderr
   std::string command_line;                // as executed (shell-quoted)
   std::vector<std::string> hosts;          // host names the ranks ran on
+  double link_shaping_s = 0;               // of the call, shaping the links to spec.network before mpirun
 };
 
 class Launcher {

@@ -18,6 +18,7 @@
 #include "orchestrator/ingest/ingest.h"
 #include "orchestrator/launch/job_output.h"
 #include "orchestrator/launch/trainer_command.h"
+#include "orchestrator/run/attempt_phases.h"
 #include "orchestrator/run/outcome.h"
 #include "orchestrator/run/output_dir.h"
 #include "orchestrator/run/progress.h"
@@ -38,6 +39,7 @@ class Runner::Sweep {
     if (!lock.Covers(store_.path())) {
       throw RunnerError(store_.path() + ": the sweep does not hold this database's run lock");
     }
+    sweep_start_s_ = previous_end_s_ = MonotonicNow();
     report_.recovered = store_.RecoverInterrupted(UnixNow());
     RemoveOrphanedOutputDirs();  // an orchestrator killed before it could remove its own
     provenance_.trainer_sha256 = launcher_.TrainerSha256();
@@ -68,6 +70,7 @@ class Runner::Sweep {
     progress.End();
     if (experiment_.execution.max_repetitions > 0) RepeatLoosePoints(plan);
     Tally();
+    report_.time.wall_s = MonotonicNow() - sweep_start_s_;
     return std::move(report_);
   }
 
@@ -186,9 +189,12 @@ class Runner::Sweep {
     return true;
   }
 
-  // Connects and provisions the hosts; records their facts.
+  // Connects and provisions the hosts; records their facts. The time it
+  // takes is the first attempt's host_preparation.
   void PrepareHosts() {
+    const double start = MonotonicNow();
     for (const HostFacts& host : launcher_.Prepare()) host_ids_[host.name] = store_.AddHost(host, UnixNow());
+    host_preparation_s_ = MonotonicNow() - start;
   }
 
   // "0.15 core", "uncapped" (hosts without the tag), "0.15 core, uncapped".
@@ -277,6 +283,7 @@ class Runner::Sweep {
         disposition = RunDisposition::kFailed;
       }
       store_.FinishAttempt(item.run_id, current_attempt_id_, outcome, disposition, HostIds(outcome.hosts));
+      StorePhases();
       if (outcome.status == AttemptState::kOk) {
         item.state = RunState::kComplete;
         item.failure_reason.clear();
@@ -309,6 +316,9 @@ class Runner::Sweep {
     Ingest ingest(store_, run_id, current_attempt_id_);
     const OutputDir output;
     spec.output_dir = output.path();
+    clock_ = AttemptClock{previous_end_s_, host_preparation_s_};
+    host_preparation_s_ = 0;
+    clock_.launch_s = MonotonicNow();
     const LaunchResult launch = launcher_.Launch(
         spec,
         [&](std::string_view line) {
@@ -316,11 +326,24 @@ class Runner::Sweep {
           progress.Epoch(ingest.epochs_stored());
         },
         cancel_);
+    clock_.returned_s = MonotonicNow();
+    clock_.link_shaping_s = launch.link_shaping_s;
     ingest.Flush();
     std::vector<AttemptLog> logs;
     for (const JobOutputFile& file : ListJobOutput(output.path())) logs.push_back({file.rank, file.stream, file.path});
     store_.KeepAttemptLogs(current_attempt_id_, logs);
+    events_ = ingest.times();
     return DecideOutcome(launch, ingest, UnixNow());
+  }
+
+  // The current attempt's phases, once it is stored, into the database and
+  // the sweep's account; the next attempt's plan_to_launch starts here.
+  void StorePhases() {
+    clock_.end_s = MonotonicNow();
+    const std::vector<PhaseTime> phases = AttemptPhases(clock_, events_);
+    store_.AddAttemptPhases(current_attempt_id_, phases);
+    report_.time.Add(phases);
+    previous_end_s_ = clock_.end_s;
   }
 
   LaunchSpec SpecOf(const PlanItem& item) const {
@@ -371,6 +394,11 @@ class Runner::Sweep {
   std::map<std::string, std::int64_t> host_ids_;
   std::map<std::string, std::int64_t> run_ids_;  // by run key
   std::int64_t current_attempt_id_ = 0;
+  // Monotonic seconds: the sweep's start, the last attempt stored, and the
+  // hosts' preparation not yet given to an attempt.
+  double sweep_start_s_ = 0, previous_end_s_ = 0, host_preparation_s_ = 0;
+  AttemptClock clock_;  // of the current attempt
+  EventTimes events_;   // what its events said
   std::optional<SweepOrder> order_;
   int position_ = 0;  // the next run's place in the sweep's order
 };

@@ -23,6 +23,7 @@
 #include "orchestrator/filter/filter.h"
 #include "orchestrator/launch/launcher.h"
 #include "orchestrator/plan/plan.h"
+#include "orchestrator/run/attempt_phases.h"
 #include "orchestrator/run/run_lock.h"
 #include "orchestrator/store/store.h"
 
@@ -78,6 +79,9 @@ struct SweepReport {
   // interval still wider than interval_within (RepetitionRound).
   int more_repetitions = 0;
   std::vector<std::string> still_loose;
+  // The sweep's wall time and where its attempts' time went (their
+  // attempt_phases rows, summed).
+  SweepTime time;
 };
 
 class Runner {

@@ -106,12 +106,24 @@ struct EpochRecord {
 };
 
 // The trainer's run_end event.
+// Where the trainer's rank 0 spent total_wall_s (run_end's `phases`).
+struct TrainerPhases {
+  double mpi_init_s = 0, dataset_load_s = 0, setup_s = 0, epochs_s = 0, teardown_s = 0;
+};
+
 struct RunEndRecord {
   std::string status;  // ok | error
   std::string error;
   std::string parameter_checksum;
   std::optional<double> total_wall_s;
   std::optional<std::int64_t> peak_rss_bytes;
+  std::optional<TrainerPhases> phases;  // absent from older trainers and failed runs
+};
+
+// One phase of an attempt (attempt_phases; the names are the table's CHECK).
+struct PhaseTime {
+  std::string phase;
+  double seconds = 0;
 };
 
 // How an attempt ended, as the run loop decided it.

@@ -346,7 +346,7 @@ void Store::Forget(const std::vector<RunRecord>& runs, const std::string& filter
     std::vector<SQLite::Statement> removals;
     for (const char* sql : {"DELETE FROM predictions WHERE run_id = ?",
                             "DELETE FROM epochs WHERE run_id = ?",  // and their rank_phases and iterations
-                            "DELETE FROM attempts WHERE run_id = ?",  // and their hosts and logs
+                            "DELETE FROM attempts WHERE run_id = ?",  // and their hosts, logs and phases
                             "DELETE FROM run_tags WHERE run_id = ?", "DELETE FROM runs WHERE run_id = ?"}) {
       removals.emplace_back(impl_->db, sql);
     }
@@ -516,6 +516,32 @@ std::vector<AttemptRecord> Store::Attempts(std::int64_t run_id) const {
       attempts.push_back(std::move(attempt));
     }
     return attempts;
+  });
+}
+
+void Store::AddAttemptPhases(std::int64_t attempt_id, const std::vector<PhaseTime>& phases) {
+  WithStoreErrors(path_, [&] {
+    std::optional<SQLite::Transaction> transaction = impl_->OwnTransaction(/*immediate=*/true);
+    SQLite::Statement insert(impl_->db, "INSERT INTO attempt_phases (attempt_id, phase, seconds) VALUES (?, ?, ?)");
+    for (const PhaseTime& phase : phases) {
+      insert.bind(1, attempt_id);
+      insert.bind(2, phase.phase);
+      insert.bind(3, phase.seconds);
+      insert.exec();
+      insert.reset();
+    }
+    if (transaction) transaction->commit();
+  });
+}
+
+std::vector<PhaseTime> Store::AttemptPhases(std::int64_t attempt_id) const {
+  return WithStoreErrors(path_, [&] {
+    SQLite::Statement select(impl_->db,
+                             "SELECT phase, seconds FROM attempt_phases WHERE attempt_id = ? ORDER BY phase");
+    select.bind(1, attempt_id);
+    std::vector<PhaseTime> phases;
+    while (select.executeStep()) phases.push_back({select.getColumn(0).getString(), select.getColumn(1).getDouble()});
+    return phases;
   });
 }
 

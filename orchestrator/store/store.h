@@ -133,8 +133,8 @@ class Store {
 
   // What the runs with these ids hold.
   RunContents Contents(const std::vector<std::int64_t>& run_ids) const;
-  // Removes `runs` and everything that belongs to them (attempts, epochs,
-  // rank phases, iteration times, host links, tags, log rows, model
+  // Removes `runs` and everything that belongs to them (attempts and their
+  // phases, epochs, rank phases, iteration times, host links, tags, log rows, model
   // predictions) and records each in forgotten_runs with `filter` and the
   // time, in one transaction; then removes their directories in logs_dir()
   // (missing ones are no error). Throws StoreError, removing nothing, when a model fit used one
@@ -159,6 +159,12 @@ class Store {
                      RunDisposition disposition, const std::vector<std::int64_t>& host_ids);
   // The attempts of a run, by number.
   std::vector<AttemptRecord> Attempts(std::int64_t run_id) const;
+
+  // Where an attempt's time went (attempt_phases), in one transaction (or
+  // the batch); each phase at most once per attempt.
+  void AddAttemptPhases(std::int64_t attempt_id, const std::vector<PhaseTime>& phases);
+  // Those of an attempt, by phase name.
+  std::vector<PhaseTime> AttemptPhases(std::int64_t attempt_id) const;
 
   // The directory beside the database that holds the attempts' output:
   // "<path>.logs" (schemas/database.md).

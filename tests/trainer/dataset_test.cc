@@ -1,7 +1,6 @@
 #include "trainer/dataset.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -11,28 +10,21 @@
 #include <string>
 #include <vector>
 
+#include "tests/trainer/idx_files.h"
+
 namespace dmlbench {
 namespace {
 
 namespace fs = std::filesystem;
-using Bytes = std::vector<std::uint8_t>;
+using testing::Bytes;
+using testing::Idx;
 
-Bytes Idx(std::vector<std::uint32_t> dims, const Bytes& data) {
-  Bytes bytes = {0, 0, 0x08, static_cast<std::uint8_t>(dims.size())};
-  for (std::uint32_t d : dims)
-    for (int shift = 24; shift >= 0; shift -= 8) bytes.push_back(static_cast<std::uint8_t>(d >> shift));
-  bytes.insert(bytes.end(), data.begin(), data.end());
-  return bytes;
-}
 
 // A directory of four small raw IDX files (2x2 images), removed afterwards.
 class DatasetDir : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("dmlbench-dataset-test-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
+    dir_ = testing::TestDirectory("dmlbench-dataset-test");
     Write("train-images-idx3-ubyte", Idx({3, 2, 2}, Bytes(12, 255)));
     Write("train-labels-idx1-ubyte", Idx({3}, {0, 1, 9}));
     Write("t10k-images-idx3-ubyte", Idx({1, 2, 2}, {0, 51, 102, 255}));

@@ -55,6 +55,13 @@ TEST(Events, RunEndCarriesErrorOnlyOnFailure) {
             R"("status":"error","total_wall_s":0.5})");
 }
 
+TEST(Events, RunEndCarriesPhasesWhenGiven) {
+  RunEndEvent ok{"ok", "", std::string(64, 'a'), 1.5, 1000};
+  ok.phases = RunPhases{0.25, 0.5, 0.125, 0.5, 0.125};
+  EXPECT_EQ(ToJson(ok)["phases"].dump(),
+            R"({"dataset_load_s":0.5,"epochs_s":0.5,"mpi_init_s":0.25,"setup_s":0.125,"teardown_s":0.125})");
+}
+
 TEST(Events, RunStartHasParameterBytes) {
   RunStartEvent start;
   start.parameters = 104938;

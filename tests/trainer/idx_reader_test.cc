@@ -9,18 +9,14 @@
 #include <string>
 #include <vector>
 
+#include "tests/trainer/idx_files.h"
+
 namespace dmlbench {
 namespace {
 
-using Bytes = std::vector<std::uint8_t>;
+using testing::Bytes;
+using testing::Idx;
 
-Bytes Idx(std::vector<std::uint32_t> dims, const Bytes& data) {
-  Bytes bytes = {0, 0, 0x08, static_cast<std::uint8_t>(dims.size())};
-  for (std::uint32_t d : dims)
-    for (int shift = 24; shift >= 0; shift -= 8) bytes.push_back(static_cast<std::uint8_t>(d >> shift));
-  bytes.insert(bytes.end(), data.begin(), data.end());
-  return bytes;
-}
 
 Bytes Gzip(const Bytes& raw) {
   z_stream stream{};

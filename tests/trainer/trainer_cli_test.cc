@@ -332,6 +332,20 @@ TEST_F(TrainerCli, EventsFollowTheSchema) {
   EXPECT_EQ(end.at("parameter_checksum").get<std::string>().size(), 64u);
   EXPECT_GT(end.at("total_wall_s").get<double>(), 0);
   EXPECT_GT(end.at("peak_rss_bytes").get<std::int64_t>(), 1 << 20);
+  // Rank 0's phases add up to the whole run, and the epochs' part holds
+  // every epoch's wall time and evaluation.
+  const json& phases = end.at("phases");
+  double sum = 0;
+  for (const char* phase : {"mpi_init_s", "dataset_load_s", "setup_s", "epochs_s", "teardown_s"}) {
+    EXPECT_GE(phases.at(phase).get<double>(), 0) << phase;
+    sum += phases.at(phase).get<double>();
+  }
+  EXPECT_NEAR(sum, end.at("total_wall_s").get<double>(), 1e-6);
+  double epochs = 0;
+  for (int e = 1; e <= 2; ++e)
+    epochs += events[e].at("wall_s").get<double>() + events[e].at("eval_s").get<double>();
+  // (each rank times its own epochs; rank 0 may leave a barrier a poll later)
+  EXPECT_GE(phases.at("epochs_s").get<double>() + 0.01, epochs);
 }
 
 TEST_F(TrainerCli, SameSeedSameChecksumAndEventsOnStdout) {
@@ -405,6 +419,7 @@ TEST_F(TrainerCli, ErrorAfterEventsOpenedWritesRunEnd) {
             "the training set has 3 samples, fewer than one global batch of 4 (batch size 1 x 4 "
             "workers)");
   EXPECT_FALSE(events[0].contains("parameter_checksum"));
+  EXPECT_FALSE(events[0].contains("phases"));
 }
 
 // --dataset-sha256 DIR: the checksum a run reports, without MPI.

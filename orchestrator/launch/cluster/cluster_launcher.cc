@@ -6,6 +6,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "orchestrator/core/clock.h"
 #include "orchestrator/launch/cluster/cgroup.h"
 #include "orchestrator/launch/cluster/cluster.h"
 #include "orchestrator/launch/cluster/links.h"
@@ -50,12 +51,14 @@ class ClusterLauncher : public Launcher {
     }
     const std::vector<size_t> chosen = ChooseHosts(spec.ranks, &failed);
     if (chosen.empty()) return failed;
+    const double shaping = MonotonicNow();
     try {
       ReshapeCluster(state_, spec.network, *runner_);
     } catch (const ClusterError& e) {
       failed.failure_reason = "cannot shape the links to " + ProfileLabel(spec.network) + ": " + e.what();
       return failed;
     }
+    const double link_shaping_s = MonotonicNow() - shaping;
     // One rank per host, the first `ranks` hosts that are up; the files are
     // the hosts' provisioned copies (the work directory is the same path on
     // every host).
@@ -81,6 +84,8 @@ class ClusterLauncher : public Launcher {
     options.mpirun_args.insert(options.mpirun_args.end(), {"--hostfile", hostfile});
     options.ranks_on_this_machine = false;
     options.trainer = inventory_.work_dir + "/dmlbench-trainer";
+    // Decoded once per host, by the first run that reads the hosts' copy.
+    options.dataset_cache_dir = inventory_.work_dir + "/dataset-cache";
     LaunchSpec remote = spec;
     if (!remote.dataset_dir.empty()) remote.dataset_dir = inventory_.work_dir + "/dataset";
     // The ranks write their output in their hosts' own work directories,
@@ -103,6 +108,7 @@ class ClusterLauncher : public Launcher {
         },
         cancel);
     if (result.failure_reason.empty()) result.failure_reason = QuotaCameBackLate(lift, measured);
+    result.link_shaping_s = link_shaping_s;
     result.hosts = names;
     if (result.exit_code != 0 && !result.timed_out && !result.interrupted) FindLostHosts(chosen, &result);
     if (!options.ranks_output_dir.empty()) {

@@ -118,6 +118,7 @@ LaunchResult LocalLauncher::Launch(const LaunchSpec& spec,
   if (!spec.dataset_dir.empty()) {
     argv.push_back("--dataset");
     argv.push_back(spec.dataset_dir);
+    if (!options_.dataset_cache_dir.empty()) argv.insert(argv.end(), {"--dataset-cache", options_.dataset_cache_dir});
   }
   result.command_line = ShellJoin(argv);
 

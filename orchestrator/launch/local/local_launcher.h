@@ -26,6 +26,9 @@ struct LocalLauncherOptions {
   // to spec.output_dir.
   std::string ranks_output_dir;
   std::string trainer;             // program every rank runs (dmlbench-trainer)
+  // Where the trainer keeps a spec's dataset decoded for the next runs
+  // (its --dataset-cache, on the ranks' hosts); "" = decoded at every run.
+  std::string dataset_cache_dir;
   std::ostream* warnings = nullptr;  // oversubscription warnings; nullptr = std::cerr
   double kill_grace_s = 5;         // SIGTERM to the group (mpirun stops its ranks), then SIGKILL
 };

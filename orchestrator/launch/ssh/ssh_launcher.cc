@@ -202,6 +202,8 @@ std::string SshLauncher::RemoteCommand(const LaunchSpec& spec, const std::string
       trainer_args.push_back("--dataset");
       trainer_args.push_back(remote_dataset);
     }
+    // Decoded once per host, by the first run that reads the hosts' copy.
+    trainer_args.insert(trainer_args.end(), {"--dataset-cache", work_dir + "/dataset-cache"});
   }
   std::vector<std::string> words = {"env", "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"};
   words.insert(words.end(), std::begin(kMpirunEnvironment), std::end(kMpirunEnvironment));

@@ -445,6 +445,10 @@ TEST_F(CliTest, PlanRunStatusQueryAndExport) {
   EXPECT_NE(run.out.find("cli-test: 2 runs: 2 complete (2 just now), 0 failed, 0 interrupted, 0 pending\n"),
             std::string::npos)
       << run.out;
+  // The closing summary says where the sweep's time went.
+  EXPECT_NE(run.out.find("0 pending\nsweep "), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find(" of which steady epochs 1.0 s: efficiency "), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("; largest overheads: "), std::string::npos) << run.out;
   EXPECT_NE(run.err.find("[2/2] mpi w=1 b=100 rep=0: complete"), std::string::npos) << run.err;
 
   plan = Dmlbench({"--db", db_, "plan", matrix, "--trainer", trainer});

@@ -180,6 +180,52 @@ TEST_F(IngestTest, TrainerErrorInRunEndIsKept) {
 // joins one group.
 double FrozenClock() { return 100.0; }
 
+TEST_F(IngestTest, TimesOfTheEventsAndTheTrainersPhasesAreKept) {
+  double now = 10;
+  Ingest ingest(store_, run_id_, attempt_id_, [&now] { return now; });
+  ingest.Consume(RunStartLine());
+  now = 11;
+  ingest.Consume(EpochLine(1, 1, 0.5));
+  ingest.Consume(EpochLine(2, 1, 0.25));
+  ingest.Consume(EpochLine(3, 1, 0.25));
+  now = 12;
+  std::string end = RunEndLine();
+  end.insert(end.size() - 1, R"(,"phases":{"mpi_init_s":0.125,"dataset_load_s":0.25,"setup_s":0.0625,)"
+                             R"("epochs_s":1.25,"teardown_s":0.0625,"what_next":1})");
+  ingest.Consume(end);
+  EXPECT_EQ(ingest.error(), "");
+  const EventTimes& times = ingest.times();
+  EXPECT_EQ(times.run_start_at_s, 10);
+  EXPECT_EQ(times.run_end_at_s, 12);
+  EXPECT_EQ(times.first_epoch_s, 0.5);
+  EXPECT_EQ(times.later_epochs_s, 0.5);
+  EXPECT_DOUBLE_EQ(times.evaluation_s, 3 * 0.01);
+  ASSERT_TRUE(times.trainer.has_value());
+  EXPECT_EQ(times.trainer->dataset_load_s, 0.25);
+  EXPECT_EQ(times.trainer->epochs_s, 1.25);
+  EXPECT_EQ(times.trainer->teardown_s, 0.0625);
+}
+
+TEST_F(IngestTest, ARunEndWithoutPhasesIsAnOlderTrainers) {
+  Ingest ingest(store_, run_id_, attempt_id_);
+  ingest.Consume(RunStartLine());
+  ingest.Consume(RunEndLine());
+  EXPECT_EQ(ingest.error(), "");
+  EXPECT_FALSE(ingest.times().trainer.has_value());
+  EXPECT_FALSE(Ingest(store_, run_id_, attempt_id_).times().run_start_at_s.has_value());
+}
+
+TEST_F(IngestTest, ARunEndsPhasesMustBeSecondsInAnObject) {
+  std::string end = RunEndLine();
+  end.insert(end.size() - 1, R"(,"phases":{"mpi_init_s":0.125,"dataset_load_s":-1,"setup_s":0,"epochs_s":0,)"
+                             R"("teardown_s":0})");
+  EXPECT_EQ(ErrorOf({RunStartLine(), end}),
+            "event line 2: run_end: phases: field 'dataset_load_s' must be between 0 and 1e+09, got -1");
+  end = RunEndLine();
+  end.insert(end.size() - 1, R"(,"phases":[1])");
+  EXPECT_EQ(ErrorOf({RunStartLine(), end}), "event line 2: run_end: field 'phases' must be an object, got array");
+}
+
 TEST_F(IngestTest, ARunEndCommitsTheAttemptsEventsAtOnce) {
   Ingest ingest(store_, run_id_, attempt_id_, FrozenClock);
   ingest.Consume(RunStartLine());

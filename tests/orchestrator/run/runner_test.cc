@@ -100,6 +100,29 @@ TEST_F(RunnerTest, SweepRunsEverythingAndResumeSkipsCompleteRuns) {
   EXPECT_EQ(Int(store, "SELECT count(*) FROM experiments"), 1);
 }
 
+TEST_F(RunnerTest, EveryAttemptRecordsWhereItsTimeWentAndTheSweepSumsThem) {
+  FakeLauncher launcher([](const LaunchSpec&, int call) { return call == 1 ? FailingJob(1) : GoodJob(3); });
+  const Experiment experiment = Load(MatrixText("architecture = [\"ring\", \"mpi\"]\nworkers = [1]\n"));
+  Store store(db_);
+  const SweepReport report = Sweep(store, launcher, experiment);
+  EXPECT_EQ(report.complete, 2);
+  EXPECT_EQ(Int(store, "SELECT count(DISTINCT attempt_id) FROM attempt_phases"), 3);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM attempt_phases WHERE phase = 'host_preparation'"), 1);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM attempt_phases WHERE phase IN ('plan_to_launch', 'launch', 'ingest')"),
+            3 * 3);
+  // The failed attempt printed no event: it was all launch.
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM attempt_phases JOIN attempts USING (attempt_id) "
+                       "WHERE status = 'failed' AND phase LIKE '%epochs'"),
+            0);
+  // Epochs 2 and 3 of each complete run are steady: 4 of EpochLine's 0.5 s.
+  EXPECT_DOUBLE_EQ(report.time.phase_s.at("steady_epochs"), 2.0);
+  EXPECT_DOUBLE_EQ(report.time.phase_s.at("warmup_epochs"), 1.0);
+  EXPECT_EQ(Text(store, "SELECT printf('%.1f', sum(seconds)) FROM attempt_phases WHERE phase = 'steady_epochs'"), "2.0");
+  EXPECT_GT(report.time.wall_s, 0);
+  // A sweep with nothing left to run has no phases.
+  EXPECT_TRUE(Sweep(store, launcher, experiment).time.phase_s.empty());
+}
+
 TEST_F(RunnerTest, EachRunIsLaunchedWithItsTrainerArgumentsAndTimeout) {
   FakeLauncher launcher([](const LaunchSpec&, int) { return GoodJob(); });
   const Experiment experiment = Load(MatrixText("architecture = [\"ps\"]\nworkers = [1]\nservers = [2]\n", 42));

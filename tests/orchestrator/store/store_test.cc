@@ -120,7 +120,8 @@ TEST_F(StoreTest, NewDatabaseHasEveryMigrationWalAndForeignKeys) {
   EXPECT_EQ(Int(store, "PRAGMA foreign_keys"), 1);
   const std::vector<std::string> names = store.TablesAndViews();
   for (const char* name : {"experiments", "runs", "attempts", "hosts", "epochs", "rank_phases", "iterations",
-                           "run_summary", "failures", "complete_epochs", "run_tags", "run_overview"}) {
+                           "run_summary", "failures", "complete_epochs", "run_tags", "run_overview",
+                           "attempt_phases", "phase_totals"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
   }
 }
@@ -337,6 +338,39 @@ TEST_F(StoreTest, AnOlderDatabasesServersSentAtOnceAndOnlyOneServerTakesTurns) {
   EXPECT_TRUE(store.Runs().back().params.pulls_in_turn);
   EXPECT_THROW(store.ExecuteScript("UPDATE runs SET servers = 2, ranks = 6 WHERE run_id = " + std::to_string(id)),
                StoreError);
+}
+
+TEST_F(StoreTest, AnOlderDatabaseGainsAnEmptyPhaseTableAndItsView) {
+  WriteOldDatabase(db_, 13);
+  Store store(db_);
+  EXPECT_EQ(store.schema_version(), Store::KnownSchemaVersion());
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM attempt_phases"), 0);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM phase_totals"), 0);
+}
+
+TEST_F(StoreTest, AttemptPhasesAreKeptSummedPerExperimentAndGoWithTheirAttempt) {
+  Store store(db_);
+  const auto [run, attempt] = RunWithAnAttempt(store);
+  store.AddAttemptPhases(attempt, {{"launch", 0.5}, {"steady_epochs", 1.0}, {"ingest", 0.5}});
+  const std::vector<PhaseTime> phases = store.AttemptPhases(attempt);
+  ASSERT_EQ(phases.size(), 3u);
+  EXPECT_EQ(phases[0].phase, "ingest");
+  EXPECT_EQ(phases[2].phase, "steady_epochs");
+  EXPECT_EQ(phases[2].seconds, 1.0);
+  store.FinishAttempt(run, attempt, Outcome("failed", "x"), RunDisposition::kRetry, {});
+  const std::int64_t second = store.BeginAttempt(run, 30);
+  store.AddAttemptPhases(second, {{"launch", 1.0}, {"steady_epochs", 1.0}});
+  EXPECT_EQ(Text(store, "SELECT experiment || ' ' || phase || ' ' || attempts || ' ' || seconds || ' ' || share "
+                        "FROM phase_totals WHERE phase = 'steady_epochs'"),
+            "unit steady_epochs 2 2.0 0.5");
+  // Each phase once per attempt; a phase the table does not know, and
+  // negative time, are refused.
+  EXPECT_THROW(store.AddAttemptPhases(second, {{"launch", 1.0}}), StoreError);
+  EXPECT_THROW(store.AddAttemptPhases(second, {{"coffee", 1.0}}), StoreError);
+  EXPECT_THROW(store.AddAttemptPhases(second, {{"ingest", -1.0}}), StoreError);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM attempt_phases"), 5);
+  store.Forget(store.Runs(), "all", 40);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM attempt_phases"), 0);
 }
 
 // An epoch from a trainer that did not report its iterations stores none.

@@ -86,6 +86,14 @@ class ModelDatabase {
     outcome.exit_code = 0;
     outcome.end_unix_s = 3;
     store_.FinishAttempt(run_id, attempt, outcome, RunDisposition::kFailed, {host_id_});
+    // Where its time went: the epochs (the first is warm-up when more
+    // follow), and fixed start-up and ingest.
+    double steady_s = 0;
+    for (std::size_t e = epoch_s.size() > 1 ? 1 : 0; e < epoch_s.size(); ++e) steady_s += epoch_s[e];
+    std::vector<PhaseTime> phases = {{"launch", 0.5}, {"dataset_load", 0.25}, {"steady_epochs", steady_s},
+                                     {"ingest", 0.125}};
+    if (epoch_s.size() > 1) phases.push_back({"warmup_epochs", epoch_s[0]});
+    store_.AddAttemptPhases(attempt, phases);
     return run_id;
   }
 

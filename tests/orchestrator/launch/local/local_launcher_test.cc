@@ -170,6 +170,22 @@ TEST_F(LocalLauncherTest, DatasetDirectoryIsPassedToTheTrainer) {
   EXPECT_EQ(line, "--events - --dataset " + dir_.path());
 }
 
+TEST_F(LocalLauncherTest, TheDatasetCacheGoesWithTheDatasetOnly) {
+  const std::string trainer = WriteScript(dir_ / "trainer", "echo \"$@\"\n");
+  LocalLauncherOptions options;
+  options.mpirun = DMLBENCH_MPIRUN;
+  options.trainer = trainer;
+  options.dataset_cache_dir = std::string(dir_ / "cache");
+  LocalLauncher launcher(options);
+  LaunchSpec spec = Spec();
+  std::string line;
+  launcher.Launch(spec, [&](std::string_view l) { line = l; }, no_cancel_);
+  EXPECT_EQ(line, "--events -");  // synthetic: nothing to decode
+  spec.dataset_dir = dir_.path();
+  launcher.Launch(spec, [&](std::string_view l) { line = l; }, no_cancel_);
+  EXPECT_EQ(line, "--events - --dataset " + dir_.path() + " --dataset-cache " + std::string(dir_ / "cache"));
+}
+
 TEST_F(LocalLauncherTest, FailingTrainerKeepsTheTailOfStderr) {
   const std::string trainer = WriteScript(
       dir_ / "trainer", "head -c 20000 /dev/zero | tr '\\0' x >&2\necho ' dmlbench-trainer: error: boom' >&2\nexit 3\n");

@@ -177,6 +177,11 @@ TEST(SshLauncherTest, RunsOnTheHostsCopyOfTheDataset) {
   const nlohmann::json start = nlohmann::json::parse(run.lines.at(0));
   EXPECT_EQ(start.at("config").at("dataset"), sshd.dir() + "/remote-work/dataset");
   EXPECT_EQ(start.at("train_samples"), 60000);
+  // The host keeps it decoded for the next run, in its own work directory.
+  EXPECT_NE(run.result.command_line.find(" --dataset-cache " + sshd.dir() + "/remote-work/dataset-cache"),
+            std::string::npos)
+      << run.result.command_line;
+  EXPECT_FALSE(std::filesystem::is_empty(sshd.dir() + "/remote-work/dataset-cache"));
 }
 
 TEST(SshLauncherTest, RunsAtOnceOnDisjointHosts) {
