@@ -121,7 +121,7 @@ class SlurmSweepTest : public ::testing::Test {
 
   // A trainer of one rank that starts its run and then sleeps.
   std::string SleepingTrainer() {
-    return testing::WriteScript(dir_ / "trainer", testing::Echo(testing::RunStartLine()) + "exec sleep 300\n");
+    return testing::WriteScript(dir_ / "trainer", testing::EchoRunStart() + "exec sleep 300\n");
   }
 
   testing::TempDir dir_;
