@@ -69,7 +69,7 @@ class RunnerMpirunTest : public ::testing::Test {
 
 TEST_F(RunnerMpirunTest, HangingTrainerTimesOutAndTheSweepGoesOn) {
   const std::string trainer = WriteScript(dir_ / "trainer",
-                                          "case \" $* \" in *\" --architecture mpi \"*)\n" + Echo(RunStartLine()) +
+                                          "case \" $* \" in *\" --architecture mpi \"*)\n" + testing::EchoRunStart() +
                                               "  exec sleep 60;;\nesac\n" + testing::GoodTrainerBody());
   const Experiment experiment = Load(MatrixText("architecture = [\"mpi\", \"ring\"]\nworkers = [1]\n", 1, 1));
   Store store(db_);
