@@ -24,7 +24,14 @@ int main(int argc, char** argv) {
   app.add_option("--ranks", ranks, "ranks per epoch")->capture_default_str()->check(CLI::PositiveNumber);
   bench::AddRepetitions(app, &repetitions, 1, "--repetitions");
   CLI11_PARSE(app, argc, argv);
-  std::vector<std::string> lines = {dmlbench::testing::RunStartLine(5, ranks)};
+  dmlbench::testing::RunFacts facts;
+  facts.workers = ranks;
+  facts.epochs = epochs;
+  dmlbench::LaunchedRun launched;
+  launched.params.workers = ranks;
+  launched.params.epochs = epochs;
+  launched.dataset_sha256 = facts.dataset_sha256;
+  std::vector<std::string> lines = {dmlbench::testing::RunStartLine(facts)};
   for (int e = 1; e <= epochs; ++e) lines.push_back(dmlbench::testing::EpochLine(e, ranks));
   lines.push_back(dmlbench::testing::RunEndLine());
   const double rows = static_cast<double>(epochs) * (1 + ranks);
@@ -46,7 +53,7 @@ int main(int argc, char** argv) {
 
     const double start = bench::WallSeconds();
     const double cpu_start = bench::CpuSeconds(bench::CpuOf::kProcess);
-    dmlbench::Ingest ingest(store, run_id, attempt_id);
+    dmlbench::Ingest ingest(store, run_id, attempt_id, launched);
     for (const std::string& line : lines) ingest.Consume(line);
     const double seconds = bench::WallSeconds() - start;
     const double cpu_seconds = bench::CpuSeconds(bench::CpuOf::kProcess) - cpu_start;

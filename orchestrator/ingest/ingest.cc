@@ -27,6 +27,13 @@ class EventError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A string as JSON writes it (quoted, control characters escaped), its
+// first 64 bytes only.
+std::string Shown(const std::string& text) {
+  const json shown = text.substr(0, 64);
+  return shown.dump(-1, ' ', false, json::error_handler_t::replace) + (text.size() > 64 ? "..." : "");
+}
+
 // Typed, checked access to the fields of one JSON object. `where` names the
 // object in messages: "epoch", "epoch: ranks[2]".
 class Fields {
@@ -102,6 +109,16 @@ class Fields {
     return value;
   }
 
+  // A field that must say what the run was launched with.
+  void Launched(const char* key, std::int64_t launched) const {
+    const std::int64_t reported = Integer(key, std::numeric_limits<std::int64_t>::min());
+    if (reported != launched) throw Contradiction(key, std::to_string(reported), std::to_string(launched));
+  }
+  void Launched(const char* key, const std::string& launched) const {
+    const std::string reported = String(key);
+    if (reported != launched) throw Contradiction(key, Shown(reported), Shown(launched));
+  }
+
   const std::string& where() const { return where_; }
 
  private:
@@ -129,6 +146,10 @@ class Fields {
                        std::to_string(max) + ", got " + std::to_string(number));
     }
     return number;
+  }
+
+  EventError Contradiction(const char* key, const std::string& reported, const std::string& launched) const {
+    return EventError(where_ + ": field '" + key + "' is " + reported + ", but the run was launched with " + launched);
   }
 
   EventError Mistyped(const char* key, const char* expected, const json& found) const {
@@ -243,7 +264,8 @@ void CheckFormatVersion(const Fields& fields, const std::string& kind) {
   }
 }
 
-RunStartRecord ReadRunStart(const Fields& fields) {
+// A run_start, which must describe the run `launched`.
+RunStartRecord ReadRunStart(const Fields& fields, const LaunchedRun& launched) {
   RunStartRecord r;
   r.mpi_library_version = fields.String("mpi_library_version");
   r.world_size = fields.Integer("world_size", 1, kMaxRanks);
@@ -253,16 +275,33 @@ RunStartRecord ReadRunStart(const Fields& fields) {
   r.test_samples = fields.Integer("test_samples");
   r.dataset_sha256 = fields.String("dataset_sha256");
   r.threads = fields.OptionalInteger("threads").value_or(0);
+  // The trainer ran what it was asked to, on the data the run key names.
+  const RunParams& p = launched.params;
+  const std::int64_t servers = p.architecture == Architecture::kPs ? p.servers : 0;
+  const Fields config = fields.Object("config");
+  config.Launched("architecture", std::string(Text(p.architecture)));
+  config.Launched("servers", servers);
+  config.Launched("batch_size", p.batch_size);
+  config.Launched("epochs", p.epochs);
+  fields.Launched("world_size", p.ranks());
+  fields.Launched("workers", p.workers);
+  fields.Launched("servers", servers);
+  fields.Launched("dataset_sha256", launched.dataset_sha256);
   return r;
 }
 
 // An epoch event, which must be epoch number `expected` of the run that
-// `start` began.
-EpochRecord ReadEpoch(const Fields& fields, const json& event, int expected, const RunStartRecord& start) {
+// `start` began, launched with `epochs` epochs.
+EpochRecord ReadEpoch(const Fields& fields, const json& event, int expected, int epochs,
+                      const RunStartRecord& start) {
   EpochRecord r;
   const std::int64_t epoch = fields.Integer("epoch", 1, std::numeric_limits<int>::max());
   if (epoch != expected) {
     throw EventError("epoch: expected epoch " + std::to_string(expected) + ", got " + std::to_string(epoch));
+  }
+  if (epoch > epochs) {
+    throw EventError("epoch: the run was launched with " + std::to_string(epochs) + " epochs, got epoch " +
+                     std::to_string(epoch));
   }
   r.epoch = static_cast<int>(epoch);
   r.iterations = fields.Integer("iterations", 1, start.iterations_per_epoch);
@@ -296,8 +335,9 @@ EpochRecord ReadEpoch(const Fields& fields, const json& event, int expected, con
   return r;
 }
 
-// A run_end event; status ok only after a run_start.
-RunEndRecord ReadRunEnd(const Fields& fields, bool run_start_seen) {
+// A run_end event; status ok only after a run_start and every one of the
+// `epochs` epochs launched (the warm-up included): `epochs_stored` arrived.
+RunEndRecord ReadRunEnd(const Fields& fields, bool run_start_seen, int epochs_stored, int epochs) {
   RunEndRecord r;
   r.status = fields.String("status");
   if (r.status != "ok" && r.status != "error") {
@@ -305,7 +345,12 @@ RunEndRecord ReadRunEnd(const Fields& fields, bool run_start_seen) {
   }
   if (r.status == "ok") {
     if (!run_start_seen) throw EventError("run_end: status ok without run_start");
+    if (epochs_stored < epochs) {
+      throw EventError("run_end: status ok after " + std::to_string(epochs_stored) + " of the " +
+                       std::to_string(epochs) + " epochs launched");
+    }
     r.parameter_checksum = fields.String("parameter_checksum");
+    if (r.parameter_checksum.empty()) throw EventError("run_end: field 'parameter_checksum' is empty");
   } else {
     r.error = fields.OptionalString("error");
     r.parameter_checksum = fields.OptionalString("parameter_checksum");
@@ -322,8 +367,10 @@ RunEndRecord ReadRunEnd(const Fields& fields, bool run_start_seen) {
 
 }  // namespace
 
-Ingest::Ingest(Store& store, std::int64_t run_id, std::int64_t attempt_id, std::function<double()> monotonic_now)
-    : store_(store), run_id_(run_id), attempt_id_(attempt_id), monotonic_now_(std::move(monotonic_now)) {}
+Ingest::Ingest(Store& store, std::int64_t run_id, std::int64_t attempt_id, LaunchedRun launched,
+               std::function<double()> monotonic_now)
+    : store_(store), run_id_(run_id), attempt_id_(attempt_id), launched_(std::move(launched)),
+      monotonic_now_(std::move(monotonic_now)) {}
 
 void Ingest::Flush() {
   if (!batch_) return;
@@ -355,12 +402,16 @@ void Ingest::AfterWrite(bool last_event) {
   }
 }
 
+void Ingest::Refuse(const std::string& what) {
+  if (error_.empty()) error_ = what;
+}
+
 void Ingest::Consume(std::string_view line) {
   ++line_number_;
   if (!error_.empty()) return;
+  const std::string where = "event line " + std::to_string(line_number_) + ": ";
   if (line.size() >= LineSplitter::kMaxLineBytes) {
-    error_ = "event line " + std::to_string(line_number_) + ": longer than " +
-             std::to_string(LineSplitter::kMaxLineBytes >> 20) + " MiB; cut and not read";
+    Refuse(where + "longer than " + std::to_string(LineSplitter::kMaxLineBytes >> 20) + " MiB; cut and not read");
     return;
   }
   while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
@@ -368,8 +419,27 @@ void Ingest::Consume(std::string_view line) {
   try {
     ConsumeEvent(line);
   } catch (const EventError& e) {
-    error_ = "event line " + std::to_string(line_number_) + ": " + e.what();
+    Refuse(where + e.what());
+  } catch (const StoreError& e) {
+    if (!e.constraint_violation()) throw;
+    // What the checks above let through and the schema refuses: the group
+    // goes with the event's partial rows, and the attempt fails like any
+    // other malformed output instead of stopping the sweep.
+    batch_.reset();
+    std::string message = e.what();
+    if (message.rfind(store_.path() + ": ", 0) == 0) message.erase(0, store_.path().size() + 2);
+    Refuse(where + "the database refused it: " + message);
   }
+}
+
+void Ingest::ConsumeOtherRank(int rank, std::string_view line) {
+  if (!error_.empty()) return;
+  const json event = json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (!event.is_object()) return;  // not an event: output of its own
+  const auto kind = event.find("event");
+  if (kind == event.end() || !kind->is_string()) return;
+  Refuse("rank " + std::to_string(rank) + " printed a " + Shown(kind->get<std::string>()) +
+         " event on its standard output; events come from rank 0 only");
 }
 
 void Ingest::ConsumeEvent(std::string_view line) {
@@ -381,7 +451,7 @@ void Ingest::ConsumeEvent(std::string_view line) {
 
   if (kind == "run_start") {
     if (run_start_seen_) throw EventError("run_start: repeated");
-    const RunStartRecord r = ReadRunStart(fields);
+    const RunStartRecord r = ReadRunStart(fields, launched_);
     times_.run_start_at_s = monotonic_now_();  // as it arrived, before it is stored
     BeforeWrite();
     store_.RecordRunStart(attempt_id_, r);
@@ -392,7 +462,7 @@ void Ingest::ConsumeEvent(std::string_view line) {
     mpi_library_version_ = r.mpi_library_version;
   } else if (kind == "epoch") {
     if (!run_start_seen_) throw EventError("epoch: before run_start");
-    const EpochRecord r = ReadEpoch(fields, event, epochs_stored_ + 1, run_start_);
+    const EpochRecord r = ReadEpoch(fields, event, epochs_stored_ + 1, launched_.params.epochs, run_start_);
     BeforeWrite();
     store_.AddEpoch(run_id_, attempt_id_, r);
     AfterWrite(false);
@@ -400,7 +470,7 @@ void Ingest::ConsumeEvent(std::string_view line) {
     (r.epoch == 1 ? times_.first_epoch_s : times_.later_epochs_s) += r.wall_s;
     times_.evaluation_s += r.eval_s.value_or(0);
   } else if (kind == "run_end") {
-    const RunEndRecord r = ReadRunEnd(fields, run_start_seen_);
+    const RunEndRecord r = ReadRunEnd(fields, run_start_seen_, epochs_stored_, launched_.params.epochs);
     times_.run_end_at_s = monotonic_now_();
     BeforeWrite();
     store_.RecordRunEnd(attempt_id_, r);

@@ -1,7 +1,11 @@
-// Ingest: reads the trainer's event lines (schemas/trainer-events.md, format
-// version 1) and stores each in the database as it arrives, tagged with the
-// attempt. An event is committed at once, except in a burst (events less
-// than kGroupCommitS apart), which shares one Store::Batch committed within
+// Ingest: the trust boundary between the trainer and the database. Reads
+// the trainer's event lines (schemas/trainer-events.md, format version 1),
+// checks each against that schema and against the run as launched, and
+// stores each valid one as it arrives, tagged with the attempt. Every check
+// of what a trainer prints lives here; the database's constraints are the
+// last line, not the first (a write they refuse is malformed output too).
+// An event is committed at once, except in a burst (events less than
+// kGroupCommitS apart), which shares one Store::Batch committed within
 // kGroupCommitS, at run_end, at the next line, or at Flush(). What is not
 // committed when the Ingest goes is rolled back. It does not decide a run's
 // status: the run loop does. Not thread-safe.
@@ -15,6 +19,7 @@
 #include <string_view>
 
 #include "orchestrator/core/clock.h"
+#include "orchestrator/core/run_spec.h"
 #include "orchestrator/store/store.h"
 
 namespace dmlbench {
@@ -33,11 +38,20 @@ struct EventTimes {
   std::optional<TrainerPhases> trainer;  // run_end's phases
 };
 
+// The run as the orchestrator launched it: what the trainer's run_start
+// must report (architecture, ranks, workers, servers, local batch, epochs,
+// dataset checksum), and the epochs that must all arrive before a run_end
+// with status ok.
+struct LaunchedRun {
+  RunParams params;
+  std::string dataset_sha256;  // as the plan computed it (plan.h DatasetChecksum)
+};
+
 class Ingest {
  public:
   // `store` must outlive this object. `monotonic_now` (seconds) times the
   // bursts; tests give a clock of their own.
-  Ingest(Store& store, std::int64_t run_id, std::int64_t attempt_id,
+  Ingest(Store& store, std::int64_t run_id, std::int64_t attempt_id, LaunchedRun launched,
          std::function<double()> monotonic_now = MonotonicNow);
   // Rolls back the group not yet committed, as an attempt cut short by an
   // exception leaves it: such an attempt never completes its run. A run_end
@@ -46,10 +60,18 @@ class Ingest {
   Ingest(const Ingest&) = delete;
   Ingest& operator=(const Ingest&) = delete;
 
-  // Parses and stores one line (without its newline). Bad events never
-  // throw: the first problem is kept in error() and later lines are
-  // ignored. A StoreError (e.g. a full disk) propagates.
+  // Parses, checks and stores one line (without its newline) of the job's
+  // standard output. Bad events never throw: the first problem is kept in
+  // error() and later lines are ignored; so is an event the database
+  // refuses for a constraint (with the rest of its uncommitted group). Any
+  // other StoreError (e.g. a full disk) propagates.
   void Consume(std::string_view line);
+
+  // Checks one line that rank `rank` (not 0) printed on its own standard
+  // output, as the job's output files keep it (launch/job_output.h): the
+  // trainer writes events on rank 0 only, so an event there is malformed
+  // output, even when the job's merged stream read as a valid run.
+  void ConsumeOtherRank(int rank, std::string_view line);
 
   // Commits every stored event. Call when the job ended, however it ended.
   // Throws StoreError.
@@ -61,7 +83,8 @@ class Ingest {
   bool run_end_ok() const { return run_end_ok_; }
   // The trainer's own message from a run_end with status "error", else "".
   const std::string& trainer_error() const { return trainer_error_; }
-  // "event line 3: ..." for the first malformed event, "" while all are valid.
+  // The first problem: "event line 3: ..." for the job's output, "rank 1
+  // printed ..." for another rank's; "" while all is valid.
   const std::string& error() const { return error_; }
   int epochs_stored() const { return epochs_stored_; }
   // Of the events stored so far.
@@ -72,6 +95,8 @@ class Ingest {
 
  private:
   void ConsumeEvent(std::string_view line);
+  // Keeps `what` as error() unless an earlier problem was kept.
+  void Refuse(const std::string& what);
   // Opens a group (a Store::Batch) when this event follows the last commit
   // closely, unless a batch of the store is open already; commits the
   // group when it is old enough or the run ended.
@@ -81,6 +106,7 @@ class Ingest {
   Store& store_;
   std::int64_t run_id_;
   std::int64_t attempt_id_;
+  LaunchedRun launched_;
   std::function<double()> monotonic_now_;
   std::optional<Store::Batch> batch_;  // the open group, if any
   int line_number_ = 0;

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <limits>
 #include <map>
 #include <ostream>
@@ -15,6 +16,7 @@
 
 #include "orchestrator/core/clock.h"
 #include "orchestrator/core/statistics.h"
+#include "orchestrator/core/subprocess.h"
 #include "orchestrator/ingest/ingest.h"
 #include "orchestrator/launch/job_output.h"
 #include "orchestrator/launch/trainer_command.h"
@@ -269,7 +271,7 @@ class Runner::Sweep {
     const LaunchSpec spec = SpecOf(item);
     while (!Exhausted(item)) {
       progress.StartRun(Describe(params, shown_), item.attempts + 1, params.epochs);
-      const Decision decision = Attempt(item.run_id, spec, progress);
+      const Decision decision = Attempt(item, spec, progress);
       const AttemptOutcome& outcome = decision.outcome;
       const bool failed = outcome.status != AttemptState::kOk && outcome.status != AttemptState::kInterrupted;
       item.attempts += 1;
@@ -310,10 +312,11 @@ class Runner::Sweep {
   }
 
   // One launch of a run, its events streamed into the store as they arrive
-  // and what its ranks printed kept beside the database when it ends.
-  Decision Attempt(std::int64_t run_id, LaunchSpec spec, ProgressLine& progress) {
-    current_attempt_id_ = store_.BeginAttempt(run_id, UnixNow(), order_);
-    Ingest ingest(store_, run_id, current_attempt_id_);
+  // and checked against the run as planned, and what its ranks printed kept
+  // beside the database when it ends.
+  Decision Attempt(const PlanItem& item, LaunchSpec spec, ProgressLine& progress) {
+    current_attempt_id_ = store_.BeginAttempt(item.run_id, UnixNow(), order_);
+    Ingest ingest(store_, item.run_id, current_attempt_id_, LaunchedRun{item.run.params, item.dataset_sha256});
     const OutputDir output;
     spec.output_dir = output.path();
     clock_ = AttemptClock{previous_end_s_, host_preparation_s_};
@@ -330,7 +333,10 @@ class Runner::Sweep {
     clock_.link_shaping_s = launch.link_shaping_s;
     ingest.Flush();
     std::vector<AttemptLog> logs;
-    for (const JobOutputFile& file : ListJobOutput(output.path())) logs.push_back({file.rank, file.stream, file.path});
+    for (const JobOutputFile& file : ListJobOutput(output.path())) {
+      logs.push_back({file.rank, file.stream, file.path});
+      if (file.rank.value_or(0) > 0 && file.stream == "stdout") CheckOtherRank(ingest, *file.rank, file.path);
+    }
     store_.KeepAttemptLogs(current_attempt_id_, logs);
     events_ = ingest.times();
     return DecideOutcome(launch, ingest, UnixNow());
@@ -344,6 +350,20 @@ class Runner::Sweep {
     store_.AddAttemptPhases(current_attempt_id_, phases);
     report_.time.Add(phases);
     previous_end_s_ = clock_.end_s;
+  }
+
+  // Hands the ingest each line rank `rank` (not 0) printed on its standard
+  // output, where an event is malformed output: events come from rank 0.
+  static void CheckOtherRank(Ingest& ingest, int rank, const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    LineSplitter lines;
+    const LineSplitter::Sink sink = [&](std::string_view line) { ingest.ConsumeOtherRank(rank, line); };
+    std::vector<char> buffer(1 << 16);
+    while (ingest.error().empty() &&
+           (in.read(buffer.data(), static_cast<std::streamsize>(buffer.size())) || in.gcount() > 0)) {
+      lines.Add(std::string_view(buffer.data(), static_cast<std::size_t>(in.gcount())), sink);
+    }
+    lines.Finish(sink);
   }
 
   LaunchSpec SpecOf(const PlanItem& item) const {

@@ -15,6 +15,11 @@
 #include <map>
 
 namespace dmlbench {
+
+bool StoreError::constraint_violation() const {
+  return extended_code_ >= 0 && (extended_code_ & 0xff) == SQLITE_CONSTRAINT;
+}
+
 namespace {
 
 constexpr int kBusyTimeoutMs = 10000;

@@ -35,6 +35,10 @@ class StoreError : public Error {
   StoreError(const std::string& message, int extended_code)
       : Error(message), extended_code_(extended_code) {}
   int extended_code() const { return extended_code_; }
+  // Whether SQLite refused a write for breaking a rule of the schema (CHECK,
+  // NOT NULL, UNIQUE, a key, a trigger's RAISE) rather than for a failure
+  // of the database itself: the data was wrong, the database is fine.
+  bool constraint_violation() const;
 
  private:
   int extended_code_;

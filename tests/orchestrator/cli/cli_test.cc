@@ -34,7 +34,6 @@ using testing::Text;
 using testing::Echo;
 using testing::EpochLine;
 using testing::RunEndLine;
-using testing::RunStartLine;
 using testing::TempDir;
 using testing::TmpfsMount;
 using testing::WriteScript;
@@ -97,7 +96,7 @@ class CliTest : public ::testing::Test {
   // A trainer taking about `seconds` per run, writing its pid next to the
   // database so that tests can check it is gone.
   std::string SlowTrainer(const std::string& seconds) {
-    return WriteScript(dir_ / "trainer", "echo $$ >> " + (dir_ / "pids") + "\n" + Echo(RunStartLine()) +
+    return WriteScript(dir_ / "trainer", "echo $$ >> " + (dir_ / "pids") + "\n" + testing::EchoRunStart() +
                                              "sleep " + seconds + "\n" + Echo(EpochLine(1)) + Echo(RunEndLine()));
   }
 
@@ -662,8 +661,10 @@ TEST_F(CliTest, LogsPrintWhatEachRankOfAnAttemptWrote) {
     EXPECT_NE(Text(store, "SELECT stderr_tail FROM failures").find("rank 1 fails"), std::string::npos);
   }
 
+  testing::RunFacts launched;
+  launched.workers = 2;
   const std::string events =
-      testing::RunStartLine() + "\n" + testing::EpochLine(1) + "\n" + testing::RunEndLine() + "\n";
+      testing::RunStartLine(launched) + "\n" + testing::EpochLine(1) + "\n" + testing::RunEndLine() + "\n";
   const CommandOutput ring = Dmlbench({"--db", db_, "logs", ring_key});
   EXPECT_EQ(ring.exit_code, 0) << ring.err;
   EXPECT_EQ(ring.out, "run " + ring_key + " (ring w=2 b=100 rep=0), attempt 1 of 1: ok\n"
@@ -711,8 +712,8 @@ TEST_F(CliTest, LogsOfADatabaseCopiedWithoutThemAreMissing) {
 }
 
 TEST_F(CliTest, ForgetShowsAsksRemovesAndRecords) {
-  const std::string matrix = WriteMatrix("architecture = [\"ring\", \"mpi\", \"p2p\"]\nworkers = [1]\n");
-  const std::string trainer = WriteScript(dir_ / "trainer", testing::GoodTrainerBody(2));
+  const std::string matrix = WriteMatrix("architecture = [\"ring\", \"mpi\", \"p2p\"]\nworkers = [1]\nepochs = [2]\n");
+  const std::string trainer = WriteScript(dir_ / "trainer", testing::GoodTrainerBody());
   ASSERT_EQ(Dmlbench({"--db", db_, "run", matrix, "--trainer", trainer, "--tag", "first"}).exit_code, 0);
   std::string mpi_key;
   {
@@ -1190,7 +1191,7 @@ TEST_F(CliTest, ASecondRunThroughAnotherPathToTheDatabaseIsRefused) {
   const std::string matrix = WriteMatrix("workers = [1]\n");
   // The first launch waits until it is stopped; any later one would finish at once.
   const std::string trainer =
-      WriteScript(dir_ / "trainer", "if mkdir " + (dir_ / "first") + " 2>/dev/null; then\n" + Echo(RunStartLine()) +
+      WriteScript(dir_ / "trainer", "if mkdir " + (dir_ / "first") + " 2>/dev/null; then\n" + testing::EchoRunStart() +
                                         "sleep 60\nexit 1\nfi\n" + testing::GoodTrainerBody());
   const pid_t pid = StartDmlbench({"--db", db_, "run", matrix, "--trainer", trainer}, dir_ / "out", dir_ / "err");
   ASSERT_GT(pid, 0);

@@ -27,7 +27,6 @@ using testing::Dmlbench;
 using testing::Echo;
 using testing::EpochLine;
 using testing::RunEndLine;
-using testing::RunStartLine;
 using testing::TempDir;
 using testing::Text;
 using testing::WriteScript;
@@ -42,8 +41,7 @@ double ScriptedEpochS(int seed, int epoch, double scale) {
 // A trainer printing kEpochs epochs whose times follow ScriptedEpochS for
 // the seeds 1 to `seeds` (repetitions 0 to seeds - 1 of seed 1).
 std::string ScriptedTrainerBody(double scale, int seeds = 3) {
-  std::string body = "seed=1\nwhile [ $# -gt 0 ]; do [ \"$1\" = --seed ] && seed=$2; shift; done\n" +
-                     Echo(RunStartLine()) + "case $seed in\n";
+  std::string body = testing::EchoRunStart() + "case $seed in\n";
   for (int seed = 1; seed <= seeds; ++seed) {
     body += std::to_string(seed) + ")\n";
     for (int e = 1; e <= kEpochs; ++e) body += Echo(EpochLine(e, 1, ScriptedEpochS(seed, e, scale)));

@@ -20,7 +20,15 @@ using testing::Text;
 
 using testing::EpochLine;
 using testing::RunEndLine;
+using testing::RunFacts;
 using testing::RunStartLine;
+
+// The run most tests launch: the usual one, of two epochs.
+RunFacts TwoEpochs() {
+  RunFacts facts;
+  facts.epochs = 2;
+  return facts;
+}
 
 class IngestTest : public ::testing::Test {
  protected:
@@ -31,22 +39,42 @@ class IngestTest : public ::testing::Test {
     experiment.source_text = "x";
     experiment.source_sha256 = Sha256Hex("x");
     PlannedRun run;
-    run.params.workers = 2;
     run.split = "validation";
     RunProvenance provenance;
     provenance.trainer_sha256 = std::string(64, 't');
-    provenance.dataset_sha256 = "d";
+    provenance.dataset_sha256 = facts_.dataset_sha256;
     run_id_ = store_.AddRun(store_.AddExperiment(experiment, 1), run, std::string(64, 'k'), provenance);
     attempt_id_ = store_.BeginAttempt(run_id_, 2);
   }
 
+  // An Ingest of the run facts_ describes, launched as its run_start says.
+  Ingest Make(std::function<double()> clock = MonotonicNow) {
+    return Ingest(store_, run_id_, attempt_id_, Launched(facts_), std::move(clock));
+  }
+
+  static LaunchedRun Launched(const RunFacts& facts) {
+    LaunchedRun launched;
+    launched.params.architecture = *FromText<Architecture>(facts.architecture);
+    launched.params.workers = facts.workers;
+    launched.params.servers = facts.servers;
+    launched.params.batch_size = facts.batch_size;
+    launched.params.epochs = facts.epochs;
+    launched.params.dataset = "synthetic";
+    launched.dataset_sha256 = facts.dataset_sha256;
+    return launched;
+  }
+
+  // The run_start of facts_.
+  std::string Start() const { return RunStartLine(facts_); }
+
   // Feeds the lines and returns the first error.
   std::string ErrorOf(const std::vector<std::string>& lines) {
-    Ingest ingest(store_, run_id_, attempt_id_);
+    Ingest ingest = Make();
     for (const std::string& line : lines) ingest.Consume(line);
     return ingest.error();
   }
 
+  RunFacts facts_ = TwoEpochs();
   testing::TempDir dir_;
   Store store_{dir_ / "results.db"};
   std::int64_t run_id_ = 0;
@@ -54,8 +82,9 @@ class IngestTest : public ::testing::Test {
 };
 
 TEST_F(IngestTest, EachRanksCpuTimeIsStoredAndNullFromAnOlderTrainer) {
-  Ingest ingest(store_, run_id_, attempt_id_);
-  ingest.Consume(RunStartLine(5, 2));
+  facts_.workers = 2;
+  Ingest ingest = Make();
+  ingest.Consume(Start());
   ingest.Consume(EpochLine(1, 2));  // an older trainer: no cpu_s
   std::string with_cpu = EpochLine(2, 2);
   const std::string cpu = R"("cpu_s":0.375,)";
@@ -70,11 +99,12 @@ TEST_F(IngestTest, EachRanksCpuTimeIsStoredAndNullFromAnOlderTrainer) {
   // Not a number: the line names the field.
   std::string bad = EpochLine(1, 1);
   bad.insert(bad.find(R"("messages_sent":4)"), R"("cpu_s":"lots",)");
-  const std::string error = ErrorOf({RunStartLine(5, 1), bad});
+  const std::string error = ErrorOf({Start(), bad});
   EXPECT_NE(error.find("cpu_s"), std::string::npos) << error;
 }
 
 TEST_F(IngestTest, EachRanksCpuQuotaCountersAreStoredTogetherOrNotAtAll) {
+  facts_.workers = 2;
   const auto with = [](std::string line, const std::string& fields) {
     for (std::size_t at = 0; (at = line.find(R"("messages_sent":4)", at)) != std::string::npos;
          at += fields.size() + 1) {
@@ -82,8 +112,8 @@ TEST_F(IngestTest, EachRanksCpuQuotaCountersAreStoredTogetherOrNotAtAll) {
     }
     return line;
   };
-  Ingest ingest(store_, run_id_, attempt_id_);
-  ingest.Consume(RunStartLine(5, 2));
+  Ingest ingest = Make();
+  ingest.Consume(Start());
   ingest.Consume(EpochLine(1, 2));  // no quota on the ranks' cgroups
   ingest.Consume(with(EpochLine(2, 2), R"("quota_periods":120,"throttled_periods":7,"throttled_s":0.0525,)"));
   EXPECT_EQ(ingest.error(), "");
@@ -92,17 +122,18 @@ TEST_F(IngestTest, EachRanksCpuQuotaCountersAreStoredTogetherOrNotAtAll) {
   EXPECT_EQ(Int(store_, "SELECT count(*) FROM rank_phases WHERE epoch = 2 AND quota_periods = 120 "
                         "AND throttled_periods = 7 AND throttled_s = 0.0525"), 2);
   // One of the three alone, or more throttled periods than periods: the line names the fields.
-  std::string error = ErrorOf({RunStartLine(5, 1), with(EpochLine(1, 1), R"("throttled_s":0.5,)")});
+  std::string error = ErrorOf({Start(), with(EpochLine(1, 1), R"("throttled_s":0.5,)")});
   EXPECT_NE(error.find("'quota_periods', 'throttled_periods' and 'throttled_s' come together"), std::string::npos)
       << error;
-  error = ErrorOf({RunStartLine(5, 1),
+  error = ErrorOf({Start(),
                    with(EpochLine(1, 1), R"("quota_periods":5,"throttled_periods":6,"throttled_s":0.5,)")});
   EXPECT_NE(error.find("throttled_periods <= quota_periods"), std::string::npos) << error;
 }
 
 TEST_F(IngestTest, ValidRunStoresEveryEventAsItArrives) {
-  Ingest ingest(store_, run_id_, attempt_id_);
-  ingest.Consume(RunStartLine(5, 2));
+  facts_.workers = 2;
+  Ingest ingest = Make();
+  ingest.Consume(Start());
   EXPECT_EQ(ingest.iterations_per_epoch(), 5);
   EXPECT_EQ(ingest.mpi_library_version(), "Open MPI v4.1.4");
   ingest.Consume(EpochLine(1, 2));
@@ -135,8 +166,8 @@ TEST_F(IngestTest, EpochsWithoutIterationTimesStoreNone) {
   std::string first = EpochLine(1), second = EpochLine(2);
   first.replace(first.find(",\"iteration_wall_us\""), std::string::npos, "}");
   second.replace(second.find("\"iteration_wall_us\":["), std::string::npos, "\"iteration_wall_us\":null}");
-  Ingest ingest(store_, run_id_, attempt_id_);
-  ingest.Consume(RunStartLine());
+  Ingest ingest = Make();
+  ingest.Consume(Start());
   ingest.Consume(first);
   ingest.Consume(second);
   ingest.Consume(RunEndLine());
@@ -147,10 +178,11 @@ TEST_F(IngestTest, EpochsWithoutIterationTimesStoreNone) {
 }
 
 TEST_F(IngestTest, UnknownEventKindsAndFieldsAreIgnored) {
-  Ingest ingest(store_, run_id_, attempt_id_);
-  ingest.Consume(RunStartLine());
+  Ingest ingest = Make();
+  ingest.Consume(Start());
   ingest.Consume(R"({"event":"heartbeat","format_version":1,"new_field":[1,2]})");
   ingest.Consume(EpochLine(1));
+  ingest.Consume(EpochLine(2));
   ingest.Consume(RunEndLine());
   EXPECT_EQ(ingest.error(), "");
   EXPECT_TRUE(ingest.run_end_ok());
@@ -159,16 +191,16 @@ TEST_F(IngestTest, UnknownEventKindsAndFieldsAreIgnored) {
 TEST_F(IngestTest, NullTestAccuracyMeansNotEvaluated) {
   std::string epoch = EpochLine(1);
   epoch.replace(epoch.find("\"test_accuracy\":0.5"), 19, "\"test_accuracy\":null");
-  Ingest ingest(store_, run_id_, attempt_id_);
-  ingest.Consume(RunStartLine());
+  Ingest ingest = Make();
+  ingest.Consume(Start());
   ingest.Consume(epoch);
   EXPECT_EQ(ingest.error(), "");
   EXPECT_EQ(Int(store_, "SELECT test_accuracy IS NULL FROM epochs"), 1);
 }
 
 TEST_F(IngestTest, TrainerErrorInRunEndIsKept) {
-  Ingest ingest(store_, run_id_, attempt_id_);
-  ingest.Consume(RunStartLine());
+  Ingest ingest = Make();
+  ingest.Consume(Start());
   ingest.Consume(R"({"event":"run_end","format_version":1,"status":"error","error":"p2p: 3 workers need 3 shards"})");
   EXPECT_EQ(ingest.error(), "");
   EXPECT_FALSE(ingest.run_end_ok());
@@ -181,9 +213,10 @@ TEST_F(IngestTest, TrainerErrorInRunEndIsKept) {
 double FrozenClock() { return 100.0; }
 
 TEST_F(IngestTest, TimesOfTheEventsAndTheTrainersPhasesAreKept) {
+  facts_.epochs = 3;
   double now = 10;
-  Ingest ingest(store_, run_id_, attempt_id_, [&now] { return now; });
-  ingest.Consume(RunStartLine());
+  Ingest ingest = Make([&now] { return now; });
+  ingest.Consume(Start());
   now = 11;
   ingest.Consume(EpochLine(1, 1, 0.5));
   ingest.Consume(EpochLine(2, 1, 0.25));
@@ -207,28 +240,31 @@ TEST_F(IngestTest, TimesOfTheEventsAndTheTrainersPhasesAreKept) {
 }
 
 TEST_F(IngestTest, ARunEndWithoutPhasesIsAnOlderTrainers) {
-  Ingest ingest(store_, run_id_, attempt_id_);
-  ingest.Consume(RunStartLine());
+  Ingest ingest = Make();
+  ingest.Consume(Start());
+  ingest.Consume(EpochLine(1));
+  ingest.Consume(EpochLine(2));
   ingest.Consume(RunEndLine());
   EXPECT_EQ(ingest.error(), "");
   EXPECT_FALSE(ingest.times().trainer.has_value());
-  EXPECT_FALSE(Ingest(store_, run_id_, attempt_id_).times().run_start_at_s.has_value());
+  EXPECT_FALSE(Make().times().run_start_at_s.has_value());
 }
 
 TEST_F(IngestTest, ARunEndsPhasesMustBeSecondsInAnObject) {
   std::string end = RunEndLine();
   end.insert(end.size() - 1, R"(,"phases":{"mpi_init_s":0.125,"dataset_load_s":-1,"setup_s":0,"epochs_s":0,)"
                              R"("teardown_s":0})");
-  EXPECT_EQ(ErrorOf({RunStartLine(), end}),
-            "event line 2: run_end: phases: field 'dataset_load_s' must be between 0 and 1e+09, got -1");
+  EXPECT_EQ(ErrorOf({Start(), EpochLine(1), EpochLine(2), end}),
+            "event line 4: run_end: phases: field 'dataset_load_s' must be between 0 and 1e+09, got -1");
   end = RunEndLine();
   end.insert(end.size() - 1, R"(,"phases":[1])");
-  EXPECT_EQ(ErrorOf({RunStartLine(), end}), "event line 2: run_end: field 'phases' must be an object, got array");
+  EXPECT_EQ(ErrorOf({Start(), EpochLine(1), EpochLine(2), end}),
+            "event line 4: run_end: field 'phases' must be an object, got array");
 }
 
 TEST_F(IngestTest, ARunEndCommitsTheAttemptsEventsAtOnce) {
-  Ingest ingest(store_, run_id_, attempt_id_, FrozenClock);
-  ingest.Consume(RunStartLine());
+  Ingest ingest = Make(FrozenClock);
+  ingest.Consume(Start());
   ingest.Consume(EpochLine(1));
   ingest.Consume(EpochLine(2));
   EXPECT_TRUE(store_.batch_open());
@@ -241,9 +277,10 @@ TEST_F(IngestTest, ARunEndCommitsTheAttemptsEventsAtOnce) {
 }
 
 TEST_F(IngestTest, FlushCommitsAGroupAndAnIngestCutShortRollsItBack) {
+  facts_.epochs = 3;
   {
-    Ingest ingest(store_, run_id_, attempt_id_, FrozenClock);
-    ingest.Consume(RunStartLine());  // the first event commits on its own
+    Ingest ingest = Make(FrozenClock);
+    ingest.Consume(Start());  // the first event commits on its own
     ingest.Consume(EpochLine(1));
     ingest.Flush();
     EXPECT_FALSE(store_.batch_open());
@@ -289,37 +326,37 @@ TEST_F(IngestTest, EpochBeforeRunStart) {
 }
 
 TEST_F(IngestTest, RepeatedRunStart) {
-  EXPECT_EQ(ErrorOf({RunStartLine(), RunStartLine()}), "event line 2: run_start: repeated");
+  EXPECT_EQ(ErrorOf({Start(), Start()}), "event line 2: run_start: repeated");
 }
 
 TEST_F(IngestTest, EpochOutOfOrder) {
-  EXPECT_EQ(ErrorOf({RunStartLine(), EpochLine(2)}), "event line 2: epoch: expected epoch 1, got 2");
+  EXPECT_EQ(ErrorOf({Start(), EpochLine(2)}), "event line 2: epoch: expected epoch 1, got 2");
 }
 
 TEST_F(IngestTest, MissingNumberInEpoch) {
   std::string epoch = EpochLine(1);
   epoch.replace(epoch.find("\"wall_s\""), 8, "\"wall\"");
-  EXPECT_EQ(ErrorOf({RunStartLine(), epoch}), "event line 2: epoch: missing field 'wall_s'");
+  EXPECT_EQ(ErrorOf({Start(), epoch}), "event line 2: epoch: missing field 'wall_s'");
 }
 
 TEST_F(IngestTest, PhaseOfTheWrongType) {
   std::string epoch = EpochLine(1);
   const size_t comm = epoch.find("\"comm\":{");
   epoch.replace(comm, epoch.find('}', comm) + 1 - comm, "\"comm\":[1]");
-  EXPECT_EQ(ErrorOf({RunStartLine(), epoch}), "event line 2: epoch: phases: field 'comm' must be an object, got array");
+  EXPECT_EQ(ErrorOf({Start(), epoch}), "event line 2: epoch: phases: field 'comm' must be an object, got array");
 }
 
 TEST_F(IngestTest, RankWithUnknownRole) {
   std::string epoch = EpochLine(1);
   epoch.replace(epoch.find("\"role\":\"worker\""), 15, "\"role\":\"leader\"");
-  EXPECT_EQ(ErrorOf({RunStartLine(), epoch}),
+  EXPECT_EQ(ErrorOf({Start(), epoch}),
             "event line 2: epoch: ranks[0]: field 'role' must be \"worker\" or \"server\", got \"leader\"");
 }
 
 TEST_F(IngestTest, RankThatIsNotAnObject) {
   std::string epoch = EpochLine(1);
   epoch.replace(epoch.find("\"ranks\":["), 9, "\"ranks\":[7,");
-  EXPECT_EQ(ErrorOf({RunStartLine(), epoch}), "event line 2: epoch: ranks[0]: must be an object, got number");
+  EXPECT_EQ(ErrorOf({Start(), epoch}), "event line 2: epoch: ranks[0]: must be an object, got number");
 }
 
 // EpochLine's times with `times` in their place (the epoch has 5 iterations).
@@ -330,33 +367,33 @@ std::string WithIterationTimes(const std::string& times) {
 }
 
 TEST_F(IngestTest, IterationTimesThatAreNotAnArray) {
-  EXPECT_EQ(ErrorOf({RunStartLine(), WithIterationTimes("\"1,2,3,4,5\"")}),
+  EXPECT_EQ(ErrorOf({Start(), WithIterationTimes("\"1,2,3,4,5\"")}),
             "event line 2: epoch: field 'iteration_wall_us' must be an array, got string");
 }
 
 TEST_F(IngestTest, IterationTimesOfTheWrongCount) {
-  EXPECT_EQ(ErrorOf({RunStartLine(), WithIterationTimes("[1,2,3,4]")}),
+  EXPECT_EQ(ErrorOf({Start(), WithIterationTimes("[1,2,3,4]")}),
             "event line 2: epoch: field 'iteration_wall_us' must hold one time per iteration (5), got 4");
 }
 
 TEST_F(IngestTest, IterationTimeThatIsNotWholeMicroseconds) {
-  EXPECT_EQ(ErrorOf({RunStartLine(), WithIterationTimes("[1,2,3.5,4,5]")}),
+  EXPECT_EQ(ErrorOf({Start(), WithIterationTimes("[1,2,3.5,4,5]")}),
             "event line 2: epoch: iteration_wall_us[2] must be a whole number of microseconds, 0 or more, got 3.5");
   EXPECT_EQ(Int(store_, "SELECT count(*) FROM epochs"), 0);
 }
 
 TEST_F(IngestTest, IterationTimeThatIsNegative) {
-  EXPECT_EQ(ErrorOf({RunStartLine(), WithIterationTimes("[1,2,3,-4,5]")}),
+  EXPECT_EQ(ErrorOf({Start(), WithIterationTimes("[1,2,3,-4,5]")}),
             "event line 2: epoch: iteration_wall_us[3] must be a whole number of microseconds, 0 or more, got -4");
 }
 
 TEST_F(IngestTest, IterationTimeThatIsNotANumber) {
-  EXPECT_EQ(ErrorOf({RunStartLine(), WithIterationTimes("[1,2,3,4,null]")}),
+  EXPECT_EQ(ErrorOf({Start(), WithIterationTimes("[1,2,3,4,null]")}),
             "event line 2: epoch: iteration_wall_us[4] must be a whole number of microseconds, 0 or more, got null");
 }
 
 TEST_F(IngestTest, RunEndWithUnknownStatus) {
-  EXPECT_EQ(ErrorOf({RunStartLine(), R"({"event":"run_end","format_version":1,"status":"done"})"}),
+  EXPECT_EQ(ErrorOf({Start(), R"({"event":"run_end","format_version":1,"status":"done"})"}),
             "event line 2: run_end: field 'status' must be \"ok\" or \"error\", got \"done\"");
 }
 
@@ -365,17 +402,18 @@ TEST_F(IngestTest, RunEndOkWithoutRunStart) {
 }
 
 TEST_F(IngestTest, RunEndOkWithoutChecksum) {
-  EXPECT_EQ(ErrorOf({RunStartLine(), R"({"event":"run_end","format_version":1,"status":"ok"})"}),
-            "event line 2: run_end: missing field 'parameter_checksum'");
+  EXPECT_EQ(ErrorOf({Start(), EpochLine(1), EpochLine(2), R"({"event":"run_end","format_version":1,"status":"ok"})"}),
+            "event line 4: run_end: missing field 'parameter_checksum'");
 }
 
 TEST_F(IngestTest, EventAfterRunEnd) {
-  EXPECT_EQ(ErrorOf({RunStartLine(), RunEndLine(), EpochLine(1)}), "event line 3: epoch: after run_end");
+  EXPECT_EQ(ErrorOf({Start(), EpochLine(1), EpochLine(2), RunEndLine(), EpochLine(3)}),
+            "event line 5: epoch: after run_end");
 }
 
 TEST_F(IngestTest, LinesAfterAnErrorAreIgnoredAndNothingCompletes) {
-  Ingest ingest(store_, run_id_, attempt_id_);
-  ingest.Consume(RunStartLine());
+  Ingest ingest = Make();
+  ingest.Consume(Start());
   ingest.Consume("garbage");
   ingest.Consume(EpochLine(1));
   ingest.Consume(RunEndLine());
@@ -393,7 +431,7 @@ namespace {
 // A line the reader cut at LineSplitter::kMaxLineBytes is refused by name,
 // not parsed as a broken JSON object.
 TEST_F(IngestTest, LineCutAtTheLimitIsRefused) {
-  EXPECT_EQ(ErrorOf({RunStartLine(5, 2), std::string(LineSplitter::kMaxLineBytes, '{')}),
+  EXPECT_EQ(ErrorOf({Start(), std::string(LineSplitter::kMaxLineBytes, '{')}),
             "event line 2: longer than 16 MiB; cut and not read");
 }
 
@@ -413,7 +451,7 @@ std::string Replaced(std::string line, const std::string& from, const std::strin
 // The trust boundary: a value no trainer can mean fails the attempt as
 // malformed output instead of being stored.
 TEST_F(IngestTest, ImpossibleTimesAndAccuraciesAreRefused) {
-  const std::string start = RunStartLine(5, 1);
+  const std::string start = Start();
   EXPECT_EQ(ErrorOf({start, Replaced(EpochLine(1), "\"wall_s\":0.500000", "\"wall_s\":-1")}),
             "event line 2: epoch: field 'wall_s' must be between 0 and 1e+09, got -1");
   EXPECT_EQ(ErrorOf({start, Replaced(EpochLine(1), "\"wall_s\":0.500000", "\"wall_s\":0")}),
@@ -427,7 +465,7 @@ TEST_F(IngestTest, ImpossibleTimesAndAccuraciesAreRefused) {
 }
 
 TEST_F(IngestTest, ImpossibleCountsAndWideIntegersAreRefused) {
-  const std::string start = RunStartLine(5, 1);
+  const std::string start = Start();
   EXPECT_EQ(ErrorOf({start, Replaced(EpochLine(1), "\"samples\":500", "\"samples\":-5")}),
             "event line 2: epoch: field 'samples' must be between 0 and 9223372036854775807, got -5");
   EXPECT_EQ(ErrorOf({start, Replaced(EpochLine(1), "\"iterations\":5", "\"iterations\":0")}),
@@ -443,15 +481,107 @@ TEST_F(IngestTest, ImpossibleCountsAndWideIntegersAreRefused) {
 }
 
 TEST_F(IngestTest, RanksOutsideTheWorldOrListedTwiceAreRefused) {
-  EXPECT_EQ(ErrorOf({RunStartLine(5, 2), Replaced(EpochLine(1, 2), "\"rank\":1", "\"rank\":0")}),
+  facts_.workers = 2;
+  EXPECT_EQ(ErrorOf({Start(), Replaced(EpochLine(1, 2), "\"rank\":1", "\"rank\":0")}),
             "event line 2: epoch: ranks[1]: rank 0 is listed twice");
-  EXPECT_EQ(ErrorOf({RunStartLine(5, 2), Replaced(EpochLine(1, 2), "\"rank\":1", "\"rank\":2")}),
+  EXPECT_EQ(ErrorOf({Start(), Replaced(EpochLine(1, 2), "\"rank\":1", "\"rank\":2")}),
             "event line 2: epoch: ranks[1]: field 'rank' must be between 0 and 1, got 2");
 }
 
 TEST_F(IngestTest, ADuplicateKeyIsRefusedWhicheverWouldWin) {
-  EXPECT_EQ(ErrorOf({RunStartLine(5, 1), Replaced(EpochLine(1), "\"samples\":500", "\"samples\":500,\"samples\":7")}),
+  EXPECT_EQ(ErrorOf({Start(), Replaced(EpochLine(1), "\"samples\":500", "\"samples\":500,\"samples\":7")}),
             "event line 2: the key 'samples' appears twice in one object");
+}
+
+// The run_start must describe the run launched: its parameters and the
+// dataset checksum its run key embeds.
+TEST_F(IngestTest, TrustRunStartThatContradictsTheLaunchIsRefused) {
+  EXPECT_EQ(ErrorOf({Replaced(Start(), "\"architecture\":\"ring\"", "\"architecture\":\"mpi\"")}),
+            "event line 1: run_start: config: field 'architecture' is \"mpi\", but the run was launched with \"ring\"");
+  EXPECT_EQ(ErrorOf({Replaced(Start(), "\"batch_size\":100", "\"batch_size\":50")}),
+            "event line 1: run_start: config: field 'batch_size' is 50, but the run was launched with 100");
+  EXPECT_EQ(ErrorOf({Replaced(Start(), "\"epochs\":2", "\"epochs\":3")}),
+            "event line 1: run_start: config: field 'epochs' is 3, but the run was launched with 2");
+  RunFacts two = facts_;
+  two.workers = 2;
+  EXPECT_EQ(ErrorOf({RunStartLine(two)}),
+            "event line 1: run_start: field 'world_size' is 2, but the run was launched with 1");
+  RunFacts ps = facts_;
+  ps.servers = 1;
+  EXPECT_EQ(ErrorOf({RunStartLine(ps)}),
+            "event line 1: run_start: config: field 'servers' is 1, but the run was launched with 0");
+  EXPECT_EQ(ErrorOf({Replaced(Start(), "\"workers\":1", "\"workers\":0")}),
+            "event line 1: run_start: field 'workers' is 0, but the run was launched with 1");
+  EXPECT_EQ(ErrorOf({Replaced(Start(), "synthetic:1:10000", "synthetic:1:1000")}),
+            "event line 1: run_start: field 'dataset_sha256' is \"synthetic:1:1000\", but the run was launched with "
+            "\"synthetic:1:10000\"");
+  EXPECT_EQ(ErrorOf({Replaced(Start(), "synthetic:1:10000", "")}),
+            "event line 1: run_start: field 'dataset_sha256' is \"\", but the run was launched with "
+            "\"synthetic:1:10000\"");
+  EXPECT_EQ(Int(store_, "SELECT count(*) FROM attempts WHERE world_size IS NOT NULL"), 0);
+}
+
+TEST_F(IngestTest, TrustRunStartOfAParameterServerRunNamesItsServers) {
+  facts_.architecture = "ps";
+  facts_.workers = 2;
+  facts_.servers = 2;
+  EXPECT_EQ(ErrorOf({Start()}), "");
+  EXPECT_EQ(ErrorOf({Replaced(Start(), "\"world_size\":4,\"workers\":2,\"servers\":2",
+                              "\"world_size\":4,\"workers\":2,\"servers\":1")}),
+            "event line 1: run_start: field 'servers' is 1, but the run was launched with 2");
+}
+
+// Every planned epoch, the warm-up included, before a run_end ok; and no
+// more than planned.
+TEST_F(IngestTest, TrustRunEndOkBeforeEveryEpochIsRefused) {
+  EXPECT_EQ(ErrorOf({Start(), EpochLine(1), RunEndLine()}),
+            "event line 3: run_end: status ok after 1 of the 2 epochs launched");
+  EXPECT_EQ(ErrorOf({Start(), RunEndLine()}), "event line 2: run_end: status ok after 0 of the 2 epochs launched");
+  EXPECT_EQ(ErrorOf({Start(), EpochLine(1), EpochLine(2), EpochLine(3)}),
+            "event line 4: epoch: the run was launched with 2 epochs, got epoch 3");
+  // A trainer that reports its own error may stop early.
+  EXPECT_EQ(ErrorOf({Start(), EpochLine(1), R"({"event":"run_end","format_version":1,"status":"error","error":"x"})"}),
+            "");
+}
+
+TEST_F(IngestTest, TrustRunEndOkWithAnEmptyChecksumIsRefused) {
+  EXPECT_EQ(ErrorOf({Start(), EpochLine(1), EpochLine(2), RunEndLine("")}),
+            "event line 4: run_end: field 'parameter_checksum' is empty");
+  EXPECT_EQ(Int(store_, "SELECT count(*) FROM attempts WHERE trainer_status IS NOT NULL"), 0);
+}
+
+// Events come from rank 0 only; what else another rank prints is its own.
+TEST_F(IngestTest, TrustAnEventPrintedByAnotherRankIsRefused) {
+  Ingest ingest = Make();
+  ingest.ConsumeOtherRank(1, "some progress of rank 1");
+  ingest.ConsumeOtherRank(1, R"({"note":"no event"})");
+  EXPECT_EQ(ingest.error(), "");
+  ingest.ConsumeOtherRank(3, EpochLine(1));
+  ingest.ConsumeOtherRank(1, Start());
+  EXPECT_EQ(ingest.error(),
+            "rank 3 printed a \"epoch\" event on its standard output; events come from rank 0 only");
+}
+
+// What the checks let through and a rule of the schema refuses (a trigger
+// stands for one) fails the attempt like any malformed event; the group it
+// was part of goes with its partial rows, and later lines are ignored.
+TEST_F(IngestTest, TrustAnEventTheDatabaseRefusesIsMalformedOutput) {
+  store_.ExecuteScript(
+      "CREATE TRIGGER refuse_epoch_2 BEFORE INSERT ON rank_phases WHEN NEW.epoch = 2 "
+      "BEGIN SELECT RAISE(ABORT, 'CHECK constraint failed: rank rows of epoch 2'); END");
+  Ingest ingest = Make(FrozenClock);
+  ingest.Consume(Start());
+  ingest.Consume(EpochLine(1));
+  ingest.Consume(EpochLine(2));
+  ingest.Consume(RunEndLine());
+  ingest.Flush();
+  EXPECT_EQ(ingest.error(),
+            "event line 3: the database refused it: CHECK constraint failed: rank rows of epoch 2");
+  EXPECT_FALSE(ingest.run_end_ok());
+  EXPECT_FALSE(store_.batch_open());
+  EXPECT_EQ(Int(store_, "SELECT count(*) FROM epochs"), 0);
+  EXPECT_EQ(Int(store_, "SELECT count(*) FROM rank_phases"), 0);
+  EXPECT_EQ(Int(store_, "SELECT world_size FROM attempts"), 1);
 }
 
 }  // namespace

@@ -69,7 +69,7 @@ class RunnerMpirunTest : public ::testing::Test {
 
 TEST_F(RunnerMpirunTest, HangingTrainerTimesOutAndTheSweepGoesOn) {
   const std::string trainer = WriteScript(dir_ / "trainer",
-                                          "case \" $* \" in *\" --architecture mpi \"*)\n" + Echo(RunStartLine()) +
+                                          "case \" $* \" in *\" --architecture mpi \"*)\n" + testing::EchoRunStart() +
                                               "  exec sleep 60;;\nesac\n" + testing::GoodTrainerBody());
   const Experiment experiment = Load(MatrixText("architecture = [\"mpi\", \"ring\"]\nworkers = [1]\n", 1, 1));
   Store store(db_);
@@ -200,9 +200,68 @@ TEST_F(RunnerMpirunTest, EveryAttemptKeepsWhatItsRanksPrinted) {
   EXPECT_EQ(GunzipFile(store.logs_dir() + "/" + first[3].file), "rank 1 gives up\n");
   const std::vector<AttemptLog> second = store.AttemptLogs(attempts[1].attempt_id);
   ASSERT_EQ(second.size(), 5u);
+  testing::RunFacts launched;
+  launched.architecture = "mpi";
+  launched.workers = 2;
   EXPECT_EQ(GunzipFile(store.logs_dir() + "/" + second[0].file),
-            RunStartLine() + "\n" + testing::EpochLine(1) + "\n" + testing::RunEndLine() + "\n");
+            RunStartLine(launched) + "\n" + testing::EpochLine(1) + "\n" + testing::RunEndLine() + "\n");
   EXPECT_EQ(GunzipFile(store.logs_dir() + "/" + second[3].file), "");
+}
+
+// ---- the trust boundary: what a trainer prints is checked, not believed ----
+// Each run below would be stored complete if its output were taken on
+// trust; it fails as malformed output instead, keeps its logs, counts its
+// attempts, and the sweep goes on with the next run.
+
+// A trainer printing a run of another dataset than the run key names, for
+// the ring run only.
+TEST_F(RunnerMpirunTest, TrustRunStartThatContradictsTheLaunchFailsThatRunAsMalformed) {
+  testing::RunFacts other_data;
+  other_data.dataset_sha256 = "synthetic:1:1000";
+  const std::string trainer = WriteScript(
+      dir_ / "trainer", "case \" $* \" in *\" --architecture ring \"*)\n" + Echo(RunStartLine(other_data)) +
+                            Echo(testing::EpochLine(1)) + Echo(testing::RunEndLine()) + "  exit 0;;\nesac\n" +
+                            testing::GoodTrainerBody());
+  Store store(db_);
+  const SweepReport report =
+      Sweep(store, trainer, Load(MatrixText("architecture = [\"ring\", \"mpi\"]\nworkers = [1]\n")));
+  EXPECT_EQ(report.complete, 1);
+  EXPECT_EQ(report.runs[0].item.state, RunState::kFailed);
+  EXPECT_EQ(report.runs[0].item.failure_reason,
+            "malformed trainer output: event line 1: run_start: field 'dataset_sha256' is \"synthetic:1:1000\", but "
+            "the run was launched with \"synthetic:1:10000\"");
+  EXPECT_EQ(Int(store, "SELECT attempts FROM runs WHERE architecture = 'ring'"), 2);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM attempts a JOIN runs r USING (run_id) "
+                       "WHERE r.architecture = 'ring' AND a.status = 'failed' AND a.log_dir IS NOT NULL"),
+            2);
+  EXPECT_EQ(report.runs[1].item.state, RunState::kComplete);
+}
+
+TEST_F(RunnerMpirunTest, TrustRunEndOkBeforeEveryEpochFailsTheRunAsMalformed) {
+  const std::string trainer = WriteScript(
+      dir_ / "trainer", testing::EchoRunStart() + Echo(testing::EpochLine(1)) + Echo(testing::RunEndLine()));
+  Store store(db_);
+  const SweepReport report = Sweep(store, trainer, Load(MatrixText("workers = [1]\n", 60, 1, "epochs = 3\n")));
+  EXPECT_EQ(report.runs[0].item.state, RunState::kFailed);
+  EXPECT_EQ(report.runs[0].item.failure_reason,
+            "malformed trainer output: event line 3: run_end: status ok after 1 of the 3 epochs launched");
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM complete_epochs"), 0);
+}
+
+// The merged stream reads as a valid run; rank 1 printed it.
+TEST_F(RunnerMpirunTest, TrustEventsFromARankOtherThanZeroFailTheRunAsMalformed) {
+  const std::string trainer =
+      WriteScript(dir_ / "trainer", "[ \"$OMPI_COMM_WORLD_RANK\" = 1 ] || exit 0\n" + testing::GoodTrainerBody());
+  Store store(db_);
+  const SweepReport report = Sweep(
+      store, trainer,
+      Load("[experiment]\nname = \"ranks\"\n[defaults]\ndataset = \"synthetic\"\n[matrix]\nworkers = [2]\n"
+           "[execution]\ntimeout_s = 60\nattempts = 1\n"));
+  EXPECT_EQ(report.runs[0].item.state, RunState::kFailed);
+  EXPECT_EQ(report.runs[0].item.failure_reason,
+            "malformed trainer output: rank 1 printed a \"run_start\" event on its standard output; events come "
+            "from rank 0 only");
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM attempt_logs WHERE rank = 1 AND stream = 'stdout'"), 1);
 }
 
 }  // namespace

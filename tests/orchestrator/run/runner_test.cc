@@ -31,6 +31,7 @@ using testing::MatrixText;
 
 using testing::EpochLine;
 using testing::FailingJob;
+using testing::FactsOf;
 using testing::FakeJob;
 using testing::FakeLauncher;
 using testing::GoodJob;
@@ -74,8 +75,9 @@ class RunnerTest : public ::testing::Test {
 };
 
 TEST_F(RunnerTest, SweepRunsEverythingAndResumeSkipsCompleteRuns) {
-  FakeLauncher launcher([](const LaunchSpec&, int) { return GoodJob(2); });
-  const Experiment experiment = Load(MatrixText("architecture = [\"ring\", \"mpi\"]\nworkers = [1]\n"));
+  FakeLauncher launcher([](const LaunchSpec& spec, int) { return GoodJob(spec); });
+  const Experiment experiment =
+      Load(MatrixText("architecture = [\"ring\", \"mpi\"]\nworkers = [1]\n", 60, 2, "epochs = 2\n"));
   Store store(db_);
   SweepReport report = Sweep(store, launcher, experiment);
   EXPECT_EQ(report.complete, 2);
@@ -124,7 +126,7 @@ TEST_F(RunnerTest, EveryAttemptRecordsWhereItsTimeWentAndTheSweepSumsThem) {
 }
 
 TEST_F(RunnerTest, EachRunIsLaunchedWithItsTrainerArgumentsAndTimeout) {
-  FakeLauncher launcher([](const LaunchSpec&, int) { return GoodJob(); });
+  FakeLauncher launcher([](const LaunchSpec& spec, int) { return GoodJob(spec); });
   const Experiment experiment = Load(MatrixText("architecture = [\"ps\"]\nworkers = [1]\nservers = [2]\n", 42));
   Store store(db_);
   Sweep(store, launcher, experiment);
@@ -142,9 +144,9 @@ TEST_F(RunnerTest, EachRunIsLaunchedWithItsTrainerArgumentsAndTimeout) {
 TEST_F(RunnerTest, CrashingTrainerIsRetriedThenFailedAndTheSweepGoesOn) {
   FakeLauncher launcher([](const LaunchSpec& spec, int) {
     if (TrainerArg(spec, "--architecture") == "p2p") {
-      return FailingJob(2, {RunStartLine()}, "dmlbench-trainer: error: boom\n");
+      return FailingJob(2, {RunStartLine(FactsOf(spec))}, "dmlbench-trainer: error: boom\n");
     }
-    return GoodJob();
+    return GoodJob(spec);
   });
   const Experiment experiment = Load(MatrixText("architecture = [\"p2p\", \"ring\"]\nworkers = [1]\n"));
   Store store(db_);
@@ -169,7 +171,7 @@ TEST_F(RunnerTest, CrashingTrainerIsRetriedThenFailedAndTheSweepGoesOn) {
 }
 
 TEST_F(RunnerTest, OnlyRunsWhatTheFilterChooses) {
-  FakeLauncher launcher([](const LaunchSpec&, int) { return GoodJob(); });
+  FakeLauncher launcher([](const LaunchSpec& spec, int) { return GoodJob(spec); });
   const Experiment experiment = Load(MatrixText("architecture = [\"ring\", \"ps\"]\nworkers = [1, 2, 4]\n"));
   Store store(db_);
   RunnerOptions options;
@@ -191,7 +193,7 @@ TEST_F(RunnerTest, OnlyRunsWhatTheFilterChooses) {
 TEST_F(RunnerTest, OnlyFiltersOnTheStateInTheDatabase) {
   FakeLauncher launcher([](const LaunchSpec& spec, int launch) {
     // The mpi run fails in the first sweep only.
-    return TrainerArg(spec, "--architecture") == "mpi" && launch <= 3 ? FailingJob(1) : GoodJob();
+    return TrainerArg(spec, "--architecture") == "mpi" && launch <= 3 ? FailingJob(1) : GoodJob(spec);
   });
   const Experiment experiment = Load(MatrixText("architecture = [\"ring\", \"mpi\"]\nworkers = [1]\n"));
   Store store(db_);
@@ -210,7 +212,7 @@ TEST_F(RunnerTest, OnlyFiltersOnTheStateInTheDatabase) {
 
 TEST_F(RunnerTest, WithoutRetryFailedRunsThatFailedStayFailed) {
   FakeLauncher launcher([](const LaunchSpec& spec, int) {
-    return TrainerArg(spec, "--architecture") == "mpi" ? FailingJob(1) : GoodJob();
+    return TrainerArg(spec, "--architecture") == "mpi" ? FailingJob(1) : GoodJob(spec);
   });
   const Experiment experiment = Load(MatrixText("architecture = [\"ring\", \"mpi\", \"p2p\"]\nworkers = [1]\n"));
   Store store(db_);
@@ -234,7 +236,7 @@ TEST_F(RunnerTest, WithoutRetryFailedRunsThatFailedStayFailed) {
 }
 
 TEST_F(RunnerTest, TagsOfTheExperimentAndTheSweepGoToEveryRunItConsidered) {
-  FakeLauncher launcher([](const LaunchSpec&, int) { return GoodJob(); });
+  FakeLauncher launcher([](const LaunchSpec& spec, int) { return GoodJob(spec); });
   const Experiment first = Load(
       "[experiment]\nname = \"tagged\"\ntags = [\"baseline\"]\n[defaults]\ndataset = \"synthetic\"\n"
       "[matrix]\nworkers = [1, 2]\n");
@@ -268,7 +270,7 @@ TEST_F(RunnerTest, EachAttemptGetsAnOutputDirectoryWhoseFilesAreKept) {
     testing::WriteFile(spec.output_dir + "/rank.0/stdout", "launch " + std::to_string(launch) + "\n");
     testing::WriteFile(spec.output_dir + "/rank.0/stderr", "");
     testing::WriteFile(spec.output_dir + "/mpirun.stderr", "");
-    return launch == 1 ? FailingJob(1) : GoodJob();
+    return launch == 1 ? FailingJob(1) : GoodJob(spec);
   });
   const Experiment experiment = Load(MatrixText("workers = [1]\n"));
   Store store(db_);
@@ -289,7 +291,7 @@ TEST_F(RunnerTest, EachAttemptGetsAnOutputDirectoryWhoseFilesAreKept) {
 }
 
 TEST_F(RunnerTest, AttemptThatPrintedNothingKeepsNoLogs) {
-  FakeLauncher launcher([](const LaunchSpec&, int) { return GoodJob(); });
+  FakeLauncher launcher([](const LaunchSpec& spec, int) { return GoodJob(spec); });
   Store store(db_);
   Sweep(store, launcher, Load(MatrixText("workers = [1]\n")));
   EXPECT_EQ(Int(store, "SELECT count(*) FROM attempts WHERE log_dir IS NULL"), 1);
@@ -298,10 +300,10 @@ TEST_F(RunnerTest, AttemptThatPrintedNothingKeepsNoLogs) {
 }
 
 TEST_F(RunnerTest, PartialDataOfAFailedAttemptIsNeverDuplicated) {
-  FakeLauncher launcher([](const LaunchSpec&, int launch) {
-    return launch == 1 ? FailingJob(1, {RunStartLine(), EpochLine(1)}) : GoodJob(2);
+  FakeLauncher launcher([](const LaunchSpec& spec, int launch) {
+    return launch == 1 ? FailingJob(1, {RunStartLine(FactsOf(spec)), EpochLine(1)}) : GoodJob(spec);
   });
-  const Experiment experiment = Load(MatrixText("workers = [1]\n"));
+  const Experiment experiment = Load(MatrixText("workers = [1]\n", 60, 2, "epochs = 2\n"));
   Store store(db_);
   const SweepReport report = Sweep(store, launcher, experiment);
   EXPECT_EQ(report.complete, 1);
@@ -314,8 +316,8 @@ TEST_F(RunnerTest, PartialDataOfAFailedAttemptIsNeverDuplicated) {
 }
 
 TEST_F(RunnerTest, MalformedTrainerOutputFailsTheRun) {
-  FakeLauncher launcher([](const LaunchSpec&, int) {
-    FakeJob job = GoodJob();
+  FakeLauncher launcher([](const LaunchSpec& spec, int) {
+    FakeJob job = GoodJob(spec);
     job.lines.insert(job.lines.begin(), "garbage");
     return job;
   });
@@ -326,9 +328,9 @@ TEST_F(RunnerTest, MalformedTrainerOutputFailsTheRun) {
 }
 
 TEST_F(RunnerTest, TrainerThatExitsWithoutRunEndFailsTheRun) {
-  FakeLauncher launcher([](const LaunchSpec&, int) {
+  FakeLauncher launcher([](const LaunchSpec& spec, int) {
     FakeJob job;
-    job.lines = {RunStartLine(), EpochLine(1)};
+    job.lines = {RunStartLine(FactsOf(spec)), EpochLine(1)};
     job.result.exit_code = 0;
     return job;
   });
@@ -338,9 +340,51 @@ TEST_F(RunnerTest, TrainerThatExitsWithoutRunEndFailsTheRun) {
   EXPECT_EQ(Int(store, "SELECT count(*) FROM complete_epochs"), 0);
 }
 
+// The database's constraints are the last line behind the ingest's checks:
+// an event they let through and the schema refuses (a trigger stands here
+// for such a rule) fails that run as malformed output, keeps its logs,
+// counts as an attempt, and the sweep goes on; a sweep again tries it
+// again instead of stopping at it.
+TEST_F(RunnerTest, TrustAnEventTheDatabaseRefusesFailsThatRunAndTheSweepGoesOn) {
+  FakeLauncher launcher([](const LaunchSpec& spec, int) {
+    std::filesystem::create_directories(spec.output_dir + "/rank.0");
+    testing::WriteFile(spec.output_dir + "/rank.0/stdout", "what rank 0 printed\n");
+    FakeJob job = GoodJob(spec);
+    if (TrainerArg(spec, "--architecture") == "mpi") {
+      std::string& epoch = job.lines[1];
+      epoch.replace(epoch.find("\"loss\":2.25"), 11, "\"loss\":7.5");
+    }
+    return job;
+  });
+  const std::string matrix = "architecture = [\"ring\", \"mpi\", \"p2p\"]\nworkers = [1]\n";
+  Store store(db_);
+  store.ExecuteScript("CREATE TRIGGER refuse_loss BEFORE INSERT ON epochs WHEN NEW.loss = 7.5 "
+                      "BEGIN SELECT RAISE(ABORT, 'a loss of 7.5 is refused'); END");
+
+  SweepReport report = Sweep(store, launcher, Load(MatrixText(matrix)));
+  EXPECT_EQ(report.complete, 2);
+  EXPECT_EQ(report.failed, 1);
+  EXPECT_EQ(report.stopped, "");
+  EXPECT_EQ(report.runs[1].item.failure_reason,
+            "malformed trainer output: event line 2: the database refused it: a loss of 7.5 is refused");
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM runs WHERE status = 'running'"), 0);
+  EXPECT_EQ(Int(store, "SELECT attempts FROM runs WHERE architecture = 'mpi'"), 2);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM attempts a JOIN runs r USING (run_id) WHERE r.architecture = 'mpi' "
+                       "AND a.status = 'failed' AND a.log_dir IS NOT NULL"),
+            2);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM epochs e JOIN runs r USING (run_id) WHERE r.architecture = 'mpi'"), 0);
+
+  // A third try allowed: the sweep runs it, it fails alike, the sweep ends.
+  report = Sweep(store, launcher, Load(MatrixText(matrix, 60, 3)));
+  EXPECT_EQ(report.complete, 2);
+  EXPECT_EQ(report.failed, 1);
+  EXPECT_EQ(Int(store, "SELECT attempts FROM runs WHERE architecture = 'mpi'"), 3);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM runs WHERE status = 'running'"), 0);
+}
+
 TEST_F(RunnerTest, HostFailureIsRetriedAndRecordedOnTheAttempt) {
-  FakeLauncher launcher([](const LaunchSpec&, int launch) {
-    if (launch > 1) return GoodJob();
+  FakeLauncher launcher([](const LaunchSpec& spec, int launch) {
+    if (launch > 1) return GoodJob(spec);
     FakeJob lost = FailingJob(255);
     lost.result.host_failure = true;
     lost.result.failure_reason = "host 'b' was lost";
@@ -355,10 +399,10 @@ TEST_F(RunnerTest, HostFailureIsRetriedAndRecordedOnTheAttempt) {
 
 TEST_F(RunnerTest, CancelInterruptsTheCurrentRunAndTheNextSweepRedoesIt) {
   std::atomic<bool> cancel{false};
-  FakeLauncher launcher([&](const LaunchSpec&, int launch) {
-    if (launch > 1) return GoodJob();
+  FakeLauncher launcher([&](const LaunchSpec& spec, int launch) {
+    if (launch > 1) return GoodJob(spec);
     FakeJob slow;
-    slow.lines = {RunStartLine()};
+    slow.lines = {RunStartLine(FactsOf(spec))};
     slow.runs_until_cancelled = true;
     cancel = true;  // Ctrl-C while the first job runs
     return slow;
@@ -381,7 +425,7 @@ TEST_F(RunnerTest, CancelInterruptsTheCurrentRunAndTheNextSweepRedoesIt) {
 }
 
 TEST_F(RunnerTest, RunLeftRunningByADeadOrchestratorIsRedone) {
-  FakeLauncher launcher([](const LaunchSpec&, int) { return GoodJob(); });
+  FakeLauncher launcher([](const LaunchSpec& spec, int) { return GoodJob(spec); });
   const Experiment experiment = Load(MatrixText("workers = [1]\n"));
   Store store(db_);
   // What a killed orchestrator leaves: a running attempt with one epoch.
@@ -491,9 +535,9 @@ TEST_F(RunnerTest, AnErrorEveryAttemptWouldMeetStopsTheSweep) {
 // under the old build's key.
 TEST_F(RunnerTest, ATrainerRebuiltDuringTheSweepStopsItBeforeTheNextRun) {
   FakeLauncher* self = nullptr;
-  FakeLauncher launcher([&self](const LaunchSpec&, int) {
+  FakeLauncher launcher([&self](const LaunchSpec& spec, int) {
     self->SetTrainerSha256(std::string(64, 'e'));
-    return GoodJob();
+    return GoodJob(spec);
   });
   self = &launcher;
   const Experiment experiment = Load(MatrixText("architecture = [\"ring\", \"mpi\"]\nworkers = [1]\n", 60, 3));
@@ -535,7 +579,7 @@ TEST_F(RunnerTest, SecondSweepOnTheSameDatabaseIsRefused) {
 TEST_F(RunnerTest, ASweepWithoutTheDatabasesLockIsRefused) {
   const RunLock other(dir_ / "other.db");
   Store store(db_);
-  FakeLauncher launcher([](const LaunchSpec&, int) { return GoodJob(); });
+  FakeLauncher launcher([](const LaunchSpec& spec, int) { return GoodJob(spec); });
   try {
     Runner(store, launcher, RunnerOptions{}).Run(Load(MatrixText("workers = [1]\n")), other, no_cancel_);
     FAIL() << "swept without the lock";
@@ -549,7 +593,7 @@ TEST_F(RunnerTest, ASweepWithoutTheDatabasesLockIsRefused) {
 // another CPU share finds its runs complete and does not run them again,
 // and the report says how many and on which shares they were measured.
 TEST_F(RunnerTest, CompleteRunsFromHostsOfAnotherCpuShareAreCounted) {
-  FakeLauncher launcher([](const LaunchSpec&, int) { return GoodJob(1); });
+  FakeLauncher launcher([](const LaunchSpec& spec, int) { return GoodJob(spec); });
   const Experiment experiment = Load(MatrixText("architecture = [\"ring\", \"mpi\"]\nworkers = [1]\n"));
   Store store(db_);
   // Hosts without the tag (this machine, an inventory that says nothing),
@@ -574,7 +618,7 @@ TEST_F(RunnerTest, CompleteRunsFromHostsOfAnotherCpuShareAreCounted) {
 }
 
 TEST_F(RunnerTest, FilterThatMatchesNothingStopsBeforeAnyHostIsPrepared) {
-  FakeLauncher launcher([](const LaunchSpec&, int) { return GoodJob(); });
+  FakeLauncher launcher([](const LaunchSpec& spec, int) { return GoodJob(spec); });
   const Experiment experiment = Load(MatrixText("architecture = [\"ring\", \"ps\"]\nworkers = [1, 2]\n"));
   Store store(db_);
   RunnerOptions options;
@@ -609,15 +653,17 @@ TEST_F(RunnerTest, FullDiskIsAClearErrorAndNoRunCompletes) {
   if (!disk.mounted()) GTEST_SKIP() << "mounting a tmpfs needs root";
   const std::string db = disk.path() + "/results.db";
   // Epoch events large enough to fill what is left of the disk quickly.
-  FakeLauncher launcher([](const LaunchSpec&, int) {
+  FakeLauncher launcher([](const LaunchSpec& spec, int) {
     FakeJob job;
-    job.lines.push_back(RunStartLine(5, 64));
+    job.lines.push_back(RunStartLine(FactsOf(spec)));
     for (int e = 1; e <= 400; ++e) job.lines.push_back(EpochLine(e, 64));
     job.lines.push_back(RunEndLine());
     job.result.exit_code = 0;
     return job;
   });
-  const Experiment experiment = Load(MatrixText("workers = [1]\n", 60, 1, "epochs = 400\n"));
+  // 64 ranks, one of them a worker (the calibration split's).
+  const Experiment experiment =
+      Load(MatrixText("architecture = [\"ps\"]\nworkers = [1]\nservers = [63]\n", 60, 1, "epochs = 400\n"));
   {
     const RunLock lock(db);
     Store store(db);
@@ -658,8 +704,8 @@ TEST_F(RunnerTest, APointWhoseIntervalIsWideGetsMoreRepetitionsUpToTheMost) {
   FakeLauncher launcher([](const LaunchSpec& spec, int) {
     const bool mpi = TrainerArg(spec, "--architecture") == "mpi";
     const double wall = mpi && std::stoll(TrainerArg(spec, "--seed")) % 2 ? 0.6 : 0.5;
-    FakeJob job = GoodJob(0);
-    job.lines = {RunStartLine(), EpochLine(1, 1, wall), EpochLine(2, 1, wall), RunEndLine()};
+    FakeJob job = GoodJob(spec);
+    job.lines = {RunStartLine(FactsOf(spec)), EpochLine(1, 1, wall), EpochLine(2, 1, wall), RunEndLine()};
     return job;
   });
   const std::string text = MatrixText("architecture = [\"ring\", \"mpi\"]\n", 60, 2, "epochs = 2\n",

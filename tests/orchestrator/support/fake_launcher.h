@@ -24,16 +24,6 @@ struct FakeJob {
   bool runs_until_cancelled = false;
 };
 
-// A job that prints a valid run of `epochs` epochs and exits 0.
-inline FakeJob GoodJob(int epochs = 1) {
-  FakeJob job;
-  job.lines.push_back(RunStartLine());
-  for (int e = 1; e <= epochs; ++e) job.lines.push_back(EpochLine(e));
-  job.lines.push_back(RunEndLine());
-  job.result.exit_code = 0;
-  return job;
-}
-
 // A job whose mpirun exits with `status` after printing `lines`, with
 // `stderr_tail` as its stderr.
 inline FakeJob FailingJob(int status, std::vector<std::string> lines = {}, std::string stderr_tail = "") {
@@ -51,6 +41,30 @@ inline std::string TrainerArg(const LaunchSpec& spec, const std::string& name) {
     if (spec.trainer_args[i] == name) return spec.trainer_args[i + 1];
   }
   return "";
+}
+
+// What a trainer launched with `spec` reports of its run in run_start
+// (synthetic data: the tests' matrices).
+inline RunFacts FactsOf(const LaunchSpec& spec) {
+  RunFacts facts;
+  facts.architecture = TrainerArg(spec, "--architecture");
+  facts.servers = std::stoi(TrainerArg(spec, "--servers"));
+  facts.workers = spec.ranks - facts.servers;
+  facts.batch_size = std::stoi(TrainerArg(spec, "--batch-size"));
+  facts.epochs = std::stoi(TrainerArg(spec, "--epochs"));
+  facts.dataset_sha256 = "synthetic:" + TrainerArg(spec, "--seed") + ":" + TrainerArg(spec, "--synthetic");
+  return facts;
+}
+
+// A job that prints a valid run of the epochs `spec` asks for and exits 0.
+inline FakeJob GoodJob(const LaunchSpec& spec) {
+  const RunFacts facts = FactsOf(spec);
+  FakeJob job;
+  job.lines.push_back(RunStartLine(facts));
+  for (int e = 1; e <= facts.epochs; ++e) job.lines.push_back(EpochLine(e));
+  job.lines.push_back(RunEndLine());
+  job.result.exit_code = 0;
+  return job;
 }
 
 class FakeLauncher : public Launcher {

@@ -61,13 +61,50 @@ inline std::string WriteScript(const std::string& path, const std::string& body)
   return path;
 }
 
-inline std::string RunStartLine(int iterations_per_epoch = 5, int world_size = 1) {
-  return R"({"event":"run_start","format_version":1,"time_unix_s":1.5,"config":{"architecture":"ring"},)"
-         R"("parameters":104938,"parameter_bytes":419752,"layers":[],"world_size":)" +
-         std::to_string(world_size) + R"(,"workers":)" + std::to_string(world_size) +
-         R"(,"servers":0,"iterations_per_epoch":)" + std::to_string(iterations_per_epoch) +
-         R"(,"train_samples":1000,"test_samples":100,"dataset_sha256":"synthetic:1:1000",)"
+// What a fake trainer's run_start says of the run it was launched as. The
+// defaults are the launch of the tests' usual matrix: one worker of a
+// synthetic ring run of seed 1 (plan.h DatasetChecksum), local batch 100,
+// one epoch, of 5 iterations here.
+struct RunFacts {
+  std::string architecture = "ring";
+  int workers = 1;
+  int servers = 0;  // ps only
+  int batch_size = 100;
+  int epochs = 1;
+  std::string dataset_sha256 = "synthetic:1:10000";
+  int iterations_per_epoch = 5;
+};
+
+// A run_start line with a printf conversion (%s) in place of each fact of
+// the launch, in this order: config's architecture, servers, batch_size and
+// epochs, then world_size, workers, servers and dataset_sha256. The one
+// text of the line, for C++ (RunStartLine) and shell (EchoRunStart) alike.
+inline std::string RunStartFormat(int iterations_per_epoch = 5) {
+  return R"({"event":"run_start","format_version":1,"time_unix_s":1.5,)"
+         R"("config":{"architecture":"%s","servers":%s,"batch_size":%s,"epochs":%s},)"
+         R"("parameters":104938,"parameter_bytes":419752,"layers":[],"world_size":%s,"workers":%s,"servers":%s,)"
+         R"("iterations_per_epoch":)" + std::to_string(iterations_per_epoch) +
+         R"(,"train_samples":10000,"test_samples":1666,"dataset_sha256":"%s",)"
          R"("mpi_library_version":"Open MPI v4.1.4","hosts":["h"],"roles":["worker"],"threads":1})";
+}
+
+inline std::string RunStartLine(const RunFacts& facts) {
+  std::string line = RunStartFormat(facts.iterations_per_epoch);
+  for (const std::string& value :
+       {facts.architecture, std::to_string(facts.servers), std::to_string(facts.batch_size),
+        std::to_string(facts.epochs), std::to_string(facts.workers + facts.servers), std::to_string(facts.workers),
+        std::to_string(facts.servers), facts.dataset_sha256}) {
+    line.replace(line.find("%s"), 2, value);
+  }
+  return line;
+}
+
+// The usual launch's run_start, with `world_size` workers.
+inline std::string RunStartLine(int iterations_per_epoch = 5, int world_size = 1) {
+  RunFacts facts;
+  facts.iterations_per_epoch = iterations_per_epoch;
+  facts.workers = world_size;
+  return RunStartLine(facts);
 }
 
 // An epoch of 5 iterations; rank 0's first iteration is the slowest and
@@ -100,11 +137,31 @@ inline std::string RunEndLine(const std::string& checksum = "c0ffee") {
 // Shell text printing one line exactly.
 inline std::string Echo(const std::string& line) { return "printf '%s\\n' '" + line + "'\n"; }
 
-// A trainer that prints a valid run of `epochs` epochs and exits 0.
-inline std::string GoodTrainerBody(int epochs = 1) {
-  std::string body = Echo(RunStartLine());
-  for (int e = 1; e <= epochs; ++e) body += Echo(EpochLine(e));
-  return body + Echo(RunEndLine());
+// Shell text printing the run_start of the run the script was launched as:
+// the facts come from the trainer arguments the orchestrator passes
+// (launch/trainer_command.h) and the world size from mpirun's (or srun's)
+// environment; synthetic data only. Leaves $epochs and $seed set.
+inline std::string EchoRunStart() {
+  return "architecture=ring servers=0 batch_size=100 epochs=1 seed=1 samples=10000 previous=\n"
+         "for word in \"$@\"; do\n"
+         "  case $previous in\n"
+         "    --architecture) architecture=$word;; --servers) servers=$word;; --batch-size) batch_size=$word;;\n"
+         "    --epochs) epochs=$word;; --seed) seed=$word;; --synthetic) samples=$word;;\n"
+         "  esac\n"
+         "  previous=$word\n"
+         "done\n"
+         "world_size=${OMPI_COMM_WORLD_SIZE:-${SLURM_NTASKS:-1}}\n"
+         "printf '" + RunStartFormat() + "\\n' \"$architecture\" \"$servers\" \"$batch_size\" \"$epochs\" "
+         "\"$world_size\" \"$((world_size - servers))\" \"$servers\" \"synthetic:$seed:$samples\"\n";
+}
+
+// A trainer that prints a valid run of the epochs it was launched with and
+// exits 0.
+inline std::string GoodTrainerBody() {
+  std::string epoch = EpochLine(1);
+  epoch.replace(epoch.find("\"epoch\":1,"), 10, "\"epoch\":%s,");
+  return EchoRunStart() + "e=1\nwhile [ $e -le $epochs ]; do printf '" + epoch + "\\n' $e; e=$((e + 1)); done\n" +
+         Echo(RunEndLine());
 }
 
 }  // namespace dmlbench::testing

@@ -139,7 +139,7 @@ class SlurmSweepTest : public ::testing::Test {
 
   // A trainer of one rank that starts its run and then sleeps.
   std::string SleepingTrainer() {
-    return testing::WriteScript(dir_ / "trainer", testing::Echo(testing::RunStartLine()) + "exec sleep 300\n");
+    return testing::WriteScript(dir_ / "trainer", testing::EchoRunStart() + "exec sleep 300\n");
   }
 
   // A trainer of `ranks` ranks whose rank 0 starts its run, waits `seconds`
