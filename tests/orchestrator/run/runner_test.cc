@@ -103,8 +103,8 @@ TEST_F(RunnerTest, SweepRunsEverythingAndResumeSkipsCompleteRuns) {
 }
 
 TEST_F(RunnerTest, EveryAttemptRecordsWhereItsTimeWentAndTheSweepSumsThem) {
-  FakeLauncher launcher([](const LaunchSpec&, int call) { return call == 1 ? FailingJob(1) : GoodJob(3); });
-  const Experiment experiment = Load(MatrixText("architecture = [\"ring\", \"mpi\"]\nworkers = [1]\n"));
+  FakeLauncher launcher([](const LaunchSpec& spec, int call) { return call == 1 ? FailingJob(1) : GoodJob(spec); });
+  const Experiment experiment = Load(MatrixText("architecture = [\"ring\", \"mpi\"]\nworkers = [1]\n", 60, 2, "epochs = 3\n"));
   Store store(db_);
   const SweepReport report = Sweep(store, launcher, experiment);
   EXPECT_EQ(report.complete, 2);
