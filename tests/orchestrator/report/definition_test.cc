@@ -16,7 +16,7 @@ using testing::WriteFile;
 
 TEST(ReportDefinitionTest, TheCommittedDefinitionReads) {
   const ReportDefinition definition = ReadReportDefinition(std::string(DMLBENCH_SOURCE_DIR) + "/reports/report.toml");
-  ASSERT_EQ(definition.sections.size(), 16u);
+  ASSERT_EQ(definition.sections.size(), 17u);
   EXPECT_EQ(definition.sections[0].id, "factors");
   EXPECT_EQ(definition.sections[7].id, "cpu");
   EXPECT_EQ(definition.sections[10].kind, Section::Kind::kFigure);

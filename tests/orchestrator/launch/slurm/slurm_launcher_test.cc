@@ -147,7 +147,7 @@ class SlurmSweepTest : public ::testing::Test {
   std::string SlowTrainer(double seconds, int ranks = 1) {
     std::string body = "if [ \"${SLURM_PROCID:-${OMPI_COMM_WORLD_RANK:-0}}\" != 0 ]; then exec sleep " +
                        std::to_string(seconds) + "; fi\n";
-    body += testing::Echo(testing::RunStartLine(5, ranks)) + "sleep " + std::to_string(seconds) + "\n";
+    body += testing::EchoRunStart() + "sleep " + std::to_string(seconds) + "\n";
     body += testing::Echo(testing::EpochLine(1, ranks)) + testing::Echo(testing::RunEndLine());
     return testing::WriteScript(dir_ / "trainer", body);
   }
