@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <thread>
 
@@ -610,6 +611,57 @@ TEST_F(RunnerTest, FullDiskIsAClearErrorAndNoRunCompletes) {
   EXPECT_EQ(Text(after, "PRAGMA integrity_check"), "ok");
   EXPECT_EQ(Int(after, "SELECT count(*) FROM runs WHERE status = 'complete'"), 0);
   EXPECT_EQ(Int(after, "SELECT count(*) FROM complete_epochs"), 0);
+}
+
+// A disk full for a moment mid-attempt still stops the sweep, but the
+// attempt keeps why: interrupted, with the disk full as its reason, which
+// the next sweep leaves as it is (not "the orchestrator stopped during this
+// attempt") before it completes the run.
+TEST_F(RunnerTest, AnAttemptStoppedByAFullDiskKeepsTheReason) {
+  TmpfsMount disk(dir_, "1m");
+  if (!disk.mounted()) GTEST_SKIP() << "mounting a tmpfs needs root";
+  const std::string db = disk.path() + "/results.db";
+  const std::string filler = disk.path() + "/filler";
+  std::thread freeing;
+  // The first job fills the disk as it starts and frees it a second later;
+  // its epochs cannot be stored meanwhile.
+  FakeLauncher launcher([&](const LaunchSpec&, int launch) {
+    if (launch > 1) return GoodJob(2);
+    {
+      std::ofstream fill(filler, std::ios::binary);
+      const std::string block(4096, 'x');
+      while (fill.write(block.data(), block.size()) && fill.flush()) {
+      }
+    }
+    freeing = std::thread([&] {
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+      std::filesystem::remove(filler);
+    });
+    FakeJob job;
+    job.lines.push_back(RunStartLine(5, 64));
+    for (int e = 1; e <= 50; ++e) job.lines.push_back(EpochLine(e, 64));
+    job.lines.push_back(RunEndLine());
+    job.result.exit_code = 0;
+    return job;
+  });
+  const Experiment experiment = Load(MatrixText("workers = [1]\n", 60, 1, "epochs = 2\n"));
+  const std::string reason = "the orchestrator stopped: " + db + ": database or disk is full";
+  {
+    const RunLock lock(db);
+    Store store(db);
+    EXPECT_THROW(Runner(store, launcher, RunnerOptions{}).Run(experiment, lock, no_cancel_), StoreError);
+    freeing.join();
+    EXPECT_EQ(Text(store, "SELECT status || ': ' || reason FROM attempts"), "interrupted: " + reason);
+    EXPECT_EQ(Text(store, "SELECT status FROM runs"), "interrupted");
+  }
+  const RunLock lock(db);
+  Store store(db);
+  const SweepReport report = Runner(store, launcher, RunnerOptions{}).Run(experiment, lock, no_cancel_);
+  EXPECT_EQ(report.complete, 1);
+  EXPECT_EQ(report.recovered, 0);
+  EXPECT_EQ(Text(store, "SELECT group_concat(status || ': ' || coalesce(reason, ''), ' | ') FROM "
+                        "(SELECT * FROM attempts ORDER BY number)"),
+            "interrupted: " + reason + " | ok: ");
 }
 
 TEST_F(RunnerTest, ReadOnlyDatabaseFileIsAClearError) {
