@@ -378,11 +378,11 @@ void Ingest::ConsumeEvent(std::string_view line) {
     mpi_library_version_ = r.mpi_library_version;
   } else if (kind == "epoch") {
     if (!run_start_seen_) throw EventError("epoch: before run_start");
-    const EpochRecord r = ReadEpoch(fields, event, epochs_stored_ + 1, run_start_);
+    const EpochRecord r = ReadEpoch(fields, event, epochs_stored() + 1, run_start_);
     BeforeWrite();
     store_.AddEpoch(run_id_, attempt_id_, r);
     AfterWrite(false);
-    ++epochs_stored_;
+    epoch_wall_s_.push_back(r.wall_s);
   } else if (kind == "run_end") {
     const RunEndRecord r = ReadRunEnd(fields, run_start_seen_);
     BeforeWrite();

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "orchestrator/core/clock.h"
 #include "orchestrator/store/store.h"
@@ -52,7 +53,9 @@ class Ingest {
   const std::string& trainer_error() const { return trainer_error_; }
   // "event line 3: ..." for the first malformed event, "" while all are valid.
   const std::string& error() const { return error_; }
-  int epochs_stored() const { return epochs_stored_; }
+  int epochs_stored() const { return static_cast<int>(epoch_wall_s_.size()); }
+  // The wall time of each stored epoch, in epoch order.
+  const std::vector<double>& epoch_wall_s() const { return epoch_wall_s_; }
   // From run_start; 0 until it arrived.
   std::int64_t iterations_per_epoch() const { return iterations_per_epoch_; }
   const std::string& mpi_library_version() const { return mpi_library_version_; }
@@ -77,7 +80,7 @@ class Ingest {
   RunStartRecord run_start_;  // as stored, once run_start_seen_
   bool run_end_seen_ = false;
   bool run_end_ok_ = false;
-  int epochs_stored_ = 0;
+  std::vector<double> epoch_wall_s_;
   std::int64_t iterations_per_epoch_ = 0;
   std::string mpi_library_version_;
   std::string trainer_error_;

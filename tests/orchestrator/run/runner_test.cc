@@ -146,6 +146,26 @@ TEST_F(RunnerTest, CrashingTrainerIsRetriedThenFailedAndTheSweepGoesOn) {
   EXPECT_EQ(plan[1].state, RunState::kComplete);
 }
 
+// A rank killed by a signal makes mpirun exit 137 whoever it was; the
+// attempt's reason names the rank, its node and the signal from mpirun's
+// own sentence.
+TEST_F(RunnerTest, ARankKilledByASignalIsNamedInTheReason) {
+  FakeLauncher launcher([](const LaunchSpec&, int launch) {
+    if (launch > 1) return GoodJob();
+    return FailingJob(137, {RunStartLine()},
+                      "--------------------------------------------------------------------------\n"
+                      "mpirun noticed that process rank 1 with PID 23497 on node dmlb-sk1-h2 exited on signal 9 "
+                      "(Killed).\n"
+                      "--------------------------------------------------------------------------\n");
+  });
+  const Experiment experiment = Load(MatrixText("workers = [1]\n"));
+  Store store(db_);
+  const SweepReport report = Sweep(store, launcher, experiment);
+  EXPECT_EQ(report.complete, 1);
+  EXPECT_EQ(Text(store, "SELECT reason FROM attempts WHERE number = 1"),
+            "mpirun exited with status 137: rank 1 on node dmlb-sk1-h2 exited on signal 9 (Killed)");
+}
+
 TEST_F(RunnerTest, OnlyRunsWhatTheFilterChooses) {
   FakeLauncher launcher([](const LaunchSpec&, int) { return GoodJob(); });
   const Experiment experiment = Load(MatrixText("architecture = [\"ring\", \"ps\"]\nworkers = [1, 2, 4]\n"));
