@@ -602,19 +602,22 @@ TEST_F(RunnerTest, UnreadableDatasetStopsThePlan) {
   }
 }
 
+// A good job of `epochs` epochs of 64 ranks each: events large enough to
+// fill what is left of a small disk quickly.
+FakeJob LargeEventsJob(int epochs) {
+  FakeJob job;
+  job.lines.push_back(RunStartLine(5, 64));
+  for (int e = 1; e <= epochs; ++e) job.lines.push_back(EpochLine(e, 64));
+  job.lines.push_back(RunEndLine());
+  job.result.exit_code = 0;
+  return job;
+}
+
 TEST_F(RunnerTest, FullDiskIsAClearErrorAndNoRunCompletes) {
   TmpfsMount disk(dir_, "1m");
   if (!disk.mounted()) GTEST_SKIP() << "mounting a tmpfs needs root";
   const std::string db = disk.path() + "/results.db";
-  // Epoch events large enough to fill what is left of the disk quickly.
-  FakeLauncher launcher([](const LaunchSpec&, int) {
-    FakeJob job;
-    job.lines.push_back(RunStartLine(5, 64));
-    for (int e = 1; e <= 400; ++e) job.lines.push_back(EpochLine(e, 64));
-    job.lines.push_back(RunEndLine());
-    job.result.exit_code = 0;
-    return job;
-  });
+  FakeLauncher launcher([](const LaunchSpec&, int) { return LargeEventsJob(400); });
   const Experiment experiment = Load(MatrixText("workers = [1]\n", 60, 1, "epochs = 400\n"));
   {
     const RunLock lock(db);
@@ -657,12 +660,7 @@ TEST_F(RunnerTest, AnAttemptStoppedByAFullDiskKeepsTheReason) {
       std::this_thread::sleep_for(std::chrono::seconds(1));
       std::filesystem::remove(filler);
     });
-    FakeJob job;
-    job.lines.push_back(RunStartLine(5, 64));
-    for (int e = 1; e <= 50; ++e) job.lines.push_back(EpochLine(e, 64));
-    job.lines.push_back(RunEndLine());
-    job.result.exit_code = 0;
-    return job;
+    return LargeEventsJob(50);
   });
   const Experiment experiment = Load(MatrixText("workers = [1]\n", 60, 1, "epochs = 2\n"));
   const std::string reason = "the orchestrator stopped: " + db + ": database or disk is full";
