@@ -69,6 +69,7 @@ void LogsCommand(const GlobalOptions& global, const LogsOptions& options) {
   std::cout << name << " (" << Describe(run.params) << "), attempt " << attempt->number << " of "
             << attempts.back().number << ": " << Text(attempt->status)
             << (attempt->reason.empty() ? "" : " (" + TerminalText(attempt->reason) + ")") << "\n";
+  if (!attempt->note.empty()) std::cout << "note: " << TerminalText(attempt->note) << "\n";
   for (const AttemptLog& log : logs) {
     const std::string text = GunzipFile(store->logs_dir() + "/" + log.file);
     std::cout << "==> " << StreamName(log) << " ("

@@ -1,13 +1,17 @@
 // `dmlbench status`: runs per experiment and their states, read-only. Each
 // experiment is shown with its id and the path it was read from, so that two
 // versions of one experiment file tell apart. A run counts for every
-// experiment text that planned it (experiment_runs).
+// experiment text that planned it (experiment_runs). Below, the complete
+// runs whose attempt holds a note (an epoch far slower than the others).
+#include <cstdint>
 #include <initializer_list>
 #include <iostream>
+#include <map>
 #include <string>
 
 #include "orchestrator/cli/commands.h"
 #include "orchestrator/cli/table.h"
+#include "orchestrator/core/terminal_text.h"
 
 namespace dmlbench {
 namespace {
@@ -22,6 +26,26 @@ std::string CountOf(std::initializer_list<RunState> states) {
     name += (name.empty() ? "" : "_or_") + std::string(Text(state));
   }
   return "total(r.status IN (" + texts + ")) AS " + name;
+}
+
+// The complete runs whose attempt holds a note, the first kShownNotes of
+// them with their key, parameters and note.
+void PrintNotes(const Store& store) {
+  constexpr std::size_t kShownNotes = 10;
+  const QueryResult notes = store.Query(R"(
+    SELECT r.run_id, a.note FROM runs r JOIN attempts a ON a.attempt_id = r.complete_attempt_id
+    WHERE a.note IS NOT NULL ORDER BY r.run_id)");
+  if (notes.rows.empty()) return;
+  std::map<std::int64_t, RunRecord> runs;
+  for (RunRecord& run : store.Runs()) runs[run.run_id] = std::move(run);
+  std::cout << "\n" << notes.rows.size() << " complete " << (notes.rows.size() == 1 ? "run has" : "runs have")
+            << " a note (`dmlbench logs RUN` prints it with the attempt):\n";
+  for (std::size_t i = 0; i < notes.rows.size() && i < kShownNotes; ++i) {
+    const RunRecord& run = runs.at(std::get<std::int64_t>(notes.rows[i][0]));
+    std::cout << "  " << run.run_key.substr(0, 12) << " " << TerminalText(Describe(run.params)) << ": "
+              << TerminalText(std::get<std::string>(notes.rows[i][1])) << "\n";
+  }
+  if (notes.rows.size() > kShownNotes) std::cout << "  and " << notes.rows.size() - kShownNotes << " more\n";
 }
 
 void StatusCommand(const GlobalOptions& global) {
@@ -41,6 +65,7 @@ void StatusCommand(const GlobalOptions& global) {
            datetime(max(r.end_unix_s), 'unixepoch') AS last_run_end_utc, e.source_path
     FROM experiments e LEFT JOIN )" + members + R"(
     GROUP BY e.experiment_id ORDER BY e.experiment_id)"));
+  if (store->schema_version() >= Store::kAttemptNotesVersion) PrintNotes(*store);
 }
 
 }  // namespace

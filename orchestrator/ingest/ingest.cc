@@ -467,6 +467,7 @@ void Ingest::ConsumeEvent(std::string_view line) {
     store_.AddEpoch(run_id_, attempt_id_, r);
     AfterWrite(false);
     ++epochs_stored_;
+    epoch_wall_s_.push_back(r.wall_s);
     (r.epoch == 1 ? times_.first_epoch_s : times_.later_epochs_s) += r.wall_s;
     times_.evaluation_s += r.eval_s.value_or(0);
   } else if (kind == "run_end") {

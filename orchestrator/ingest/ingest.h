@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "orchestrator/core/clock.h"
 #include "orchestrator/core/run_spec.h"
@@ -87,6 +88,8 @@ class Ingest {
   // printed ..." for another rank's; "" while all is valid.
   const std::string& error() const { return error_; }
   int epochs_stored() const { return epochs_stored_; }
+  // The wall time of each stored epoch, in epoch order.
+  const std::vector<double>& epoch_wall_s() const { return epoch_wall_s_; }
   // Of the events stored so far.
   const EventTimes& times() const { return times_; }
   // From run_start; 0 until it arrived.
@@ -118,6 +121,7 @@ class Ingest {
   bool run_end_ok_ = false;
   int epochs_stored_ = 0;
   EventTimes times_;
+  std::vector<double> epoch_wall_s_;
   std::int64_t iterations_per_epoch_ = 0;
   std::string mpi_library_version_;
   std::string trainer_error_;

@@ -1,6 +1,9 @@
 #include "orchestrator/launch/job_output.h"
 
+#include <signal.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <filesystem>
 
@@ -10,6 +13,24 @@ std::vector<std::string> OutputFilenameArgs(const std::string& dir) {
   // ":nojobid" drops the job number Open MPI otherwise puts between `dir`
   // and the rank directories.
   return {"--output-filename", dir + ":nojobid"};
+}
+
+bool OrphanedOutputDir(std::string_view name) {
+  constexpr std::string_view kRemote = ".output-";
+  const std::string_view prefix = kOutputDirPrefix;
+  if (name.substr(0, kRemote.size()) == kRemote) {
+    // ".output-<run_key>-dmlbench-output-<pid>-XXXXXX"
+    const size_t at = name.find("-" + std::string(prefix), kRemote.size());
+    if (at == std::string_view::npos) return false;
+    name.remove_prefix(at + 1);
+  }
+  if (name.substr(0, prefix.size()) != prefix) return false;
+  name.remove_prefix(prefix.size());
+  pid_t owner = 0;
+  const auto [end, error] = std::from_chars(name.data(), name.data() + name.size(), owner);
+  if (error != std::errc() || owner <= 0 || end == name.data() + name.size() || *end != '-') return false;
+  // kill(pid, 0) fails with ESRCH only when no such process exists.
+  return ::kill(owner, 0) != 0 && errno == ESRCH;
 }
 
 std::vector<JobOutputFile> ListJobOutput(const std::string& dir) {

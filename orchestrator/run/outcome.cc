@@ -1,6 +1,11 @@
 #include "orchestrator/run/outcome.h"
 
+#include <iomanip>
+#include <sstream>
 #include <string>
+#include <vector>
+
+#include "orchestrator/core/statistics.h"
 
 namespace dmlbench {
 namespace {
@@ -39,6 +44,24 @@ std::string PermanentMpiError(const std::string& stderr_tail) {
   return "";
 }
 
+// Open MPI's sentence on a rank that a signal ended, "process rank 1 with
+// PID 23497 on node h2 exited on signal 9 (Killed)", as "rank 1 on node h2
+// exited on signal 9 (Killed)"; "" when mpirun's stderr has none. An exit
+// status of 137 says only that some rank died.
+std::string RankSignal(const std::string& stderr_tail) {
+  const size_t signal = stderr_tail.find(" exited on signal ");
+  if (signal == std::string::npos) return "";
+  const size_t rank = stderr_tail.rfind("process rank ", signal);
+  const size_t pid = stderr_tail.find(" with PID ", rank);
+  const size_t node = stderr_tail.find(" on node ", rank);
+  if (rank == std::string::npos || pid == std::string::npos || node == std::string::npos || node > signal) return "";
+  size_t end = stderr_tail.find_first_of(".\n", signal);
+  const size_t close = stderr_tail.find(')', signal);
+  if (close != std::string::npos && close < stderr_tail.find('\n', signal)) end = close + 1;
+  return "rank " + stderr_tail.substr(rank + 13, pid - rank - 13) + stderr_tail.substr(node, signal - node) +
+         stderr_tail.substr(signal, end - signal);
+}
+
 }  // namespace
 
 Decision DecideOutcome(const LaunchResult& launch, const Ingest& ingest, double end_unix_s) {
@@ -67,7 +90,9 @@ Decision DecideOutcome(const LaunchResult& launch, const Ingest& ingest, double 
       outcome.reason = launch.failure_reason + ": " + mpi_error;
       decision.permanent = true;
     } else {
-      outcome.reason = launch.failure_reason + (detail.empty() ? "" : ": " + detail);
+      const std::string signalled = RankSignal(launch.stderr_tail);
+      outcome.reason = launch.failure_reason + (detail.empty() ? "" : ": " + detail) +
+                       (signalled.empty() ? "" : ": " + signalled);
       // A trainer that stopped before its run_start refused its input.
       decision.permanent = launch.permanent || (!launch.host_failure && !ingest.run_start_seen() && !detail.empty());
     }
@@ -77,8 +102,38 @@ Decision DecideOutcome(const LaunchResult& launch, const Ingest& ingest, double 
                                     : "the trainer reported an error: " + detail;
   } else {
     outcome.status = AttemptState::kOk;
+    outcome.note = SlowEpochNote(ingest.epoch_wall_s());
   }
   return decision;
+}
+
+std::string SlowEpochNote(const std::vector<double>& epoch_wall_s) {
+  if (epoch_wall_s.size() < 3) return "";
+  const std::vector<double> steady(epoch_wall_s.begin() + 1, epoch_wall_s.end());
+  int slow = 0;
+  std::size_t slowest = 0;  // index into steady
+  double slowest_median = 0;
+  for (std::size_t i = 0; i < steady.size(); ++i) {
+    std::vector<double> others = steady;
+    others.erase(others.begin() + static_cast<std::ptrdiff_t>(i));
+    const double median = Median(others);
+    if (steady[i] <= kSlowEpochFactor * median) continue;
+    if (slow++ == 0 || steady[i] / median > steady[slowest] / slowest_median) {
+      slowest = i;
+      slowest_median = median;
+    }
+  }
+  if (slow == 0) return "";
+  std::ostringstream note;
+  if (slow > 1) {
+    note << slow << " epochs took over " << kSlowEpochFactor
+         << " times the median of the run's other steady epochs; the slowest, ";
+  }
+  note << std::fixed << "epoch " << slowest + 2 << " took " << std::setprecision(1) << steady[slowest] << " s, "
+       << steady[slowest] / slowest_median << " times the median of the run's other steady epochs ("
+       << std::setprecision(3) << slowest_median << " s): something stalled " << (slow > 1 ? "them" : "it")
+       << ", such as a link down";
+  return note.str();
 }
 
 }  // namespace dmlbench

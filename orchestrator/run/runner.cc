@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -13,6 +14,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <thread>
 
 #include "orchestrator/core/clock.h"
 #include "orchestrator/core/statistics.h"
@@ -28,6 +30,13 @@
 #include "orchestrator/run/repetitions.h"
 
 namespace dmlbench {
+namespace {
+
+// How long a sweep stopped by its database tries to store why (a full disk
+// freed again within this is common: a log rotated, a file deleted).
+constexpr double kStoreRetryS = 10;
+
+}  // namespace
 
 // One sweep: the state Runner::Run shares between its steps.
 class Runner::Sweep {
@@ -271,7 +280,13 @@ class Runner::Sweep {
     const LaunchSpec spec = SpecOf(item);
     while (!Exhausted(item)) {
       progress.StartRun(Describe(params, shown_), item.attempts + 1, params.epochs);
-      const Decision decision = Attempt(item, spec, progress);
+      Decision decision;
+      try {
+        decision = Attempt(item, spec, progress);
+      } catch (const StoreError& error) {
+        KeepWhyTheAttemptStopped(item.run_id, error);
+        throw;
+      }
       const AttemptOutcome& outcome = decision.outcome;
       const bool failed = outcome.status != AttemptState::kOk && outcome.status != AttemptState::kInterrupted;
       item.attempts += 1;
@@ -311,10 +326,35 @@ class Runner::Sweep {
     }
   }
 
+  // A database that cannot be written mid-attempt (a full disk) stops the
+  // sweep, the error going on to the caller; the attempt under way is
+  // stored as interrupted with that error as its reason, so that the next
+  // sweep does not book it as "the orchestrator stopped during this
+  // attempt". The write is tried again for kStoreRetryS while the disk
+  // stays full; after that the reason is lost.
+  void KeepWhyTheAttemptStopped(std::int64_t run_id, const StoreError& error) {
+    if (current_attempt_id_ == 0) return;  // it failed to begin: nothing to keep
+    AttemptOutcome outcome;
+    outcome.status = AttemptState::kInterrupted;
+    outcome.reason = std::string("the orchestrator stopped: ") + error.what();
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(kStoreRetryS);
+    while (true) {
+      try {
+        outcome.end_unix_s = UnixNow();
+        store_.FinishAttempt(run_id, current_attempt_id_, outcome, RunDisposition::kInterrupted, {});
+        return;
+      } catch (const StoreError&) {
+        if (std::chrono::steady_clock::now() >= deadline) return;
+        std::this_thread::sleep_for(std::chrono::milliseconds(250));
+      }
+    }
+  }
+
   // One launch of a run, its events streamed into the store as they arrive
   // and checked against the run as planned, and what its ranks printed kept
   // beside the database when it ends.
   Decision Attempt(const PlanItem& item, LaunchSpec spec, ProgressLine& progress) {
+    current_attempt_id_ = 0;
     current_attempt_id_ = store_.BeginAttempt(item.run_id, UnixNow(), order_);
     Ingest ingest(store_, item.run_id, current_attempt_id_, LaunchedRun{item.run.params, item.dataset_sha256});
     const OutputDir output;

@@ -136,6 +136,7 @@ struct AttemptOutcome {
   std::vector<std::string> hosts;
   bool host_failure = false;
   double end_unix_s = 0;
+  std::string note;    // one line on what the numbers of an ok attempt hide; "" when none
 };
 
 // The next status of the run when an attempt that is not ok ends.
@@ -223,6 +224,7 @@ struct AttemptRecord {
   int number = 0;
   AttemptState status = AttemptState::kRunning;
   std::string reason;
+  std::string note;         // AttemptOutcome::note; "" when none (and before schema version 15)
   std::string log_dir;      // relative to logs_dir(); "" when it kept no output
 };
 

@@ -442,7 +442,7 @@ void Store::FinishAttempt(std::int64_t run_id, std::int64_t attempt_id, const At
     SQLite::Transaction transaction(impl_->db, SQLite::TransactionBehavior::IMMEDIATE);
     SQLite::Statement attempt(impl_->db, R"(
       UPDATE attempts SET status = ?, end_unix_s = ?, exit_code = ?, reason = ?, stderr_tail = ?,
-        command_line = ?, hosts = ?, host_failure = ?
+        command_line = ?, hosts = ?, host_failure = ?, note = ?
       WHERE attempt_id = ? AND run_id = ?)");
     BindState(attempt, 1, outcome.status);
     attempt.bind(2, outcome.end_unix_s);
@@ -456,8 +456,9 @@ void Store::FinishAttempt(std::int64_t run_id, std::int64_t attempt_id, const At
     attempt.bind(6, outcome.command_line);
     attempt.bind(7, JoinStrings(outcome.hosts));
     attempt.bind(8, outcome.host_failure ? 1 : 0);
-    attempt.bind(9, attempt_id);
-    attempt.bind(10, run_id);
+    BindTextOrNull(attempt, 9, outcome.note);
+    attempt.bind(10, attempt_id);
+    attempt.bind(11, run_id);
     if (attempt.exec() != 1) {
       throw StoreError(path_ + ": attempt " + std::to_string(attempt_id) + " of run " + std::to_string(run_id) +
                            " does not exist",
@@ -501,8 +502,9 @@ void Store::FinishAttempt(std::int64_t run_id, std::int64_t attempt_id, const At
 
 std::vector<AttemptRecord> Store::Attempts(std::int64_t run_id) const {
   return WithStoreErrors(path_, [&] {
+    const std::string note = schema_version() >= kAttemptNotesVersion ? "coalesce(note, '')" : "''";
     SQLite::Statement select(impl_->db, R"(
-      SELECT attempt_id, number, status, coalesce(reason, ''), coalesce(log_dir, '')
+      SELECT attempt_id, number, status, coalesce(reason, ''), coalesce(log_dir, ''), )" + note + R"(
       FROM attempts WHERE run_id = ? ORDER BY number)");
     select.bind(1, run_id);
     std::vector<AttemptRecord> attempts;
@@ -513,6 +515,7 @@ std::vector<AttemptRecord> Store::Attempts(std::int64_t run_id) const {
       attempt.status = FromText<AttemptState>(select.getColumn(2).getString()).value_or(AttemptState::kRunning);
       attempt.reason = select.getColumn(3).getString();
       attempt.log_dir = select.getColumn(4).getString();
+      attempt.note = select.getColumn(5).getString();
       attempts.push_back(std::move(attempt));
     }
     return attempts;

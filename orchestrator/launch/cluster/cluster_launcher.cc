@@ -61,8 +61,11 @@ class ClusterLauncher : public Launcher {
     const double link_shaping_s = MonotonicNow() - shaping;
     // One rank per host, the first `ranks` hosts that are up; the files are
     // the hosts' provisioned copies (the work directory is the same path on
-    // every host).
-    const std::string hostfile = (std::filesystem::path(state_.state_dir) / ("hostfile-" + spec.run_key)).string();
+    // every host). The hostfile lives in the attempt's output directory,
+    // which goes with the attempt even when the orchestrator is killed
+    // (run/output_dir.h).
+    const std::filesystem::path hostfile_dir = spec.output_dir.empty() ? state_.state_dir : spec.output_dir;
+    const std::string hostfile = (hostfile_dir / ("hostfile-" + spec.run_key)).string();
     std::vector<std::string> names;
     ClusterState used = state_;  // the hosts whose quota the job lifts
     used.hosts.clear();

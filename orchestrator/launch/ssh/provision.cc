@@ -12,12 +12,14 @@
 
 #include "common/sha256.h"
 #include "orchestrator/core/shell_quote.h"
+#include "orchestrator/launch/job_output.h"
 
 namespace dmlbench {
 namespace {
 
 constexpr double kCommandTimeoutS = 60;    // one provisioning command (hashing a dataset included)
 constexpr double kUploadRenameTimeoutS = 30;
+constexpr double kRemoveTimeoutS = 30;       // a killed orchestrator's output directories
 
 std::string HostLabel(const InventoryHost& host) { return "host '" + host.name + "'"; }
 
@@ -107,6 +109,18 @@ std::vector<std::string> RshCommand(const std::vector<std::string>& mpi_args) {
   return command;
 }
 
+// Removes the output directories in `work_dir` (listed in `names`) whose
+// orchestrator was killed during a job and never collected them
+// (job_output.h OrphanedOutputDir). One that cannot be removed stays for
+// the next sweep: a leftover is no reason to refuse the host.
+void RemoveOrphanedOutput(RemoteShell& shell, const std::string& work_dir, const std::vector<std::string>& names) {
+  std::string orphans;
+  for (const std::string& name : names) {
+    if (OrphanedOutputDir(name)) orphans += " " + ShellQuote(work_dir + "/" + name);
+  }
+  if (!orphans.empty()) shell.Exec("rm -rf --" + orphans, kRemoveTimeoutS);
+}
+
 }  // namespace
 
 ProvisionPlan MakeProvisionPlan(const std::string& work_dir, const std::string& trainer_path,
@@ -145,6 +159,7 @@ HostProvision ProvisionHost(RemoteShell& shell, const InventoryHost& host, const
     command += " 2>/dev/null; ";
   }
   command +=
+      "echo @@outputs; for d in .output-*; do [ -d \"$d\" ] && echo \"$d\"; done; "
       "echo @@facts; grep -m1 '^model name' /proc/cpuinfo; nproc; grep -m1 '^MemTotal' /proc/meminfo; "
       "uname -srm; wait; echo @@mpirun; cat \"$v\"; rm -f \"$v\"; } </dev/null";
   const ExecResult probe = shell.Exec(command, kCommandTimeoutS);
@@ -164,6 +179,7 @@ HostProvision ProvisionHost(RemoteShell& shell, const InventoryHost& host, const
                          "version on every host)");
   }
   result.facts = ParseFacts(host, sections["facts"], sections["mpirun"]);
+  RemoveOrphanedOutput(shell, result.work_dir, sections["outputs"]);
 
   std::map<std::string, std::string> remote_hashes;
   for (const std::string& line : sections["sha256"]) {

@@ -1,6 +1,7 @@
 // Provision: per host a work dir, trainer and dataset uploaded only when the
-// remote sha256 differs, one Open MPI version everywhere, hosts reaching each
-// other over ssh as mpirun will, and HostFacts; all through RemoteShell, no
+// remote sha256 differs, the output directories of killed orchestrators
+// removed, one Open MPI version everywhere, hosts reaching each other over
+// ssh as mpirun will, and HostFacts; all through RemoteShell, no
 // connection kept. ProvisionHosts() runs one thread per host; the rest is pure.
 #ifndef DMLBENCH_ORCHESTRATOR_LAUNCH_SSH_PROVISION_H_
 #define DMLBENCH_ORCHESTRATOR_LAUNCH_SSH_PROVISION_H_

@@ -429,6 +429,36 @@ TEST_F(CliTest, EveryCommittedDatabaseValidatesEveryModel) {
   EXPECT_GT(archives, 0);
 }
 
+// A run whose trainer reports an epoch far slower than its others (a link
+// down for 10 s leaves one of 13.5 s among epochs of 0.5 s) completes, and
+// its attempt holds a note that status and logs show.
+TEST_F(CliTest, AnEpochStalledInACompleteRunIsNotedInStatusAndLogs) {
+  const std::string matrix = WriteMatrix("workers = [1]\nepochs = [3]\n");
+  testing::RunFacts launched;
+  launched.epochs = 3;
+  const std::string trainer =
+      WriteScript(dir_ / "trainer", testing::Echo(testing::RunStartLine(launched)) + testing::Echo(testing::EpochLine(1, 1, 2.0)) +
+                                        testing::Echo(testing::EpochLine(2, 1, 0.5)) +
+                                        testing::Echo(testing::EpochLine(3, 1, 13.5)) +
+                                        testing::Echo(testing::RunEndLine()));
+  const CommandOutput run = Dmlbench({"--db", db_, "run", matrix, "--trainer", trainer});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const std::string note =
+      "epoch 3 took 13.5 s, 27.0 times the median of the run's other steady epochs (0.500 s): something stalled "
+      "it, such as a link down";
+  Store store(db_, Store::Mode::kReadOnly);
+  const std::string key = testing::Text(store, "SELECT substr(run_key, 1, 12) FROM runs WHERE status = 'complete'");
+  const CommandOutput status = Dmlbench({"--db", db_, "status"});
+  EXPECT_EQ(status.exit_code, 0) << status.err;
+  EXPECT_NE(status.out.find("\n1 complete run has a note (`dmlbench logs RUN` prints it with the attempt):\n  " +
+                            key + " ring w=1 b=100 rep=0: " + note + "\n"),
+            std::string::npos)
+      << status.out;
+  const CommandOutput logs = Dmlbench({"--db", db_, "logs", key});
+  EXPECT_EQ(logs.exit_code, 0) << logs.err;
+  EXPECT_NE(logs.out.find("attempt 1 of 1: ok\nnote: " + note + "\n"), std::string::npos) << logs.out;
+}
+
 TEST_F(CliTest, PlanRunStatusQueryAndExport) {
   const std::string matrix = WriteMatrix("architecture = [\"ring\", \"mpi\"]\nworkers = [1]\n");
   const std::string trainer = WriteScript(dir_ / "trainer", testing::GoodTrainerBody());

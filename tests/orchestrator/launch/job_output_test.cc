@@ -1,10 +1,14 @@
 // Tests of orchestrator/launch/job_output: the files of an output directory
-// in rank order, whatever else it holds.
+// in rank order, whatever else it holds; which directories a killed
+// orchestrator left.
 #include "orchestrator/launch/job_output.h"
+
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <string>
 
 #include "tests/orchestrator/support/run_fixture.h"
 
@@ -44,6 +48,23 @@ TEST(JobOutputTest, MissingDirectoryHoldsNothing) {
 
 TEST(JobOutputTest, MpirunIsToldToDropTheJobNumber) {
   EXPECT_EQ(OutputFilenameArgs("/tmp/out"), (std::vector<std::string>{"--output-filename", "/tmp/out:nojobid"}));
+}
+
+// Both forms of an output directory's name, here and on the hosts, are
+// orphans when their orchestrator is gone, and only then; nothing else is.
+TEST(JobOutputTest, OnlyOutputDirectoriesOfGoneOrchestratorsAreOrphans) {
+  const std::string gone = std::to_string(testing::DeadPid());
+  const std::string running = std::to_string(::getpid());
+  const std::string key = std::string(64, 'a');
+  EXPECT_TRUE(OrphanedOutputDir("dmlbench-output-" + gone + "-abcdef"));
+  EXPECT_TRUE(OrphanedOutputDir(".output-" + key + "-dmlbench-output-" + gone + "-abcdef"));
+  EXPECT_FALSE(OrphanedOutputDir("dmlbench-output-" + running + "-abcdef"));
+  EXPECT_FALSE(OrphanedOutputDir(".output-" + key + "-dmlbench-output-" + running + "-abcdef"));
+  EXPECT_FALSE(OrphanedOutputDir("dmlbench-output-" + gone));         // no suffix
+  EXPECT_FALSE(OrphanedOutputDir("dmlbench-output-XXXXXX-old-form"));
+  EXPECT_FALSE(OrphanedOutputDir(".output-" + key));
+  EXPECT_FALSE(OrphanedOutputDir("x-dmlbench-output-" + gone + "-abcdef"));
+  EXPECT_FALSE(OrphanedOutputDir(".mpirun-version.123"));
 }
 
 }  // namespace

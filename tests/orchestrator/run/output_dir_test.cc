@@ -2,7 +2,6 @@
 // with its owner, and one whose orchestrator was killed goes at the next sweep.
 #include "orchestrator/run/output_dir.h"
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -14,14 +13,6 @@
 
 namespace dmlbench {
 namespace {
-
-// The pid of a process that existed and is gone (reaped).
-pid_t DeadPid() {
-  const pid_t pid = ::fork();
-  if (pid == 0) ::_exit(0);
-  ::waitpid(pid, nullptr, 0);
-  return pid;
-}
 
 TEST(OutputDirTest, NameCarriesTheProcessAndGoesWithItsOwner) {
   testing::TempDir dir;
@@ -37,7 +28,7 @@ TEST(OutputDirTest, NameCarriesTheProcessAndGoesWithItsOwner) {
 
 TEST(OutputDirTest, OnlyDirectoriesOfGoneProcessesAreRemoved) {
   testing::TempDir dir;
-  const std::string orphan = dir / ("dmlbench-output-" + std::to_string(DeadPid()) + "-abcdef");
+  const std::string orphan = dir / ("dmlbench-output-" + std::to_string(testing::DeadPid()) + "-abcdef");
   std::filesystem::create_directories(orphan + "/rank.0");
   const OutputDir mine(dir.path());
   const std::string other = dir / "dmlbench-output-XXXXXX-old-form";

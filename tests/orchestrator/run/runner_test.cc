@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <thread>
 
@@ -168,6 +169,26 @@ TEST_F(RunnerTest, CrashingTrainerIsRetriedThenFailedAndTheSweepGoesOn) {
   const std::vector<PlanItem> plan = PlanOf(experiment, store, launcher);
   EXPECT_EQ(plan[0].state, RunState::kFailed);
   EXPECT_EQ(plan[1].state, RunState::kComplete);
+}
+
+// A rank killed by a signal makes mpirun exit 137 whoever it was; the
+// attempt's reason names the rank, its node and the signal from mpirun's
+// own sentence.
+TEST_F(RunnerTest, ARankKilledByASignalIsNamedInTheReason) {
+  FakeLauncher launcher([](const LaunchSpec& spec, int launch) {
+    if (launch > 1) return GoodJob(spec);
+    return FailingJob(137, {RunStartLine()},
+                      "--------------------------------------------------------------------------\n"
+                      "mpirun noticed that process rank 1 with PID 23497 on node dmlb-sk1-h2 exited on signal 9 "
+                      "(Killed).\n"
+                      "--------------------------------------------------------------------------\n");
+  });
+  const Experiment experiment = Load(MatrixText("workers = [1]\n"));
+  Store store(db_);
+  const SweepReport report = Sweep(store, launcher, experiment);
+  EXPECT_EQ(report.complete, 1);
+  EXPECT_EQ(Text(store, "SELECT reason FROM attempts WHERE number = 1"),
+            "mpirun exited with status 137: rank 1 on node dmlb-sk1-h2 exited on signal 9 (Killed)");
 }
 
 TEST_F(RunnerTest, OnlyRunsWhatTheFilterChooses) {
@@ -648,22 +669,31 @@ TEST_F(RunnerTest, UnreadableDatasetStopsThePlan) {
   }
 }
 
+// A good job of the run `spec` launches, each epoch listing every rank:
+// with many ranks, events large enough to fill a small disk quickly.
+FakeJob LargeEventsJob(const LaunchSpec& spec) {
+  const testing::RunFacts facts = FactsOf(spec);
+  FakeJob job;
+  job.lines.push_back(RunStartLine(facts));
+  for (int e = 1; e <= facts.epochs; ++e) job.lines.push_back(EpochLine(e, spec.ranks));
+  job.lines.push_back(RunEndLine());
+  job.result.exit_code = 0;
+  return job;
+}
+
+// 64 ranks, one of them a worker (the calibration split's), so that each
+// epoch event is large.
+std::string LargeRunMatrix(int epochs) {
+  return MatrixText("architecture = [\"ps\"]\nworkers = [1]\nservers = [63]\n", 60, 1,
+                    "epochs = " + std::to_string(epochs) + "\n");
+}
+
 TEST_F(RunnerTest, FullDiskIsAClearErrorAndNoRunCompletes) {
   TmpfsMount disk(dir_, "1m");
   if (!disk.mounted()) GTEST_SKIP() << "mounting a tmpfs needs root";
   const std::string db = disk.path() + "/results.db";
-  // Epoch events large enough to fill what is left of the disk quickly.
-  FakeLauncher launcher([](const LaunchSpec& spec, int) {
-    FakeJob job;
-    job.lines.push_back(RunStartLine(FactsOf(spec)));
-    for (int e = 1; e <= 400; ++e) job.lines.push_back(EpochLine(e, 64));
-    job.lines.push_back(RunEndLine());
-    job.result.exit_code = 0;
-    return job;
-  });
-  // 64 ranks, one of them a worker (the calibration split's).
-  const Experiment experiment =
-      Load(MatrixText("architecture = [\"ps\"]\nworkers = [1]\nservers = [63]\n", 60, 1, "epochs = 400\n"));
+  FakeLauncher launcher([](const LaunchSpec& spec, int) { return LargeEventsJob(spec); });
+  const Experiment experiment = Load(LargeRunMatrix(400));
   {
     const RunLock lock(db);
     Store store(db);
@@ -679,6 +709,52 @@ TEST_F(RunnerTest, FullDiskIsAClearErrorAndNoRunCompletes) {
   EXPECT_EQ(Text(after, "PRAGMA integrity_check"), "ok");
   EXPECT_EQ(Int(after, "SELECT count(*) FROM runs WHERE status = 'complete'"), 0);
   EXPECT_EQ(Int(after, "SELECT count(*) FROM complete_epochs"), 0);
+}
+
+// A disk full for a moment mid-attempt still stops the sweep, but the
+// attempt keeps why: interrupted, with the disk full as its reason, which
+// the next sweep leaves as it is (not "the orchestrator stopped during this
+// attempt") before it completes the run.
+TEST_F(RunnerTest, AnAttemptStoppedByAFullDiskKeepsTheReason) {
+  TmpfsMount disk(dir_, "1m");
+  if (!disk.mounted()) GTEST_SKIP() << "mounting a tmpfs needs root";
+  const std::string db = disk.path() + "/results.db";
+  const std::string filler = disk.path() + "/filler";
+  std::thread freeing;
+  // The first job fills the disk as it starts and frees it a second later;
+  // its epochs cannot be stored meanwhile.
+  FakeLauncher launcher([&](const LaunchSpec& spec, int launch) {
+    if (launch > 1) return GoodJob(spec);
+    {
+      std::ofstream fill(filler, std::ios::binary);
+      const std::string block(4096, 'x');
+      while (fill.write(block.data(), block.size()) && fill.flush()) {
+      }
+    }
+    freeing = std::thread([&] {
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+      std::filesystem::remove(filler);
+    });
+    return LargeEventsJob(spec);
+  });
+  const Experiment experiment = Load(LargeRunMatrix(50));
+  const std::string reason = "the orchestrator stopped: " + db + ": database or disk is full";
+  {
+    const RunLock lock(db);
+    Store store(db);
+    EXPECT_THROW(Runner(store, launcher, RunnerOptions{}).Run(experiment, lock, no_cancel_), StoreError);
+    freeing.join();
+    EXPECT_EQ(Text(store, "SELECT status || ': ' || reason FROM attempts"), "interrupted: " + reason);
+    EXPECT_EQ(Text(store, "SELECT status FROM runs"), "interrupted");
+  }
+  const RunLock lock(db);
+  Store store(db);
+  const SweepReport report = Runner(store, launcher, RunnerOptions{}).Run(experiment, lock, no_cancel_);
+  EXPECT_EQ(report.complete, 1);
+  EXPECT_EQ(report.recovered, 0);
+  EXPECT_EQ(Text(store, "SELECT group_concat(status || ': ' || coalesce(reason, ''), ' | ') FROM "
+                        "(SELECT * FROM attempts ORDER BY number)"),
+            "interrupted: " + reason + " | ok: ");
 }
 
 TEST_F(RunnerTest, ReadOnlyDatabaseFileIsAClearError) {

@@ -6,6 +6,7 @@
 #define DMLBENCH_TESTS_ORCHESTRATOR_SUPPORT_RUN_FIXTURE_H_
 
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -17,6 +18,15 @@
 #include <string>
 
 namespace dmlbench::testing {
+
+// The pid of a process that existed and is gone (reaped): the owner of an
+// orchestrator's leftovers after it was killed.
+inline pid_t DeadPid() {
+  const pid_t pid = ::fork();
+  if (pid == 0) ::_exit(0);
+  ::waitpid(pid, nullptr, 0);
+  return pid;
+}
 
 // A fresh directory under the system's temporary directory, removed with
 // everything in it at destruction.

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "common/sha256.h"
+#include "tests/orchestrator/support/run_fixture.h"
 #include "tests/orchestrator/support/sshd_fixture.h"
 
 namespace dmlbench {
@@ -88,7 +89,8 @@ TEST(ProvisionTest, UploadsOnlyWhatDiffersThenRenamesAndRecordsFacts) {
             "mkdir -p \"$HOME\"/w \"$HOME\"/w/dataset && cd \"$HOME\"/w && { echo @@pwd; pwd; "
             "v=.mpirun-version.$$; { if command -v mpirun >/dev/null 2>&1; then mpirun --version "
             "2>&1 | head -n 1; fi; } >\"$v\" & echo @@sha256; sha256sum -- dmlbench-trainer "
-            "dataset/x.gz 2>/dev/null; echo @@facts; grep -m1 '^model name' /proc/cpuinfo; nproc; "
+            "dataset/x.gz 2>/dev/null; echo @@outputs; for d in .output-*; do [ -d \"$d\" ] && echo \"$d\"; "
+            "done; echo @@facts; grep -m1 '^model name' /proc/cpuinfo; nproc; "
             "grep -m1 '^MemTotal' /proc/meminfo; uname -srm; wait; echo @@mpirun; cat \"$v\"; rm -f "
             "\"$v\"; } </dev/null");
   EXPECT_EQ(shell.commands[1], "mv -f -- /home/u/w/dataset/x.gz.tmp-a /home/u/w/dataset/x.gz");
@@ -114,6 +116,22 @@ TEST(ProvisionTest, NothingIsUploadedWhenEveryHashMatches) {
   EXPECT_EQ(result.uploaded, 0);
   EXPECT_TRUE(shell.uploads.empty());
   EXPECT_EQ(shell.commands.size(), 1u);
+}
+
+// An orchestrator killed during a job never collected its ranks' output
+// from the hosts: the next provisioning removes the directories of
+// orchestrators that are gone, and keeps those of one still running.
+TEST(ProvisionTest, OutputDirectoriesOfKilledOrchestratorsAreRemoved) {
+  const std::string key(64, 'd');
+  const std::string gone = ".output-" + key + "-dmlbench-output-" + std::to_string(testing::DeadPid()) + "-abcdef";
+  const std::string running = ".output-" + key + "-dmlbench-output-" + std::to_string(::getpid()) + "-ghijkl";
+  const std::string probe = ProbeOutput("/w", "mpirun (Open MPI) 4.1.4\n",
+                                        kTrainerHash + "  dmlbench-trainer\n" + kDataHash + "  dataset/x.gz\n");
+  const std::string listed = "@@outputs\n" + gone + "\n" + running + "\n";
+  FakeShell shell("a", {{"@@pwd", {0, false, probe + listed, ""}}});
+  ProvisionHost(shell, Host("a"), FakePlan());
+  ASSERT_EQ(shell.commands.size(), 2u);
+  EXPECT_EQ(shell.commands[1], "rm -rf -- /w/" + gone);
 }
 
 TEST(ProvisionTest, PeerCheckUsesMpirunsSshSettings) {
