@@ -71,11 +71,12 @@ TEST_F(RunnerMpirunTest, HangingTrainerTimesOutAndTheSweepGoesOn) {
   const std::string trainer = WriteScript(dir_ / "trainer",
                                           "case \" $* \" in *\" --architecture mpi \"*)\n" + testing::EchoRunStart() +
                                               "  exec sleep 60;;\nesac\n" + testing::GoodTrainerBody());
-  const Experiment experiment = Load(MatrixText("architecture = [\"mpi\", \"ring\"]\nworkers = [1]\n", 1, 1));
+  // 3 s: long enough for the good run's mpirun to start on a loaded machine.
+  const Experiment experiment = Load(MatrixText("architecture = [\"mpi\", \"ring\"]\nworkers = [1]\n", 3, 1));
   Store store(db_);
   const SweepReport report = Sweep(store, trainer, experiment);
   EXPECT_EQ(report.runs[0].item.state, RunState::kFailed);
-  EXPECT_EQ(report.runs[0].item.failure_reason, "timed out after 1 s");
+  EXPECT_EQ(report.runs[0].item.failure_reason, "timed out after 3 s");
   EXPECT_EQ(report.runs[1].item.state, RunState::kComplete);
   EXPECT_EQ(Text(store, "SELECT status FROM attempts WHERE number = 1 AND run_id = "
                         "(SELECT run_id FROM runs WHERE architecture = 'mpi')"),
