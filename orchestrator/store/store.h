@@ -75,6 +75,9 @@ class Store {
   // The same for runs.pulls_in_turn (migration 13); older runs' servers all
   // sent at once (0).
   static constexpr int kPullsInTurnVersion = 13;
+  // The schema version from which fits carry prediction intervals
+  // (model_intervals, migration 14); an older database's fits have none.
+  static constexpr int kIntervalsVersion = 14;
   // `r.COLUMN` of table runs as an SQL expression, or `0` where this
   // database's schema predates the column (partition_bytes,
   // pulls_in_turn), for readers of an older database.
