@@ -265,6 +265,8 @@ TEST_F(ReportTest, ADatabaseWithoutFitsShowsMeasurementsAndSaysWhatTheModelsNeed
       "parameters: No model fit in this database: run dmlbench --db DB model fit (it needs complete calibration runs "
       "and a link probe of their profiles).",
       "errors: No predictions in this database: run dmlbench --db DB model fit, then dmlbench --db DB model validate.",
+      "intervals: No prediction with an interval in this database: run dmlbench --db DB model fit (each fit carries "
+      "its interval when it has 9 calibration configurations or more), then dmlbench --db DB model validate.",
       "cpu: No prediction with a CPU account in this database: run dmlbench --db DB model fit, then dmlbench --db DB "
       "model validate (the corrected models keep one, for runs whose trainer reported each rank's CPU time).",
       "predicted_vs_measured: No predictions in this database: run dmlbench --db DB model fit, then dmlbench --db DB "

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "orchestrator/core/run_spec.h"
+#include "orchestrator/model/interval.h"
 #include "orchestrator/model/models.h"
 #include "orchestrator/model/observations.h"
 #include "orchestrator/model/validation.h"
@@ -133,7 +134,7 @@ inline void BuildReportStudy(const std::string& path, const ReportStudyOptions& 
   ModelData calibration = LoadModelData(store, {});
   std::erase_if(calibration.runs, [](const RunObservation& run) { return run.split != "calibration"; });
   for (const auto& model : Models()) {
-    ModelFitRecord fit = model->Fit(calibration);
+    ModelFitRecord fit = FitWithInterval(*model, calibration, {});
     fit.code_commit = "report-test";
     fit.created_unix_s = 100;
     store.AddModelFit(fit);
