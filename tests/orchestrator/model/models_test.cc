@@ -890,7 +890,7 @@ TEST_F(ModelsTest, UnknownModelNamesTheKnownOnes) {
     FAIL();
   } catch (const ModelError& e) {
     EXPECT_EQ(std::string(e.what()),
-              "unknown model \"amdahl\", expected one of: paper2019, corrected, corrected+overlap, linear");
+              "unknown model \"amdahl\", expected one of: paper2019, corrected, corrected+overlap, linear, counts");
   }
 }
 
