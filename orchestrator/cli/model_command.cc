@@ -682,7 +682,7 @@ void AddModelCommands(CLI::App& app, const GlobalOptions& global) {
   auto add_choice = [&](CLI::App* command, const char* default_text) {
     // One name per --model, so that `--model corrected workers=4` leaves
     // the settings to predict's positionals.
-    command->add_option("--model", o->models, std::string("paper2019, corrected, corrected+overlap or linear "
+    command->add_option("--model", o->models, std::string("paper2019, corrected, corrected+overlap, linear or counts "
                                                           "(repeatable; default: ") + default_text + ")")
         ->allow_extra_args(false);
   };
