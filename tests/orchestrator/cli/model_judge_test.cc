@@ -125,8 +125,8 @@ std::string ModelOf(const std::string& row) {
 // its current version recorded. A change of a model's equations raises its
 // version, so it fails here until the new judgement is recorded.
 TEST(ModelJudgeCommittedTest, TheCommittedSweepsJudgeAsTheJudgementLogRecords) {
-  std::vector<std::string> args = {"model", "judge", "--model", "paper2019", "--model", "linear", "--model",
-                                   "corrected"};
+  std::vector<std::string> args = {"model", "judge", "--model", "paper2019", "--model", "linear",
+                                   "--model", "corrected", "--model", "counts"};
   for (const char* sweep : kCommittedSweeps) {
     args.push_back(std::string(DMLBENCH_SOURCE_DIR) + "/reports/data/" + sweep + ".db");
   }
@@ -153,7 +153,7 @@ TEST(ModelJudgeCommittedTest, TheCommittedSweepsJudgeAsTheJudgementLogRecords) {
     EXPECT_GT(std::stod(m[10]), 0) << row;
     judged_models.insert(ModelOf(row));
   }
-  EXPECT_EQ(judged_models.size(), 3u) << judged.out;
+  EXPECT_EQ(judged_models.size(), 4u) << judged.out;
 
   // What the log records for the current versions.
   const std::string log = ReadFile(std::string(DMLBENCH_SOURCE_DIR) + "/docs/model-judgements.md");
