@@ -13,13 +13,12 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
-#include <set>
 #include <string>
 #include <vector>
 
+#include "orchestrator/model/interval.h"
 #include "orchestrator/model/models.h"
 #include "orchestrator/model/observations.h"
-#include "orchestrator/model/physics.h"
 #include "orchestrator/model/validation.h"
 #include "orchestrator/store/store.h"
 
@@ -50,35 +49,18 @@ int Main(int argc, char** argv) {
   ModelData calibration = LoadModelData(store, {});
   std::erase_if(calibration.runs, [](const RunObservation& run) { return run.split != "calibration"; });
 
-  // The calibration configurations, as the fits count their points.
-  std::map<std::string, std::set<std::size_t>> configurations;
-  for (std::size_t i = 0; i < calibration.runs.size(); ++i) {
-    const ModelConfig& c = calibration.runs[i].config;
-    configurations[ConfigLabel(c) + " " + ProfileScope(c.bandwidth_bits_per_s, c.latency_s)].insert(i);
-  }
-  std::printf("%s version %d: each of %zu calibration configurations left out, fitted on the rest and predicted\n",
-              std::string(model.name()).c_str(), model.version(), configurations.size());
+  const LeftOut left_out = LeaveOneConfigurationOut(model, calibration, fixed);
+  std::printf("%s version %d: each calibration configuration left out, fitted on the rest and predicted\n",
+              std::string(model.name()).c_str(), model.version());
   std::printf("%-60s %10s %11s %7s\n", "configuration", "measured_s", "predicted_s", "error");
   std::map<std::string, std::vector<double>> by_architecture;
-  for (const auto& [label, members] : configurations) {
-    ModelData rest = calibration, out = calibration;
-    rest.runs.clear();
-    out.runs.clear();
-    for (std::size_t i = 0; i < calibration.runs.size(); ++i) {
-      (members.count(i) ? out : rest).runs.push_back(calibration.runs[i]);
-    }
-    try {
-      const ValidationResult result = Validate(model, model.Fit(rest, fixed), out);
-      for (const PointError& point : result.points) {
-        std::printf("%-60s %10.4g %11.4g %+6.1f%%\n", label.c_str(), point.measured.median, point.predicted_epoch_s,
-                    100 * point.relative_error);
-        by_architecture[point.architecture].push_back(std::abs(point.relative_error));
-        by_architecture["all"].push_back(std::abs(point.relative_error));
-      }
-    } catch (const ModelError& e) {
-      std::printf("%-60s not predicted: %s\n", label.c_str(), e.what());
-    }
+  for (const PointError& point : left_out.points) {
+    std::printf("%-60s %10.4g %11.4g %+6.1f%%\n", point.label.c_str(), point.measured.median, point.predicted_epoch_s,
+                100 * point.relative_error);
+    by_architecture[point.architecture].push_back(std::abs(point.relative_error));
+    by_architecture["all"].push_back(std::abs(point.relative_error));
   }
+  for (const std::string& skipped : left_out.skipped) std::printf("not predicted: %s\n", skipped.c_str());
   std::printf("\n%-22s %6s %7s %7s %7s\n", "architecture", "points", "median", "p95", "max");
   for (const auto& [architecture, errors] : by_architecture) {
     const ErrorSummary s = Summarize(architecture, "calibration", errors);

@@ -1,15 +1,20 @@
-// `dmlbench model fit|predict|validate`: the performance models of
-// orchestrator/model fitted on the calibration runs of the database, asked
-// for any configuration, and judged on the validation runs. `fit` and
-// `validate` write their results into the database; `predict` only reads.
-// All three work on a database copied from another machine.
+// `dmlbench model fit|predict|validate|judge`: the performance models of
+// orchestrator/model fitted on the calibration runs of the database (each
+// fit with its prediction interval), asked for any configuration, and
+// judged on the validation runs. `fit` and `validate` write their results
+// into the database; `predict` only reads; `judge` fits in memory on every
+// database it is given and reads them only. All work on a database copied
+// from another machine.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <map>
 #include <optional>
 #include <sstream>
 #include <type_traits>
+
+#include <nlohmann/json.hpp>
 
 #include "orchestrator/cli/commands.h"
 #include "orchestrator/core/terminal_text.h"
@@ -18,6 +23,8 @@
 #include "orchestrator/core/link_text.h"
 #include "orchestrator/launch/cluster/links.h"
 #include "orchestrator/model/coverage.h"
+#include "orchestrator/model/interval.h"
+#include "orchestrator/model/judge.h"
 #include "orchestrator/model/models.h"
 #include "orchestrator/model/observations.h"
 #include "orchestrator/model/validation.h"
@@ -32,6 +39,9 @@ struct ModelOptions {
   std::vector<std::string> fixes;        // fit: NAME[ SCOPE]=VALUE, held instead of fitted
   std::optional<std::int64_t> fit_id;    // predict, validate: this stored fit instead of each model's latest
   bool points = false;                   // validate: every configuration, not only the summaries
+  std::vector<std::string> databases;    // judge: the sweeps
+  double level = kDefaultIntervalLevel;  // judge: of the prediction interval
+  bool json = false;                     // judge
 };
 
 std::string Number(double value, const char* format = "%.4g") {
@@ -134,6 +144,37 @@ void PrintParameters(const ModelFitRecord& fit) {
              {false, false, true, false, false, false});
 }
 
+// A log half-width as the interval's reach below and above the prediction.
+std::string Reach(double log_half_width) {
+  return Number(100 * (std::exp(-log_half_width) - 1), "%+.1f%%") + " / " +
+         Number(100 * (std::exp(log_half_width) - 1), "%+.1f%%");
+}
+
+// The fit's prediction interval: its level, what it rests on and its reach
+// per regime (interval.h).
+void PrintInterval(const ModelFitRecord& fit) {
+  if (fit.intervals.empty()) {
+    std::cout << "no prediction interval: too few calibration configurations to leave out for "
+              << Percent(kDefaultIntervalLevel) << "\n";
+    return;
+  }
+  const ModelIntervalRow& all = fit.intervals.front();
+  std::cout << Percent(all.level) << " prediction interval of epoch time (split-conformal on " << all.configurations
+            << " calibration configurations, each left out and predicted by a fit on the others): ";
+  if (fit.intervals.size() == 1) {
+    std::cout << Reach(all.log_half_width) << " of the prediction\n";
+    return;
+  }
+  std::cout << "scaled per scheme, its residuals differing between schemes (Kruskal-Wallis p < "
+            << Number(kRegimeScaleAlpha) << ")\n";
+  std::vector<std::vector<std::string>> rows;
+  for (const ModelIntervalRow& row : fit.intervals) {
+    rows.push_back({row.scope.empty() ? "(any other)" : row.scope, std::to_string(row.configurations),
+                    Reach(row.log_half_width)});
+  }
+  PrintTable(std::cout, {"scheme", "left out", "interval"}, rows, {false, true, true});
+}
+
 // The whole of `text` as a number (std::stoi for int, std::stod for
 // double), or nullopt: "0.2x", "" and "abc" are not numbers.
 template <typename T>
@@ -166,7 +207,7 @@ void FitCommand(const GlobalOptions& global, const ModelOptions& o) {
   for (const PerformanceModel* model : Chosen(o)) {
     ModelFitRecord fit;
     try {
-      fit = model->Fit(data, fixed);
+      fit = FitWithInterval(*model, data, fixed);
     } catch (const ModelError& e) {
       std::cout << model->name() << ": not fitted: " << e.what() << "\n\n";
       unfitted.push_back(std::string(model->name()));
@@ -184,6 +225,7 @@ void FitCommand(const GlobalOptions& global, const ModelOptions& o) {
               << Number(1e3 * fit.residual_rms_s.value_or(0), "%.3f") << " ms per iteration, largest "
               << Percent(worst) << "\n";
     PrintParameters(fit);
+    PrintInterval(fit);
     std::cout << "\n";
   }
   if (!unfitted.empty()) {
@@ -263,6 +305,18 @@ void PrintCpuSummaries(const std::vector<std::pair<std::string, std::vector<CpuS
              rows, {false, false, false, true, true, true, true, true, true, true, true});
 }
 
+// "[low, high] (90%)", or "" without an interval.
+std::string IntervalText(const std::optional<EpochInterval>& interval) {
+  if (!interval) return "";
+  return "[" + Number(interval->low_s) + ", " + Number(interval->high_s) + "] (" +
+         Number(100 * interval->level, "%.0f%%") + ")";
+}
+
+std::optional<EpochInterval> PointInterval(const PointError& point) {
+  if (!point.interval_level) return std::nullopt;
+  return EpochInterval{*point.interval_level, *point.predicted_low_s, *point.predicted_high_s};
+}
+
 // Every configuration a model predicted: its runs' median epoch time with
 // the median's 95% interval, the prediction and its error, and the CPU
 // account where the model keeps one (ms per iteration, model / measured).
@@ -279,13 +333,14 @@ void PrintPoints(const std::string& model, const ValidationResult& result) {
                       "[" + Number(point.measured.low) + ", " + Number(point.measured.high) + "]",
                       Number(point.predicted_epoch_s), Number(100 * point.relative_error, "%+.1f%%"),
                       cpu(point.predicted_worker_cpu_s, point.measured_worker_cpu_s),
-                      cpu(point.predicted_server_cpu_s, point.measured_server_cpu_s), point.limited_by});
+                      cpu(point.predicted_server_cpu_s, point.measured_server_cpu_s), point.limited_by,
+                      IntervalText(PointInterval(point))});
     }
   }
   PrintTable(std::cout,
              {"model", "split", "configuration", "runs", "measured_s", "95% CI", "predicted_s", "error",
-              "worker cpu_ms", "server cpu_ms", "limited by"},
-             rows, {false, false, false, true, true, false, true, true, true, true, false});
+              "worker cpu_ms", "server cpu_ms", "limited by", "predicted interval_s"},
+             rows, {false, false, false, true, true, false, true, true, true, true, false, false});
 }
 
 void ValidateCommand(const GlobalOptions& global, const ModelOptions& o) {
@@ -310,6 +365,7 @@ void ValidateCommand(const GlobalOptions& global, const ModelOptions& o) {
   std::vector<std::string> flagged;
   std::vector<std::pair<std::string, std::vector<ErrorSummary>>> coverage_rows;
   std::vector<std::pair<std::string, std::vector<CpuSummary>>> cpu_rows;
+  std::vector<std::vector<std::string>> interval_rows;
   for (const auto& [model, fit] : fits) {
     const ValidationResult result = Validate(*model, fit, data);
     store.AddPredictions(result.predictions);
@@ -317,6 +373,10 @@ void ValidateCommand(const GlobalOptions& global, const ModelOptions& o) {
     PrintSummaries(std::string(model->name()), result.summaries);
     if (o.points) PrintPoints(std::string(model->name()), result);
     coverage_rows.push_back({std::string(model->name()), SummariesByCoverage(result, CalibrationCoverage(fit, data))});
+    for (const IntervalCoverage& c : CoverageByScheme(result.points, "validation")) {
+      interval_rows.push_back({std::string(model->name()), c.architecture, Percent(c.level), std::to_string(c.points),
+                               std::to_string(c.covered), Percent(c.coverage), Percent(c.median_half_width)});
+    }
     for (const std::string& skipped : result.skipped) {
       std::cout << "  " << model->name() << " cannot predict " << skipped << "\n";
     }
@@ -333,6 +393,12 @@ void ValidateCommand(const GlobalOptions& global, const ModelOptions& o) {
   std::cout << "\nthe validation configurations again: those with every setting within the fit's calibration "
                "runs and probes, and those with one beyond them (`model predict` names it):\n";
   for (const auto& [model, summaries] : coverage_rows) PrintCoverageSummaries(model, summaries);
+  if (!interval_rows.empty()) {
+    std::cout << "\nthe fits' prediction intervals (from their calibration runs alone) on the validation "
+                 "configurations: how many hold the measured median, and the median half-width:\n";
+    PrintTable(std::cout, {"model", "architecture", "level", "val points", "covered", "coverage", "half-width"},
+               interval_rows, {false, false, true, true, true, true, true});
+  }
   PrintCpuSummaries(cpu_rows);
   const std::vector<ErrorSummary> repeatability = Repeatability(data);
   if (!repeatability.empty()) {
@@ -484,21 +550,127 @@ void PredictCommand(const GlobalOptions& global, const ModelOptions& o) {
       }
       rows.push_back({std::string(model->name()), std::to_string(fit.fit_id), Number(1e3 * p.iteration_s),
                       Number(p.epoch_s), Number(p.throughput_samples_per_s, "%.0f"), Number(1e3 * p.compute_s),
-                      Number(1e3 * p.update_s), Number(1e3 * p.comm_s), Number(1e3 * p.hidden_comm_s), ""});
+                      Number(1e3 * p.update_s), Number(1e3 * p.comm_s), Number(1e3 * p.hidden_comm_s),
+                      IntervalText(IntervalOf(fit, config, p.epoch_s)), ""});
       coverages.emplace_back(std::string(model->name()), CoverageOf(*model, fit, data, config));
     } catch (const ModelError& e) {
-      rows.push_back({std::string(model->name()), std::to_string(fit.fit_id), "", "", "", "", "", "", "", e.what()});
+      rows.push_back({std::string(model->name()), std::to_string(fit.fit_id), "", "", "", "", "", "", "", "", e.what()});
     }
   }
   PrintTable(std::cout,
              {"model", "fit", "iteration_ms", "epoch_s", "samples/s", "compute_ms", "update_ms", "comm_ms",
-              "hidden_ms", "note"},
-             rows, {false, true, true, true, true, true, true, true, true, false});
+              "hidden_ms", "epoch interval_s", "note"},
+             rows, {false, true, true, true, true, true, true, true, true, false, false});
   if (!cpu_lines.empty()) {
     std::cout << "\nwhat the model expects of the CPU (each rank's CPU work over its quota, against the path):\n";
     for (const std::string& line : cpu_lines) std::cout << line << "\n";
   }
   PrintCoverage(coverages);
+}
+
+// The sweep a database holds, as judge names it: its file name without .db.
+std::string SweepName(const std::string& path) {
+  std::string name = path.substr(path.find_last_of('/') + 1);
+  if (name.size() > 3 && name.ends_with(".db")) name.resize(name.size() - 3);
+  return name;
+}
+
+nlohmann::json JudgementJson(const ModelJudgement& j) {
+  nlohmann::json json = {{"model", j.model}, {"version", j.version}};
+  if (!j.not_fitted.empty()) {
+    json["not_fitted"] = j.not_fitted;
+    return json;
+  }
+  json["calibration_configurations"] = j.calibration_configurations;
+  json["interval"] = {{"level", j.level}, {"scaled_by_scheme", j.scaled_by_regime}};
+  nlohmann::json schemes = nlohmann::json::array();
+  for (const SchemeJudgement& s : j.schemes) {
+    nlohmann::json scheme = {{"architecture", s.architecture},
+                             {"validation_configurations", s.configurations},
+                             {"median_abs_error", s.median_abs},
+                             {"p95_abs_error", s.p95_abs},
+                             {"max_abs_error", s.max_abs},
+                             {"split_half_configurations", s.split_half_configurations},
+                             {"split_half_median", nullptr},
+                             {"covered", s.covered},
+                             {"coverage", nullptr},
+                             {"median_half_width", nullptr}};
+    if (s.split_half_median) scheme["split_half_median"] = *s.split_half_median;
+    if (s.coverage) scheme["coverage"] = *s.coverage;
+    if (s.median_half_width) scheme["median_half_width"] = *s.median_half_width;
+    schemes.push_back(scheme);
+  }
+  json["schemes"] = schemes;
+  json["skipped"] = j.skipped;
+  return json;
+}
+
+// One row per sweep, model and scheme; then what could not be judged.
+void PrintJudgements(const std::vector<std::pair<std::string, std::vector<ModelJudgement>>>& sweeps, double level) {
+  std::cout << "each model fitted on a sweep's calibration runs alone (its " << Percent(level)
+            << " interval from them, each calibration configuration left out in turn) and judged on that sweep's "
+               "validation configurations: absolute relative error of epoch time (prediction against the median "
+               "of the configuration's runs) beside the sweep's split-half noise on the same configurations (half "
+               "the gap between the medians of its even- and odd-indexed repetitions, over its median; the "
+               "median over the configurations of 4 runs or more), and how many measured medians the interval "
+               "holds\n";
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> notes;
+  for (const auto& [sweep, judgements] : sweeps) {
+    for (const ModelJudgement& j : judgements) {
+      const std::string model = j.model + " v" + std::to_string(j.version);
+      if (!j.not_fitted.empty()) {
+        notes.push_back(sweep + ": " + j.model + " not fitted: " + j.not_fitted);
+        continue;
+      }
+      for (const SchemeJudgement& s : j.schemes) {
+        rows.push_back({sweep, model, s.architecture, std::to_string(s.configurations), Percent(s.median_abs),
+                        Percent(s.p95_abs), Percent(s.max_abs),
+                        s.split_half_median ? Percent(*s.split_half_median) : "",
+                        s.coverage ? std::to_string(s.covered) + "/" + std::to_string(s.configurations) : "",
+                        s.coverage ? Percent(*s.coverage) : "", s.median_half_width ? Percent(*s.median_half_width) : ""});
+      }
+      if (j.schemes.empty() || !j.schemes.front().coverage) {
+        notes.push_back(sweep + ": " + j.model + " has no interval: too few calibration configurations (" +
+                        std::to_string(j.calibration_configurations) + ") for " + Percent(level));
+      } else if (j.scaled_by_regime) {
+        notes.push_back(sweep + ": " + j.model + "'s interval is scaled per scheme (its left-out residuals differ "
+                        "between schemes: Kruskal-Wallis p < " + Number(kRegimeScaleAlpha) + ")");
+      }
+      for (const std::string& skipped : j.skipped) notes.push_back(sweep + ": " + j.model + " cannot predict " + skipped);
+    }
+  }
+  PrintTable(std::cout,
+             {"sweep", "model", "architecture", "val configs", "median", "p95", "max", "split half", "covered",
+              "coverage", "half-width"},
+             rows, {false, false, false, true, true, true, true, true, true, true, true});
+  for (const std::string& note : notes) std::cout << "  " << note << "\n";
+}
+
+void JudgeCommand(const ModelOptions& o) {
+  if (!(o.level > 0 && o.level < 1)) {
+    throw ModelError("--level must be between 0 and 1 (e.g. 0.9), got " + Number(o.level));
+  }
+  std::vector<std::pair<std::string, std::vector<ModelJudgement>>> sweeps;
+  nlohmann::json json_sweeps = nlohmann::json::array();
+  for (const std::string& db : o.databases) {
+    const std::unique_ptr<Store> store = OpenExistingReadOnly(db);
+    const std::vector<ModelJudgement> judgements = Judge(LoadModelData(*store, {}), Chosen(o), o.level);
+    nlohmann::json models = nlohmann::json::array();
+    for (const ModelJudgement& j : judgements) models.push_back(JudgementJson(j));
+    json_sweeps.push_back({{"sweep", SweepName(db)}, {"database", db}, {"models", models}});
+    sweeps.emplace_back(SweepName(db), judgements);
+  }
+  if (o.json) {
+    const nlohmann::json json = {
+        {"level", o.level},
+        {"split_half", "per validation configuration of 4 runs or more: |median(even-indexed repetitions) - "
+                       "median(odd-indexed)| / (2 median(all)); the median over the scheme's configurations"},
+        {"sweeps", json_sweeps}};
+    std::cout << json.dump(2) << "\n";
+    return;
+  }
+  PrintJudgements(sweeps, o.level);
 }
 
 }  // namespace
@@ -510,7 +682,7 @@ void AddModelCommands(CLI::App& app, const GlobalOptions& global) {
   auto add_choice = [&](CLI::App* command, const char* default_text) {
     // One name per --model, so that `--model corrected workers=4` leaves
     // the settings to predict's positionals.
-    command->add_option("--model", o->models, std::string("paper2019, corrected, corrected+overlap or linear "
+    command->add_option("--model", o->models, std::string("paper2019, corrected, corrected+overlap, linear or counts "
                                                           "(repeatable; default: ") + default_text + ")")
         ->allow_extra_args(false);
   };
@@ -545,6 +717,15 @@ void AddModelCommands(CLI::App& app, const GlobalOptions& global) {
   validate->add_option("--fit", o->fit_id, "validate this stored fit (its id, as `model fit` prints it) instead "
                                             "of each model's latest, e.g. one fitted with --fix beside the free one");
   validate->callback([&global, o] { ValidateCommand(global, *o); });
+  CLI::App* judge = model->add_subcommand(
+      "judge", "judge the models on each sweep given: fit on its calibration runs, predict its validation runs, "
+               "and print per scheme the error beside the sweep's split-half noise and the intervals' coverage "
+               "(reads the databases only)");
+  add_choice(judge, "all");
+  judge->add_option("DB", o->databases, "sweep databases")->required()->check(CLI::ExistingFile);
+  judge->add_option("--level", o->level, "level of the prediction intervals (default 0.9)");
+  judge->add_flag("--json", o->json, "print the judgement as JSON");
+  judge->callback([o] { JudgeCommand(*o); });
 }
 
 }  // namespace dmlbench

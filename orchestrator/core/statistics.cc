@@ -282,4 +282,71 @@ TrendTest JonckheereTerpstra(const std::vector<std::vector<double>>& groups) {
   return test;
 }
 
+namespace {
+
+// The regularized upper incomplete gamma function Q(a, x) (Numerical
+// Recipes 6.2): by its series below a + 1, by its continued fraction above.
+double UpperGammaQ(double a, double x) {
+  if (x <= 0) return 1;
+  const double log_front = -x + a * std::log(x) - std::lgamma(a);
+  if (x < a + 1) {
+    double term = 1 / a, sum = term;
+    for (int n = 1; n < 500 && std::fabs(term) > 1e-15 * std::fabs(sum); ++n) {
+      term *= x / (a + n);
+      sum += term;
+    }
+    return std::max(0.0, 1 - sum * std::exp(log_front));
+  }
+  constexpr double kTiny = 1e-300;
+  double b = x + 1 - a, c = 1 / kTiny, d = 1 / b, h = d;
+  for (int i = 1; i < 500; ++i) {
+    const double an = -i * (i - a);
+    b += 2;
+    d = an * d + b;
+    if (std::fabs(d) < kTiny) d = kTiny;
+    c = b + an / c;
+    if (std::fabs(c) < kTiny) c = kTiny;
+    d = 1 / d;
+    const double step = d * c;
+    h *= step;
+    if (std::fabs(step - 1) < 1e-15) break;
+  }
+  return std::exp(log_front) * h;
+}
+
+}  // namespace
+
+GroupTest KruskalWallis(const std::vector<std::vector<double>>& groups) {
+  std::vector<std::pair<double, std::size_t>> pooled;  // (value, group)
+  int nonempty = 0;
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    if (!groups[g].empty()) ++nonempty;
+    for (double value : groups[g]) pooled.push_back({value, g});
+  }
+  if (nonempty < 2) throw std::invalid_argument("Kruskal-Wallis test of fewer than two groups");
+  std::sort(pooled.begin(), pooled.end());
+  const double n = static_cast<double>(pooled.size());
+  std::vector<double> rank_sums(groups.size(), 0);
+  double ties = 0;
+  for (std::size_t i = 0; i < pooled.size();) {
+    std::size_t j = i;
+    while (j < pooled.size() && pooled[j].first == pooled[i].first) ++j;
+    const double mid_rank = (static_cast<double>(i + j) + 1) / 2;  // ranks i+1 .. j
+    for (std::size_t k = i; k < j; ++k) rank_sums[pooled[k].second] += mid_rank;
+    const double t = static_cast<double>(j - i);
+    ties += t * t * t - t;
+    i = j;
+  }
+  GroupTest test;
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    if (!groups[g].empty()) test.h += rank_sums[g] * rank_sums[g] / static_cast<double>(groups[g].size());
+  }
+  test.h = 12 / (n * (n + 1)) * test.h - 3 * (n + 1);
+  const double correction = 1 - ties / (n * n * n - n);
+  if (correction <= 0) return {0, 1};  // every value the same
+  test.h /= correction;
+  test.p = UpperGammaQ((nonempty - 1) / 2.0, test.h / 2);
+  return test;
+}
+
 }  // namespace dmlbench

@@ -100,6 +100,17 @@ struct TrendTest {
 };
 TrendTest JonckheereTerpstra(const std::vector<std::vector<double>>& groups);
 
+// Kruskal-Wallis' test of whether groups come from one distribution: H
+// from the ranks of all values pooled (ties mid-ranked, H corrected for
+// them), p from the chi-square distribution with (groups - 1) degrees of
+// freedom. Needs at least two non-empty groups; throws
+// std::invalid_argument otherwise.
+struct GroupTest {
+  double h = 0;
+  double p = 1;
+};
+GroupTest KruskalWallis(const std::vector<std::vector<double>>& groups);
+
 }  // namespace dmlbench
 
 #endif  // DMLBENCH_ORCHESTRATOR_CORE_STATISTICS_H_

@@ -79,7 +79,7 @@ std::string HeldKey(std::string_view name, std::string_view scope) {
 void RefuseFixed(const PerformanceModel& model, const FixedParameters& fixed) {
   if (fixed.empty()) return;
   throw ModelError(std::string(model.name()) + " holds no parameter at a value (--fix " + fixed.begin()->first +
-                   "): only corrected and corrected+overlap do");
+                   "): only corrected, corrected+overlap and counts do");
 }
 
 void AddLinks(const ModelData& data, ModelFitRecord& fit) {

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "orchestrator/model/corrected.h"
+#include "orchestrator/model/counts.h"
 #include "orchestrator/model/linear.h"
 #include "orchestrator/model/paper2019.h"
 
@@ -15,6 +16,7 @@ const std::vector<std::unique_ptr<PerformanceModel>>& Models() {
     all.push_back(std::make_unique<CorrectedModel>(false));
     all.push_back(std::make_unique<CorrectedModel>(true));
     all.push_back(std::make_unique<LinearModel>());
+    all.push_back(std::make_unique<CountsModel>());
     return all;
   }();
   return models;

@@ -13,6 +13,9 @@
 //                      bucket runs behind the backward pass.
 //   linear             epoch time linear in w per architecture, profile and
 //                      batch: the baseline a model must beat (linear.h).
+//   counts             few terms, each identified: the architectures differ
+//                      only by their counts, what a probe or the runs' CPU
+//                      reports measure is not fitted (counts.h).
 // A fit is a ModelFitRecord (store.h): it is stored, and a prediction needs
 // nothing else, so a copied database predicts as well. This header also
 // brings the interface (performance_model.h) and the reading of a fit
@@ -29,7 +32,7 @@
 
 namespace dmlbench {
 
-// paper2019, corrected, corrected+overlap, linear, in that order.
+// paper2019, corrected, corrected+overlap, linear, counts, in that order.
 const std::vector<std::unique_ptr<PerformanceModel>>& Models();
 // Throws ModelError naming the known models.
 const PerformanceModel& ModelNamed(std::string_view name);

@@ -7,11 +7,10 @@
 #include <utility>
 
 #include "orchestrator/core/link_text.h"
+#include "orchestrator/model/interval.h"
 
 namespace dmlbench {
-namespace {
 
-// Configurations are told apart by every parameter a model reads.
 std::string PointLabel(const RunObservation& run) {
   std::string hidden;
   for (int width : run.config.hidden) hidden += (hidden.empty() ? "" : ",") + std::to_string(width);
@@ -23,6 +22,8 @@ std::string PointLabel(const RunObservation& run) {
   return label;
 }
 
+namespace {
+
 // One configuration of one split: its runs and the model's prediction.
 struct Point {
   std::vector<const RunObservation*> runs;
@@ -30,6 +31,7 @@ struct Point {
   double predicted = 0;
   double worker_cpu = 0, server_cpu = 0;  // the model's
   std::string limited_by;
+  std::optional<double> interval_level, low, high;
 };
 using Points = std::map<std::pair<std::string, std::string>, Point>;  // (split, label)
 
@@ -57,6 +59,11 @@ PredictionRow RowFor(const ModelFitRecord& fit, const RunObservation& run, const
   }
   row.measured_worker_cpu_s = run.worker_cpu_s;
   row.measured_server_cpu_s = run.server_cpu_s;
+  if (const std::optional<EpochInterval> interval = IntervalOf(fit, run.config, row.predicted_epoch_s)) {
+    row.interval_level = interval->level;
+    row.predicted_epoch_low_s = interval->low_s;
+    row.predicted_epoch_high_s = interval->high_s;
+  }
   return row;
 }
 
@@ -86,6 +93,9 @@ Points PredictRuns(const PerformanceModel& model, const ModelFitRecord& fit, con
     point.worker_cpu = prediction.worker_cpu_s;
     point.server_cpu = prediction.server_cpu_s;
     point.limited_by = prediction.limited_by;
+    point.interval_level = row.interval_level;
+    point.low = row.predicted_epoch_low_s;
+    point.high = row.predicted_epoch_high_s;
   }
   return points;
 }
@@ -113,6 +123,9 @@ PointError ErrorOf(const std::string& split, const std::string& label, const Poi
   error.predicted_worker_cpu_s = point.worker_cpu;
   error.predicted_server_cpu_s = point.server_cpu;
   error.limited_by = point.limited_by;
+  error.interval_level = point.interval_level;
+  error.predicted_low_s = point.low;
+  error.predicted_high_s = point.high;
   if (worker_cpu.size() == point.runs.size()) error.measured_worker_cpu_s = Median(worker_cpu);
   if (server_cpu.size() == point.runs.size()) error.measured_server_cpu_s = Median(server_cpu);
   return error;

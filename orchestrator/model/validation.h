@@ -42,6 +42,8 @@ struct PointError {
   double predicted_worker_cpu_s = 0, predicted_server_cpu_s = 0;
   std::optional<double> measured_worker_cpu_s, measured_server_cpu_s;
   std::string limited_by;           // Prediction's: what the model finds sets the iteration
+  // The fit's interval of predicted_epoch_s (interval.h), if it has one.
+  std::optional<double> interval_level, predicted_low_s, predicted_high_s;
 };
 
 struct ErrorSummary {
@@ -69,6 +71,10 @@ struct ValidationResult {
 };
 
 ValidationResult Validate(const PerformanceModel& model, const ModelFitRecord& fit, const ModelData& data);
+
+// The configuration of a run as validation tells configurations apart: by
+// every parameter a model reads, e.g. "ring w=4 b=100 1 Gbit/s, 0 µs".
+std::string PointLabel(const RunObservation& run);
 
 // How far a configuration's measured median lies from itself, from its own
 // repetitions: the runs in repetition order are dealt into two halves

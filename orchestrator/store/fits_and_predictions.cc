@@ -51,6 +51,17 @@ std::int64_t Store::AddModelFit(const ModelFitRecord& fit) {
       probe.exec();
       probe.reset();
     }
+    SQLite::Statement interval(impl_->db, R"(
+      INSERT INTO model_intervals (fit_id, scope, level, log_half_width, configurations) VALUES (?, ?, ?, ?, ?))");
+    for (const ModelIntervalRow& row : fit.intervals) {
+      interval.bind(1, fit_id);
+      interval.bind(2, row.scope);
+      interval.bind(3, row.level);
+      interval.bind(4, row.log_half_width);
+      interval.bind(5, row.configurations);
+      interval.exec();
+      interval.reset();
+    }
     transaction.commit();
     return fit_id;
   });
@@ -62,8 +73,9 @@ void Store::AddPredictions(const std::vector<PredictionRow>& rows) {
     SQLite::Statement insert(impl_->db, R"(
       INSERT OR REPLACE INTO predictions (fit_id, run_id, split, iterations_per_epoch, predicted_iteration_s,
         predicted_epoch_s, compute_s, update_s, comm_s, hidden_comm_s, measured_epoch_s, relative_error,
-        predicted_worker_cpu_s, predicted_server_cpu_s, limited_by, measured_worker_cpu_s, measured_server_cpu_s)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?))");
+        predicted_worker_cpu_s, predicted_server_cpu_s, limited_by, measured_worker_cpu_s, measured_server_cpu_s,
+        interval_level, predicted_epoch_low_s, predicted_epoch_high_s)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?))");
     for (const PredictionRow& r : rows) {
       insert.bind(1, r.fit_id);
       insert.bind(2, r.run_id);
@@ -82,6 +94,9 @@ void Store::AddPredictions(const std::vector<PredictionRow>& rows) {
       BindTextOrNull(insert, 15, r.limited_by);
       BindOptional(insert, 16, r.measured_worker_cpu_s);
       BindOptional(insert, 17, r.measured_server_cpu_s);
+      BindOptional(insert, 18, r.interval_level);
+      BindOptional(insert, 19, r.predicted_epoch_low_s);
+      BindOptional(insert, 20, r.predicted_epoch_high_s);
       insert.exec();
       insert.reset();
     }
@@ -140,6 +155,14 @@ std::optional<ModelFitRecord> Store::ModelFitById(std::int64_t fit_id) const {
     SQLite::Statement probes(impl_->db, "SELECT link_probe_id FROM model_fit_probes WHERE fit_id = ? ORDER BY 1");
     probes.bind(1, fit.fit_id);
     while (probes.executeStep()) fit.probe_ids.push_back(probes.getColumn(0).getInt64());
+    if (schema_version() < kIntervalsVersion) return fit;  // read-only and older: no interval
+    SQLite::Statement intervals(impl_->db, R"(
+      SELECT scope, level, log_half_width, configurations FROM model_intervals WHERE fit_id = ? ORDER BY scope)");
+    intervals.bind(1, fit.fit_id);
+    while (intervals.executeStep()) {
+      fit.intervals.push_back({intervals.getColumn(0).getString(), intervals.getColumn(1).getDouble(),
+                               intervals.getColumn(2).getDouble(), intervals.getColumn(3).getInt()});
+    }
     return fit;
   });
 }

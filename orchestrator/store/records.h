@@ -175,6 +175,15 @@ struct ModelFitRunRow {
   double measured_iteration_s = 0;
   double fitted_iteration_s = 0;
 };
+// A fit's prediction interval for one regime (schemas/migrations/
+// 016_prediction_intervals.sql): a prediction p of an epoch time of that
+// regime stands for [p·e^-log_half_width, p·e^+log_half_width] at `level`.
+struct ModelIntervalRow {
+  std::string scope;                      // "" = every regime, else a scheme ("ring", "ps k=2")
+  double level = 0;                       // e.g. 0.9
+  double log_half_width = 0;
+  int configurations = 0;                 // left-out calibration configurations it rests on
+};
 struct ModelFitRecord {
   std::int64_t fit_id = 0;                // set by the store
   std::string model;
@@ -187,6 +196,7 @@ struct ModelFitRecord {
   std::vector<ModelParameterRow> parameters;
   std::vector<ModelFitRunRow> runs;
   std::vector<std::int64_t> probe_ids;
+  std::vector<ModelIntervalRow> intervals;  // empty: the fit has no interval
 };
 // A prediction for one run (the predictions table).
 struct PredictionRow {
@@ -205,6 +215,9 @@ struct PredictionRow {
   std::optional<double> predicted_worker_cpu_s, predicted_server_cpu_s;
   std::string limited_by;
   std::optional<double> measured_worker_cpu_s, measured_server_cpu_s;
+  // The fit's interval of predicted_epoch_s at interval_level; empty when
+  // the fit has none.
+  std::optional<double> interval_level, predicted_epoch_low_s, predicted_epoch_high_s;
 };
 
 // One stream an attempt printed: a rank's standard output or error, or

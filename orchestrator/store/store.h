@@ -82,6 +82,9 @@ class Store {
   // The schema version from which attempts.note exists (migration 14);
   // readers of an older database read no notes.
   static constexpr int kAttemptNotesVersion = 15;
+  // The schema version from which fits carry prediction intervals
+  // (model_intervals, migration 16); an older database's fits have none.
+  static constexpr int kIntervalsVersion = 16;
   // `r.COLUMN` of table runs as an SQL expression, or `0` where this
   // database's schema predates the column (partition_bytes,
   // pulls_in_turn), for readers of an older database.

@@ -1,45 +1,60 @@
 #!/usr/bin/env bash
-# bench/analysis/model_targets.sh on the committed sweeps: the summed excess of the
-# corrected model over its error targets that docs/findings.md quotes
-# (5.3 / 77.4 / 114.8 / 76.4 / 172.3 fitted; 9.9 on the committed study with
-# a rank's own bytes held at the measured 0.2 ns; with first_peer_share held
-# at nothing, version 18's 10.1), the 29 validation configurations whose
-# error has one sign on all five sweeps, corrected+overlap's on the
-# committed study and on the sweep with overlap calibration runs (6.1,
-# 67.8), and a clear failure for a parameter the model does not fit.
+# bench/analysis/model_targets.sh on the committed sweeps, checked for what
+# the script must do whatever the model's figures (those are `model
+# judge`'s, recorded in docs/model-judgements.md): a row per sweep and
+# architecture, each excess the points by which its median, p95 and max
+# exceed 5 / 10 / 15 %, each sweep's "all" row their sum; with
+# BY=configuration each validation configuration on every sweep, marked +
+# or - exactly when its error has one sign on all of them; a held parameter
+# (--fix) changes the fit; and a clear failure for a parameter the model
+# does not fit.
 # Usage: model_targets_test.sh SOURCE_DIR BUILD_DIR
 set -euo pipefail
 source_dir=$1
 build_dir=$2
 fail() { echo "FAIL: $*" >&2; exit 1; }
+sweeps="paper-reproduction paper-reproduction-rerun paper-reproduction-rerun2 paper-reproduction-rerun3 paper-reproduction-adaptive"
 
 out=$(BY=configuration "$source_dir/bench/analysis/model_targets.sh" "$build_dir")
 echo "$out"
 sum() { awk -v sweep="$1" '$1 == sweep && $2 == "all" { print $NF }' <<< "$2"; }
-[[ $(sum paper-reproduction "$out") == 5.3 ]] || fail "committed study's excess is not 5.3"
-[[ $(sum paper-reproduction-rerun "$out") == 77.4 ]] || fail "rerun's excess is not 77.4"
-[[ $(sum paper-reproduction-rerun2 "$out") == 114.8 ]] || fail "rerun2's excess is not 114.8"
-[[ $(sum paper-reproduction-adaptive "$out") == 76.4 ]] || fail "the adaptive sweep's excess is not 76.4"
-[[ $(sum paper-reproduction-rerun3 "$out") == 172.3 ]] || fail "rerun3's excess is not 172.3"
-grep -q '^paper-reproduction  *ring  *3.6%  *6.4%  *6.6%  *0.0$' <<< "$out" || fail "the committed study's ring row"
-# Each validation configuration on every sweep, and whether its sign holds.
-grep -q '^mpi w=3 b=100 1 Gbit/s, 0 µs cap=40  *+2.4  *+14.3  *+20.7  *+9.8  *+14.5  +$' <<< "$out" ||
-  fail "mpi at 3 workers on 1 Gbit/s is not too slow on every sweep"
-grep -q '^ring w=4 b=50 1 Gbit/s, 0 µs cap=80  *-3.5  *-8.4  *+22.4  *-2.2  *-18.3 *$' <<< "$out" ||
-  fail "ring at batch 50 is given a sign"
-[[ $(grep -c ' [+-]$' <<< "$out") == 29 ]] || fail "not 29 configurations of one sign on every sweep"
-
-overlap=$(MODEL=corrected+overlap SWEEPS="paper-reproduction paper-reproduction-rerun3" \
-  "$source_dir/bench/analysis/model_targets.sh" "$build_dir")
-echo "$overlap"
-[[ $(sum paper-reproduction "$overlap") == 6.1 ]] || fail "corrected+overlap: the committed study's excess is not 6.1"
-[[ $(sum paper-reproduction-rerun3 "$overlap") == 67.8 ]] || fail "corrected+overlap: rerun3's excess is not 67.8"
+# Each architecture row's excess from its own figures, and their sum.
+check_excess() {
+  awk -v sweep="$1" '
+    function over(x, limit) { sub(/%/, "", x); x = x + 0; return x > limit ? x - limit : 0 }
+    $1 == sweep && $2 != "all" && $NF ~ /^[0-9.]+$/ && NF >= 6 {
+      rows++
+      e = over($(NF-3), 5) + over($(NF-2), 10) + over($(NF-1), 15)
+      if (e - $NF > 0.15 || $NF - e > 0.15) { print "excess " $NF " of " $0 " is not " e; bad = 1 }
+      total += $NF
+    }
+    $1 == sweep && $2 == "all" { all = $NF }
+    END {
+      if (rows != 6) { print sweep ": " rows " architecture rows, not 6"; bad = 1 }
+      if (total - all > 0.1 * rows || all - total > 0.1 * rows) { print sweep ": all " all " is not the sum " total; bad = 1 }
+      exit bad
+    }' <<< "$2" || fail "$1: the excess is not the rows' own"
+}
+for sweep in $sweeps; do
+  [[ -n $(sum "$sweep" "$out") ]] || fail "no row of all for $sweep"
+  check_excess "$sweep" "$out"
+done
+# Each validation configuration: five signed errors, marked exactly when they agree.
+configurations=$(grep -E ' [+-][0-9]+\.[0-9]( +[+-][0-9]+\.[0-9]){4}( +[+-])? *$' <<< "$out") ||
+  fail "no validation configuration compared across the sweeps"
+[[ $(wc -l <<< "$configurations") == 66 ]] || fail "not 66 validation configurations compared across the sweeps"
+awk '{
+  marked = ($NF == "+" || $NF == "-"); n = marked ? NF - 1 : NF
+  pos = 0; neg = 0
+  for (i = n - 4; i <= n; i++) { if ($i + 0 > 0) pos++; else if ($i + 0 < 0) neg++ }
+  same = (pos == 5 ? "+" : neg == 5 ? "-" : "")
+  if ((marked ? $NF : "") != same) { print "wrongly marked: " $0; bad = 1 }
+} END { exit bad }' <<< "$configurations" || fail "a sign marked where the sweeps disagree, or left out where they agree"
 
 held=$("$source_dir/bench/analysis/model_targets.sh" "$build_dir" --fix cpu_per_byte_s=2e-10)
-[[ $(sum paper-reproduction "$held") == 9.9 ]] || fail "held bytes: the committed study's excess is not 9.9"
-none=$("$source_dir/bench/analysis/model_targets.sh" "$build_dir" --fix "first_peer_share 1e+09bit/s 0s=1e-9" \
-  --fix "first_peer_share 1e+08bit/s 0s=1e-9")
-[[ $(sum paper-reproduction "$none") == 10.1 ]] || fail "no first peer's share: the committed study's excess is not 10.1"
+check_excess paper-reproduction "$held"
+[[ $(grep '^paper-reproduction ' <<< "$held") != $(grep '^paper-reproduction ' <<< "$out") ]] ||
+  fail "holding cpu_per_byte_s changed nothing"
 
 if err=$("$source_dir/bench/analysis/model_targets.sh" "$build_dir" --fix cpu_per_bite_s=1 2>&1); then
   fail "a parameter the model does not fit was accepted"

@@ -207,5 +207,23 @@ TEST(StatisticsTest, EmptySamplesAndBadArgumentsAreRefused) {
   EXPECT_THROW(JonckheereTerpstra({{1, 2}, {}}), std::invalid_argument);
 }
 
+// H computed by hand from the ranks; with 3 groups (2 degrees of freedom)
+// the chi-square tail is e^(-H/2), so p is known in closed form.
+TEST(KruskalWallisTest, KruskalWallisOfThreeGroups) {
+  const GroupTest test = KruskalWallis({{2.9, 3.0, 2.5, 2.6, 3.2}, {3.8, 2.7, 4.0, 2.4}, {2.8, 3.4, 3.7, 2.2, 2.0}});
+  EXPECT_NEAR(test.h, 0.771428571, 1e-6);
+  EXPECT_NEAR(test.p, 0.6799648, 1e-6);
+  // Groups apart: every value of one above every value of the others.
+  const GroupTest apart = KruskalWallis({{1, 2, 3, 4}, {5, 6, 7, 8}, {9, 10, 11, 12}});
+  EXPECT_NEAR(apart.h, 9.846153846, 1e-6);
+  EXPECT_NEAR(apart.p, std::exp(-9.846153846 / 2), 1e-9);  // chi-square with 2 dof
+  // Ties: mid-ranks (1.5, 3.5, 6, 8.5) and H over 1 - 42/720.
+  const GroupTest tied = KruskalWallis({{1, 1, 2}, {2, 3, 3}, {3, 4, 4}});
+  EXPECT_NEAR(tied.h, 6.442477876, 1e-6);
+  EXPECT_NEAR(tied.p, 0.039905587, 1e-8);
+  EXPECT_EQ(KruskalWallis({{1, 1}, {1, 1}}).p, 1);
+  EXPECT_THROW(KruskalWallis({{1, 2}, {}}), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace dmlbench

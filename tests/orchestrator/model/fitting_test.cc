@@ -154,7 +154,8 @@ TEST(FittingTest, AValidationRunOrNoProbedRunIsRefused) {
 
 TEST(FittingTest, AModelFittedInClosedFormHoldsNothing) {
   EXPECT_EQ(Failure([] { RefuseFixed(LinearModel(), {{"intercept_s ring", 1}}); }),
-            "linear holds no parameter at a value (--fix intercept_s ring): only corrected and corrected+overlap do");
+            "linear holds no parameter at a value (--fix intercept_s ring): only corrected, corrected+overlap "
+            "and counts do");
   RefuseFixed(LinearModel(), {});
 }
 

@@ -739,7 +739,8 @@ TEST_F(ModelsTest, HoldingAParameterNoModelFitsOrOutsideItsRangeIsRefused) {
   EXPECT_EQ(refusal("corrected", {{"forward_share", 1}}),
             "corrected: cannot hold forward_share at 1: it must be above 0 and below 1");
   EXPECT_EQ(refusal("paper2019", {{"cpu_per_byte_s", 1e-9}}),
-            "paper2019 holds no parameter at a value (--fix cpu_per_byte_s): only corrected and corrected+overlap do");
+            "paper2019 holds no parameter at a value (--fix cpu_per_byte_s): only corrected, corrected+overlap "
+            "and counts do");
   EXPECT_NE(refusal("linear", {{"cpu_per_byte_s", 1e-9}}).find("linear holds no parameter"), std::string::npos);
 }
 
@@ -890,7 +891,7 @@ TEST_F(ModelsTest, UnknownModelNamesTheKnownOnes) {
     FAIL();
   } catch (const ModelError& e) {
     EXPECT_EQ(std::string(e.what()),
-              "unknown model \"amdahl\", expected one of: paper2019, corrected, corrected+overlap, linear");
+              "unknown model \"amdahl\", expected one of: paper2019, corrected, corrected+overlap, linear, counts");
   }
 }
 

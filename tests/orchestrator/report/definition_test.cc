@@ -16,11 +16,12 @@ using testing::WriteFile;
 
 TEST(ReportDefinitionTest, TheCommittedDefinitionReads) {
   const ReportDefinition definition = ReadReportDefinition(std::string(DMLBENCH_SOURCE_DIR) + "/reports/report.toml");
-  ASSERT_EQ(definition.sections.size(), 17u);
+  ASSERT_EQ(definition.sections.size(), 18u);
   EXPECT_EQ(definition.sections[0].id, "factors");
-  EXPECT_EQ(definition.sections[7].id, "cpu");
-  EXPECT_EQ(definition.sections[10].kind, Section::Kind::kFigure);
-  EXPECT_EQ(definition.sections[10].data.size(), 3u);
+  EXPECT_EQ(definition.sections[7].id, "intervals");
+  EXPECT_EQ(definition.sections[8].id, "cpu");
+  EXPECT_EQ(definition.sections[11].kind, Section::Kind::kFigure);
+  EXPECT_EQ(definition.sections[11].data.size(), 3u);
   EXPECT_NE(definition.views.text.find("CREATE TEMP VIEW report_runs"), std::string::npos);
 }
 

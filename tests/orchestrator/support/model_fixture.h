@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <optional>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -132,6 +133,35 @@ class ModelDatabase {
   std::int64_t host_id_ = 0;
   int runs_ = 0;
 };
+
+// A small sweep for judging a model: ring and mpi on 1 Gbit/s (probed), at
+// 1, 3, ..., 9 workers for calibration (3 runs each) and 2, 4, 6, 8 for
+// validation (6 runs each, repetitions 0-5); each run's epochs are its
+// scheme's line, 4 s + 0.3 s (ring) or 0.5 s (mpi) per worker, times a
+// lognormal factor of 1 % drawn from a fixed seed.
+inline void AddLinearSweep(Store& store) {
+  ModelDatabase db(store);
+  db.AddProbe(1e9, 12e-6, 1.25e8);
+  std::mt19937 random(45);
+  std::normal_distribution<double> noise(0, 0.01);
+  for (const Architecture architecture : {Architecture::kRing, Architecture::kMpi}) {
+    const double slope = architecture == Architecture::kRing ? 0.3 : 0.5;
+    for (int workers = 1; workers <= 9; ++workers) {
+      const bool calibration = workers % 2 == 1;
+      for (int repetition = 0; repetition < (calibration ? 3 : 6); ++repetition) {
+        RunParams p;
+        p.architecture = architecture;
+        p.workers = workers;
+        p.batch_size = 100;
+        p.repetition = repetition;
+        p.network.name = "1gbit";
+        p.network.bandwidth_bits_per_s = 1e9;
+        const double epoch = (4 + slope * workers) * std::exp(noise(random));
+        db.AddRun(p, calibration ? "calibration" : "validation", {1.4 * epoch, epoch, epoch});
+      }
+    }
+  }
+}
 
 }  // namespace dmlbench::testing
 

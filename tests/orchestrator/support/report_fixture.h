@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "orchestrator/core/run_spec.h"
+#include "orchestrator/model/interval.h"
 #include "orchestrator/model/models.h"
 #include "orchestrator/model/observations.h"
 #include "orchestrator/model/validation.h"
@@ -132,14 +133,21 @@ inline void BuildReportStudy(const std::string& path, const ReportStudyOptions& 
   if (!options.fit_models) return;
   ModelData calibration = LoadModelData(store, {});
   std::erase_if(calibration.runs, [](const RunObservation& run) { return run.split != "calibration"; });
+  // counts cannot be fitted on this small study: none of its runs has both
+  // ends of a transfer shared on the path (ps with several servers), so its
+  // link_balance_exponent is not identified. The report shows the models
+  // that have a fit.
+  const auto reported = [](const PerformanceModel& model) { return model.name() != "counts"; };
   for (const auto& model : Models()) {
-    ModelFitRecord fit = model->Fit(calibration);
+    if (!reported(*model)) continue;
+    ModelFitRecord fit = FitWithInterval(*model, calibration, {});
     fit.code_commit = "report-test";
     fit.created_unix_s = 100;
     store.AddModelFit(fit);
   }
   const ModelData all = LoadModelData(store, {});
   for (const auto& model : Models()) {
+    if (!reported(*model)) continue;
     const ModelFitRecord fit = *store.LatestModelFit(std::string(model->name()));
     store.AddPredictions(Validate(*model, fit, all).predictions);
   }

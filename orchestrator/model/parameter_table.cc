@@ -1,0 +1,81 @@
+#include "orchestrator/model/parameter_table.h"
+
+#include <cmath>
+#include <sstream>
+#include <utility>
+
+#include "orchestrator/model/fitting.h"
+
+namespace dmlbench {
+
+ParameterTable::ParameterTable(std::string model, std::vector<ParameterSpec> specs)
+    : model_(std::move(model)), specs_(std::move(specs)) {}
+
+std::string ParameterTable::Key(std::size_t j) const { return HeldKey(specs_[j].name, specs_[j].scope); }
+
+double ParameterTable::Value(std::size_t j, double x) const {
+  return specs_[j].transform == Transform::kLogAboveOne ? 1 + std::exp(x) : specs_[j].scale * std::exp(x);
+}
+
+double ParameterTable::Coordinate(std::size_t j, double value) const {
+  return specs_[j].transform == Transform::kLogAboveOne ? std::log(value - 1) : std::log(value / specs_[j].scale);
+}
+
+SettledRows ParameterTable::Held(const FixedParameters& fixed) const {
+  SettledRows held(specs_.size());
+  for (const auto& [key, value] : fixed) {
+    std::size_t j = 0;
+    while (j < specs_.size() && Key(j) != key) ++j;
+    if (j == specs_.size()) {
+      std::string names;
+      for (std::size_t i = 0; i < specs_.size(); ++i) names += (i == 0 ? "" : ", ") + Key(i);
+      throw ModelError(model_ + " has no parameter \"" + key + "\" to hold; it has " + names);
+    }
+    const double floor = specs_[j].transform == Transform::kLogAboveOne ? 1 : 0;
+    if (!std::isfinite(value) || value <= floor) {
+      std::ostringstream text;
+      text << model_ << ": cannot hold " << key << " at " << value << ": it must be above " << floor;
+      throw ModelError(text.str());
+    }
+    held[j] = dmlbench::Held(specs_[j].name, value, specs_[j].unit, specs_[j].scope);
+  }
+  return held;
+}
+
+std::vector<double> ParameterTable::Values(const SettledRows& settled, const std::vector<double>& free_x) const {
+  std::vector<double> values(specs_.size());
+  std::size_t next = 0;
+  for (std::size_t j = 0; j < specs_.size(); ++j) values[j] = settled[j] ? settled[j]->value : Value(j, free_x[next++]);
+  return values;
+}
+
+std::vector<std::string> ParameterTable::FreeKeys(const SettledRows& settled) const {
+  std::vector<std::string> keys;
+  for (std::size_t j = 0; j < specs_.size(); ++j) {
+    if (!settled[j]) keys.push_back(Key(j));
+  }
+  return keys;
+}
+
+std::vector<ModelParameterRow> ParameterTable::Rows(const SettledRows& settled, const LeastSquaresFit& fit) const {
+  std::vector<ModelParameterRow> rows;
+  std::size_t next = 0;
+  for (std::size_t j = 0; j < specs_.size(); ++j) {
+    if (settled[j]) {
+      rows.push_back(*settled[j]);
+      continue;
+    }
+    const Coefficient& x = fit.coefficients[next++];
+    rows.push_back(Fitted(Coefficient{specs_[j].name, Value(j, x.value), 0, Value(j, x.ci_low), Value(j, x.ci_high)},
+                          specs_[j].unit, specs_[j].scope));
+  }
+  return rows;
+}
+
+std::vector<double> ParameterTable::ValuesOf(const ModelFitRecord& fit) const {
+  std::vector<double> values;
+  for (const ParameterSpec& s : specs_) values.push_back(Parameter(fit, s.name, s.scope));
+  return values;
+}
+
+}  // namespace dmlbench

@@ -1,0 +1,85 @@
+// ParameterTable: a model's parameters as one table — name, unit, scope,
+// how each is fitted (the transform that keeps it in its physical range) —
+// that drives, each in one loop, the packing of the coefficients a
+// nonlinear fit moves, holding parameters at a value (`model fit --fix`),
+// their 95 % intervals, and the rows a fit stores and `model fit` prints.
+// Holds no equation and fits nothing itself. Pure; thread-safe.
+#ifndef DMLBENCH_ORCHESTRATOR_MODEL_PARAMETER_TABLE_H_
+#define DMLBENCH_ORCHESTRATOR_MODEL_PARAMETER_TABLE_H_
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "orchestrator/model/least_squares.h"
+#include "orchestrator/model/performance_model.h"
+#include "orchestrator/store/store.h"
+
+namespace dmlbench {
+
+// How a parameter's value maps to the coordinate a fit moves, x:
+//   kLog          value = scale e^x            (a positive cost)
+//   kLogAboveOne  value = 1 + e^x              (an exponent above 1)
+enum class Transform { kLog, kLogAboveOne };
+
+// How a parameter is identified: measured by a stage of its own (a probe,
+// the runs' CPU reports) before the nonlinear fit, or fitted by it.
+enum class Identified { kMeasured, kFitted };
+
+struct ParameterSpec {
+  std::string name;
+  std::string unit;
+  std::string scope;   // "" or what the value applies to, as the fit stores it
+  Identified identified = Identified::kFitted;
+  Transform transform = Transform::kLog;
+  double scale = 1;    // kLog: the unit it is fitted in, so that x is of order one
+};
+
+// Per parameter, in table order, its row once it is settled before the
+// nonlinear fit (held at a value, or measured), else nullopt (fitted).
+using SettledRows = std::vector<std::optional<ModelParameterRow>>;
+
+class ParameterTable {
+ public:
+  // `model` names the model in error messages.
+  ParameterTable(std::string model, std::vector<ParameterSpec> specs);
+
+  std::size_t size() const { return specs_.size(); }
+  const ParameterSpec& spec(std::size_t j) const { return specs_[j]; }
+  // As FixedParameters keys it: "name" or "name scope".
+  std::string Key(std::size_t j) const;
+
+  // A fitted parameter's value at coordinate x, and its inverse.
+  double Value(std::size_t j, double x) const;
+  double Coordinate(std::size_t j, double value) const;
+
+  // Holding: the parameters `fixed` holds, as rows of source "fixed", the
+  // others nullopt. Throws ModelError for a key no parameter has, naming
+  // those the model has, and for a value outside the parameter's range.
+  SettledRows Held(const FixedParameters& fixed) const;
+
+  // Packing: every parameter's value, the settled ones' from `settled` and
+  // the others', in table order, at the coordinates `free_x`.
+  std::vector<double> Values(const SettledRows& settled, const std::vector<double>& free_x) const;
+  // The keys of the parameters left to fit, in table order.
+  std::vector<std::string> FreeKeys(const SettledRows& settled) const;
+
+  // Intervals and rows: every parameter as the fit stores it, the settled
+  // ones as they are, the fitted ones (`fit`, over the free parameters in
+  // table order) with the interval of their coordinate mapped to values.
+  std::vector<ModelParameterRow> Rows(const SettledRows& settled, const LeastSquaresFit& fit) const;
+
+  // Each parameter's value from a stored fit, in table order. Throws
+  // ModelError naming one the fit lacks.
+  std::vector<double> ValuesOf(const ModelFitRecord& fit) const;
+
+ private:
+  std::string model_;
+  std::vector<ParameterSpec> specs_;
+};
+
+}  // namespace dmlbench
+
+#endif  // DMLBENCH_ORCHESTRATOR_MODEL_PARAMETER_TABLE_H_
