@@ -156,7 +156,9 @@ void StartClusterSlurm(const ClusterState& state, CommandRunner& runner, const I
   }
   if (error) throw ClusterError("cannot create " + b + ": " + error.message());
   // munged refuses a socket in a directory others cannot search, and a key
-  // others can read.
+  // others can read: the runtime directory becomes searchable (not
+  // listable); the cluster's private key in it stays its owner's alone.
+  chmod(state.runtime_dir.c_str(), 0711);
   chmod(b.c_str(), 0755);
   chmod((b + "/run").c_str(), 0755);
   chmod((b + "/munge").c_str(), 0700);
