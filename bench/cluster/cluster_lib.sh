@@ -14,6 +14,8 @@
 #       cluster_before_down, if it defines one.
 #       PIN=off in the environment brings it up with --no-pin: every host
 #       free to run on any CPU (default: host i on CPU i mod the CPUs).
+#       SLURM=on brings it up with --slurm (a Slurm whose nodes are the
+#       hosts; up's output, $work/cluster-up.txt, ends with its SLURM_CONF).
 #   inventory EXPR      runs Python with the inventory loaded as `inv`
 #   inventory_lines EXPR  one line per item of the iterable EXPR
 #   hosts_list N        the first N hosts' addresses, comma-separated
@@ -58,6 +60,7 @@ cluster_up() {
   local share=()
   [ -n "$cpu" ] && share=(--cpu "$cpu")
   [ "${PIN:-on}" = off ] && share+=(--no-pin)
+  [ "${SLURM:-off}" = on ] && share+=(--slurm)
   "$DMLBENCH" cluster --name "$name" --state-dir "$state" up --hosts "$hosts" --bandwidth "$bandwidth" \
       "${share[@]}" > "$work/cluster-up.txt"
   mapfile -t addresses < <(inventory_lines '(h["address"] for h in inv["host"])')

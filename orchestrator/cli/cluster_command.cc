@@ -1,5 +1,5 @@
 // `dmlbench cluster up|status|down|probe`: the emulated cluster on this
-// machine (needs root). Each prints its result on standard output. --name is
+// machine (needs root), with `up --slurm` also a Slurm whose nodes are its hosts. Each prints its result on standard output. --name is
 // honoured or refused: a state directory holds one cluster. SIGINT or
 // SIGTERM during `up` rolls it back and ends with 130 or 143.
 
@@ -17,6 +17,7 @@
 #include "orchestrator/cli/commands.h"
 #include "orchestrator/core/programs.h"
 #include "orchestrator/launch/cluster/cluster.h"
+#include "orchestrator/launch/cluster/cluster_slurm.h"
 #include "orchestrator/launch/cluster/link_probe.h"
 #include "orchestrator/launch/cluster/links.h"
 #include "orchestrator/launch/cluster/privileges.h"
@@ -85,6 +86,9 @@ void Up(const ClusterCliOptions& o) {
     throw CLI::RuntimeError(ExitStatusOfSignal(g_signal.load() == SIGTERM ? SIGTERM : SIGINT));
   }
   std::cout << ClusterStatus(state, *runner);
+  if (options.slurm) {
+    std::cout << "for provider \"slurm\": export SLURM_CONF=" << ClusterSlurmConf(state.runtime_dir) << "\n";
+  }
 }
 
 void Status(const ClusterCliOptions& o) {
@@ -162,6 +166,9 @@ void AddClusterCommands(CLI::App& app, const GlobalOptions& global) {
   up->add_option("--latency", o->latency, "one-way delay added per direction: 0.1ms, 50us, ...")
       ->capture_default_str();
   up->add_option("--cpu", o->cluster.cpu_cores, "CPU share per host in cores (0 = uncapped)")->capture_default_str();
+  up->add_flag("--slurm", o->cluster.slurm,
+               "also start Slurm with the hosts as its nodes: munged and slurmctld here, a slurmd in each host "
+               "(for provider \"slurm\" with SLURM_CONF as up prints it)");
   up->add_flag("--no-pin", o->no_pin,
                "let every host run on any CPU (default: a host of at most one core runs on CPU i mod the CPUs)");
   up->callback([o] { Up(*o); });

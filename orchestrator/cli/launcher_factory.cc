@@ -91,6 +91,10 @@ std::unique_ptr<Launcher> MakeLauncher(const ExecutionOptions& execution, const 
       options.trainer = paths.trainer;
       options.mpirun = paths.mpirun;
       options.largest_ranks = paths.largest_ranks;
+      // In the work directory the SSH provider uses by default, under this
+      // user's home as the nodes see it (the same path on a cluster's nodes;
+      // each emulated host its own).
+      options.dataset_cache_dir = ExpandLocalPath("~/.cache/dmlbench/dataset-cache", "");
       if (!paths.db.empty()) options.job_name = SlurmJobName(paths.db);
       return std::make_unique<SlurmLauncher>(options);
     }

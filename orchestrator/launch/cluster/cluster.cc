@@ -16,6 +16,7 @@
 
 #include "orchestrator/core/clock.h"
 #include "orchestrator/core/text_file.h"
+#include "orchestrator/launch/cluster/cluster_slurm.h"
 #include "orchestrator/launch/cluster/host_setup.h"
 #include "orchestrator/launch/cluster/links.h"
 #include "orchestrator/launch/cluster/privileges.h"
@@ -241,6 +242,7 @@ ClusterState BringUp(const ClusterOptions& options, ClusterState state, CommandR
   WriteClusterFile(state.known_hosts_path(), known_hosts);
   WriteClusterState(state);
   WaitForSshd(state, interrupted, rollback.sshd_failed());
+  if (options.slurm) StartClusterSlurm(state, runner, interrupted);
   rollback.Dismiss();
   return state;
 }
@@ -338,6 +340,7 @@ std::string ClusterStatus(const ClusterState& state, CommandRunner& runner) {
     out << Pad(host.name, 14) << Pad(host.address, 13) << Pad(sshd, 12) << Pad(cpu, 6) << Pad(upload, 28)
         << download << "\n";
   }
+  out << ClusterSlurmStatus(state, runner);
   return out.str();
 }
 
@@ -356,6 +359,7 @@ std::vector<std::string> ClusterLeftovers(const std::string& name, const std::st
   } catch (const ClusterError&) {
     // No CPU controller: no cgroup can be left over.
   }
+  for (const std::string& daemon : ClusterSlurmDaemons(ClusterRuntimeDir(name))) found.push_back(daemon);
   std::error_code error;
   if (fs::exists(ClusterRuntimeDir(name), error)) found.push_back("runtime directory " + ClusterRuntimeDir(name));
   return found;
@@ -382,10 +386,12 @@ void ClusterDown(const std::string& name, const std::string& state_dir, const st
       runner.Run({"ssh", "-o", "ControlPath=" + path, "-O", "exit", "host"});
     }
   }
-  // Namespaces first: deleting one kills its processes (sshd, orted, ranks),
-  // and with the last of them its mounts, and takes the host's end of its
-  // veth pair, and with it the pair.
+  // Namespaces first: deleting one kills its processes (sshd, slurmd,
+  // orted, ranks), and with the last of them its mounts, and takes the
+  // host's end of its veth pair, and with it the pair. Then the Slurm
+  // controller that had those slurmds as nodes, and its munged.
   for (const std::string& ns : ListNamespaces(runner, ClusterPrefix(name))) DeleteNamespace(runner, ns);
+  StopClusterSlurm(runtime_dir);
   for (const std::string& link : ListLinks(runner, ClusterBridgeName(name))) {
     if (IsClusterLink(name, link)) DeleteLink(runner, link);
   }

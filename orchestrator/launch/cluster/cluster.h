@@ -37,6 +37,7 @@ struct ClusterOptions {
   bool pin_cpus = true;                 // a host of at most one core runs on one CPU (host_setup.h HostsPinned)
   std::string sshd = "/usr/sbin/sshd";  // absolute path (sshd re-executes itself)
   std::string cgroup_root = "/sys/fs/cgroup";
+  bool slurm = false;                   // also a Slurm whose nodes are the hosts (cluster_slurm.h)
 };
 
 // Validates options: the name, "hosts must be between 1 and 64, got N",
@@ -44,7 +45,7 @@ struct ClusterOptions {
 void ValidateClusterOptions(const ClusterOptions& options);
 
 // Creates the cluster, shaped and capped, with every sshd accepting
-// connections. Sets the hosts up in parallel, calling `runner` from one
+// connections, and with options.slurm its Slurm with every node idle. Sets the hosts up in parallel, calling `runner` from one
 // thread per host. Refuses when objects of this name exist or the state
 // directory belongs to another cluster. On failure removes what it created,
 // keeps the log of an sshd that failed as <state_dir>/<host>.sshd.log (its
@@ -61,12 +62,14 @@ bool ReshapeCluster(ClusterState& state, const NetworkProfile& network, CommandR
 // Hosts, links and quotas as the kernel reports them now, one line each.
 std::string ClusterStatus(const ClusterState& state, CommandRunner& runner);
 
-// What of cluster `name` exists on this machine: namespaces, links, cgroups.
+// What of cluster `name` exists on this machine: namespaces, links, cgroups,
+// its Slurm's daemons, its runtime directory.
 std::vector<std::string> ClusterLeftovers(const std::string& name, const std::string& cgroup_root,
                                           CommandRunner& runner);
 
-// Removes every namespace (with its processes: sshd, orted, ranks), link and
-// cgroup of cluster `name`, its runtime directory and the state files in
+// Removes every namespace (with its processes: sshd, slurmd, orted, ranks),
+// link and cgroup of cluster `name`, stops its slurmctld and munged, removes
+// its runtime directory and the state files in
 // `state_dir`. Works from the prefix alone, so also after a crash or without
 // a state directory. Refuses (ClusterError, nothing removed) an invalid name
 // and a state directory that belongs to another cluster.

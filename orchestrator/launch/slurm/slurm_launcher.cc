@@ -312,6 +312,16 @@ bool SlurmLauncher::EnsureAllocation(int ranks, LaunchResult& result, const std:
   return true;
 }
 
+std::vector<std::string> SlurmLauncher::TrainerArgv(const LaunchSpec& spec) const {
+  std::vector<std::string> argv = {options_.trainer};
+  argv.insert(argv.end(), spec.trainer_args.begin(), spec.trainer_args.end());
+  if (!spec.dataset_dir.empty()) {
+    argv.insert(argv.end(), {"--dataset", spec.dataset_dir});
+    if (!options_.dataset_cache_dir.empty()) argv.insert(argv.end(), {"--dataset-cache", options_.dataset_cache_dir});
+  }
+  return argv;
+}
+
 std::vector<std::string> SlurmLauncher::StepArgv(const LaunchSpec& spec) const {
   const SlurmOptions& slurm = options_.slurm;
   std::vector<std::string> argv = {"srun", "--verbose", "--jobid=" + allocation_->job_id(), "--mpi=pmix",
@@ -320,18 +330,16 @@ std::vector<std::string> SlurmLauncher::StepArgv(const LaunchSpec& spec) const {
   argv.insert(argv.end(), tasks.begin(), tasks.end());
   if (slurm.time_limit_min > 0) argv.push_back("--time=" + std::to_string(slurm.time_limit_min));
   argv.insert(argv.end(), slurm.srun_args.begin(), slurm.srun_args.end());
-  argv.push_back(options_.trainer);
-  argv.insert(argv.end(), spec.trainer_args.begin(), spec.trainer_args.end());
-  if (!spec.dataset_dir.empty()) argv.insert(argv.end(), {"--dataset", spec.dataset_dir});
+  const std::vector<std::string> trainer = TrainerArgv(spec);
+  argv.insert(argv.end(), trainer.begin(), trainer.end());
   return argv;
 }
 
 std::vector<std::string> SlurmLauncher::MpirunArgv(const LaunchSpec& spec) const {
   std::vector<std::string> argv = {options_.mpirun, "-np", std::to_string(spec.ranks)};
   if (options_.slurm.one_rank_per_node) argv.insert(argv.end(), {"--map-by", "ppr:1:node"});
-  argv.push_back(options_.trainer);
-  argv.insert(argv.end(), spec.trainer_args.begin(), spec.trainer_args.end());
-  if (!spec.dataset_dir.empty()) argv.insert(argv.end(), {"--dataset", spec.dataset_dir});
+  const std::vector<std::string> trainer = TrainerArgv(spec);
+  argv.insert(argv.end(), trainer.begin(), trainer.end());
   return argv;
 }
 

@@ -34,6 +34,10 @@ struct SlurmLauncherOptions {
   std::string job_name = "dmlbench";
   std::ostream* notes = nullptr;  // what it cancelled at Prepare(); nullptr = std::cerr
   std::string trainer;         // on a filesystem every node sees at this path
+  // The trainer's --dataset-cache on the nodes (with a dataset only): the
+  // dataset decoded once per node, or once per shared home; "" = decoded at
+  // every run.
+  std::string dataset_cache_dir;
   std::string mpirun = "mpirun";
   int largest_ranks = 1;       // ranks of the sweep's largest run: the size of a per-sweep allocation
   double kill_grace_s = 5;     // SIGTERM to srun, then SIGKILL
@@ -85,6 +89,8 @@ class SlurmLauncher : public Launcher {
   class Allocation;
   // Holds an allocation of at least `ranks` tasks, or says why not in `result`.
   bool EnsureAllocation(int ranks, LaunchResult& result, const std::atomic<bool>& cancel);
+  // The trainer and its arguments, as the step or mpirun starts it.
+  std::vector<std::string> TrainerArgv(const LaunchSpec& spec) const;
   std::vector<std::string> StepArgv(const LaunchSpec& spec) const;
   std::vector<std::string> MpirunArgv(const LaunchSpec& spec) const;
   std::vector<std::string> Environment() const;

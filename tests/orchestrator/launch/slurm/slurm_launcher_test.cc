@@ -11,6 +11,7 @@
 #include <cctype>
 #include <chrono>
 #include <filesystem>
+#include <iostream>
 #include <string>
 #include <thread>
 
@@ -294,6 +295,33 @@ TEST_F(SlurmSweepTest, MpirunInsideTheAllocation) {
             2)
       << testing::Text(store, "SELECT group_concat(command_line, ' | ') FROM attempts");
   EXPECT_TRUE(QueueEmpties());
+}
+
+// The dataset cache goes with the dataset to the trainer on the node, in
+// the step and under mpirun alike.
+TEST_F(SlurmSweepTest, TheDatasetCacheGoesWithTheDatasetToTheNodes) {
+  const std::string args = dir_ / "args";
+  for (const bool mpirun : {false, true}) {
+    SlurmLauncherOptions options;
+    options.trainer = testing::WriteScript(dir_ / "trainer", "echo \"$@\" >> '" + args + "'\n");
+    options.dataset_cache_dir = dir_ / "cache";
+    options.slurm.launch_mpirun = mpirun;
+    options.notes = &std::cerr;
+    SlurmLauncher launcher(options);
+    LaunchSpec spec;
+    spec.trainer_args = {"--events", "-"};
+    spec.dataset_dir = dir_ / "dataset";
+    spec.timeout_s = 60;
+    const std::atomic<bool> cancel{false};
+    const LaunchResult result = launcher.Launch(spec, [](std::string_view) {}, cancel);
+    EXPECT_EQ(result.exit_code, 0) << result.failure_reason << result.stderr_tail;
+    EXPECT_NE(result.command_line.find(" --dataset " + spec.dataset_dir + " --dataset-cache " + options.dataset_cache_dir),
+              std::string::npos)
+        << result.command_line;
+  }
+  const std::string expected = "--events - --dataset " + std::string(dir_ / "dataset") + " --dataset-cache " +
+                               std::string(dir_ / "cache") + "\n";
+  EXPECT_EQ(testing::ReadFile(args), expected + expected);
 }
 
 TEST_F(SlurmSweepTest, ResumesAfterTheOrchestratorIsKilledWithoutRunningARunTwice) {

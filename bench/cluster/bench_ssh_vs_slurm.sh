@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Does launching through Slurm change what a sweep measures? One emulated
+# cluster with Slurm on it (`cluster up --slurm`: 5 hosts, 100 Mbit/s links
+# both ways, 0.15 core each as in the study), and one matrix — a subset of
+# experiments/paper-reproduction.toml: ring, mpi, p2p and ps (1 server) at 2
+# and 4 workers, Fashion-MNIST, batch 100, 10 iterations per epoch, 3 epochs
+# (2 steady), REPS repetitions — run once through SSH (provider "cluster")
+# and once through Slurm (provider "slurm", a job step per run), each into
+# its own database; then `dmlbench compare ssh.db slurm.db` (B = Slurm) and,
+# per provider, the median of each phase of its runs' attempts (where their
+# time went, attempt_phases: start-up, epochs, exit). Needs root and the
+# Slurm packages. The trainer is started by Slurm
+# at its own path, so it must lie where the hosts see it (not under /tmp,
+# /dev/shm or root's home); the SSH sweep uploads it as always.
+#   bench/cluster/bench_ssh_vs_slurm.sh path/to/dmlbench path/to/dmlbench-trainer
+#   env: REPS (3), CPU (0.15), BANDWIDTH (100mbit), DATASET
+#        (/usr/share/datasets/fashion-mnist)
+set -euo pipefail
+if (($# != 2)); then
+  echo "usage: bench/cluster/bench_ssh_vs_slurm.sh DMLBENCH TRAINER" >&2
+  exit 2
+fi
+DMLBENCH=$(realpath "$1")
+TRAINER=$(realpath "$2")
+REPS=${REPS:-3}
+CPU=${CPU:-0.15}
+BANDWIDTH=${BANDWIDTH:-100mbit}
+DATASET=${DATASET:-/usr/share/datasets/fashion-mnist}
+PYTHON=/usr/bin/python3
+for program in slurmctld slurmd munged srun; do
+  if ! command -v "$program" >/dev/null && [[ ! -x /usr/sbin/$program ]]; then
+    echo "bench_ssh_vs_slurm: needs $program (scripts/setup installs Slurm)" >&2
+    exit 1
+  fi
+done
+
+source "$(dirname "$0")/cluster_lib.sh"
+hosts_see_dir "$(dirname "$TRAINER")" "the trainer, which Slurm starts at its own path,"
+SLURM=on cluster_up sv 5 "$BANDWIDTH" "$CPU"
+cat "$work/cluster-up.txt"
+export SLURM_CONF
+SLURM_CONF=$(sed -n 's/^for provider "slurm": export SLURM_CONF=//p' "$work/cluster-up.txt")
+
+matrix() {  # provider, then its own lines of [execution]
+  cat <<TOML
+[experiment]
+name = "ssh-vs-slurm"
+description = "a subset of paper-reproduction at 100 Mbit/s, through SSH and through Slurm"
+[defaults]
+epochs = 3
+hidden = [128, 32]
+batch_size = 100
+learning_rate = 0.05
+max_iterations_per_epoch = 10
+dataset = "fashion-mnist"
+overlap = false
+[matrix]
+architecture = ["ps", "p2p", "ring", "mpi"]
+servers = [1]
+workers = [2, 4]
+[execution]
+provider = "$1"
+repetitions = $REPS
+seed = 1
+timeout_s = 300
+attempts = 2
+order = "shuffled"
+$2
+TOML
+}
+matrix cluster 'inventory = "cluster/inventory.toml"' > "$work/ssh.toml"
+matrix slurm '[slurm]
+ranks = "per-node"' > "$work/slurm.toml"
+
+for side in ssh slurm; do
+  start=$(date +%s)
+  "$DMLBENCH" run "$work/$side.toml" --db "$work/$side.db" --trainer "$TRAINER" --dataset-dir "$DATASET" \
+      > "$work/$side.out" 2>&1 || { cat "$work/$side.out"; exit 1; }
+  echo "$side: $(tail -n 1 "$work/$side.out") ($(( $(date +%s) - start )) s)"
+done
+
+echo
+echo "dmlbench compare ssh.db slurm.db (A = SSH, B = Slurm):"
+"$DMLBENCH" compare "$work/ssh.db" "$work/slurm.db"
+
+echo
+echo "where a run's time went, median seconds per complete run (attempt_phases; A = SSH, B = Slurm):"
+"$PYTHON" - "$work/ssh.db" "$work/slurm.db" <<'PY'
+import sqlite3, statistics, sys
+phases = ["plan_to_launch", "link_shaping", "launch", "mpi_init", "dataset_load", "setup", "warmup_epochs",
+          "steady_epochs", "evaluation", "between_epochs", "teardown", "mpirun_exit", "ingest"]
+sides = []
+for path in sys.argv[1:]:
+    rows = sqlite3.connect(path).execute(
+        "SELECT p.phase, p.seconds FROM attempt_phases p JOIN runs r ON p.attempt_id = r.complete_attempt_id").fetchall()
+    sides.append({phase: [s for f, s in rows if f == phase] for phase in phases})
+print(f"{'phase':16} {'SSH':>8} {'Slurm':>8}")
+for phase in phases:
+    cells = [f"{statistics.median(side[phase]):8.3f}" if side[phase] else f"{'-':>8}" for side in sides]
+    print(f"{phase:16} {cells[0]} {cells[1]}")
+PY
