@@ -3,11 +3,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <utility>
+#include <vector>
 
 #include "common/sha256.h"
 
@@ -19,6 +22,11 @@ namespace fs = std::filesystem;
 // The file's first bytes; a new layout gets a new magic.
 constexpr char kMagic[8] = {'d', 'm', 'l', 'b', 'd', 's', '0', '1'};
 constexpr std::size_t kSha256Hex = 64;
+// Copies a cache directory keeps: the most recently used (written or read;
+// a read sets the copy's modification time). Each is about 55 MB for
+// Fashion-MNIST, and every rewrite of the dataset's files names a new one.
+constexpr std::size_t kKeptCopies = 3;
+constexpr const char* kCopyExtension = ".dataset";
 
 // What follows the magic, before the four arrays (train pixels, train
 // labels, test pixels, test labels), in this machine's byte order: the
@@ -104,6 +112,28 @@ void WriteCache(const std::string& path, const Dataset& dataset) {
   fs::remove(temporary, ignored);
 }
 
+// Marks the copy at `path` as just used, for PruneCache.
+void Touch(const std::string& path) {
+  std::error_code ignored;
+  fs::last_write_time(path, fs::file_time_type::clock::now(), ignored);
+}
+
+// Removes all but the kKeptCopies most recently used copies in `cache_dir`
+// (kept_path among them). A copy another rank is reading stays readable
+// until it closes it; one that cannot be removed is left.
+void PruneCache(const std::string& cache_dir, const std::string& kept_path) {
+  std::vector<std::pair<fs::file_time_type, fs::path>> copies;
+  std::error_code error;
+  for (const fs::directory_entry& entry : fs::directory_iterator(cache_dir, error)) {
+    if (entry.path().extension() != kCopyExtension || entry.path() == fs::path(kept_path)) continue;
+    const fs::file_time_type used = entry.last_write_time(error);
+    if (!error) copies.emplace_back(used, entry.path());
+  }
+  if (copies.size() < kKeptCopies) return;
+  std::sort(copies.begin(), copies.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (std::size_t i = kKeptCopies - 1; i < copies.size(); ++i) fs::remove(copies[i].second, error);
+}
+
 // Whether `directory` exists and belongs to this user: the ranks trust what
 // they read from it, so nobody else may have put it there.
 bool Ours(const std::string& directory) {
@@ -119,7 +149,7 @@ std::string DatasetCachePath(const std::string& directory, const std::string& ca
   for (const std::string& file : {files.train_images, files.train_labels, files.test_images, files.test_labels})
     identity += Identity(file);
   try {
-    return (fs::path(cache_dir) / (Sha256Hex(identity) + ".dataset")).string();
+    return (fs::path(cache_dir) / (Sha256Hex(identity) + kCopyExtension)).string();
   } catch (const Sha256Error& error) {
     throw DatasetError(error.what());
   }
@@ -128,12 +158,18 @@ std::string DatasetCachePath(const std::string& directory, const std::string& ca
 Dataset LoadDatasetCached(const std::string& directory, const std::string& cache_dir) {
   const std::string path = DatasetCachePath(directory, cache_dir);
   if (Ours(cache_dir)) {
-    if (std::optional<Dataset> cached = ReadCache(path, directory)) return std::move(*cached);
+    if (std::optional<Dataset> cached = ReadCache(path, directory)) {
+      Touch(path);
+      return std::move(*cached);
+    }
   }
   Dataset dataset = LoadDataset(directory);
   std::error_code error;
   if (fs::create_directories(cache_dir, error)) fs::permissions(cache_dir, fs::perms::owner_all, error);
-  if (!error && Ours(cache_dir)) WriteCache(path, dataset);
+  if (!error && Ours(cache_dir)) {
+    WriteCache(path, dataset);
+    PruneCache(cache_dir, path);
+  }
   return dataset;
 }
 

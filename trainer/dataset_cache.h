@@ -6,7 +6,9 @@
 // change times: any rewrite of a file changes it) and holding the sha256
 // they had as read then, which the run reports as always. Safe between
 // processes: a file is written under a temporary name and renamed into
-// place whole. The dataset (dataset.h) does not know about it.
+// place whole. A cache directory keeps the three copies used last (written
+// or read), removing the older ones whenever it writes a new one. The
+// dataset (dataset.h) does not know about it.
 #ifndef DMLBENCH_TRAINER_DATASET_CACHE_H_
 #define DMLBENCH_TRAINER_DATASET_CACHE_H_
 

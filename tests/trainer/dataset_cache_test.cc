@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -93,6 +94,32 @@ TEST_F(DatasetCacheTest, ACutCopyIsNotRead) {
   fs::resize_file(path, whole - 1);
   ExpectSame(LoadDatasetCached(data_, cache_), LoadDataset(data_));
   EXPECT_EQ(fs::file_size(path), whole);  // and written whole again
+}
+
+TEST_F(DatasetCacheTest, AReadMarksTheCopyUsed) {
+  LoadDatasetCached(data_, cache_);
+  const std::string path = DatasetCachePath(data_, cache_);
+  const fs::file_time_type old = fs::file_time_type::clock::now() - std::chrono::hours(24);
+  fs::last_write_time(path, old);
+  LoadDatasetCached(data_, cache_);
+  EXPECT_GT(fs::last_write_time(path), old + std::chrono::hours(23));
+}
+
+TEST_F(DatasetCacheTest, TheDirectoryKeepsTheThreeCopiesUsedLast) {
+  // Four versions of the files, each decoded once; the first is read again
+  // after the third, so the second is the one used longest ago.
+  std::vector<std::string> copies;
+  for (std::uint8_t label = 0; label < 4; ++label) {
+    WriteGzip("t10k-labels-idx1-ubyte.gz", Idx({1}, {label}));
+    LoadDatasetCached(data_, cache_);
+    copies.push_back(DatasetCachePath(data_, cache_));
+    fs::last_write_time(copies.back(), fs::file_time_type::clock::now() - std::chrono::hours(10 - label));
+    if (label == 2) fs::last_write_time(copies[0], fs::file_time_type::clock::now() - std::chrono::minutes(1));
+  }
+  EXPECT_TRUE(fs::exists(copies[0]));
+  EXPECT_FALSE(fs::exists(copies[1]));
+  EXPECT_TRUE(fs::exists(copies[2]));
+  EXPECT_TRUE(fs::exists(copies[3]));
 }
 
 TEST_F(DatasetCacheTest, ACacheThatCannotBeMadeIsNoError) {
