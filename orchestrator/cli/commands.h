@@ -14,7 +14,9 @@
 #include <functional>
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "orchestrator/core/run_spec.h"
 #include "orchestrator/store/store.h"
@@ -80,8 +82,15 @@ void AddForgetCommand(CLI::App& app, const GlobalOptions& global);
 void AddCompareCommand(CLI::App& app, GlobalOptions& global);
 // `inventory check|probe|import-ec2`.
 void AddInventoryCommands(CLI::App& app, const GlobalOptions& global);
-// `model fit|predict|validate`.
+// `model fit|predict|validate|judge|recommend`.
 void AddModelCommands(CLI::App& app, const GlobalOptions& global);
+// `model recommend` (recommend_command.cc), under the `model` command.
+void AddModelRecommendCommand(CLI::App* model, const GlobalOptions& global);
+// The fit `model predict --fit` or `--model` would use: fit `fit_id` when
+// given (of `model`, unless ""), else `model`'s latest. Throws ModelError.
+class PerformanceModel;
+std::pair<const PerformanceModel*, ModelFitRecord> ChosenFit(const Store& store, const std::string& model,
+                                                             std::optional<std::int64_t> fit_id);
 // `cluster up|status|down|probe`.
 void AddClusterCommands(CLI::App& app, const GlobalOptions& global);
 // `report DB OUT_DIR`.

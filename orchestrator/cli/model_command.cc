@@ -675,6 +675,14 @@ void JudgeCommand(const ModelOptions& o) {
 
 }  // namespace
 
+std::pair<const PerformanceModel*, ModelFitRecord> ChosenFit(const Store& store, const std::string& model,
+                                                             std::optional<std::int64_t> fit_id) {
+  ModelOptions o;
+  if (!model.empty()) o.models = {model};
+  o.fit_id = fit_id;
+  return ChosenFits(store, o).front();
+}
+
 void AddModelCommands(CLI::App& app, const GlobalOptions& global) {
   auto o = std::make_shared<ModelOptions>();
   CLI::App* model = app.add_subcommand("model", "performance models: fit on calibration runs, predict, validate");
@@ -726,6 +734,7 @@ void AddModelCommands(CLI::App& app, const GlobalOptions& global) {
   judge->add_option("--level", o->level, "level of the prediction intervals (default 0.9)");
   judge->add_flag("--json", o->json, "print the judgement as JSON");
   judge->callback([o] { JudgeCommand(*o); });
+  AddModelRecommendCommand(model, global);
 }
 
 }  // namespace dmlbench
