@@ -25,6 +25,7 @@
 #include "orchestrator/cli/run_choice.h"
 #include "orchestrator/cli/table.h"
 #include "orchestrator/compare/compare.h"
+#include "orchestrator/core/terminal_text.h"
 #include "orchestrator/filter/filter.h"
 
 namespace dmlbench {
@@ -129,6 +130,17 @@ std::vector<RunSample> CompleteSamples(const std::vector<RunRecord>& runs,
   return samples;
 }
 
+// Names on standard error each run of `runs` whose invalid epochs the
+// store left out (Store::SteadyEpochs), so that "too few epochs" says why.
+void WarnLeftOut(const std::string& side, const std::vector<RunRecord>& runs,
+                 const std::map<std::int64_t, std::string>& left_out) {
+  for (const RunRecord& run : runs) {
+    if (const auto it = left_out.find(run.run_id); it != left_out.end()) {
+      std::cerr << "warning: " << side << ": " << TerminalText(it->second) << "\n";
+    }
+  }
+}
+
 // `runs` less those --only leaves out; throws Error naming `what` when
 // none is left.
 void KeepOnly(const Filter& only, const std::string& what, const std::string& db, std::vector<RunRecord>* runs) {
@@ -153,7 +165,9 @@ Side ReadSide(const std::string& name, const std::string& operand, const GlobalO
       side.filter.empty() ? store->Runs() : ChooseRuns(*store, Filter::Parse(side.filter, name));
   if (runs.empty()) throw Error(name + ": " + side.db + " holds no run");
   KeepOnly(only, name + " " + operand, side.db, &runs);
-  std::vector<RunSample> samples = CompleteSamples(runs, store->SteadyEpochs());
+  std::map<std::int64_t, std::string> left_out;
+  std::vector<RunSample> samples = CompleteSamples(runs, store->SteadyEpochs(&left_out));
+  WarnLeftOut(name, runs, left_out);
   if (samples.empty()) {
     throw Error(name + " " + operand + " chooses " + Runs(runs.size()) + " in " + side.db + ", none of them complete");
   }
@@ -594,7 +608,9 @@ void HistoryCommand(const GlobalOptions& global, const CompareOptions& options) 
     throw Error("--history " + options.history + ": " + std::to_string(order.size()) + " builds match in " +
                 global.db + " (" + Join(names) + "); a history needs two or more");
   }
-  const std::vector<SteadyEpoch> epochs = store->SteadyEpochs();
+  std::map<std::int64_t, std::string> left_out;
+  const std::vector<SteadyEpoch> epochs = store->SteadyEpochs(&left_out);
+  WarnLeftOut("--history", runs, left_out);
   std::vector<std::pair<std::string, std::vector<RunSample>>> builds;
   for (const std::string& name : order) builds.emplace_back(name, CompleteSamples(by_build[name], epochs));
   const History history = CompareHistory(builds, options.factor);

@@ -28,6 +28,7 @@
 #include "orchestrator/model/models.h"
 #include "orchestrator/model/observations.h"
 #include "orchestrator/model/validation.h"
+#include "orchestrator/store/epoch_validity.h"
 
 namespace dmlbench {
 namespace {
@@ -193,12 +194,19 @@ std::optional<T> WholeNumber(const std::string& text) {
   return std::nullopt;
 }
 
+// Names on standard error each run whose invalid epochs LoadModelData left
+// out, so that a fit or a judgement says what it did not see.
+void WarnLeftOut(const ModelData& data) {
+  for (const std::string& line : data.left_out) std::cerr << "warning: " << TerminalText(line) << "\n";
+}
+
 // --fix NAME[ SCOPE]=VALUE: split at the last '=' (a scope such as "ps k=1"
 // has one of its own).
 void FitCommand(const GlobalOptions& global, const ModelOptions& o) {
   const FixedParameters fixed = ParseFixedParameters(o.fixes);
   Store store(global.db);
   ModelData data = LoadModelData(store, o.experiments);
+  WarnLeftOut(data);
   // Calibration runs only: what a fit may see.
   std::erase_if(data.runs, [](const RunObservation& run) { return run.split != "calibration"; });
   // A model the data cannot fit does not stop the others; the command
@@ -346,6 +354,7 @@ void PrintPoints(const std::string& model, const ValidationResult& result) {
 void ValidateCommand(const GlobalOptions& global, const ModelOptions& o) {
   Store store(global.db);
   const ModelData data = LoadModelData(store, o.experiments);
+  WarnLeftOut(data);
   const auto fits = ChosenFits(store, o);
   // Which fits are judged, and what each held instead of fitting (--fix;
   // linear's slope of a group with one worker count is fixed at 0 by
@@ -541,6 +550,12 @@ void PredictCommand(const GlobalOptions& global, const ModelOptions& o) {
   for (const auto& [model, fit] : ChosenFits(*store, o)) {
     try {
       const Prediction p = model->Predict(fit, config);
+      // A fit made from invalid epochs (by an older dmlbench, or a database
+      // edited since) can predict what no epoch takes: refused, not shown.
+      if (EpochFault(p.epoch_s, 1, 0)) {
+        throw ModelError("fit " + std::to_string(fit.fit_id) + " predicts an epoch time of " + Number(p.epoch_s) +
+                         " s, not a positive finite time: refit it (dmlbench model fit)");
+      }
       if (!p.limited_by.empty()) {
         std::string line = "  " + std::string(model->name()) + ": " + Number(1e3 * p.worker_cpu_s) +
                            " ms of CPU per iteration for the busiest worker";

@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "orchestrator/cli/commands.h"
+#include "orchestrator/core/terminal_text.h"
 #include "orchestrator/report/report.h"
 
 namespace dmlbench {
@@ -30,6 +31,7 @@ void ReportCommand(const ReportOptions& options) {
   std::cout << "report: " << summary.tables << " tables and " << summary.figures << " figures in "
             << (std::filesystem::path(options.out_dir) / "index.html").string() << "\n";
   for (const std::string& missing : summary.missing) std::cout << "  not shown: " << missing << "\n";
+  for (const std::string& line : summary.left_out) std::cout << "  " << TerminalText(line) << "\n";
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "orchestrator/core/statistics.h"
+#include "orchestrator/store/epoch_validity.h"
 
 namespace dmlbench {
 namespace {
@@ -93,24 +94,36 @@ std::vector<RunObservation> ReadRuns(const Store& store, const std::vector<std::
 using EpochPhases = std::map<std::int64_t, std::vector<std::vector<double>>>;
 
 // Each run's steady epochs into steady_epoch_s and warmup_included; returns
-// their phases.
-EpochPhases ReadSteadyEpochs(const Store& store, std::vector<RunObservation>& runs) {
+// their phases. Epochs EpochFault refuses are left out, and each run that
+// had some gets a line in `left_out`.
+EpochPhases ReadSteadyEpochs(const Store& store, std::vector<RunObservation>& runs,
+                             std::vector<std::string>& left_out) {
   std::map<std::int64_t, std::size_t> index;
   for (std::size_t i = 0; i < runs.size(); ++i) index[runs[i].run_id] = i;
   const QueryResult epochs = store.Query(R"(
     SELECT s.run_id, s.wall_s, s.warmup_included, s.iterations,
-           s.forward_mean_s, s.backward_mean_s, s.update_mean_s, s.exchange_mean_s, s.exposed_comm_mean_s
+           s.forward_mean_s, s.backward_mean_s, s.update_mean_s, s.exchange_mean_s, s.exposed_comm_mean_s,
+           s.samples
     FROM steady_epochs s ORDER BY s.run_id, s.epoch)");
   EpochPhases phases;
+  std::map<std::int64_t, std::pair<int, std::string>> faults;  // per run id: epochs left out, the first reason
   for (const auto& row : epochs.rows) {
     const auto it = index.find(Integer(row[0]));
     if (it == index.end()) continue;
     RunObservation& run = runs[it->second];
+    if (const auto why = EpochFault(Real(row[1]), Integer(row[3]), Integer(row[9]))) {
+      auto& [count, first] = faults[run.run_id];
+      if (count++ == 0) first = *why;
+      continue;
+    }
     run.steady_epoch_s.push_back(Real(row[1]));
     run.warmup_included = Integer(row[2]) != 0;
     const double iterations = std::max<double>(1, static_cast<double>(Integer(row[3])));
     phases[run.run_id].push_back({Real(row[4]) / iterations, Real(row[5]) / iterations, Real(row[6]) / iterations,
                                   Real(row[7]) / iterations, Real(row[8]) / iterations});
+  }
+  for (const auto& [run_id, fault] : faults) {
+    left_out.push_back(LeftOutText(fault.first, runs[index.at(run_id)].run_key, fault.second));
   }
   return phases;
 }
@@ -184,7 +197,7 @@ std::vector<LinkObservation> ReadLinks(const Store& store) {
 ModelData LoadModelData(const Store& store, const std::vector<std::string>& experiments) {
   ModelData data;
   std::vector<RunObservation> runs = ReadRuns(store, experiments);
-  EpochPhases phases = ReadSteadyEpochs(store, runs);
+  EpochPhases phases = ReadSteadyEpochs(store, runs, data.left_out);
   data.runs = Measured(std::move(runs), phases, ReadCpuTimes(store));
   data.links = ReadLinks(store);
   return data;

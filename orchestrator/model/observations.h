@@ -49,6 +49,10 @@ struct LinkObservation {
 struct ModelData {
   std::vector<RunObservation> runs;     // complete runs, by run_id
   std::vector<LinkObservation> links;
+  // One LeftOutText line (store/epoch_validity.h) per complete run whose
+  // steady epochs EpochFault refused and left out; a run left with none is
+  // not in `runs`.
+  std::vector<std::string> left_out;
 };
 
 // Complete runs of the experiments named in `experiments` (every experiment

@@ -2,12 +2,14 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "common/sha256.h"
 #include "orchestrator/report/figures.h"
 #include "orchestrator/report/formats.h"
 #include "orchestrator/report/page.h"
 #include "orchestrator/report/sql_functions.h"
+#include "orchestrator/store/epoch_validity.h"
 #include "orchestrator/store/store.h"
 
 namespace dmlbench {
@@ -123,6 +125,34 @@ QueryResult Provenance(const SectionRunner& runner, const ReportDefinition& defi
   return provenance;
 }
 
+std::int64_t IntegerOf(const Cell& cell) {
+  if (const auto* i = std::get_if<std::int64_t>(&cell)) return *i;
+  if (const auto* d = std::get_if<double>(&cell)) return static_cast<std::int64_t>(*d);
+  return 0;
+}
+
+// Every SQL file reads steady epochs through the view steady_epochs: a
+// temporary view of that name, which comes first in name lookup, leaves out
+// those EpochFault refuses. Returns a LeftOutText line per run that had some.
+std::vector<std::string> LeaveOutInvalidEpochs(Store& store) {
+  if (store.schema_version() < 3) return {};  // no steady_epochs before version 3
+  std::map<std::int64_t, std::string> left_out;
+  store.SteadyEpochs(&left_out);
+  if (left_out.empty()) return {};
+  store.AddScalarFunction("epoch_fault", 3, [](const std::vector<Cell>& arguments) -> Cell {
+    const double* wall_s = std::get_if<double>(&arguments[0]);
+    const auto why = EpochFault(wall_s ? *wall_s : static_cast<double>(IntegerOf(arguments[0])),
+                                IntegerOf(arguments[1]), IntegerOf(arguments[2]));
+    return why ? Cell(*why) : Cell(nullptr);
+  });
+  store.ExecuteScript(
+      "CREATE TEMP VIEW steady_epochs AS SELECT * FROM main.steady_epochs "
+      "WHERE epoch_fault(wall_s, iterations, samples) IS NULL");
+  std::vector<std::string> lines;
+  for (const auto& [run_id, line] : left_out) lines.push_back(line);
+  return lines;
+}
+
 }  // namespace
 
 ReportSummary GenerateReport(const ReportOptions& options) {
@@ -142,6 +172,7 @@ ReportSummary GenerateReport(const ReportOptions& options) {
     store.ExecuteScript(std::string("CREATE TEMP VIEW runs AS SELECT *, ") + (parts ? "" : "0 AS partition_bytes, ") +
                         "0 AS pulls_in_turn FROM main.runs");
   }
+  const std::vector<std::string> left_out = LeaveOutInvalidEpochs(store);
   const SectionRunner runner(store, definition);
   runner.CreateViews(definition.views);
 
@@ -176,6 +207,8 @@ ReportSummary GenerateReport(const ReportOptions& options) {
   }
   DrawFigures(options.gnuplot, fs::absolute(out / "figures").string(), figures);
   page.provenance = Provenance(runner, definition, options.database);
+  for (const std::string& line : left_out) page.provenance.rows.push_back({std::string("left out"), line});
+  summary.left_out = left_out;
   WriteText(out / "index.html", HtmlPage(page));
   WriteText(out / "report.md", MarkdownPage(page));
   return summary;

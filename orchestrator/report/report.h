@@ -30,6 +30,10 @@ struct ReportSummary {
   int tables = 0;
   int figures = 0;
   std::vector<std::string> missing;  // "<id>: why", one per section not shown
+  // A LeftOutText line per run whose invalid steady epochs (EpochFault,
+  // store/epoch_validity.h) no section used; the page's provenance lists
+  // them too.
+  std::vector<std::string> left_out;
 };
 
 // Throws ReportError (a bad definition, an SQL file that fails on a database

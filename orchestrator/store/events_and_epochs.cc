@@ -1,5 +1,8 @@
 #include "orchestrator/store/store.h"
 
+#include <map>
+
+#include "orchestrator/store/epoch_validity.h"
 #include "orchestrator/store/store_impl.h"
 
 namespace dmlbench {
@@ -116,14 +119,29 @@ std::optional<RunMeasures> Store::CompleteRunMeasures(std::int64_t run_id) const
   });
 }
 
-std::vector<SteadyEpoch> Store::SteadyEpochs() const {
+std::vector<SteadyEpoch> Store::SteadyEpochs(std::map<std::int64_t, std::string>* left_out) const {
   return WithStoreErrors(path_, [&] {
     SQLite::Statement select(impl_->db,
-                             "SELECT run_id, epoch, wall_s, warmup_included FROM steady_epochs ORDER BY run_id, epoch");
+                             "SELECT run_id, epoch, wall_s, warmup_included, iterations, samples, run_key "
+                             "FROM steady_epochs ORDER BY run_id, epoch");
     std::vector<SteadyEpoch> epochs;
+    struct Faults {
+      std::string run_key, why;
+      int count = 0;
+    };
+    std::map<std::int64_t, Faults> faults;
     while (select.executeStep()) {
-      epochs.push_back({select.getColumn(0).getInt64(), select.getColumn(1).getInt(),
-                        select.getColumn(2).getDouble(), select.getColumn(3).getInt() != 0});
+      const SteadyEpoch epoch{select.getColumn(0).getInt64(), select.getColumn(1).getInt(),
+                              select.getColumn(2).getDouble(), select.getColumn(3).getInt() != 0};
+      if (const auto why = EpochFault(epoch.wall_s, select.getColumn(4).getInt64(), select.getColumn(5).getInt64())) {
+        Faults& run = faults[epoch.run_id];
+        if (run.count++ == 0) run = {select.getColumn(6).getString(), *why, 1};
+        continue;
+      }
+      epochs.push_back(epoch);
+    }
+    if (left_out) {
+      for (const auto& [run_id, run] : faults) (*left_out)[run_id] = LeftOutText(run.count, run.run_key, run.why);
     }
     return epochs;
   });

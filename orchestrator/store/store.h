@@ -198,8 +198,10 @@ class Store {
 
   // Means over the epochs of a complete run; nullopt for other runs.
   std::optional<RunMeasures> CompleteRunMeasures(std::int64_t run_id) const;
-  // The steady epochs of every complete run, by run id and epoch.
-  std::vector<SteadyEpoch> SteadyEpochs() const;
+  // The steady epochs of every complete run, by run id and epoch, less
+  // those EpochFault (epoch_validity.h) refuses; `left_out`, when given,
+  // gets by run id a LeftOutText line for each run that had such epochs.
+  std::vector<SteadyEpoch> SteadyEpochs(std::map<std::int64_t, std::string>* left_out = nullptr) const;
 
   // ---- hosts and link probes (hosts_and_probes.cc) ----
 
