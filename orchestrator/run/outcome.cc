@@ -44,6 +44,13 @@ std::string PermanentMpiError(const std::string& stderr_tail) {
   return "";
 }
 
+// What Open MPI says when it could not start its daemon on a host (one
+// unreachable, or its sshd gone): worth another attempt; "" otherwise.
+std::string DaemonStartError(const std::string& stderr_tail) {
+  if (stderr_tail.find("ORTE was unable to reliably start one or more daemons") == std::string::npos) return "";
+  return "Open MPI could not start its daemon on a host (unreachable, or its sshd down)";
+}
+
 // Open MPI's sentence on a rank that a signal ended, "process rank 1 with
 // PID 23497 on node h2 exited on signal 9 (Killed)", as "rank 1 on node h2
 // exited on signal 9 (Killed)"; "" when mpirun's stderr has none. An exit
@@ -80,7 +87,9 @@ Decision DecideOutcome(const LaunchResult& launch, const Ingest& ingest, double 
   } else if (launch.timed_out) {
     outcome.status = AttemptState::kTimedOut;
     outcome.reason = launch.failure_reason;
-  } else if (!ingest.error().empty()) {
+  } else if (!ingest.error().empty() && (ingest.run_start_seen() || launch.failure_reason.empty())) {
+    // Before run_start a failed job's output is mpirun's, not the
+    // trainer's: the launch's failure below says more.
     outcome.status = AttemptState::kFailed;
     outcome.reason = "malformed trainer output: " + ingest.error();
   } else if (!launch.failure_reason.empty()) {
@@ -90,7 +99,8 @@ Decision DecideOutcome(const LaunchResult& launch, const Ingest& ingest, double 
       outcome.reason = launch.failure_reason + ": " + mpi_error;
       decision.permanent = true;
     } else {
-      const std::string signalled = RankSignal(launch.stderr_tail);
+      std::string signalled = RankSignal(launch.stderr_tail);
+      if (signalled.empty()) signalled = DaemonStartError(launch.stderr_tail);
       outcome.reason = launch.failure_reason + (detail.empty() ? "" : ": " + detail) +
                        (signalled.empty() ? "" : ": " + signalled);
       // A trainer that stopped before its run_start refused its input.

@@ -191,6 +191,25 @@ TEST_F(RunnerTest, ARankKilledByASignalIsNamedInTheReason) {
             "mpirun exited with status 137: rank 1 on node dmlb-sk1-h2 exited on signal 9 (Killed)");
 }
 
+// When mpirun cannot start its daemon on a host it prints its help text on
+// stdout too: the attempt is the launch's failure, named, and retried, not
+// the trainer's malformed output.
+TEST_F(RunnerTest, AnMpiDaemonThatCouldNotStartIsNamedNotMalformedOutput) {
+  const std::string banner = "--------------------------------------------------------------------------";
+  FakeLauncher launcher([&](const LaunchSpec& spec, int launch) {
+    if (launch > 1) return GoodJob(spec);
+    return FailingJob(1, {banner, "ORTE was unable to reliably start one or more daemons."},
+                      banner + "\nORTE was unable to reliably start one or more daemons.\nThis usually is caused by:\n");
+  });
+  const Experiment experiment = Load(MatrixText("workers = [1]\n"));
+  Store store(db_);
+  const SweepReport report = Sweep(store, launcher, experiment);
+  EXPECT_EQ(report.complete, 1);
+  EXPECT_EQ(Text(store, "SELECT reason FROM attempts WHERE number = 1"),
+            "mpirun exited with status 1: Open MPI could not start its daemon on a host (unreachable, or its sshd "
+            "down)");
+}
+
 TEST_F(RunnerTest, OnlyRunsWhatTheFilterChooses) {
   FakeLauncher launcher([](const LaunchSpec& spec, int) { return GoodJob(spec); });
   const Experiment experiment = Load(MatrixText("architecture = [\"ring\", \"ps\"]\nworkers = [1, 2, 4]\n"));
