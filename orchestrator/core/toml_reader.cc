@@ -328,4 +328,15 @@ std::vector<std::string> TomlReader::ReadStrings(const toml::node& node, std::st
   return values;
 }
 
+void TomlReader::CheckFormatVersion(const toml::table& root, std::int64_t expected) const {
+  const std::string want = std::to_string(expected);
+  const toml::node* node = root.get("format_version");
+  if (node == nullptr) Fail(root.source(), "format_version is missing (expected " + want + ")");
+  const auto* value = node->as_integer();
+  if (value == nullptr || value->get() != expected) {
+    Fail(*node, "format_version must be " + want + ", got " +
+                    (value != nullptr ? std::to_string(value->get()) : Found(*node)));
+  }
+}
+
 }  // namespace dmlbench

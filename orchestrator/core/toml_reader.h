@@ -1,7 +1,8 @@
 // TomlReader: the one kit that turns a TOML file into typed options with
-// errors located where they are (STYLE.md rule 4) — shared by the matrix and
-// the inventory readers. It parses, checks keys (suggesting the closest known
-// one), types and ranges, and fails with "file:line:col: message"; the
+// errors located where they are (STYLE.md rule 4) — shared by the matrix,
+// inventory and instance catalog readers. It parses, checks keys
+// (suggesting the closest known one), the format version, types and
+// ranges, and fails with "file:line:col: message"; the
 // error's excerpt() holds the source line and a caret under the column
 // (ninja's lexer style), which the command line prints below the message.
 // A reader derives from it and throws its own error type from Throw().
@@ -82,6 +83,10 @@ class TomlReader {
   bool ReadBoolean(const toml::node& node, std::string_view name) const;
   // An array of strings.
   std::vector<std::string> ReadStrings(const toml::node& node, std::string_view name) const;
+  // The file's `format_version`, which must be `expected`: "format_version
+  // is missing (expected 1)" at the top, or "format_version must be 1, got 2"
+  // at the value.
+  void CheckFormatVersion(const toml::table& root, std::int64_t expected) const;
 
  protected:
   // Throws the reader's own error type with a LocatedError's two parts.

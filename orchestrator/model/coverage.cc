@@ -47,79 +47,75 @@ CalibrationCoverage::CalibrationCoverage(const ModelFitRecord& fit, const ModelD
   std::set<std::int64_t> fitted;
   for (const ModelFitRunRow& row : fit.runs) fitted.insert(row.run_id);
   for (const RunObservation& run : data.runs) {
-    if (fitted.count(run.run_id)) seen_.push_back(run.config);
+    if (!fitted.count(run.run_id)) continue;
+    const ModelConfig& c = run.config;
+    any_run_ = true;
+    Workers& workers = workers_[ArchitectureLabel(c)];
+    workers.counts.insert(c.workers);
+    workers.algorithms.insert(MpiAllreduceAlgorithm(c.workers));
+    batches_.insert(c.batch_size);
+    ranks_.insert(c.workers + c.servers);
+    shares_.insert(c.cpu_cores);
+    widths_.insert(c.hidden);
+    any_overlap_ = any_overlap_ || c.overlap;
+    any_parts_ = any_parts_ || c.partition_bytes > 0;
+    any_turn_ = any_turn_ || c.pulls_in_turn;
   }
+  for (auto& [architecture, workers] : workers_) workers.listed = Listed(workers.counts, Integer);
+  batches_listed_ = Listed(batches_, Integer);
+  shares_listed_ = Listed(shares_, Share);
+  widths_listed_ = Listed(widths_, [](const std::vector<int>& h) { return Widths(h); });
 }
 
 std::vector<std::string> CalibrationCoverage::Beyond(const ModelConfig& config) const {
   std::vector<std::string> beyond;
-  if (seen_.empty()) {
+  if (!any_run_) {
     beyond.push_back("none of the fit's calibration runs is in this database");
     return beyond;
   }
   const std::string architecture = ArchitectureLabel(config);
 
   // Workers, and for mpi the allreduce algorithm they select.
-  std::set<int> workers;
-  std::set<std::string> algorithms;
-  for (const ModelConfig& c : seen_) {
-    if (ArchitectureLabel(c) != architecture) continue;
-    workers.insert(c.workers);
-    algorithms.insert(MpiAllreduceAlgorithm(c.workers));
-  }
-  if (workers.empty()) {
+  const auto seen = workers_.find(architecture);
+  if (seen == workers_.end()) {
     beyond.push_back(architecture + ": no calibration run of it");
   } else {
+    const std::set<int>& workers = seen->second.counts;
     if (config.workers > *workers.rbegin() || config.workers < *workers.begin()) {
       beyond.push_back("w=" + std::to_string(config.workers) + ": calibrated " + architecture + " workers " +
-                       Listed(workers, Integer));
+                       seen->second.listed);
     }
     const std::string algorithm = MpiAllreduceAlgorithm(config.workers);
-    if (config.architecture == Architecture::kMpi && !algorithms.count(algorithm)) {
+    if (config.architecture == Architecture::kMpi && !seen->second.algorithms.count(algorithm)) {
       beyond.push_back("Open MPI's allreduce by " + algorithm + " at w=" + std::to_string(config.workers) +
                        ": no calibration run used it");
     }
   }
 
   // What every architecture shares: compute, the hosts, the links.
-  std::set<int> batches, ranks;
-  std::set<double> shares;
-  std::set<std::vector<int>> widths;
-  bool any_overlap = false, any_parts = false, any_turn = false;
-  for (const ModelConfig& c : seen_) {
-    batches.insert(c.batch_size);
-    ranks.insert(c.workers + c.servers);
-    shares.insert(c.cpu_cores);
-    widths.insert(c.hidden);
-    any_overlap = any_overlap || c.overlap;
-    any_parts = any_parts || c.partition_bytes > 0;
-    any_turn = any_turn || c.pulls_in_turn;
+  if (config.batch_size > *batches_.rbegin() || config.batch_size < *batches_.begin()) {
+    beyond.push_back("b=" + std::to_string(config.batch_size) + ": calibrated batch sizes " + batches_listed_);
   }
-  if (config.batch_size > *batches.rbegin() || config.batch_size < *batches.begin()) {
-    beyond.push_back("b=" + std::to_string(config.batch_size) + ": calibrated batch sizes " +
-                     Listed(batches, Integer));
+  if (!widths_.count(config.hidden)) {
+    beyond.push_back("layers " + Widths(config.hidden) + ": calibrated " + widths_listed_);
   }
-  if (!widths.count(config.hidden)) {
-    beyond.push_back("layers " + Widths(config.hidden) + ": calibrated " +
-                     Listed(widths, [](const std::vector<int>& h) { return Widths(h); }));
-  }
-  const bool share_seen = std::any_of(shares.begin(), shares.end(),
+  const bool share_seen = std::any_of(shares_.begin(), shares_.end(),
                                       [&](double s) { return std::fabs(s - config.cpu_cores) < 1e-9; });
   if (!share_seen) {
-    beyond.push_back("cpu " + Share(config.cpu_cores) + ": calibrated " + Listed(shares, Share));
+    beyond.push_back("cpu " + Share(config.cpu_cores) + ": calibrated " + shares_listed_);
   }
   const int config_ranks = config.workers + config.servers;
-  if (config_ranks > *ranks.rbegin()) {
+  if (config_ranks > *ranks_.rbegin()) {
     beyond.push_back(std::to_string(config_ranks) + " ranks: calibration runs had at most " +
-                     std::to_string(*ranks.rbegin()) + " (on one machine, ranks share its cores)");
+                     std::to_string(*ranks_.rbegin()) + " (on one machine, ranks share its cores)");
   }
-  if (config.overlap && !any_overlap) {
+  if (config.overlap && !any_overlap_) {
     beyond.push_back("overlap: no calibration run had it; the bucket schedule is the model's own");
   }
-  if (config.partition_bytes > 0 && !any_parts) {
+  if (config.partition_bytes > 0 && !any_parts_) {
     beyond.push_back("parts of " + Bytes(config.partition_bytes) + ": no calibration run had parts");
   }
-  if (config.pulls_in_turn && !any_turn) {
+  if (config.pulls_in_turn && !any_turn_) {
     beyond.push_back("pulls in turn: no calibration run had them; their schedule is the model's own");
   }
   const std::string profile = ProfileScope(config.bandwidth_bits_per_s, config.latency_s);

@@ -10,6 +10,7 @@
 #ifndef DMLBENCH_ORCHESTRATOR_MODEL_COVERAGE_H_
 #define DMLBENCH_ORCHESTRATOR_MODEL_COVERAGE_H_
 
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -42,7 +43,21 @@ class CalibrationCoverage {
   std::vector<std::string> Beyond(const ModelConfig& config) const;
 
  private:
-  std::vector<ModelConfig> seen_;        // the configurations of its calibration runs
+  // What the configurations of its calibration runs hold, gathered once
+  // with the lists the phrases quote: Beyond runs for every candidate of a
+  // search.
+  struct Workers {
+    std::set<int> counts;
+    std::set<std::string> algorithms;    // MpiAllreduceAlgorithm of each count
+    std::string listed;                  // "1, 2, 4"
+  };
+  bool any_run_ = false;                 // a calibration run of the fit is in the data
+  std::map<std::string, Workers> workers_;  // by ArchitectureLabel
+  std::set<int> batches_, ranks_;
+  std::set<double> shares_;
+  std::set<std::vector<int>> widths_;
+  std::string batches_listed_, shares_listed_, widths_listed_;
+  bool any_overlap_ = false, any_parts_ = false, any_turn_ = false;
   std::set<std::string> probed_;         // the profile scopes of its probes
 };
 

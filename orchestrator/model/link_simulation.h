@@ -8,7 +8,8 @@
 // as it is posted (eagerly: the trainer lets Open MPI send messages up to
 // 1 MiB without waiting for the receiver), and a receive completes when its
 // message has arrived. Local reductions and latencies are left out: the
-// model counts those apart. Nothing here is fitted. Pure; thread-safe.
+// model counts those apart. Nothing here is fitted. Pure; thread-safe
+// (RabenseifnerBytes remembers its answers behind a mutex).
 #ifndef DMLBENCH_ORCHESTRATOR_MODEL_LINK_SIMULATION_H_
 #define DMLBENCH_ORCHESTRATOR_MODEL_LINK_SIMULATION_H_
 
@@ -48,6 +49,12 @@ Schedule RabenseifnerSchedule(int ranks, double gradient_bytes);
 // std::invalid_argument for a schedule that can never complete (a receive
 // no one sends).
 double SimulatedBytes(const Schedule& schedule, double burst_bytes);
+
+// SimulatedBytes(RabenseifnerSchedule(ranks, gradient_bytes), burst_bytes),
+// each distinct triple played once per process and remembered: a search
+// (`model recommend`) predicts thousands of configurations that differ only
+// in what the play does not depend on (batch size, CPU share, price).
+double RabenseifnerBytes(int ranks, double gradient_bytes, double burst_bytes);
 
 }  // namespace dmlbench
 

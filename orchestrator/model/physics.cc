@@ -201,7 +201,7 @@ IterationTraffic HalvingDoublingTraffic(const ModelConfig& config, double W, boo
     // full token bucket and counts its bursts; the one burst that
     // PacedBytes takes off is added back.
     const double burst = config.bandwidth_bits_per_s > 0 ? LinkBurstBytes(config.bandwidth_bits_per_s) : 0;
-    t.link_bytes = SimulatedBytes(RabenseifnerSchedule(config.workers, W), burst) + burst;
+    t.link_bytes = RabenseifnerBytes(config.workers, W, burst) + burst;
     // On the links in all: the halving over p ranks, and each folding pair
     // 2.5 W (halves swapped, a half handed over, the whole result back).
     t.network_bytes = 2 * (p - 1) * W + 2.5 * (w - p) * W;

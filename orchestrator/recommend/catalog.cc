@@ -25,7 +25,7 @@ class Reader : public TomlReader {
   Catalog Read() const {
     const toml::table root = Parse();
     CheckKeys(root, kTopLevelKeys, "the top level");
-    ReadFormatVersion(root);
+    CheckFormatVersion(root, kFormatVersion);
     Catalog catalog;
     catalog.source_path = path();
     catalog.currency = ReadName(Required(root, "currency", "the catalog"), "currency");
@@ -71,15 +71,6 @@ class Reader : public TomlReader {
   }
 
  private:
-  void ReadFormatVersion(const toml::table& root) const {
-    const toml::node* node = root.get("format_version");
-    if (node == nullptr) Fail(root.source(), "format_version is missing (expected 1)");
-    const auto* value = node->as_integer();
-    if (value == nullptr || value->get() != kFormatVersion) {
-      Fail(*node, "format_version must be 1, got " + (value != nullptr ? std::to_string(value->get()) : Found(*node)));
-    }
-  }
-
   const toml::node& Required(const toml::table& table, std::string_view key, const std::string& what) const {
     const toml::node* node = table.get(key);
     if (node == nullptr) Fail(table.source(), what + " needs '" + std::string(key) + "'");

@@ -147,6 +147,7 @@ Recommendation Recommend(const PerformanceModel& model, const ModelFitRecord& fi
   if (workload.epochs < 1) throw RecommendError("epochs must be at least 1, got " + std::to_string(workload.epochs));
   const std::vector<ModelConfig> configs = Configurations(space, workload);
   Recommendation result;
+  result.ranked.reserve(configs.size() * catalog.types.size());
   std::vector<RuledOut> misses;
   for (const InstanceType& type : catalog.types) {
     result.candidates += static_cast<std::int64_t>(configs.size());
@@ -215,7 +216,7 @@ Recommendation Recommend(const PerformanceModel& model, const ModelFitRecord& fi
   }
   std::stable_sort(result.ranked.begin(), result.ranked.end(),
             [&](const Estimate& a, const Estimate& b) { return RankKey(a, goal) < RankKey(b, goal); });
-  // What it rests on, for the kept ones only: the search's costliest part.
+  // What it rests on, for the kept ones only.
   for (Estimate& e : result.ranked) e.beyond = coverage.Beyond(e.config);
   for (std::size_t i = 0; i < result.ranked.size(); ++i) {
     if (result.ranked[i].meets_at_upper_end) {

@@ -39,7 +39,7 @@ class Reader : public TomlReader {
     inventory.source_path = path();
     inventory.known_hosts = ExpandLocalPath("~/.ssh/known_hosts", base_dir_);
     inventory.ssh_config = ExpandLocalPath("~/.ssh/config", base_dir_);
-    ReadFormatVersion(root);
+    CheckFormatVersion(root, kFormatVersion);
     if (const toml::node* node = root.get("known_hosts")) {
       inventory.known_hosts = ExpandLocalPath(ReadName(*node, "known_hosts"), base_dir_);
     }
@@ -76,16 +76,6 @@ class Reader : public TomlReader {
   }
 
  private:
-  void ReadFormatVersion(const toml::table& root) const {
-    const toml::node* node = root.get("format_version");
-    if (node == nullptr) Fail(root.source(), "format_version is missing (expected 1)");
-    const auto* value = node->as_integer();
-    if (value == nullptr || value->get() != kFormatVersion) {
-      Fail(*node, "format_version must be 1, got " +
-                      (value != nullptr ? std::to_string(value->get()) : Found(*node)));
-    }
-  }
-
   // A password is never read, whatever table it is in.
   void RefusePassword(const toml::key& key) const {
     if (key.str() == "password") {

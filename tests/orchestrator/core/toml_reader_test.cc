@@ -81,6 +81,15 @@ TEST(TomlReaderTest, TypeAndRangeMessagesNameWhatWasFound) {
   EXPECT_EQ(ErrorOf("s = \"\"\n", name).first, "f.toml:1:5: s must not be empty, got \"\"");
 }
 
+TEST(TomlReaderTest, FormatVersionMissingOrOtherIsNamed) {
+  auto version = [](const TestReader& r, const toml::table& t) { r.CheckFormatVersion(t, 1); };
+  EXPECT_EQ(ErrorOf("format_version = 1\n", version).first, "no error");
+  EXPECT_EQ(ErrorOf("x = 1\n", version).first, "f.toml:1:1: format_version is missing (expected 1)");
+  EXPECT_EQ(ErrorOf("format_version = 2\n", version).first, "f.toml:1:18: format_version must be 1, got 2");
+  EXPECT_EQ(ErrorOf("format_version = \"1\"\n", version).first,
+            "f.toml:1:18: format_version must be 1, got string \"1\"");
+}
+
 }  // namespace
 }  // namespace dmlbench
 

@@ -1,6 +1,6 @@
 // Tests of orchestrator/model/link_simulation: libnbc's Rabenseifner
-// schedule as its source lays it out, and its time over the links worked
-// out by hand.
+// schedule as its source lays it out, its time over the links worked out
+// by hand, and the remembered play the same as a fresh one.
 #include "orchestrator/model/link_simulation.h"
 
 #include <gtest/gtest.h>
@@ -95,6 +95,18 @@ TEST(LinkSimulationTest, SixRanksKeepThreeAndThreeQuarterGradientsInSequence) {
   EXPECT_NEAR(SimulatedBytes(RabenseifnerSchedule(5, 1), 0), 4.25, 1e-9);
   EXPECT_NEAR(SimulatedBytes(RabenseifnerSchedule(7, 1), 0), 4.25, 1e-9);
   EXPECT_NEAR(SimulatedBytes(RabenseifnerSchedule(4, 1), 0), 1.5, 1e-9);
+}
+
+TEST(LinkSimulationTest, RabenseifnerBytesIsThePlayOfTheScheduleAskedOnceOrAgain) {
+  for (int ranks : {3, 5, 6, 7, 12, 50}) {
+    for (double burst : {0.0, 30.0}) {
+      const double played = SimulatedBytes(RabenseifnerSchedule(ranks, 400), burst);
+      EXPECT_EQ(RabenseifnerBytes(ranks, 400, burst), played) << ranks << " ranks, burst " << burst;
+      EXPECT_EQ(RabenseifnerBytes(ranks, 400, burst), played) << ranks << " ranks, burst " << burst << ", again";
+    }
+  }
+  // Another gradient on as many ranks is another play.
+  EXPECT_EQ(RabenseifnerBytes(5, 1, 0), SimulatedBytes(RabenseifnerSchedule(5, 1), 0));
 }
 
 TEST(LinkSimulationTest, AReceiveNoOneSendsIsAnError) {
