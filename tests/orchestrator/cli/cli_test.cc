@@ -349,7 +349,7 @@ TEST_F(CliTest, PredictSaysWhatEachPredictionRestsOn) {
   // server used twice the CPU the model gives it.
   const CommandOutput points = Dmlbench({"--db", db_, "model", "validate", "--model", "corrected", "--points"});
   ASSERT_EQ(points.exit_code, 0) << points.err;
-  EXPECT_NE(points.out.find("corrected  validation   ps k=1 w=4 b=100 overlap 1 Gbit/s, 0 µs bucket=16384 cap=40     6 "
+  EXPECT_NE(points.out.find("corrected  validation   ps k=1 w=4 b=100 overlap 1 Gbit/s, 0 µs bucket=16384 cap=40 cpu=0.15     6 "
                             "     0.7525  [0.747, 0.7663]          0.6568  -12.7%    1.44 / 2.66    1.26 / 2.78  "
                             "path        \n"),  // no interval: the committed fit predates them
             std::string::npos)
@@ -1112,7 +1112,7 @@ TEST_F(CliTest, QueryRefusesASecondStatement) {
 // the median of 1, 2, 3, 10 is 2.5, its 0.25-quantile 1 + 0.75 (2 - 1),
 // its coefficient of variation sqrt(50 / 3) / 4, and the widest interval of
 // four order statistics, [1, 10], covers the median with probability
-// 1 - 2 / 2^4. A run's bound is NULL where no corrected fit exists.
+// 1 - 2 / 2^4; Kendall's tau is counted by hand. A run's bound is NULL where no corrected fit exists.
 TEST_F(CliTest, QueryHasTheReportsStatistics) {
   RunOnce(db_);
   EXPECT_EQ(Dmlbench({"--db", db_, "query", "--csv",
@@ -1121,6 +1121,13 @@ TEST_F(CliTest, QueryHasTheReportsStatistics) {
                       "median_ci_high(x) AS high, median_ci_coverage(x) AS coverage FROM v"})
                 .out,
             "m,q,cv,low,high,coverage\n2.5,1.75,1.02,1,10,0.875\n");
+  // Kendall's tau of (x, y) over the pairs with both: y = 3, 1, 2, 5, 4
+  // against x = 1..5 (the NULLs left out) has 7 of 10 pairs concordant.
+  EXPECT_EQ(Dmlbench({"--db", db_, "query", "--csv",
+                      "WITH v(x, y) AS (VALUES (1, 3), (2, 1), (NULL, 9), (3, 2), (4, 5), (5, 4), (6, NULL)) "
+                      "SELECT round(kendall_tau(x, y), 12) AS tau FROM v"})
+                .out,
+            "tau\n0.4\n");
   EXPECT_EQ(Dmlbench({"--db", db_, "query", "--csv",
                       "SELECT count(*) AS n, count(iteration_bound_s(run_id)) AS bounded FROM runs"})
                 .out,
