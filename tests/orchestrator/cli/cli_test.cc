@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -417,8 +418,12 @@ TEST_F(CliTest, WithoutModelEveryUsableFitIsUsedAndTheOthersAreNamed) {
 // Every committed database validates every model with its stored fits, as
 // the README's commands do (a model whose version changed is refitted on
 // each of them, not only on the study's). Each is there, expanded from its
-// archive when the build was configured (cmake/ReportData.cmake).
+// archive when the build was configured (cmake/ReportData.cmake). The
+// databases of model recommend's check (scripts/recommend-validation) have
+// no counts fit, and model fit says why: their calibration has no ps with
+// several servers.
 TEST_F(CliTest, EveryCommittedDatabaseValidatesEveryModel) {
+  const std::set<std::string> without_counts = {"recommend-validation.db", "recommend-validation-60s.db"};
   int archives = 0;
   for (const auto& entry : std::filesystem::directory_iterator(std::string(DMLBENCH_SOURCE_DIR) + "/reports/data")) {
     if (entry.path().filename().string().ends_with(".db.tar.xz")) {
@@ -437,15 +442,25 @@ TEST_F(CliTest, EveryCommittedDatabaseValidatesEveryModel) {
                                    .out;
       if (fits != "count(*)\n0\n") continue;
       const CommandOutput fit = Dmlbench({"--db", db_, "model", "fit", "--model", added});
+      if (without_counts.count(entry.path().filename().string())) {
+        EXPECT_NE(fit.err.find("counts: the exchange's costs need calibration runs of several workers, of ps with "
+                               "several servers and of both link profiles"),
+                  std::string::npos)
+            << entry.path().filename() << ": " << fit.err;
+        continue;
+      }
       EXPECT_EQ(fit.exit_code, 0) << entry.path().filename() << " " << added << ": " << fit.err;
     }
+    const bool counts = !without_counts.count(entry.path().filename().string());
     const CommandOutput validate = Dmlbench({"--db", db_, "model", "validate"});
     EXPECT_EQ(validate.exit_code, 0) << entry.path().filename() << ": " << validate.err;
-    EXPECT_EQ(validate.err, "") << entry.path().filename();
-    for (const char* model :
-         {"paper2019 fit", "; corrected fit", "; corrected+overlap fit", "; linear fit", "; counts fit"}) {
+    EXPECT_EQ(validate.err, counts ? "" : "dmlbench: skipped: no fit of counts in " + db_ +
+                                              ": run `dmlbench model fit --model counts` first\n")
+        << entry.path().filename();
+    for (const char* model : {"paper2019 fit", "; corrected fit", "; corrected+overlap fit", "; linear fit"}) {
       EXPECT_NE(validate.out.find(model), std::string::npos) << entry.path().filename() << " " << model;
     }
+    if (counts) EXPECT_NE(validate.out.find("; counts fit"), std::string::npos) << entry.path().filename();
   }
   EXPECT_GT(archives, 0);
 }
