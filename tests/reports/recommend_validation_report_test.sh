@@ -6,11 +6,13 @@
 #     reports/data/recommend-validation.db reports/recommend-validation
 # every file, every byte; the database stays as it was; and its summary
 # states a coverage and Kendall's tau.
-#   recommend_validation_report_test.sh DMLBENCH SOURCE_DIR
+# NAME (default recommend-validation) names another question's database
+# and report: reports/data/NAME.db, reports/NAME.
+#   recommend_validation_report_test.sh DMLBENCH SOURCE_DIR [NAME]
 set -euo pipefail
-dmlbench=$1 source_dir=$2
-db=$source_dir/reports/data/recommend-validation.db
-committed=$source_dir/reports/recommend-validation
+dmlbench=$1 source_dir=$2 name=${3:-recommend-validation}
+db=$source_dir/reports/data/$name.db
+committed=$source_dir/reports/$name
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
