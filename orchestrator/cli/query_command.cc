@@ -40,7 +40,8 @@ void AddQueryCommand(CLI::App& app, const GlobalOptions& global) {
   CLI::App* query = app.add_subcommand(
       "query", "run SQL on the database opened read-only; besides SQLite's own functions: median(x), "
                "median_ci_low(x), median_ci_high(x), median_ci_coverage(x), quantile(x, p), cv(x), "
-               "round_sig(x, digits), link_time_s(run_id), iteration_bound_s(run_id) (reports/README.md)");
+               "kendall_tau(x, y), round_sig(x, digits), link_time_s(run_id), iteration_bound_s(run_id) "
+               "(reports/README.md)");
   query->add_option("SQL", o->sql, "one SQL statement")->required();
   auto* csv = query->add_flag("--csv", o->csv, "CSV output");
   query->add_flag("--json", o->json, "JSON output (an array of objects)")->excludes(csv);

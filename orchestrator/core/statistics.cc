@@ -349,4 +349,20 @@ GroupTest KruskalWallis(const std::vector<std::vector<double>>& groups) {
   return test;
 }
 
+std::optional<double> KendallTau(const std::vector<double>& x, const std::vector<double>& y) {
+  if (x.size() != y.size()) throw std::invalid_argument("Kendall's tau of samples of different lengths");
+  double concordant_less_discordant = 0, untied_x = 0, untied_y = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    for (std::size_t j = i + 1; j < x.size(); ++j) {
+      const int order_x = (x[i] < x[j]) - (x[j] < x[i]);
+      const int order_y = (y[i] < y[j]) - (y[j] < y[i]);
+      concordant_less_discordant += order_x * order_y;
+      untied_x += order_x != 0;
+      untied_y += order_y != 0;
+    }
+  }
+  if (untied_x == 0 || untied_y == 0) return std::nullopt;
+  return concordant_less_discordant / std::sqrt(untied_x * untied_y);
+}
+
 }  // namespace dmlbench

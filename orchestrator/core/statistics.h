@@ -7,7 +7,9 @@
 // gate rests on: Mann-Whitney's U with the ratio interval it implies, Holm's
 // adjustment for many configurations, and Jonckheere-Terpstra's test of a
 // trend over ordered groups (Hollander & Wolfe, "Nonparametric Statistical
-// Methods", sections 4.1-4.3 and 6.2). Pure functions; thread-safe.
+// Methods", sections 4.1-4.3 and 6.2), and Kendall's rank correlation of a
+// predicted order against a measured one (section 8.1). Pure functions;
+// thread-safe.
 #ifndef DMLBENCH_ORCHESTRATOR_CORE_STATISTICS_H_
 #define DMLBENCH_ORCHESTRATOR_CORE_STATISTICS_H_
 
@@ -110,6 +112,15 @@ struct GroupTest {
   double p = 1;
 };
 GroupTest KruskalWallis(const std::vector<std::vector<double>>& groups);
+
+// Kendall's tau-b of the pairs (x[i], y[i]): over every two pairs, the
+// concordant (x and y in the same order) less the discordant, over the
+// geometric mean of the numbers of two pairs not tied in x and not tied in
+// y. 1: y in x's order, -1: in the reverse order; a pair tied in x or in y
+// counts for neither. Nullopt when every two pairs are tied in x or in y
+// (fewer than two pairs, say). Throws std::invalid_argument when x and y
+// differ in length.
+std::optional<double> KendallTau(const std::vector<double>& x, const std::vector<double>& y);
 
 }  // namespace dmlbench
 

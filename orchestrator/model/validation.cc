@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <tuple>
 #include <utility>
@@ -19,6 +20,11 @@ std::string PointLabel(const RunObservation& run) {
   if (run.config.partition_bytes > 0) label += " partition=" + std::to_string(run.config.partition_bytes);
   if (hidden != "128,32") label += " hidden=" + hidden;
   if (run.config.max_iterations_per_epoch > 0) label += " cap=" + std::to_string(run.config.max_iterations_per_epoch);
+  if (run.config.cpu_cores > 0) {
+    char share[32];
+    std::snprintf(share, sizeof share, " cpu=%g", run.config.cpu_cores);
+    label += share;
+  }
   return label;
 }
 

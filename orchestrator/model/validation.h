@@ -73,7 +73,8 @@ struct ValidationResult {
 ValidationResult Validate(const PerformanceModel& model, const ModelFitRecord& fit, const ModelData& data);
 
 // The configuration of a run as validation tells configurations apart: by
-// every parameter a model reads, e.g. "ring w=4 b=100 1 Gbit/s, 0 µs".
+// every parameter a model reads, e.g. "ring w=4 b=100 1 Gbit/s, 0 µs cpu=0.15"
+// (the hosts' CPU share, when capped).
 std::string PointLabel(const RunObservation& run);
 
 // How far a configuration's measured median lies from itself, from its own

@@ -18,12 +18,18 @@
 namespace dmlbench {
 namespace {
 
+// A cell's number; nullopt for NULL and text.
+std::optional<double> Number(const Cell& cell) {
+  if (const auto* d = std::get_if<double>(&cell)) return *d;
+  if (const auto* i = std::get_if<std::int64_t>(&cell)) return static_cast<double>(*i);
+  return std::nullopt;
+}
+
 // The numbers of the first argument over a group's rows.
 std::vector<double> Numbers(const std::vector<std::vector<Cell>>& rows) {
   std::vector<double> values;
   for (const std::vector<Cell>& row : rows) {
-    if (const auto* d = std::get_if<double>(&row[0])) values.push_back(*d);
-    if (const auto* i = std::get_if<std::int64_t>(&row[0])) values.push_back(static_cast<double>(*i));
+    if (const std::optional<double> value = Number(row[0])) values.push_back(*value);
   }
   return values;
 }
@@ -59,6 +65,16 @@ void AddStatisticsFunctions(Store& store) {
                                                                          : -1;
     if (probability < 0 || probability > 1) throw Error("quantile(x, p): p must be between 0 and 1");
     return Quantile(values, probability);
+  });
+  store.AddAggregateFunction("kendall_tau", 2, [](const std::vector<std::vector<Cell>>& rows) -> Cell {
+    std::vector<double> x, y;
+    for (const std::vector<Cell>& row : rows) {
+      const std::optional<double> a = Number(row[0]), b = Number(row[1]);
+      if (a && b) x.push_back(*a), y.push_back(*b);
+    }
+    const std::optional<double> tau = KendallTau(x, y);
+    if (!tau) return nullptr;
+    return *tau;
   });
   store.AddAggregateFunction("cv", 1, [](const std::vector<std::vector<Cell>>& rows) -> Cell {
     const std::optional<double> cv = CoefficientOfVariation(Numbers(rows));

@@ -9,6 +9,9 @@
 //                                     when there are too few values)
 //   quantile(x, p)                    the p-quantile (0 <= p <= 1)
 //   cv(x)                             standard deviation over mean
+//   kendall_tau(x, y)                 Kendall's tau-b of the rows' pairs (x, y)
+//                                     with both numbers; NULL when no two
+//                                     pairs are untied in both
 // a scalar for display:
 //   round_sig(x, digits)              x to `digits` significant digits (1..17)
 // and, per run, what no run can beat on its links (the physics of

@@ -177,3 +177,42 @@ SELECT config, split, series,
          substr(series, length(scheme || ' b=' || batch_size || CASE WHEN network <> '' THEN ' ' || network ELSE '' END) + 1)
          AS variant
 FROM (SELECT c.*, count(*) OVER (PARTITION BY c.series) AS configurations FROM report_configurations c);
+
+-- One row per configuration and CPU share of the runs `model recommend` was
+-- checked on (experiment recommend-validation, scripts/recommend-validation):
+-- the verdict the recommendation gave it and the goal it was asked (its
+-- runs' tags: recommended-N, its rank, or ruled-out; epochs-E and
+-- deadline-Ds, the epochs to train and the deadline), its type (the hosts' CPU share, the run's link),
+-- hosts, the measured median epoch over its runs with that median's 95%
+-- interval, and the prediction of the fit that made the recommendation (the
+-- latest fit with predictions of these runs: model validate --fit N) with
+-- its prediction interval. core_s: hosts × share × epoch, the cost of an
+-- epoch in core-seconds (the catalog prices every type per core-hour alike).
+CREATE TEMP VIEW report_recommendation AS
+WITH checked AS (
+  SELECT r.run_id, r.scheme, r.scheme_order, r.architecture, r.servers, r.workers, r.batch_size, r.network,
+         r.network_bandwidth_bits_per_s AS bandwidth, r.epoch_s,
+         (SELECT max(CAST(json_extract(h.tags_json, '$.cpu_cores') AS REAL))
+            FROM runs x JOIN attempt_hosts ah ON ah.attempt_id = x.complete_attempt_id JOIN hosts h USING (host_id)
+           WHERE x.run_id = r.run_id) AS cpu,
+         (SELECT min(t.tag) FROM run_tags t
+           WHERE t.run_id = r.run_id AND (t.tag LIKE 'recommended-%' OR t.tag = 'ruled-out')) AS verdict,
+         (SELECT max(CAST(substr(t.tag, 8) AS INTEGER)) FROM run_tags t
+           WHERE t.run_id = r.run_id AND t.tag LIKE 'epochs-%') AS epochs,
+         (SELECT max(CAST(rtrim(substr(t.tag, 10), 's') AS REAL)) FROM run_tags t
+           WHERE t.run_id = r.run_id AND t.tag LIKE 'deadline-%') AS deadline_s
+  FROM report_runs r
+  WHERE r.split = 'validation' AND r.run_id IN (
+    SELECT er.run_id FROM experiment_runs er JOIN experiments e USING (experiment_id)
+     WHERE e.name = 'recommend-validation')
+),
+fit AS (SELECT max(p.fit_id) AS fit_id FROM predictions p WHERE p.run_id IN (SELECT run_id FROM checked))
+SELECT c.verdict, c.epochs, c.deadline_s, c.scheme, min(c.scheme_order) AS scheme_order, c.workers, c.batch_size, c.network, c.bandwidth,
+       c.cpu, c.workers + CASE c.architecture WHEN 'ps' THEN c.servers ELSE 0 END AS hosts,
+       count(*) AS n, median(c.epoch_s) AS epoch_s, median_ci_low(c.epoch_s) AS epoch_s_low,
+       median_ci_high(c.epoch_s) AS epoch_s_high, max(p.fit_id) AS fit_id,
+       max(p.predicted_epoch_s) AS predicted_epoch_s, max(p.predicted_epoch_low_s) AS predicted_low_s,
+       max(p.predicted_epoch_high_s) AS predicted_high_s, max(p.interval_level) AS interval_level
+FROM checked c
+LEFT JOIN predictions p ON p.run_id = c.run_id AND p.fit_id = (SELECT fit_id FROM fit)
+GROUP BY c.verdict, c.epochs, c.deadline_s, c.architecture, c.servers, c.workers, c.batch_size, c.network, c.bandwidth, c.cpu;

@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -349,7 +350,7 @@ TEST_F(CliTest, PredictSaysWhatEachPredictionRestsOn) {
   // server used twice the CPU the model gives it.
   const CommandOutput points = Dmlbench({"--db", db_, "model", "validate", "--model", "corrected", "--points"});
   ASSERT_EQ(points.exit_code, 0) << points.err;
-  EXPECT_NE(points.out.find("corrected  validation   ps k=1 w=4 b=100 overlap 1 Gbit/s, 0 µs bucket=16384 cap=40     6 "
+  EXPECT_NE(points.out.find("corrected  validation   ps k=1 w=4 b=100 overlap 1 Gbit/s, 0 µs bucket=16384 cap=40 cpu=0.15     6 "
                             "     0.7525  [0.747, 0.7663]          0.6568  -12.7%    1.44 / 2.66    1.26 / 2.78  "
                             "path        \n"),  // no interval: the committed fit predates them
             std::string::npos)
@@ -417,8 +418,12 @@ TEST_F(CliTest, WithoutModelEveryUsableFitIsUsedAndTheOthersAreNamed) {
 // Every committed database validates every model with its stored fits, as
 // the README's commands do (a model whose version changed is refitted on
 // each of them, not only on the study's). Each is there, expanded from its
-// archive when the build was configured (cmake/ReportData.cmake).
+// archive when the build was configured (cmake/ReportData.cmake). The
+// databases of model recommend's check (scripts/recommend-validation) have
+// no counts fit, and model fit says why: their calibration has no ps with
+// several servers.
 TEST_F(CliTest, EveryCommittedDatabaseValidatesEveryModel) {
+  const std::set<std::string> without_counts = {"recommend-validation.db", "recommend-validation-60s.db"};
   int archives = 0;
   for (const auto& entry : std::filesystem::directory_iterator(std::string(DMLBENCH_SOURCE_DIR) + "/reports/data")) {
     if (entry.path().filename().string().ends_with(".db.tar.xz")) {
@@ -437,15 +442,26 @@ TEST_F(CliTest, EveryCommittedDatabaseValidatesEveryModel) {
                                    .out;
       if (fits != "count(*)\n0\n") continue;
       const CommandOutput fit = Dmlbench({"--db", db_, "model", "fit", "--model", added});
+      if (without_counts.count(entry.path().filename().string())) {
+        EXPECT_EQ(fit.err, "dmlbench: error: not fitted: counts (see above why)\n") << entry.path().filename();
+        EXPECT_NE(fit.out.find("counts: not fitted: counts: the exchange's costs need calibration runs of several "
+                               "workers, of ps with several servers and of both link profiles"),
+                  std::string::npos)
+            << entry.path().filename() << ": " << fit.out;
+        continue;
+      }
       EXPECT_EQ(fit.exit_code, 0) << entry.path().filename() << " " << added << ": " << fit.err;
     }
+    const bool counts = !without_counts.count(entry.path().filename().string());
     const CommandOutput validate = Dmlbench({"--db", db_, "model", "validate"});
     EXPECT_EQ(validate.exit_code, 0) << entry.path().filename() << ": " << validate.err;
-    EXPECT_EQ(validate.err, "") << entry.path().filename();
-    for (const char* model :
-         {"paper2019 fit", "; corrected fit", "; corrected+overlap fit", "; linear fit", "; counts fit"}) {
+    EXPECT_EQ(validate.err, counts ? "" : "dmlbench: skipped: no fit of counts in " + db_ +
+                                              ": run `dmlbench model fit --model counts` first\n")
+        << entry.path().filename();
+    for (const char* model : {"paper2019 fit", "; corrected fit", "; corrected+overlap fit", "; linear fit"}) {
       EXPECT_NE(validate.out.find(model), std::string::npos) << entry.path().filename() << " " << model;
     }
+    if (counts) EXPECT_NE(validate.out.find("; counts fit"), std::string::npos) << entry.path().filename();
   }
   EXPECT_GT(archives, 0);
 }
@@ -1112,7 +1128,7 @@ TEST_F(CliTest, QueryRefusesASecondStatement) {
 // the median of 1, 2, 3, 10 is 2.5, its 0.25-quantile 1 + 0.75 (2 - 1),
 // its coefficient of variation sqrt(50 / 3) / 4, and the widest interval of
 // four order statistics, [1, 10], covers the median with probability
-// 1 - 2 / 2^4. A run's bound is NULL where no corrected fit exists.
+// 1 - 2 / 2^4; Kendall's tau is counted by hand. A run's bound is NULL where no corrected fit exists.
 TEST_F(CliTest, QueryHasTheReportsStatistics) {
   RunOnce(db_);
   EXPECT_EQ(Dmlbench({"--db", db_, "query", "--csv",
@@ -1121,6 +1137,13 @@ TEST_F(CliTest, QueryHasTheReportsStatistics) {
                       "median_ci_high(x) AS high, median_ci_coverage(x) AS coverage FROM v"})
                 .out,
             "m,q,cv,low,high,coverage\n2.5,1.75,1.02,1,10,0.875\n");
+  // Kendall's tau of (x, y) over the pairs with both: y = 3, 1, 2, 5, 4
+  // against x = 1..5 (the NULLs left out) has 7 of 10 pairs concordant.
+  EXPECT_EQ(Dmlbench({"--db", db_, "query", "--csv",
+                      "WITH v(x, y) AS (VALUES (1, 3), (2, 1), (NULL, 9), (3, 2), (4, 5), (5, 4), (6, NULL)) "
+                      "SELECT round(kendall_tau(x, y), 12) AS tau FROM v"})
+                .out,
+            "tau\n0.4\n");
   EXPECT_EQ(Dmlbench({"--db", db_, "query", "--csv",
                       "SELECT count(*) AS n, count(iteration_bound_s(run_id)) AS bounded FROM runs"})
                 .out,

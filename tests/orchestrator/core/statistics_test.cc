@@ -225,5 +225,24 @@ TEST(KruskalWallisTest, KruskalWallisOfThreeGroups) {
   EXPECT_THROW(KruskalWallis({{1, 2}, {}}), std::invalid_argument);
 }
 
+// Pairs counted by hand: y = (3, 1, 2, 5, 4) against x = 1..5 puts 7 of the
+// 10 pairs in x's order and 3 against it.
+TEST(KendallTauTest, KendallTauCountsConcordantPairs) {
+  EXPECT_EQ(KendallTau({1, 2, 3, 4}, {10, 20, 30, 40}), 1.0);
+  EXPECT_EQ(KendallTau({1, 2, 3, 4}, {40, 30, 20, 10}), -1.0);
+  EXPECT_NEAR(*KendallTau({1, 2, 3, 4, 5}, {3, 1, 2, 5, 4}), 0.4, 1e-12);
+  // tau-b: a pair tied in x counts for neither; 5 concordant of 5 untied in
+  // x and 6 untied in y.
+  EXPECT_NEAR(*KendallTau({1, 2, 2, 3}, {1, 3, 2, 4}), 5 / std::sqrt(30.0), 1e-12);
+}
+
+TEST(KendallTauTest, KendallTauOfNoOrderIsNone) {
+  EXPECT_EQ(KendallTau({}, {}), std::nullopt);
+  EXPECT_EQ(KendallTau({1}, {2}), std::nullopt);
+  EXPECT_EQ(KendallTau({1, 1, 1}, {1, 2, 3}), std::nullopt);
+  EXPECT_EQ(KendallTau({1, 2, 3}, {5, 5, 5}), std::nullopt);
+  EXPECT_THROW(KendallTau({1, 2}, {1}), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace dmlbench
