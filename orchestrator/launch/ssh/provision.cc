@@ -274,9 +274,9 @@ std::vector<HostProvision> ProvisionHosts(const Inventory& inventory, const Prov
         if (peers.empty()) return;
         // As long as the ssh starts would take one after another: on a host
         // of a small CPU share they share its CPU.
+        const double timeout_s = (inventory.connect_timeout_s + 5) * static_cast<double>(peers.size());
         const ExecResult checked =
-            shell->Exec(PeerCheckCommand(peers, inventory.mpi_args, inventory.connect_timeout_s),
-                        (inventory.connect_timeout_s + 5) * static_cast<double>(peers.size()));
+            shell->Exec(PeerCheckCommand(peers, inventory.mpi_args, inventory.connect_timeout_s), timeout_s);
         std::vector<std::string> answers(peers.size());  // by index into peers: "ok" or "fail <why>"
         std::istringstream lines(checked.out);
         for (std::string line; std::getline(lines, line);) {
@@ -292,11 +292,12 @@ std::vector<HostProvision> ProvisionHosts(const Inventory& inventory, const Prov
         for (size_t k = 0; k < peers.size(); ++k) {
           const std::string& answer = answers[k];
           if (answer == "ok") continue;
+          const std::string silent = checked.timed_out ? RemoteFailure(checked, timeout_s) : "no answer";
           std::vector<std::string> ssh = RshCommand(inventory.mpi_args);
           ssh.push_back(peers[k].address);
           throw ProvisionError(HostLabel(host) + " cannot reach " + HostLabel(peers[k]) +
                                " over ssh as mpirun will (" + ShellJoin(ssh) + "): " +
-                               (answer.size() > 5 ? answer.substr(5) : "no answer") +
+                               (answer.size() > 5 ? answer.substr(5) : silent) +
                                "; the hosts of an MPI job must reach each other over ssh");
         }
       } catch (...) {

@@ -343,6 +343,25 @@ TEST(ProvisionTest, APeerThatDoesNotAnswerIsNamed) {
             "the hosts of an MPI job must reach each other over ssh");
 }
 
+// A check that ran out of time says so: on a host of a small CPU share the
+// ssh's can take longer than their budget.
+TEST(ProvisionTest, APeerCheckThatTimedOutSaysSo) {
+  Inventory inventory;
+  inventory.hosts = {Host("a"), Host("b")};
+  try {
+    ProvisionHosts(inventory, FakePlan(), [&](const InventoryHost& host) {
+      return std::unique_ptr<RemoteShell>(new FakeShell(
+          host.name, {{"@@pwd", {0, false, ProbeOutput("/w", "mpirun (Open MPI) 4.1.4\n", ""), ""}},
+                      {"BatchMode", {-1, host.name == "b", host.name == "a" ? "ok 0\n" : "", ""}}}));
+    });
+    FAIL() << "provisioned although a peer check timed out";
+  } catch (const ProvisionError& error) {
+    EXPECT_STREQ(error.what(), "host 'b' cannot reach host 'a' over ssh as mpirun will (ssh a.example): timed "
+                               "out after 15 s, with nothing on its standard error; the hosts of an MPI job must "
+                               "reach each other over ssh");
+  }
+}
+
 TEST(ProvisionTest, FourHostsCheckTheFirstToAllAndARing) {
   std::map<std::string, std::vector<std::string>> reached;
   EXPECT_EQ(ProvisionFakes({"a", "b", "c", "d"}, {}, &reached), "provisioned");
