@@ -57,12 +57,20 @@ HostProvision ProvisionHost(RemoteShell& shell, const InventoryHost& host, const
 
 // The command run on `from` to check it reaches each of `to` over ssh with
 // the agent and arguments mpirun will use (plm_rsh_agent / plm_rsh_args of
-// mpi_args). Prints "ok <name>" or "fail <name> <ssh's last stderr line>".
+// mpi_args), all at once. Prints one line per host of `to`, in any order:
+// "ok <k>" or "fail <k> <ssh's last stderr line>", k its index in `to`.
 std::string PeerCheckCommand(const std::vector<InventoryHost>& to,
                              const std::vector<std::string>& mpi_args, double timeout_s);
 
+// The hosts (indices into the inventory of `hosts`) that host `host` checks
+// it reaches over ssh: the first host every other, each other host the next
+// one, the last the first; 2 (hosts - 1) ssh starts in all, none with one
+// host. provision.cc says why that is what mpirun needs.
+std::vector<size_t> PeerCheckTargets(size_t host, size_t hosts);
+
 // Opens one shell per host (`connect`), in parallel: provisions each, then
-// (with more than one host) checks every host reaches every other. Returns
+// (with more than one host) checks the hosts reach each other
+// (PeerCheckTargets). Returns
 // the hosts in inventory order. Throws the failure of a host when one host
 // failed (SshError naming the host, or ProvisionError), a ProvisionError
 // with every failing host's message when several did ("2 of 3 hosts cannot

@@ -26,6 +26,7 @@
 
 #include "common/sha256.h"
 #include "orchestrator/launch/cluster/cgroup.h"
+#include "orchestrator/launch/cluster/cluster_launcher.h"
 #include "orchestrator/launch/cluster/links.h"
 #include "orchestrator/launch/cluster/privileges.h"
 #include "orchestrator/launch/ssh/inventory.h"
@@ -557,6 +558,16 @@ TEST_F(ClusterOnThisMachine, ProvisioningUploadsToEveryHostsOwnDisk) {
     EXPECT_EQ(Sha256FileHex(uploaded.string()), sha256);
   }
   EXPECT_EQ(state.work_dir, std::string(getpwnam("root")->pw_dir) + "/dmlbench");
+}
+
+// The cluster's launcher provisions with the hosts' quota lifted, and puts
+// their share back when it is done.
+TEST_F(ClusterOnThisMachine, ProvisioningLeavesTheHostsAtTheirShare) {
+  const ClusterState state = ClusterUp(Options(2), *runner_);
+  MakeClusterLauncher(state.state_dir, DMLBENCH_TRAINER)->Prepare();
+  for (const ClusterHost& host : state.hosts) {
+    EXPECT_DOUBLE_EQ(CpuCgroupCores(state.cgroup, host.cgroup), 0.5) << host.name;
+  }
 }
 
 TEST_F(ClusterOnThisMachine, AStateDirectoryHoldsOneCluster) {

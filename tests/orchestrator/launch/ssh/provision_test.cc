@@ -9,7 +9,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
+#include <mutex>
+#include <optional>
 
 #include <gtest/gtest.h>
 
@@ -31,6 +34,9 @@ class FakeShell final : public RemoteShell {
   const std::string& host_name() const override { return name_; }
   ExecResult Exec(const std::string& command, double) override {
     commands.push_back(command);
+    if (on_exec) {
+      if (std::optional<ExecResult> answer = on_exec(command)) return *answer;
+    }
     for (const auto& [key, answer] : answers_) {
       if (command.find(key) != std::string::npos) return answer;
     }
@@ -44,6 +50,7 @@ class FakeShell final : public RemoteShell {
   }
   std::vector<std::string> commands;
   std::vector<std::pair<std::string, std::string>> uploads;
+  std::function<std::optional<ExecResult>(const std::string& command)> on_exec;  // answers first when it returns one
 
  private:
   std::string name_;
@@ -137,14 +144,52 @@ TEST(ProvisionTest, OutputDirectoriesOfKilledOrchestratorsAreRemoved) {
 TEST(ProvisionTest, PeerCheckUsesMpirunsSshSettings) {
   EXPECT_EQ(PeerCheckCommand({Host("b")},
                              {"--mca", "plm_rsh_args", "-p 2222 -i /k y", "--mca", "btl", "tcp,self"}, 3),
-            "if out=$(ssh -p 2222 -i /k y -o BatchMode=yes -o ConnectTimeout=3 -- b.example true 2>&1 "
-            "</dev/null); then echo ok; else echo \"fail $(printf %s \"$out\" | tail -n 1)\"; fi; ");
+            "{ if out=$(ssh -p 2222 -i /k y -o BatchMode=yes -o ConnectTimeout=3 -- b.example true 2>&1 "
+            "</dev/null); then echo 'ok 0'; else echo \"fail 0 $(printf %s \"$out\" | tail -n 1)\"; fi; } & wait");
 }
 
 TEST(ProvisionTest, PeerCheckWithAnotherAgentPassesNoOptionEnd) {
   EXPECT_EQ(PeerCheckCommand({Host("b")}, {"--mca", "plm_rsh_agent", "rsh"}, 3),
-            "if out=$(rsh -o BatchMode=yes -o ConnectTimeout=3 b.example true 2>&1 "
-            "</dev/null); then echo ok; else echo \"fail $(printf %s \"$out\" | tail -n 1)\"; fi; ");
+            "{ if out=$(rsh -o BatchMode=yes -o ConnectTimeout=3 b.example true 2>&1 "
+            "</dev/null); then echo 'ok 0'; else echo \"fail 0 $(printf %s \"$out\" | tail -n 1)\"; fi; } & wait");
+}
+
+// Every peer at once, each answer numbered: a slow peer delays the others
+// by nothing.
+TEST(ProvisionTest, PeerCheckReachesEveryPeerAtOnce) {
+  EXPECT_EQ(PeerCheckCommand({Host("b"), Host("c")}, {}, 3),
+            "{ if out=$(ssh -o BatchMode=yes -o ConnectTimeout=3 -- b.example true 2>&1 </dev/null); then "
+            "echo 'ok 0'; else echo \"fail 0 $(printf %s \"$out\" | tail -n 1)\"; fi; } & "
+            "{ if out=$(ssh -o BatchMode=yes -o ConnectTimeout=3 -- c.example true 2>&1 </dev/null); then "
+            "echo 'ok 1'; else echo \"fail 1 $(printf %s \"$out\" | tail -n 1)\"; fi; } & wait");
+}
+
+// The first host reaches every other, each other host the next, the last
+// the first: linear in the hosts, every host's sshd entered and every
+// host's own ssh used.
+TEST(ProvisionTest, PeerCheckTargetsAreTheFirstHostToAllAndARing) {
+  EXPECT_TRUE(PeerCheckTargets(0, 1).empty());
+  EXPECT_EQ(PeerCheckTargets(0, 2), std::vector<size_t>{1});
+  EXPECT_EQ(PeerCheckTargets(1, 2), std::vector<size_t>{0});
+  EXPECT_EQ(PeerCheckTargets(0, 4), (std::vector<size_t>{1, 2, 3}));
+  EXPECT_EQ(PeerCheckTargets(1, 4), std::vector<size_t>{2});
+  EXPECT_EQ(PeerCheckTargets(2, 4), std::vector<size_t>{3});
+  EXPECT_EQ(PeerCheckTargets(3, 4), std::vector<size_t>{0});
+  for (const size_t n : {2, 3, 11, 64}) {
+    size_t starts = 0;
+    std::vector<bool> entered(n, false);
+    for (size_t i = 0; i < n; ++i) {
+      const std::vector<size_t> targets = PeerCheckTargets(i, n);
+      EXPECT_FALSE(targets.empty()) << "host " << i << " of " << n << " uses no ssh of its own";
+      for (const size_t j : targets) {
+        EXPECT_NE(i, j);
+        entered[j] = true;
+      }
+      starts += targets.size();
+    }
+    EXPECT_EQ(starts, 2 * (n - 1)) << n << " hosts";
+    for (size_t j = 0; j < n; ++j) EXPECT_TRUE(entered[j]) << "nobody reaches host " << j << " of " << n;
+  }
 }
 
 // Error paths of provision.cc follow.
@@ -207,6 +252,45 @@ TEST(ProvisionTest, FailedRenameIsReported) {
   }
 }
 
+// The addresses a peer check command reaches, in order.
+std::vector<std::string> Reached(const std::string& command) {
+  std::vector<std::string> addresses;
+  for (size_t at = command.find(" -- "); at != std::string::npos; at = command.find(" -- ", at + 4)) {
+    addresses.push_back(command.substr(at + 4, command.find(' ', at + 4) - at - 4));
+  }
+  return addresses;
+}
+
+// Fake hosts of the given names, all alike; `peer[name]` is what the peer
+// check prints on that host (when absent: every peer reached, "ok 0",
+// "ok 1", ...); `reached[name]`, if given, gets the addresses it checked.
+std::string ProvisionFakes(const std::vector<std::string>& names, const std::map<std::string, std::string>& peer,
+                           std::map<std::string, std::vector<std::string>>* reached = nullptr) {
+  Inventory inventory;
+  for (const std::string& name : names) inventory.hosts.push_back(Host(name));
+  std::mutex mutex;
+  try {
+    ProvisionHosts(inventory, FakePlan(), [&](const InventoryHost& host) -> std::unique_ptr<RemoteShell> {
+      const std::string probe = ProbeOutput("/w", "mpirun (Open MPI) 4.1.4\n", "");
+      auto shell = std::make_unique<FakeShell>(host.name, std::map<std::string, ExecResult>{{"@@pwd", {0, false, probe, ""}}});
+      shell->on_exec = [&, name = host.name](const std::string& command) -> std::optional<ExecResult> {
+        if (command.find("BatchMode") == std::string::npos) return std::nullopt;
+        const std::vector<std::string> addresses = Reached(command);
+        std::string out;
+        for (size_t k = 0; k < addresses.size(); ++k) out += "ok " + std::to_string(k) + "\n";
+        std::lock_guard<std::mutex> hold(mutex);
+        if (reached != nullptr) (*reached)[name] = addresses;
+        const auto given = peer.find(name);
+        return ExecResult{0, false, given != peer.end() ? given->second : out, ""};
+      };
+      return shell;
+    });
+  } catch (const std::exception& error) {
+    return error.what();
+  }
+  return "provisioned";
+}
+
 // Two fake hosts with the given mpirun versions and work dirs; `peer` is
 // what the peer check prints on host a.
 std::string ProvisionTwo(const std::string& mpi_b, const std::string& pwd_b, const std::string& peer) {
@@ -221,7 +305,7 @@ std::string ProvisionTwo(const std::string& mpi_b, const std::string& pwd_b, con
           {{"@@pwd", {0, false,
                       ProbeOutput(is_a ? "/w" : pwd_b, is_a ? "mpirun (Open MPI) 4.1.4\n" : mpi_b, ""),
                       ""}},
-           {"BatchMode", {0, false, is_a ? peer : "ok\n", ""}}}));
+           {"BatchMode", {0, false, is_a ? peer : "ok 0\n", ""}}}));
     });
   } catch (const std::exception& error) {
     return error.what();
@@ -230,27 +314,71 @@ std::string ProvisionTwo(const std::string& mpi_b, const std::string& pwd_b, con
 }
 
 TEST(ProvisionTest, SameVersionsAndPathsProvision) {
-  EXPECT_EQ(ProvisionTwo("mpirun (Open MPI) 4.1.4\n", "/w", "ok\n"), "provisioned");
+  EXPECT_EQ(ProvisionTwo("mpirun (Open MPI) 4.1.4\n", "/w", "ok 0\n"), "provisioned");
 }
 
 TEST(ProvisionTest, DifferentOpenMpiVersionsAreRefused) {
-  EXPECT_EQ(ProvisionTwo("mpirun (Open MPI) 4.1.5\n", "/w", "ok\n"),
+  EXPECT_EQ(ProvisionTwo("mpirun (Open MPI) 4.1.5\n", "/w", "ok 0\n"),
             "Open MPI differs between hosts: 'a' has 'mpirun (Open MPI) 4.1.4', 'b' has 'mpirun "
             "(Open MPI) 4.1.5'; every host needs the same version");
 }
 
 TEST(ProvisionTest, DifferentWorkDirsAreRefused) {
-  EXPECT_EQ(ProvisionTwo("mpirun (Open MPI) 4.1.4\n", "/home/other/w", "ok\n"),
+  EXPECT_EQ(ProvisionTwo("mpirun (Open MPI) 4.1.4\n", "/home/other/w", "ok 0\n"),
             "work_dir resolves to /w on 'a' but to /home/other/w on 'b'; mpirun needs one path on "
             "every host: set an absolute work_dir");
 }
 
 TEST(ProvisionTest, HostsThatCannotReachEachOtherAreNamed) {
   EXPECT_EQ(ProvisionTwo("mpirun (Open MPI) 4.1.4\n", "/w",
-                         "fail ssh: connect to host b.example port 2222: Connection refused\n"),
+                         "fail 0 ssh: connect to host b.example port 2222: Connection refused\n"),
             "host 'a' cannot reach host 'b' over ssh as mpirun will (ssh -p 2222 b.example): ssh: "
             "connect to host b.example port 2222: Connection refused; the hosts of an MPI job must "
             "reach each other over ssh");
+}
+
+TEST(ProvisionTest, APeerThatDoesNotAnswerIsNamed) {
+  EXPECT_EQ(ProvisionTwo("mpirun (Open MPI) 4.1.4\n", "/w", ""),
+            "host 'a' cannot reach host 'b' over ssh as mpirun will (ssh -p 2222 b.example): no answer; "
+            "the hosts of an MPI job must reach each other over ssh");
+}
+
+// A check that ran out of time says so: on a host of a small CPU share the
+// ssh's can take longer than their budget.
+TEST(ProvisionTest, APeerCheckThatTimedOutSaysSo) {
+  Inventory inventory;
+  inventory.hosts = {Host("a"), Host("b")};
+  try {
+    ProvisionHosts(inventory, FakePlan(), [&](const InventoryHost& host) {
+      return std::unique_ptr<RemoteShell>(new FakeShell(
+          host.name, {{"@@pwd", {0, false, ProbeOutput("/w", "mpirun (Open MPI) 4.1.4\n", ""), ""}},
+                      {"BatchMode", {-1, host.name == "b", host.name == "a" ? "ok 0\n" : "", ""}}}));
+    });
+    FAIL() << "provisioned although a peer check timed out";
+  } catch (const ProvisionError& error) {
+    EXPECT_STREQ(error.what(), "host 'b' cannot reach host 'a' over ssh as mpirun will (ssh a.example): timed "
+                               "out after 15 s, with nothing on its standard error; the hosts of an MPI job must "
+                               "reach each other over ssh");
+  }
+}
+
+TEST(ProvisionTest, FourHostsCheckTheFirstToAllAndARing) {
+  std::map<std::string, std::vector<std::string>> reached;
+  EXPECT_EQ(ProvisionFakes({"a", "b", "c", "d"}, {}, &reached), "provisioned");
+  EXPECT_EQ(reached["a"], (std::vector<std::string>{"b.example", "c.example", "d.example"}));
+  EXPECT_EQ(reached["b"], std::vector<std::string>{"c.example"});
+  EXPECT_EQ(reached["c"], std::vector<std::string>{"d.example"});
+  EXPECT_EQ(reached["d"], std::vector<std::string>{"a.example"});
+}
+
+// The answers come in the order the ssh's end; each is read by its number.
+TEST(ProvisionTest, AnswersInAnyOrderNameTheFailingPair) {
+  EXPECT_EQ(ProvisionFakes({"a", "b", "c", "d"}, {{"a", "ok 2\nfail 1 ssh: Could not resolve hostname c.example\nok 0\n"}}),
+            "host 'a' cannot reach host 'c' over ssh as mpirun will (ssh c.example): ssh: Could not resolve "
+            "hostname c.example; the hosts of an MPI job must reach each other over ssh");
+  EXPECT_EQ(ProvisionFakes({"a", "b", "c", "d"}, {{"d", "fail 0 Permission denied (publickey).\n"}}),
+            "host 'd' cannot reach host 'a' over ssh as mpirun will (ssh a.example): Permission denied "
+            "(publickey).; the hosts of an MPI job must reach each other over ssh");
 }
 
 TEST(ProvisionTest, AConnectionFailureIsRethrownAsIs) {

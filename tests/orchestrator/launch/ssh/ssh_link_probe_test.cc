@@ -69,7 +69,7 @@ class FakeShell final : public RemoteShell {
                   "Linux 6.1.0 x86_64\n@@mpirun\n" + hosts_.mpirun[name_],
               ""};
     }
-    if (command.find("BatchMode=yes") != std::string::npos) return {0, false, "ok\n", ""};
+    if (command.find("BatchMode=yes") != std::string::npos) return {0, false, "ok 0\n", ""};  // one peer
     if (command.find(" mpirun -H ") != std::string::npos) return hosts_.probe;
     return {0, false, "", ""};
   }
