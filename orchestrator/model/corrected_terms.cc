@@ -44,7 +44,7 @@ std::pair<double, double> OverlappedExchange(const ModelConfig& config, double g
   const double fixed = t.latency_steps * link.alpha_s;
   const double proportional = wire_factor * PacedLinkBytes(config, t, balance_exponent) / link.bytes_per_s;
   double end = 0, total = 0;
-  for (const Bucket& bucket : Buckets(config)) {
+  for (const GradientBucket& bucket : Buckets(config)) {
     const double comm = fixed + proportional * bucket.bytes / gradient_bytes;
     end = std::max(end, bucket.ready_fraction * backward_s) + comm;
     total += comm;

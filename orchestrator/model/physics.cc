@@ -33,13 +33,13 @@ namespace {
 
 // Every bucket larger than partition_bytes in the fewest equal parts of at
 // most that size, ready with it (trainer/bucketed_exchange.h PlanBuckets).
-std::vector<Bucket> Partitioned(const std::vector<Bucket>& buckets, std::int64_t partition_bytes) {
+std::vector<GradientBucket> Partitioned(const std::vector<GradientBucket>& buckets, std::int64_t partition_bytes) {
   if (partition_bytes <= 0) return buckets;
   const double partition_floats = std::max<double>(1, std::floor(static_cast<double>(partition_bytes) / 4));
-  std::vector<Bucket> parts;
-  for (const Bucket& bucket : buckets) {
+  std::vector<GradientBucket> parts;
+  for (const GradientBucket& bucket : buckets) {
     const double n = std::ceil(bucket.bytes / 4 / partition_floats);
-    for (double i = 0; i < n; ++i) parts.push_back(Bucket{bucket.bytes / n, bucket.ready_fraction});
+    for (double i = 0; i < n; ++i) parts.push_back(GradientBucket{bucket.bytes / n, bucket.ready_fraction});
   }
   return parts;
 }
@@ -52,12 +52,12 @@ struct ShardParts {
   double count = 0;    // parts of at least a float (4 bytes)
   double largest_share = 0;  // the largest, as a share of the shard's bytes
 };
-std::vector<ShardParts> PartsPerServer(const std::vector<Bucket>& buckets, int servers) {
+std::vector<ShardParts> PartsPerServer(const std::vector<GradientBucket>& buckets, int servers) {
   double total = 0;
-  for (const Bucket& bucket : buckets) total += bucket.bytes;
+  for (const GradientBucket& bucket : buckets) total += bucket.bytes;
   std::vector<ShardParts> parts(static_cast<std::size_t>(std::max(servers, 1)));
   double end = total;
-  for (const Bucket& bucket : buckets) {
+  for (const GradientBucket& bucket : buckets) {
     const double begin = end - bucket.bytes;
     for (std::size_t s = 0; s < parts.size(); ++s) {
       const double shard_begin = total * static_cast<double>(s) / static_cast<double>(parts.size());
@@ -268,7 +268,7 @@ IterationTraffic ExchangeTraffic(const ModelConfig& config, double gradient_byte
 }  // namespace
 
 IterationTraffic Traffic(const ModelConfig& config, double gradient_bytes) {
-  const std::vector<Bucket> buckets = Buckets(config);
+  const std::vector<GradientBucket> buckets = Buckets(config);
   const double n = static_cast<double>(buckets.size());
   // A ps worker exchanges each bucket with the servers whose shards it
   // touches; the busiest server takes part in `busiest` of them.
@@ -280,7 +280,7 @@ IterationTraffic Traffic(const ModelConfig& config, double gradient_bytes) {
     largest_part = std::max(largest_part, shard.largest_share);
   }
   double total = 0, largest_bucket = 0;
-  for (const Bucket& bucket : buckets) {
+  for (const GradientBucket& bucket : buckets) {
     total += bucket.bytes;
     largest_bucket = std::max(largest_bucket, bucket.bytes);
   }
@@ -318,14 +318,14 @@ IterationTraffic Traffic(const ModelConfig& config, double gradient_bytes) {
   return t;
 }
 
-std::vector<Bucket> Buckets(const ModelConfig& config) {
+std::vector<GradientBucket> Buckets(const ModelConfig& config) {
   const std::vector<int> widths = LayerWidths(config);
   const std::size_t layers = widths.size() - 1;
   double all_bytes = 0;
   for (std::size_t l = 0; l < layers; ++l) {
     all_bytes += 4.0 * (static_cast<double>(widths[l]) * widths[l + 1] + widths[l + 1]);
   }
-  if (!config.overlap) return Partitioned({Bucket{all_bytes, 1.0}}, config.partition_bytes);
+  if (!config.overlap) return Partitioned({GradientBucket{all_bytes, 1.0}}, config.partition_bytes);
 
   // The slices, in buffer order, and the backward flops done when each is
   // ready. Backward takes the layers from the last; in each it first forms
@@ -357,12 +357,12 @@ std::vector<Bucket> Buckets(const ModelConfig& config) {
 
   // Fused from the end of the buffer until a bucket holds bucket_bytes; the
   // first slice closes the last bucket. A bucket is ready with its lowest slice.
-  std::vector<Bucket> buckets;
+  std::vector<GradientBucket> buckets;
   double pending = 0;
   for (std::size_t s = slices.size(); s-- > 0;) {
     pending += slices[s].bytes;
     if (pending >= static_cast<double>(config.bucket_bytes) || s == 0) {
-      buckets.push_back(Bucket{pending, slices[s].ready_flops / flops});
+      buckets.push_back(GradientBucket{pending, slices[s].ready_flops / flops});
       pending = 0;
     }
   }

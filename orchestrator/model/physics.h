@@ -139,13 +139,15 @@ bool PullsInTurnApplies(const ModelConfig& config);
 // fused from the last one until a bucket holds bucket_bytes. Without
 // overlap: one bucket holding everything, ready at the end of backward.
 // With partition_bytes > 0, every bucket larger than that is then cut into
-// the fewest equal parts of at most that size, ready with it.
+// the fewest equal parts of at most that size, ready with it. The trainer's
+// plan is the other implementation of these rules; BucketPlanTest holds the
+// two side by side across layer widths, bucket and partition sizes.
 inline constexpr std::size_t kMaxSlicesPerLayer = 4;  // trainer/mlp.h
-struct Bucket {
+struct GradientBucket {
   double bytes = 0;
   double ready_fraction = 0;  // of the backward pass done when the bucket is ready
 };
-std::vector<Bucket> Buckets(const ModelConfig& config);
+std::vector<GradientBucket> Buckets(const ModelConfig& config);
 
 // Open MPI 4.1's non-blocking allreduce (libnbc) for w ranks and a gradient
 // above 64 KiB, out of place: a binomial tree below 4 ranks, Rabenseifner's

@@ -281,7 +281,7 @@ TEST(PhysicsTest, ParameterServerPushAndPullPipelineOverOverlapBuckets) {
   // bytes), the last with fc1's 128 biases (100,864 bytes).
   config.overlap = true;
   config.bucket_bytes = 16 * 1024;
-  const std::vector<Bucket> buckets = Buckets(config);
+  const std::vector<GradientBucket> buckets = Buckets(config);
   ASSERT_EQ(buckets.size(), 5u);
   EXPECT_DOUBLE_EQ(buckets[0].bytes, 17832);
   EXPECT_DOUBLE_EQ(buckets[1].bytes, 100864);
@@ -306,9 +306,9 @@ TEST(PhysicsTest, ParameterServerPushAndPullPipelineOverTheParts) {
   // 64 KiB parts: 419,752 bytes in 7 equal parts, all ready at the end of
   // backward; the server returns part j while part j+1 comes in.
   config.partition_bytes = 64 * 1024;
-  const std::vector<Bucket> parts = Buckets(config);
+  const std::vector<GradientBucket> parts = Buckets(config);
   ASSERT_EQ(parts.size(), 7u);
-  for (const Bucket& part : parts) {
+  for (const GradientBucket& part : parts) {
     EXPECT_DOUBLE_EQ(part.bytes, W / 7);
     EXPECT_EQ(part.ready_fraction, 1.0);
   }
@@ -328,7 +328,7 @@ TEST(PhysicsTest, ParameterServerPushAndPullPipelineOverTheParts) {
   config.overlap = true;
   config.bucket_bytes = 16 * 1024;
   config.partition_bytes = 16 * 1024;
-  const std::vector<Bucket> cut = Buckets(config);
+  const std::vector<GradientBucket> cut = Buckets(config);
   ASSERT_EQ(cut.size(), 30u);
   EXPECT_DOUBLE_EQ(cut[0].bytes, 4.0 * (330 + 4128) / 2);
   EXPECT_EQ(cut[0].ready_fraction, cut[1].ready_fraction);
@@ -377,7 +377,7 @@ TEST(PhysicsTest, BucketsFollowTheTrainersSlicesFusedLastFirst) {
   // 32 rows each, at most 4 blocks); fc3 + fc2 (17,832 bytes) reach 16 KiB
   // and go first; each fc1 block is a bucket, the last (with the biases) first.
   config.bucket_bytes = 16 * 1024;
-  const std::vector<Bucket> small = Buckets(config);
+  const std::vector<GradientBucket> small = Buckets(config);
   ASSERT_EQ(small.size(), 5u);
   EXPECT_EQ(small[0].bytes, 4.0 * (330 + 4128));
   EXPECT_NEAR(small[0].ready_fraction, (320.0 + 320 + 4096 + 4096) / total, 1e-12);
@@ -387,15 +387,15 @@ TEST(PhysicsTest, BucketsFollowTheTrainersSlicesFusedLastFirst) {
   EXPECT_EQ(small[4].ready_fraction, 1.0);
   // 64 KiB: fc3 + fc2 wait for fc1's last block; then the other three blocks.
   config.bucket_bytes = 64 * 1024;
-  const std::vector<Bucket> large = Buckets(config);
+  const std::vector<GradientBucket> large = Buckets(config);
   ASSERT_EQ(large.size(), 4u);
   EXPECT_EQ(large[0].bytes, 4.0 * (330 + 4128 + 196 * 128 + 128));
   // 128 KiB: fc1 in 3 blocks (784 / 256 rows), the last with fc3 and fc2.
   config.bucket_bytes = 128 * 1024;
-  const std::vector<Bucket> three = Buckets(config);
+  const std::vector<GradientBucket> three = Buckets(config);
   ASSERT_EQ(three.size(), 3u);
   double bytes = 0;
-  for (const Bucket& bucket : three) bytes += bucket.bytes;
+  for (const GradientBucket& bucket : three) bytes += bucket.bytes;
   EXPECT_EQ(bytes, 4.0 * (330 + 4128 + 100480));
   // Beyond the whole gradient: one bucket, ready at the end.
   config.bucket_bytes = 1 << 30;
