@@ -206,6 +206,7 @@ ReportSummary GenerateReport(const ReportOptions& options) {
     page.sections.push_back(std::move(result));
   }
   DrawFigures(options.gnuplot, fs::absolute(out / "figures").string(), figures);
+  if (fs::is_empty(out / "figures")) fs::remove(out / "figures");  // a report of tables only has none
   page.provenance = Provenance(runner, definition, options.database);
   for (const std::string& line : left_out) page.provenance.rows.push_back({std::string("left out"), line});
   summary.left_out = left_out;
