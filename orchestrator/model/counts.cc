@@ -176,7 +176,9 @@ class CountsFit {
       throw ModelError(std::string("counts: compute needs one-worker runs of ring, mpi or p2p at two "
                                    "batch sizes (or layer widths) or more (experiments/compute.toml): ") + e.what());
     }
-    for (const Coefficient& c : compute.coefficients) settled_[Index(c.name)] = Fitted(c, table_.spec(Index(c.name)).unit);
+    for (const Coefficient& c : compute.coefficients) {
+      settled_[Index(c.name)] = Measured(c, table_.spec(Index(c.name)).unit);
+    }
   }
 
   // (2) What a capped rank that its CPU binds gets of its share.
@@ -189,7 +191,7 @@ class CountsFit {
       if (s < 1 && used >= kCpuBoundShare * s) efficiencies.push_back(used / s);
     }
     const MedianInterval q = MedianConfidenceInterval(efficiencies.empty() ? std::vector<double>{1.0} : efficiencies);
-    settled_[Index("quota_efficiency")] = ModelParameterRow{"quota_efficiency", q.median, q.low, q.high, "1", "fitted", ""};
+    settled_[Index("quota_efficiency")] = Measured(Coefficient{"quota_efficiency", q.median, 0, q.low, q.high}, "1");
   }
 
   // (3) The costs no measurement gives, from the relative error of every
@@ -229,7 +231,7 @@ class CountsFit {
     }
     for (std::size_t j = 0; j < table_.size(); ++j) {
       const std::optional<ModelParameterRow>& row = settled_[j];
-      if (!row || row->source != "fitted") continue;
+      if (!row || row->source != "measured") continue;
       SettledRows moved = settled_;
       moved[j]->value += (*row->ci_high - *row->ci_low) / 2 / 1.96;
       const LeastSquaresFit shifted = FitCostsGiven(moved, x);

@@ -69,6 +69,12 @@ ModelParameterRow Fitted(const Coefficient& c, std::string unit, std::string sco
   return ModelParameterRow{c.name, c.value, c.ci_low, c.ci_high, std::move(unit), "fitted", std::move(scope)};
 }
 
+ModelParameterRow Measured(const Coefficient& c, std::string unit, std::string scope) {
+  ModelParameterRow row = Fitted(c, std::move(unit), std::move(scope));
+  row.source = "measured";
+  return row;
+}
+
 ModelParameterRow Held(std::string name, double value, std::string unit, std::string scope) {
   return ModelParameterRow{std::move(name), value, std::nullopt, std::nullopt, std::move(unit), "fixed",
                            std::move(scope)};

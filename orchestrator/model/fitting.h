@@ -47,6 +47,9 @@ ModelFitRecord NewFit(const PerformanceModel& model);
 
 // A fitted coefficient as a parameter row, with its interval.
 ModelParameterRow Fitted(const Coefficient& c, std::string unit, std::string scope = "");
+// A coefficient measured before the fit by a stage of its own (the runs'
+// CPU reports), with its interval: source "measured".
+ModelParameterRow Measured(const Coefficient& c, std::string unit, std::string scope = "");
 // A parameter held at a value (FixedParameters): no interval.
 ModelParameterRow Held(std::string name, double value, std::string unit, std::string scope = "");
 // The key of a parameter in FixedParameters: "name" or "name scope".

@@ -165,9 +165,9 @@ struct SteadyEpoch {
 struct ModelParameterRow {
   std::string name;
   double value = 0;
-  std::optional<double> ci_low, ci_high;  // 95%; empty when not fitted
+  std::optional<double> ci_low, ci_high;  // 95%; empty for a probe's value or one held
   std::string unit;
-  std::string source;                     // fitted | probe | run_start | fixed
+  std::string source;                     // fitted | measured | probe | run_start | fixed
   std::string scope;                      // "" or what the value applies to (a profile, an architecture)
 };
 struct ModelFitRunRow {

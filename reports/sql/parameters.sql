@@ -1,5 +1,7 @@
 -- Calibrated parameters of the latest fit of each model, with their 95%
--- confidence intervals (fitted), or where they came from (probe, fixed).
+-- confidence intervals (fitted by the model's fit, or measured before it
+-- from the runs' own reports), or where they came from (probe, fixed): the
+-- fitted ones first, then the measured ones, then the rest.
 SELECT f.model, f.fit_id AS fit, p.name AS parameter, p.scope,
        round_sig(p.value, 4) AS value,
        CASE WHEN p.ci_low IS NULL THEN '' ELSE '[' || round_sig(p.ci_low, 4) || ', ' || round_sig(p.ci_high, 4) || ']'
@@ -9,4 +11,4 @@ SELECT f.model, f.fit_id AS fit, p.name AS parameter, p.scope,
 FROM report_fits f
 JOIN model_fits m ON m.fit_id = f.fit_id
 JOIN model_parameters p ON p.fit_id = f.fit_id
-ORDER BY f.model_order, p.source <> 'fitted', p.scope, p.name;
+ORDER BY f.model_order, CASE p.source WHEN 'fitted' THEN 0 WHEN 'measured' THEN 1 ELSE 2 END, p.scope, p.name;

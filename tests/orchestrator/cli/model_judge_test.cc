@@ -1,8 +1,9 @@
 // Tests of `dmlbench model judge` as users run it: on a small synthetic
 // sweep (its text, its JSON, that it writes nothing, its refusals), and on
 // the five committed sweeps of the paper's study, where its figures must be
-// well-formed and be what docs/model-judgements.md records for the models'
-// current versions.
+// well-formed, be what docs/model-judgements.md records for the models'
+// current versions and be what README.md's results summary quotes. No
+// other test pins a model's figures on committed data.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -122,14 +123,18 @@ std::string ModelOf(const std::string& row) {
 // `model judge` of the recorded models on the five committed sweeps: every
 // figure well-formed, and every row docs/model-judgements.md records for a
 // model at its current version printed exactly so; every judged model has
-// its current version recorded. A change of a model's equations raises its
-// version, so it fails here until the new judgement is recorded.
-TEST(ModelJudgeCommittedTest, TheCommittedSweepsJudgeAsTheJudgementLogRecords) {
+// its current version recorded; and README.md's results summary is what
+// scripts/results-summary makes of this very output. A change of a model's
+// equations raises its version, so it fails here until the new judgement
+// is recorded and the summary regenerated.
+TEST(ModelJudgeCommittedTest, TheCommittedSweepsJudgeAsTheJudgementLogAndTheReadmeRecord) {
+  std::vector<std::string> databases;
+  for (const char* sweep : kCommittedSweeps) {
+    databases.push_back(std::string(DMLBENCH_SOURCE_DIR) + "/reports/data/" + sweep + ".db");
+  }
   std::vector<std::string> args = {"model", "judge", "--model", "paper2019", "--model", "linear",
                                    "--model", "corrected", "--model", "counts"};
-  for (const char* sweep : kCommittedSweeps) {
-    args.push_back(std::string(DMLBENCH_SOURCE_DIR) + "/reports/data/" + sweep + ".db");
-  }
+  args.insert(args.end(), databases.begin(), databases.end());
   const CommandOutput judged = Dmlbench(args, 900);
   ASSERT_EQ(judged.exit_code, 0) << judged.err;
   const std::vector<std::string> rows = TableRows(judged.out);
@@ -169,6 +174,17 @@ TEST(ModelJudgeCommittedTest, TheCommittedSweepsJudgeAsTheJudgementLogRecords) {
     EXPECT_TRUE(recorded_models.count(model)) << model << " is not recorded in docs/model-judgements.md: judge it "
                                               << "and record the output there";
   }
+
+  // What the README quotes: its summary, generated from this judgement.
+  TempDir dir;
+  const std::string judgement = dir / "judged.txt";
+  testing::WriteFile(judgement, judged.out);
+  std::vector<std::string> summary = {std::string(DMLBENCH_SOURCE_DIR) + "/scripts/results-summary",
+                                      testing::DmlbenchProgram()};
+  summary.insert(summary.end(), databases.begin(), databases.end());
+  summary.insert(summary.end(), {"--judged", judgement, "--check", std::string(DMLBENCH_SOURCE_DIR) + "/README.md"});
+  const CommandOutput checked = RunCommand(summary, 120);
+  EXPECT_EQ(checked.exit_code, 0) << checked.out << checked.err;
 }
 
 }  // namespace

@@ -252,9 +252,9 @@ TEST(CountsTest, AHeldParameterIsStoredAsFixedAndTheRestAreFittedAroundIt) {
 }
 
 // On every committed sweep, fitted on its calibration runs, each fitted
-// parameter's 95 % interval is narrower than its value: relative
-// half-width at most 1. A term that fails here is not identified by the
-// data and has to be measured or removed.
+// or measured parameter's 95 % interval is narrower than its value:
+// relative half-width at most 1. A term that fails here is not identified
+// by the data and has to be measured or removed.
 TEST(CountsTest, EveryParameterIsPinnedOnEveryCommittedSweep) {
   const std::filesystem::path dir = std::filesystem::path(DMLBENCH_SOURCE_DIR) / "reports" / "data";
   int sweeps = 0;
@@ -266,18 +266,34 @@ TEST(CountsTest, EveryParameterIsPinnedOnEveryCommittedSweep) {
     ModelData calibration = LoadModelData(store, {});
     std::erase_if(calibration.runs, [](const RunObservation& run) { return run.split != "calibration"; });
     const ModelFitRecord fit = CountsModel().Fit(calibration);
-    int fitted = 0;
+    int fitted = 0, measured = 0;
     for (const ModelParameterRow& p : fit.parameters) {
-      if (p.source != "fitted") continue;
-      ++fitted;
+      if (p.source != "fitted" && p.source != "measured") continue;
+      ++(p.source == "fitted" ? fitted : measured);
       ASSERT_TRUE(p.ci_low && p.ci_high) << name << " " << p.name;
       EXPECT_LE((*p.ci_high - *p.ci_low) / 2, std::abs(p.value))
           << name << ": " << p.name << " = " << p.value << " [" << *p.ci_low << ", " << *p.ci_high << "]";
     }
-    EXPECT_EQ(fitted, static_cast<int>(CountsParameters().size())) << name;
+    EXPECT_EQ(fitted, 4) << name;
+    EXPECT_EQ(measured, 3) << name;
     ++sweeps;
   }
   EXPECT_EQ(sweeps, 5);
+}
+
+// Each parameter is stored with how it was identified: the three measured
+// before the fit (compute from the one-worker runs' CPU reports, the
+// quota's efficiency) as "measured", with their intervals; the four the
+// fit estimates as "fitted".
+TEST(CountsTest, MeasuredParametersAreStoredAsMeasuredAndFittedOnesAsFitted) {
+  const ModelFitRecord fit = CountsModel().Fit(SyntheticSweep(Truth(), 1));
+  const ParameterTable& table = CountsParameters();
+  for (std::size_t j = 0; j < table.size(); ++j) {
+    const ModelParameterRow* p = FindParameter(fit, table.spec(j).name, table.spec(j).scope);
+    ASSERT_NE(p, nullptr) << table.spec(j).name;
+    EXPECT_EQ(p->source, table.spec(j).identified == Identified::kMeasured ? "measured" : "fitted") << p->name;
+    EXPECT_TRUE(p->ci_low && p->ci_high) << p->name;
+  }
 }
 
 // ---- error paths of counts.cc follow -------------------------------------------

@@ -205,6 +205,14 @@ void WriteOldDatabase(const std::string& path, int version) {
   sqlite3_close(raw);
 }
 
+// `sql` run on the database at `path` as it is, past the Store.
+void ExecuteAsItIs(const std::string& path, const char* sql) {
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+  EXPECT_EQ(sqlite3_exec(raw, sql, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(raw);
+  sqlite3_close(raw);
+}
+
 TEST_F(StoreTest, MigrationSevenGivesEveryOldRunItsExperiment) {
   WriteOldDatabase(db_, 6);
   {
@@ -276,20 +284,12 @@ TEST_F(StoreTest, AnOlderDatabasesRunsExchangedWholeAndKeepTheirKeys) {
 // new prediction stores its account, and nothing but the three limits.
 TEST_F(StoreTest, AnOlderDatabasesPredictionsGainAnEmptyCpuAccount) {
   WriteOldDatabase(db_, 11);
-  {
-    sqlite3* raw = nullptr;
-    ASSERT_EQ(sqlite3_open(db_.c_str(), &raw), SQLITE_OK);
-    ASSERT_EQ(sqlite3_exec(raw, R"(
-      INSERT INTO model_fits (fit_id, model, model_version, created_unix_s, code_commit, points)
-        VALUES (3, 'corrected', 16, 1, 'old', 1);
-      INSERT INTO predictions (fit_id, run_id, split, iterations_per_epoch, predicted_iteration_s,
-        predicted_epoch_s, compute_s, update_s, comm_s, measured_epoch_s, relative_error)
-        VALUES (3, 1, 'validation', 10, 0.1, 1.0, 0.05, 0, 0.05, 1.1, -0.09))",
-                           nullptr, nullptr, nullptr),
-              SQLITE_OK)
-        << sqlite3_errmsg(raw);
-    sqlite3_close(raw);
-  }
+  ExecuteAsItIs(db_, R"(
+    INSERT INTO model_fits (fit_id, model, model_version, created_unix_s, code_commit, points)
+      VALUES (3, 'corrected', 16, 1, 'old', 1);
+    INSERT INTO predictions (fit_id, run_id, split, iterations_per_epoch, predicted_iteration_s,
+      predicted_epoch_s, compute_s, update_s, comm_s, measured_epoch_s, relative_error)
+      VALUES (3, 1, 'validation', 10, 0.1, 1.0, 0.05, 0, 0.05, 1.1, -0.09))");
   Store store(db_);
   EXPECT_EQ(store.schema_version(), Store::KnownSchemaVersion());
   EXPECT_EQ(Int(store, "SELECT count(*) FROM predictions WHERE predicted_worker_cpu_s IS NULL AND "
@@ -346,6 +346,36 @@ TEST_F(StoreTest, AnOlderDatabaseGainsAnEmptyPhaseTableAndItsView) {
   EXPECT_EQ(store.schema_version(), Store::KnownSchemaVersion());
   EXPECT_EQ(Int(store, "SELECT count(*) FROM attempt_phases"), 0);
   EXPECT_EQ(Int(store, "SELECT count(*) FROM phase_totals"), 0);
+}
+
+// A database as version 16 left it, with a fit's parameter: opened for
+// writing (017) it keeps the row as it was, and a parameter may then be
+// stored as measured beside the fitted ones; a source the schema does not
+// know is refused, and the fit is not stored.
+TEST_F(StoreTest, AnOlderDatabasesParametersStayAndANewFitMayHoldMeasuredOnes) {
+  WriteOldDatabase(db_, 16);
+  ExecuteAsItIs(db_, R"(
+    INSERT INTO model_fits (fit_id, model, model_version, created_unix_s, code_commit, points)
+      VALUES (3, 'counts', 1, 1, 'old', 1);
+    INSERT INTO model_parameters (fit_id, name, value, ci_low, ci_high, unit, source)
+      VALUES (3, 'cpu_overhead_s', 5e-5, 4e-5, 6e-5, 's', 'fitted'))");
+  Store store(db_);
+  EXPECT_EQ(store.schema_version(), Store::KnownSchemaVersion());
+  EXPECT_EQ(Text(store, "SELECT name || ' ' || value || ' ' || ci_low || ' ' || ci_high || ' ' || source "
+                        "FROM model_parameters WHERE fit_id = 3"),
+            "cpu_overhead_s 5.0e-05 4.0e-05 6.0e-05 fitted");
+  ModelFitRecord fit;
+  fit.model = "counts";
+  fit.parameters = {{"cpu_overhead_s", 5e-5, 4e-5, 6e-5, "s", "measured", ""},
+                    {"cpu_per_wait_s", 1e-5, 0.5e-5, 1.5e-5, "s/wait", "fitted", ""}};
+  const std::int64_t id = store.AddModelFit(fit);
+  const std::optional<ModelFitRecord> stored = store.ModelFitById(id);
+  ASSERT_TRUE(stored);
+  ASSERT_EQ(stored->parameters.size(), 2u);
+  EXPECT_EQ(stored->parameters[0].source + " " + stored->parameters[1].source, "measured fitted");
+  fit.parameters[0].source = "guessed";
+  EXPECT_THROW(store.AddModelFit(fit), StoreError);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM model_fits"), 2);
 }
 
 TEST_F(StoreTest, AttemptPhasesAreKeptSummedPerExperimentAndGoWithTheirAttempt) {
