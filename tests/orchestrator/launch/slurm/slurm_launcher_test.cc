@@ -198,6 +198,26 @@ class SlurmSweepTest : public ::testing::Test {
     return {"", ""};
   }
 
+  // Starts `dmlbench run` of `matrix` as `orchestrator`, for the test to signal.
+  void StartRun(Child& orchestrator, const std::string& matrix, const std::string& trainer) {
+    std::string error;
+    ASSERT_TRUE(orchestrator.Start({testing::DmlbenchProgram(), "run", matrix, "--db", db(), "--trainer", trainer},
+                                   {}, &error))
+        << error;
+  }
+
+  // The database holds `runs` runs, each complete by exactly one ok attempt,
+  // besides the one attempt interrupted; the queue empties.
+  void ExpectEachRunCompleteOnceAfterOneInterruption(int runs) {
+    Store store(db());
+    EXPECT_EQ(testing::Int(store, "SELECT count(*) FROM runs"), runs);
+    EXPECT_EQ(testing::Int(store, "SELECT count(*) FROM runs WHERE status = 'complete'"), runs);
+    EXPECT_EQ(testing::Int(store, "SELECT count(*) FROM attempts WHERE status = 'ok'"), runs);
+    EXPECT_EQ(testing::Int(store, "SELECT count(DISTINCT run_id) FROM attempts WHERE status = 'ok'"), runs);
+    EXPECT_EQ(testing::Int(store, "SELECT count(*) FROM attempts WHERE status = 'interrupted'"), 1);
+    EXPECT_TRUE(QueueEmpties());
+  }
+
   int nodes_ = 1;
   int cpus_per_node_ = 8;
   testing::TempDir dir_;
@@ -358,10 +378,7 @@ TEST_F(SlurmSweepTest, ResumesAfterTheOrchestratorIsKilledWithoutRunningARunTwic
   const std::string trainer = SlowTrainer(1);
   const std::string matrix = WriteOneRunMatrix("repetitions = 3\ntimeout_s = 60\n");
   Child orchestrator;
-  std::string error;
-  ASSERT_TRUE(orchestrator.Start({testing::DmlbenchProgram(), "run", matrix, "--db", db(), "--trainer", trainer}, {},
-                                 &error))
-      << error;
+  ASSERT_NO_FATAL_FAILURE(StartRun(orchestrator, matrix, trainer));
   // SIGKILL while a later run's step runs, once one run is complete.
   bool killed = false;
   for (int i = 0; i < 600 && !killed; ++i) {
@@ -396,13 +413,7 @@ TEST_F(SlurmSweepTest, ResumesAfterTheOrchestratorIsKilledWithoutRunningARunTwic
       << again.err;
   EXPECT_NE(again.out.find("1 run was left running by an orchestrator that stopped; redone"), std::string::npos)
       << again.out;
-  Store store(db());
-  EXPECT_EQ(testing::Int(store, "SELECT count(*) FROM runs"), 3);
-  EXPECT_EQ(testing::Int(store, "SELECT count(*) FROM runs WHERE status = 'complete'"), 3);
-  EXPECT_EQ(testing::Int(store, "SELECT count(*) FROM attempts WHERE status = 'ok'"), 3);
-  EXPECT_EQ(testing::Int(store, "SELECT count(DISTINCT run_id) FROM attempts WHERE status = 'ok'"), 3);
-  EXPECT_EQ(testing::Int(store, "SELECT count(*) FROM attempts WHERE status = 'interrupted'"), 1);
-  EXPECT_TRUE(QueueEmpties());
+  ExpectEachRunCompleteOnceAfterOneInterruption(3);
 }
 
 // SIGINT or SIGTERM of `dmlbench run` while a run's step executes.
@@ -419,10 +430,7 @@ TEST_P(SlurmSignalTest, CancelsTheAllocationAndMarksTheAttemptInterrupted) {
                                                  testing::Echo(testing::RunEndLine()));
   const std::string matrix = WriteOneRunMatrix("repetitions = 2\ntimeout_s = 600\n");
   Child orchestrator;
-  std::string error;
-  ASSERT_TRUE(orchestrator.Start({testing::DmlbenchProgram(), "run", matrix, "--db", db(), "--trainer", trainer}, {},
-                                 &error))
-      << error;
+  ASSERT_NO_FATAL_FAILURE(StartRun(orchestrator, matrix, trainer));
   std::chrono::steady_clock::time_point signalled{};
   std::thread outside([&] {
     const std::string step = RunningStep().first;
@@ -458,13 +466,7 @@ TEST_P(SlurmSignalTest, CancelsTheAllocationAndMarksTheAttemptInterrupted) {
   std::filesystem::remove(slow);
   const CommandOutput again = Run(matrix, trainer);
   ASSERT_EQ(again.exit_code, 0) << again.err << again.out;
-  Store store(db());
-  EXPECT_EQ(testing::Int(store, "SELECT count(*) FROM runs"), 2);
-  EXPECT_EQ(testing::Int(store, "SELECT count(*) FROM runs WHERE status = 'complete'"), 2);
-  EXPECT_EQ(testing::Int(store, "SELECT count(*) FROM attempts WHERE status = 'ok'"), 2);
-  EXPECT_EQ(testing::Int(store, "SELECT count(DISTINCT run_id) FROM attempts WHERE status = 'ok'"), 2);
-  EXPECT_EQ(testing::Int(store, "SELECT count(*) FROM attempts WHERE status = 'interrupted'"), 1);
-  EXPECT_TRUE(QueueEmpties());
+  ExpectEachRunCompleteOnceAfterOneInterruption(2);
 }
 
 INSTANTIATE_TEST_SUITE_P(Signals, SlurmSignalTest, ::testing::Values(SIGINT, SIGTERM),
