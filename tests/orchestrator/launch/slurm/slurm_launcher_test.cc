@@ -1,6 +1,7 @@
-// The slurm provider: how srun's standard error is read (no Slurm needed),
-// then sweeps through the real `dmlbench run` on a private Slurm
-// (SlurmFixture; skipped unless root with the Slurm packages installed).
+// The slurm provider: how srun's standard error is read and `dmlbench plan`
+// (no Slurm needed), then sweeps through the real `dmlbench run` on a
+// private Slurm (SlurmFixture; skipped unless root with the Slurm packages
+// installed).
 #include "orchestrator/launch/slurm/slurm_launcher.h"
 
 #include <gtest/gtest.h>
@@ -10,6 +11,7 @@
 #include <atomic>
 #include <cctype>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <string>
@@ -92,6 +94,34 @@ TEST(StepReportTest, ProgressLinesAreLeftOutErrorsKept) {
   EXPECT_FALSE(IsSrunProgressLine("trainer: bad option"));
 }
 
+// Planning a Slurm sweep asks the controller nothing: with no controller to
+// reach, and every Slurm client on PATH one that leaves a witness, `plan`
+// prints the runs.
+TEST(SlurmPlanTest, PlansWithoutAReachableController) {
+  testing::TempDir dir;
+  const std::string witness = dir / "asked";
+  std::filesystem::create_directory(dir / "bin");
+  for (const char* client : {"sinfo", "squeue", "scontrol", "salloc", "srun", "sbatch", "scancel", "sacct"}) {
+    testing::WriteScript(dir / ("bin/" + std::string(client)), "echo \"$0 $*\" >> " + ShellQuote(witness) + "\nexit 1\n");
+  }
+  // A controller on a port nobody listens on, should a client be found elsewhere.
+  testing::WriteFile(dir / "slurm.conf", "ClusterName=nowhere\nSlurmctldHost=localhost\nSlurmctldPort=9\n"
+                                         "NodeName=n1 CPUs=1 State=UNKNOWN\nPartitionName=debug Nodes=n1 Default=YES\n");
+  testing::WriteFile(dir / "matrix.toml", "[experiment]\nname = \"slurm-plan\"\n[defaults]\ndataset = \"synthetic\"\n"
+                                          "[matrix]\nworkers = [1, 2]\n[execution]\nrepetitions = 2\n"
+                                          "provider = \"slurm\"\n[slurm]\npartition = \"debug\"\n");
+  // Through env(1): ChildOptions::extra_env adds to the environment, it does not replace PATH.
+  const CommandOutput plan =
+      RunCommand({"env", "SLURM_CONF=" + dir / "slurm.conf", "PATH=" + dir / "bin" + ":" + std::getenv("PATH"),
+                  testing::DmlbenchProgram(), "plan", dir / "matrix.toml", "--db", dir / "results.db", "--trainer",
+                  DMLBENCH_TRAINER},
+                 60);
+  ASSERT_EQ(plan.exit_code, 0) << plan.err << plan.out;
+  EXPECT_NE(plan.out.find("slurm-plan: 4 runs: 0 complete, 4 pending"), std::string::npos) << plan.out;
+  EXPECT_FALSE(std::filesystem::exists(witness)) << testing::ReadFile(witness);
+  EXPECT_FALSE(std::filesystem::exists(dir / "results.db")) << "planning wrote a database";
+}
+
 // Sweeps on a private Slurm, through the real program.
 class SlurmSweepTest : public ::testing::Test {
  protected:
@@ -166,6 +196,26 @@ class SlurmSweepTest : public ::testing::Test {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
     return {"", ""};
+  }
+
+  // Starts `dmlbench run` of `matrix` as `orchestrator`, for the test to signal.
+  void StartRun(Child& orchestrator, const std::string& matrix, const std::string& trainer) {
+    std::string error;
+    ASSERT_TRUE(orchestrator.Start({testing::DmlbenchProgram(), "run", matrix, "--db", db(), "--trainer", trainer},
+                                   {}, &error))
+        << error;
+  }
+
+  // The database holds `runs` runs, each complete by exactly one ok attempt,
+  // besides the one attempt interrupted; the queue empties.
+  void ExpectEachRunCompleteOnceAfterOneInterruption(int runs) {
+    Store store(db());
+    EXPECT_EQ(testing::Int(store, "SELECT count(*) FROM runs"), runs);
+    EXPECT_EQ(testing::Int(store, "SELECT count(*) FROM runs WHERE status = 'complete'"), runs);
+    EXPECT_EQ(testing::Int(store, "SELECT count(*) FROM attempts WHERE status = 'ok'"), runs);
+    EXPECT_EQ(testing::Int(store, "SELECT count(DISTINCT run_id) FROM attempts WHERE status = 'ok'"), runs);
+    EXPECT_EQ(testing::Int(store, "SELECT count(*) FROM attempts WHERE status = 'interrupted'"), 1);
+    EXPECT_TRUE(QueueEmpties());
   }
 
   int nodes_ = 1;
@@ -328,10 +378,7 @@ TEST_F(SlurmSweepTest, ResumesAfterTheOrchestratorIsKilledWithoutRunningARunTwic
   const std::string trainer = SlowTrainer(1);
   const std::string matrix = WriteOneRunMatrix("repetitions = 3\ntimeout_s = 60\n");
   Child orchestrator;
-  std::string error;
-  ASSERT_TRUE(orchestrator.Start({testing::DmlbenchProgram(), "run", matrix, "--db", db(), "--trainer", trainer}, {},
-                                 &error))
-      << error;
+  ASSERT_NO_FATAL_FAILURE(StartRun(orchestrator, matrix, trainer));
   // SIGKILL while a later run's step runs, once one run is complete.
   bool killed = false;
   for (int i = 0; i < 600 && !killed; ++i) {
@@ -366,14 +413,66 @@ TEST_F(SlurmSweepTest, ResumesAfterTheOrchestratorIsKilledWithoutRunningARunTwic
       << again.err;
   EXPECT_NE(again.out.find("1 run was left running by an orchestrator that stopped; redone"), std::string::npos)
       << again.out;
-  Store store(db());
-  EXPECT_EQ(testing::Int(store, "SELECT count(*) FROM runs"), 3);
-  EXPECT_EQ(testing::Int(store, "SELECT count(*) FROM runs WHERE status = 'complete'"), 3);
-  EXPECT_EQ(testing::Int(store, "SELECT count(*) FROM attempts WHERE status = 'ok'"), 3);
-  EXPECT_EQ(testing::Int(store, "SELECT count(DISTINCT run_id) FROM attempts WHERE status = 'ok'"), 3);
-  EXPECT_EQ(testing::Int(store, "SELECT count(*) FROM attempts WHERE status = 'interrupted'"), 1);
-  EXPECT_TRUE(QueueEmpties());
+  ExpectEachRunCompleteOnceAfterOneInterruption(3);
 }
+
+// SIGINT or SIGTERM of `dmlbench run` while a run's step executes.
+class SlurmSignalTest : public SlurmSweepTest, public ::testing::WithParamInterface<int> {};
+
+TEST_P(SlurmSignalTest, CancelsTheAllocationAndMarksTheAttemptInterrupted) {
+  const int signal_number = GetParam();
+  // Each run sleeps 300 s while `slow` exists, then ends well.
+  const std::string slow = dir_ / "slow";
+  testing::WriteFile(slow, "");
+  const std::string trainer =
+      testing::WriteScript(dir_ / "trainer", testing::EchoRunStart() + "if [ -e " + ShellQuote(slow) +
+                                                 " ]; then sleep 300; fi\n" + testing::Echo(testing::EpochLine(1)) +
+                                                 testing::Echo(testing::RunEndLine()));
+  const std::string matrix = WriteOneRunMatrix("repetitions = 2\ntimeout_s = 600\n");
+  Child orchestrator;
+  ASSERT_NO_FATAL_FAILURE(StartRun(orchestrator, matrix, trainer));
+  std::chrono::steady_clock::time_point signalled{};
+  std::thread outside([&] {
+    const std::string step = RunningStep().first;
+    if (step.empty()) return;  // the orchestrator's own output says why
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    signalled = std::chrono::steady_clock::now();
+    ::kill(orchestrator.pid(), signal_number);
+  });
+  std::string out, err;
+  Pump(
+      orchestrator, [&out](std::string_view line) { out.append(line).append("\n"); },
+      [&err](std::string_view chunk) { err.append(chunk); }, [] { return false; }, 5);
+  const auto exited = std::chrono::steady_clock::now();
+  outside.join();
+  orchestrator.Reap(/*block=*/true);
+  ASSERT_NE(signalled, std::chrono::steady_clock::time_point{}) << "no step ran: " << err << out << slurm_->logs();
+  EXPECT_EQ(ExitCode(orchestrator.status()), 128 + signal_number) << err << out;
+  EXPECT_LT(std::chrono::duration<double>(exited - signalled).count(), 15) << "the orchestrator did not stop promptly";
+  EXPECT_NE(err.find("dmlbench: interrupted; `dmlbench run "), std::string::npos) << err;
+  // The allocation was cancelled, not left to its time limit.
+  bool gone = false;
+  for (int i = 0; i < 50 && !gone; ++i) {
+    gone = JobsNamed(SlurmJobName(db())).empty();
+    if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_TRUE(gone) << RunCommand({"squeue", "--noheader", "--format=%i %j %T"}, 30).out;
+  {
+    Store store(db());
+    EXPECT_EQ(testing::Text(store, "SELECT group_concat(status) FROM attempts"), "interrupted");
+    EXPECT_EQ(testing::Int(store, "SELECT count(*) FROM runs WHERE status = 'complete'"), 0);
+  }
+
+  std::filesystem::remove(slow);
+  const CommandOutput again = Run(matrix, trainer);
+  ASSERT_EQ(again.exit_code, 0) << again.err << again.out;
+  ExpectEachRunCompleteOnceAfterOneInterruption(2);
+}
+
+INSTANTIATE_TEST_SUITE_P(Signals, SlurmSignalTest, ::testing::Values(SIGINT, SIGTERM),
+                         [](const ::testing::TestParamInfo<int>& param) {
+                           return std::string(param.param == SIGINT ? "SIGINT" : "SIGTERM");
+                         });
 
 // Sweeps on two Slurm nodes of one CPU each, one of which an administrator
 // sets DOWN under a run.
