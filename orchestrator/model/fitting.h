@@ -1,9 +1,10 @@
 // Fitting: what every model's Fit and Predict share — a fit record's
 // parameters written (fitted with an interval, held at a value, or from a
 // link probe) and read back, the links a fit knows, the calibration runs a
-// fit may use, and a prediction completed from its iteration time. Holds no
-// model's equations (paper2019.h, corrected.h, linear.h do). Pure;
-// thread-safe.
+// fit may use, the stages counts and corrected measure before their
+// nonlinear fit (compute, the quota), and a prediction completed from its
+// iteration time. Holds no model's equations (paper2019.h, corrected.h,
+// linear.h, counts.h do). Pure; thread-safe.
 #ifndef DMLBENCH_ORCHESTRATOR_MODEL_FITTING_H_
 #define DMLBENCH_ORCHESTRATOR_MODEL_FITTING_H_
 
