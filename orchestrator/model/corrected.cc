@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "orchestrator/core/link_text.h"
@@ -15,41 +16,97 @@
 #include "orchestrator/model/corrected_terms.h"
 #include "orchestrator/model/fitting.h"
 #include "orchestrator/model/least_squares.h"
+#include "orchestrator/model/parameter_table.h"
 
 namespace dmlbench {
 namespace {
 
-constexpr char kOverhead[] = "cpu_overhead_s";
-constexpr char kPerSample[] = "cpu_per_sample_s";
-constexpr char kQuotaEfficiency[] = "quota_efficiency";
-constexpr char kForwardShare[] = "forward_share";
-// Stage 3: name, unit, and the unit it is fitted in (so each is of order one).
-struct StageThree {
-  const char* name;
-  const char* unit;
-  double scale;
+// What a parameter sets in the coefficients, and so its scope: one value,
+// one per scheme (SchemeLabel), or one per link profile (ProfileScope).
+using SchemeValues = std::map<std::string, double>;
+using ProfileValues = std::map<std::string, std::pair<double, double>>;
+using Field = std::variant<double CorrectedCoefficients::*, SchemeValues CorrectedCoefficients::*,
+                           ProfileValues CorrectedCoefficients::*>;
+
+// A parameter of corrected: its spec (scope "": a fit's table gives each
+// scheme or profile a row of its own) and the coefficient it sets.
+struct CorrectedParameter {
+  ParameterSpec spec;
+  Field field;
+  bool unscoped() const { return std::holds_alternative<double CorrectedCoefficients::*>(field); }
+  bool per_scheme() const { return std::holds_alternative<SchemeValues CorrectedCoefficients::*>(field); }
+  bool per_profile() const { return std::holds_alternative<ProfileValues CorrectedCoefficients::*>(field); }
+
+  // `k` with this parameter of `scope` at `value`.
+  void Set(CorrectedCoefficients& k, const std::string& scope, double value) const {
+    if (unscoped()) k.*std::get<double CorrectedCoefficients::*>(field) = value;
+    if (per_scheme()) (k.*std::get<SchemeValues CorrectedCoefficients::*>(field))[scope] = value;
+    // The scope is ProfileScope's text, which starts with the rate.
+    if (per_profile()) (k.*std::get<ProfileValues CorrectedCoefficients::*>(field))[scope] = {std::stod(scope), value};
+  }
 };
-const std::vector<StageThree> kStageThree = {{"cpu_per_byte_s", "s/byte", 1e-9},
-                                             {"cpu_per_message_s", "s/message", 1e-5},
-                                             {"combine_exponent", "1", 1},
-                                             {"cpu_per_wait_s", "s/wait", 1e-5},
-                                             {"link_balance_exponent", "1", 1},
-                                             {"cpu_while_waiting", "s/s", 0.05}};
-constexpr std::size_t kExponentIndex = 2;  // fitted as log(p - 1)
-constexpr std::size_t kPerWaitIndex = 3;
-constexpr std::size_t kBalanceIndex = 4;   // fitted as log(r - 1)
-constexpr std::size_t kWaitingIndex = 5;   // cpu_while_waiting
-constexpr char kWireFactor[] = "wire_factor";
-// Per link profile (scope: ProfileScope), fitted in ns/byte.
-constexpr char kNetworkByte[] = "cpu_per_network_byte_s";
-constexpr double kNetworkByteScale = 1e-9;
-// Per link profile: of the first peer's reply, the share hidden under the
-// sends to the others (physics.h early_reply_bytes), fitted as its logit.
-constexpr char kFirstPeer[] = "first_peer_share";
-// A run whose busiest rank burned at least this share of its quota is bound by it.
-constexpr double kCpuBoundShare = 0.75;
-// Each stage-3 coefficient starts at x = 0 (the scale itself; p and r 2;
-// wire factors 1) and has a weak prior there: moving a coefficient by a
+
+// Every parameter, in the order a fit stores them: compute and the quota
+// measured (stages 1 and 2), then those stage 3 fits, each in the unit that
+// makes its coordinate of order one at 0 (the scale itself; p and r 2; wire
+// factors 1; a share 1/2), then forward_share, measured.
+const std::vector<CorrectedParameter>& Parameters() {
+  using K = CorrectedCoefficients;
+  static const std::vector<CorrectedParameter> parameters = {
+      {{"cpu_overhead_s", "s", "", Identified::kMeasured}, &K::overhead},
+      {{"cpu_per_sample_s", "s/sample", "", Identified::kMeasured}, &K::per_sample},
+      {{"quota_efficiency", "1", "", Identified::kMeasured}, &K::quota},
+      {{"cpu_per_byte_s", "s/byte", "", Identified::kFitted, Transform::kLog, 1e-9}, &K::per_byte},
+      {{"cpu_per_message_s", "s/message", "", Identified::kFitted, Transform::kLog, 1e-5}, &K::per_message},
+      {{"combine_exponent", "1", "", Identified::kFitted, Transform::kLogAboveOne}, &K::exponent},
+      {{"cpu_per_wait_s", "s/wait", "", Identified::kFitted, Transform::kLog, 1e-5}, &K::per_wait},
+      {{"link_balance_exponent", "1", "", Identified::kFitted, Transform::kLogAboveOne}, &K::balance_exponent},
+      {{"cpu_while_waiting", "s/s", "", Identified::kFitted, Transform::kLog, 0.05}, &K::while_waiting},
+      {{"wire_factor", "1", "", Identified::kFitted, Transform::kLog, 1}, &K::wire_factor},
+      {{"cpu_per_network_byte_s", "s/byte", "", Identified::kFitted, Transform::kLog, 1e-9}, &K::per_network_byte},
+      // Of the first peer's reply, the share hidden under the sends to the
+      // others (physics.h early_reply_bytes).
+      {{"first_peer_share", "1", "", Identified::kFitted, Transform::kLogit}, &K::first_peer_share},
+      {{"forward_share", "1", "", Identified::kMeasured, Transform::kLogit}, &K::forward_share},
+  };
+  return parameters;
+}
+
+// The parameter of that name, or nullptr.
+const CorrectedParameter* ParameterNamed(std::string_view name) {
+  for (const CorrectedParameter& p : Parameters()) {
+    if (p.spec.name == name) return &p;
+  }
+  return nullptr;
+}
+
+// The table of a fit: a row per scheme of each per-scheme parameter, per
+// profile of each per-profile one.
+ParameterTable TableOf(std::string model, const std::set<std::string>& schemes, const std::set<std::string>& profiles) {
+  std::vector<ParameterSpec> specs;
+  for (const CorrectedParameter& p : Parameters()) {
+    if (p.unscoped()) specs.push_back(p.spec);
+    for (const std::string& scope : p.per_scheme() ? schemes : p.per_profile() ? profiles : std::set<std::string>{}) {
+      specs.push_back(p.spec);
+      specs.back().scope = scope;
+    }
+  }
+  return ParameterTable(std::move(model), std::move(specs));
+}
+
+// The coefficients of `values`, one per parameter of `table` in its order.
+CorrectedCoefficients CoefficientsOf(const ParameterTable& table, const std::vector<double>& values) {
+  CorrectedCoefficients k;
+  for (std::size_t j = 0; j < table.size(); ++j) {
+    ParameterNamed(table.spec(j).name)->Set(k, table.spec(j).scope, values[j]);
+  }
+  return k;
+}
+
+// The samples of a batch, what compute's per-sample cost multiplies.
+double BatchSize(const ModelConfig& config) { return config.batch_size; }
+
+// Each stage-3 coordinate has a weak prior at 0: moving a coefficient by a
 // factor e costs as much as a 0.3% error on one run, so that one the runs
 // cannot determine (the wire of an architecture a CPU always binds) stays
 // put instead of wandering, and every interval is finite.
@@ -62,19 +119,21 @@ FixedParameters CheckHeld(std::string_view model, const FixedParameters& asked) 
   FixedParameters fixed;
   for (const auto& [key, value] : asked) {
     const std::size_t space = key.find(' ');
-    const std::string parameter = key.substr(0, space);
+    const std::string name = key.substr(0, space);
     std::string scope = space == std::string::npos ? "" : key.substr(space + 1);
-    bool known = false, exponent = false, fraction = parameter == kForwardShare;
-    for (const char* unscoped : {kOverhead, kPerSample, kQuotaEfficiency, kForwardShare}) {
-      known = known || (scope.empty() && parameter == unscoped);
+    const CorrectedParameter* p = ParameterNamed(name);
+    if (p == nullptr || p->unscoped() != scope.empty()) {
+      std::string names;
+      for (Identified stage : {Identified::kMeasured, Identified::kFitted}) {
+        for (const CorrectedParameter& q : Parameters()) {
+          if (q.unscoped() && q.spec.identified == stage) names += (names.empty() ? "" : ", ") + q.spec.name;
+        }
+      }
+      throw ModelError(std::string(model) + " fits no parameter \"" + key + "\" to hold; it fits " + names +
+                       ", wire_factor SCHEME (e.g. \"wire_factor ps k=1\"), cpu_per_network_byte_s PROFILE "
+                       "(e.g. \"cpu_per_network_byte_s 1 Gbit/s, 0 µs\") and first_peer_share PROFILE");
     }
-    for (std::size_t j = 0; j < kStageThree.size(); ++j) {
-      if (!scope.empty() || parameter != kStageThree[j].name) continue;
-      known = true;
-      exponent = j == kExponentIndex || j == kBalanceIndex;
-    }
-    if (parameter == kWireFactor && !scope.empty()) known = true;
-    if ((parameter == kNetworkByte || parameter == kFirstPeer) && !scope.empty()) {
+    if (p->per_profile()) {
       // As `model fit` prints it ("1 Gbit/s, 0 µs", LinkText) or as it is
       // stored ("<rate>bit/s <latency>s"), the rate 0 for an unshaped link.
       std::istringstream text(scope);
@@ -84,105 +143,16 @@ FixedParameters CheckHeld(std::string_view model, const FixedParameters& asked) 
         rate = link->bandwidth_bits_per_s;
         latency = link->latency_s;
       } else if (!(text >> rate) || !(text >> unit) || unit != "bit/s" || !(text >> latency)) {
-        throw ModelError(std::string(model) + ": cannot hold " + key + ": the scope of " + parameter +
+        throw ModelError(std::string(model) + ": cannot hold " + key + ": the scope of " + name +
                          " is a link profile as `model fit` prints it, e.g. \"1 Gbit/s, 0 µs\"");
       }
       scope = ProfileScope(rate, latency);
-      known = true;
-      fraction = parameter == kFirstPeer;
     }
-    if (!known) {
-      std::string names = std::string(kOverhead) + ", " + kPerSample + ", " + kQuotaEfficiency + ", " + kForwardShare;
-      for (const StageThree& c : kStageThree) names += std::string(", ") + c.name;
-      throw ModelError(std::string(model) + " fits no parameter \"" + key + "\" to hold; it fits " + names + ", " +
-                       kWireFactor + " SCHEME (e.g. \"wire_factor ps k=1\"), " + kNetworkByte +
-                       " PROFILE (e.g. \"" + kNetworkByte + " 1 Gbit/s, 0 µs\") and " + kFirstPeer + " PROFILE");
-    }
-    const double floor = exponent ? 1 : 0;
-    if (!std::isfinite(value) || value <= floor || (fraction && value >= 1)) {
-      std::ostringstream text;
-      text << std::string(model) << ": cannot hold " << key << " at " << value << ": it must be above " << floor
-           << (fraction ? " and below 1" : "");
-      throw ModelError(text.str());
-    }
-    fixed[HeldKey(parameter, scope)] = value;
+    CheckHoldable(model, p->spec, key, value);
+    fixed[HeldKey(name, scope)] = value;
   }
   return fixed;
 }
-
-// The coefficients stage 3 fits, as one vector x in the order kStageThree,
-// a wire factor per scheme, cpu_per_network_byte_s per profile,
-// first_peer_share per profile; each x_j the logarithm its value is fitted
-// as (value = scale e^x; p and r 1 + e^x; a share its logit).
-class ExchangeCoefficients {
- public:
-  ExchangeCoefficients(std::vector<std::string> schemes, std::map<std::string, double> profiles)
-      : schemes_(std::move(schemes)), profiles_(std::move(profiles)) {
-    for (const StageThree& c : kStageThree) names_.push_back(c.name);
-    for (const std::string& scope : schemes_) names_.push_back(std::string(kWireFactor) + " " + scope);
-    first_network_ = names_.size();
-    for (const auto& [scope, bits] : profiles_) names_.push_back(std::string(kNetworkByte) + " " + scope);
-    first_share_ = names_.size();
-    for (const auto& [scope, bits] : profiles_) names_.push_back(std::string(kFirstPeer) + " " + scope);
-  }
-
-  std::size_t size() const { return names_.size(); }
-  // As FixedParameters keys it: "name" or "name scope".
-  const std::string& key(std::size_t j) const { return names_[j]; }
-  // The parameter's name, unit and scope as the fit stores it.
-  const char* name(std::size_t j) const {
-    return j < kStageThree.size() ? kStageThree[j].name : j >= first_share_ ? kFirstPeer
-                                                        : j >= first_network_ ? kNetworkByte
-                                                                              : kWireFactor;
-  }
-  const char* unit(std::size_t j) const {
-    const bool network = j < first_share_ && j >= first_network_;
-    return j < kStageThree.size() ? kStageThree[j].unit : network ? "s/byte" : "1";
-  }
-  std::string scope(std::size_t j) const {
-    return j < kStageThree.size() ? ""
-           : j >= first_share_    ? std::next(profiles_.begin(), j - first_share_)->first
-           : j >= first_network_  ? std::next(profiles_.begin(), j - first_network_)->first
-                                  : schemes_[j - kStageThree.size()];
-  }
-
-  double Value(std::size_t j, double x) const {
-    if (j >= first_share_) return 1 / (1 + std::exp(-x));
-    if (j == kExponentIndex || j == kBalanceIndex) return 1 + std::exp(x);
-    if (j >= first_network_) return kNetworkByteScale * std::exp(x);
-    return (j < kStageThree.size() ? kStageThree[j].scale : 1.0) * std::exp(x);
-  }
-  // Value's inverse.
-  double Logarithm(std::size_t j, double value) const {
-    if (j >= first_share_) return std::log(value / (1 - value));
-    if (j == kExponentIndex || j == kBalanceIndex) return std::log(value - 1);
-    if (j >= first_network_) return std::log(value / kNetworkByteScale);
-    return std::log(value / (j < kStageThree.size() ? kStageThree[j].scale : 1.0));
-  }
-
-  // `c` with every coefficient of x in place.
-  CorrectedCoefficients With(CorrectedCoefficients c, const std::vector<double>& x) const {
-    c.per_byte = Value(0, x[0]);
-    c.per_message = Value(1, x[1]);
-    c.exponent = Value(kExponentIndex, x[kExponentIndex]);
-    c.per_wait = Value(kPerWaitIndex, x[kPerWaitIndex]);
-    c.balance_exponent = Value(kBalanceIndex, x[kBalanceIndex]);
-    c.while_waiting = Value(kWaitingIndex, x[kWaitingIndex]);
-    for (std::size_t a = 0; a < schemes_.size(); ++a) {
-      c.wire_factor[schemes_[a]] = Value(kStageThree.size() + a, x[kStageThree.size() + a]);
-    }
-    std::size_t j = first_network_;
-    for (const auto& [scope, bits] : profiles_) c.per_network_byte[scope] = {bits, Value(j, x[j])}, ++j;
-    for (const auto& [scope, bits] : profiles_) c.first_peer_share[scope] = {bits, Value(j, x[j])}, ++j;
-    return c;
-  }
-
- private:
-  std::vector<std::string> schemes_;        // SchemeLabel of each wire factor
-  std::map<std::string, double> profiles_;  // ProfileScope -> link rate, bits/s
-  std::vector<std::string> names_;
-  std::size_t first_network_ = 0, first_share_ = 0;
-};
 
 // One fit of corrected or corrected+overlap: the state its stages share,
 // each stage a method, run top to bottom by Run.
@@ -196,10 +166,10 @@ class CorrectedFit {
     AddLinks(data, fit_);
     SelectRuns(data);
     SurveyRuns();
-    AddHeldScopes();
-    FitForwardShare();
-    FitCompute();
-    FitQuota();
+    HoldParameters();
+    MeasureForwardShare();
+    MeasureCompute();
+    MeasureQuota();
     FitExchange();
     RecordParameters();
     RecordRuns();
@@ -207,12 +177,6 @@ class CorrectedFit {
   }
 
  private:
-  // The value `fixed_` holds the parameter at, if any.
-  std::optional<double> held(std::string_view parameter, std::string_view scope = "") const {
-    const auto it = fixed_.find(HeldKey(parameter, scope));
-    return it == fixed_.end() ? std::nullopt : std::optional<double>(it->second);
-  }
-
   void SelectRuns(const ModelData& data) {
     for (const RunObservation* run : UsableRuns(data)) {
       // corrected never hides its exchange, so a run with overlap would
@@ -245,155 +209,82 @@ class CorrectedFit {
       points_.insert(ConfigLabel(run->config) + ProfileScope(run->config.bandwidth_bits_per_s, run->config.latency_s));
       // A wire factor needs runs that exchange.
       if (run->config.workers > 1 || run->config.architecture == Architecture::kPs) {
-        calibrated_.insert(SchemeLabel(run->config));
-        profiles_[ProfileScope(run->config.bandwidth_bits_per_s, run->config.latency_s)] =
-            run->config.bandwidth_bits_per_s;
+        schemes_.insert(SchemeLabel(run->config));
+        profiles_.insert(ProfileScope(run->config.bandwidth_bits_per_s, run->config.latency_s));
       }
     }
   }
 
-  // A held wire factor or traffic cost of a scheme or profile no run
-  // calibrated is the fit's all the same.
-  void AddHeldScopes() {
+  // The fit's table, with the schemes and profiles the runs calibrate and
+  // those a held parameter names (the fit's all the same), and the held
+  // parameters settled.
+  void HoldParameters() {
     for (const auto& [key, value] : fixed_) {
       const std::size_t space = key.find(' ');
       if (space == std::string::npos) continue;
-      const std::string scope = key.substr(space + 1);
-      if (key.substr(0, space) == kWireFactor) calibrated_.insert(scope);
-      if (key.substr(0, space) == kNetworkByte || key.substr(0, space) == kFirstPeer) {
-        profiles_.emplace(scope, std::stod(scope));
+      const CorrectedParameter& p = *ParameterNamed(key.substr(0, space));
+      (p.per_scheme() ? schemes_ : profiles_).insert(key.substr(space + 1));
+    }
+    table_.emplace(TableOf(name_, schemes_, profiles_));
+    settled_ = table_->Held(fixed_);
+    // Stage 3 holds a parameter at its coordinate: its value is the one the
+    // coordinate maps back to, the value asked to within a rounding (which
+    // an ill-conditioned fit can carry into the other parameters' digits).
+    for (std::size_t j = 0; j < table_->size(); ++j) {
+      if (settled_[j] && table_->spec(j).identified == Identified::kFitted) {
+        settled_[j]->value = table_->Value(j, table_->Coordinate(j, settled_[j]->value));
       }
     }
   }
 
-  void FitForwardShare() {
-    forward_ = MedianConfidenceInterval(shares_.empty() ? std::vector<double>{0.5} : shares_);
-    k_.forward_share = held(kForwardShare).value_or(forward_.median);
+  void MeasureForwardShare() {
+    const std::size_t j = table_->Index("forward_share");
+    if (settled_[j]) return;
+    const MedianInterval forward = MedianConfidenceInterval(shares_.empty() ? std::vector<double>{0.5} : shares_);
+    settled_[j] = ModelParameterRow{"forward_share", forward.median, forward.low, forward.high, "1", "fitted", ""};
   }
 
   // (1) Compute: the CPU time of runs that exchange nothing (less what is held).
-  void FitCompute() {
-    if (!held(kOverhead)) compute_names_.push_back(kOverhead);
-    if (!held(kPerSample)) compute_names_.push_back(kPerSample);
-    std::vector<std::vector<double>> rows;
-    std::vector<double> y, weights;
-    for (const RunObservation* run : runs_) {
-      if (run->config.workers != 1 || run->config.architecture == Architecture::kPs) continue;
-      const double b = run->config.batch_size;
-      rows.emplace_back();
-      if (!held(kOverhead)) rows.back().push_back(1);
-      if (!held(kPerSample)) rows.back().push_back(b);
-      y.push_back(*run->worker_cpu_s - held(kOverhead).value_or(0) - held(kPerSample).value_or(0) * b);
-      weights.push_back(1 / (*run->worker_cpu_s * *run->worker_cpu_s));
+  void MeasureCompute() {
+    try {
+      dmlbench::MeasureCompute(*table_, "cpu_per_sample_s", BatchSize, runs_, settled_);
+    } catch (const FitError& e) {
+      throw ModelError(name_ + ": compute needs one-worker runs of ring, mpi or p2p at two "
+                       "batch sizes or more (experiments/compute.toml): " + e.what());
     }
-    if (!compute_names_.empty()) {
-      try {
-        compute_ = FitLeastSquares(compute_names_, rows, y, weights);
-      } catch (const FitError& e) {
-        throw ModelError(name_ + ": compute needs one-worker runs of ring, mpi or p2p at two "
-                         "batch sizes or more (experiments/compute.toml): " + e.what());
-      }
-    }
-    k_.overhead = ComputeValue(kOverhead);
-    k_.per_sample = ComputeValue(kPerSample);
-  }
-
-  // The coefficient of stage 1 that is fitted, or nullptr when it is held.
-  const Coefficient* ComputeCoefficient(const char* parameter) const {
-    if (held(parameter)) return nullptr;
-    const auto at = std::find(compute_names_.begin(), compute_names_.end(), parameter);
-    return &compute_.coefficients[static_cast<std::size_t>(at - compute_names_.begin())];
-  }
-  double ComputeValue(const char* parameter) const {
-    const Coefficient* c = ComputeCoefficient(parameter);
-    return c == nullptr ? *held(parameter) : c->value;
   }
 
   // (2) What a capped rank that its CPU binds gets of its share.
-  void FitQuota() {
-    std::vector<double> efficiencies;
-    for (const RunObservation* run : runs_) {
-      const double s = CpuShare(run->config);
-      const double used = std::max(*run->worker_cpu_s, run->server_cpu_s.value_or(0)) / run->iteration_s;
-      if (s < 1 && used >= kCpuBoundShare * s) efficiencies.push_back(used / s);
-    }
-    quota_ = MedianConfidenceInterval(efficiencies.empty() ? std::vector<double>{1.0} : efficiencies);
-    k_.quota = held(kQuotaEfficiency).value_or(quota_.median);
-  }
+  void MeasureQuota() { dmlbench::MeasureQuota(*table_, runs_, settled_); }
 
-  // (3) The rest, on every run, as logarithms (ExchangeCoefficients): the
-  // relative error of each run's iteration, and the prior.
+  // (3) The rest, on every run, each at its coordinate (ParameterTable):
+  // the relative error of each run's iteration, and the prior.
   void FitExchange() {
-    exchange_.emplace(std::vector<std::string>(calibrated_.begin(), calibrated_.end()), profiles_);
-    const ExchangeCoefficients& layout = *exchange_;
-    held_x_.assign(layout.size(), std::nullopt);
-    for (std::size_t j = 0; j < layout.size(); ++j) {
-      const auto it = fixed_.find(layout.key(j));
-      if (it != fixed_.end()) held_x_[j] = layout.Logarithm(j, it->second);
+    const std::vector<std::string> free = table_->FreeKeys(settled_);
+    if (free.empty()) return;
+    try {
+      exchange_ = FitNonlinearLeastSquares(
+          free, std::vector<double>(free.size(), 0.0), runs_.size() + free.size(),
+          [&](const std::vector<double>& x, std::vector<double>& r) {
+            const CorrectedCoefficients c = CoefficientsOf(*table_, table_->Values(settled_, x));
+            for (std::size_t i = 0; i < runs_.size(); ++i) {
+              const RunObservation& run = *runs_[i];
+              r[i] = Evaluate(c, run.config, 4.0 * run.parameters, links_[i], overlap_).iteration / run.iteration_s - 1;
+            }
+            for (std::size_t j = 0; j < x.size(); ++j) r[runs_.size() + j] = kPriorWeight * x[j];
+          });
+    } catch (const FitError& e) {
+      throw ModelError(name_ + ": the exchange's costs need calibration runs of several workers "
+                       "and both link profiles: " + e.what());
     }
-    std::vector<std::string> free_names;
-    for (std::size_t j = 0; j < layout.size(); ++j) {
-      if (held_x_[j]) continue;
-      free_.push_back(j);
-      free_names.push_back(layout.key(j));
-    }
-    if (!free_.empty()) {
-      try {
-        exchange_fit_ = FitNonlinearLeastSquares(
-            free_names, std::vector<double>(free_.size(), 0.0), runs_.size() + free_.size(),
-            [&](const std::vector<double>& x, std::vector<double>& r) {
-              const CorrectedCoefficients c = layout.With(k_, Full(x));
-              for (std::size_t i = 0; i < runs_.size(); ++i) {
-                const RunObservation& run = *runs_[i];
-                r[i] = Evaluate(c, run.config, 4.0 * run.parameters, links_[i], overlap_).iteration / run.iteration_s - 1;
-              }
-              for (std::size_t j = 0; j < x.size(); ++j) r[runs_.size() + j] = kPriorWeight * x[j];
-            });
-      } catch (const FitError& e) {
-        throw ModelError(name_ + ": the exchange's costs need calibration runs of several workers "
-                         "and both link profiles: " + e.what());
-      }
-    }
-    std::vector<double> solved;
-    for (const Coefficient& c : exchange_fit_.coefficients) solved.push_back(c.value);
-    k_ = layout.With(k_, Full(solved));
-  }
-
-  // Every stage-3 logarithm: the held ones, and `x_free` in the order of free_.
-  std::vector<double> Full(const std::vector<double>& x_free) const {
-    std::vector<double> x(exchange_->size());
-    for (std::size_t j = 0; j < x.size(); ++j) x[j] = held_x_[j].value_or(0);
-    for (std::size_t i = 0; i < free_.size(); ++i) x[free_[i]] = x_free[i];
-    return x;
   }
 
   void RecordParameters() {
-    auto compute_row = [&](const char* parameter, const char* unit) {
-      const Coefficient* c = ComputeCoefficient(parameter);
-      return c == nullptr ? Held(parameter, *held(parameter), unit) : Fitted(*c, unit);
-    };
-    fit_.parameters.push_back(compute_row(kOverhead, "s"));
-    fit_.parameters.push_back(compute_row(kPerSample, "s/sample"));
-    fit_.parameters.push_back(held(kQuotaEfficiency)
-                                  ? Held(kQuotaEfficiency, k_.quota, "1")
-                                  : ModelParameterRow{kQuotaEfficiency, quota_.median, quota_.low, quota_.high, "1",
-                                                      "fitted", ""});
-    const ExchangeCoefficients& layout = *exchange_;
-    for (std::size_t j = 0; j < layout.size(); ++j) {
-      if (held_x_[j]) {
-        fit_.parameters.push_back(Held(layout.name(j), layout.Value(j, *held_x_[j]), layout.unit(j), layout.scope(j)));
-        continue;
-      }
-      // The interval of the logarithm, mapped to values.
-      const Coefficient& x = exchange_fit_.coefficients[static_cast<std::size_t>(
-          std::find(free_.begin(), free_.end(), j) - free_.begin())];
-      fit_.parameters.push_back(Fitted(Coefficient{layout.name(j), layout.Value(j, x.value), 0,
-                                                   layout.Value(j, x.ci_low), layout.Value(j, x.ci_high)},
-                                       layout.unit(j), layout.scope(j)));
-    }
-    fit_.parameters.push_back(held(kForwardShare) ? Held(kForwardShare, k_.forward_share, "1")
-                                                  : ModelParameterRow{kForwardShare, forward_.median, forward_.low,
-                                                                      forward_.high, "1", "fitted", ""});
+    const std::vector<ModelParameterRow> rows = table_->Rows(settled_, exchange_);
+    fit_.parameters.insert(fit_.parameters.end(), rows.begin(), rows.end());
+    std::vector<double> values;
+    for (const ModelParameterRow& row : rows) values.push_back(row.value);
+    k_ = CoefficientsOf(*table_, values);
   }
 
   // Each run's fitted iteration, and their residual.
@@ -417,37 +308,26 @@ class CorrectedFit {
   std::vector<LinkParameters> links_;        // each run's
   std::vector<double> shares_;               // forward / (forward + backward) of the runs without overlap
   std::set<std::string> points_;             // configurations and profiles
-  std::set<std::string> calibrated_;         // schemes with a wire factor
-  std::map<std::string, double> profiles_;   // whose job's traffic costs were calibrated: scope -> rate
+  std::set<std::string> schemes_;            // with a wire factor
+  std::set<std::string> profiles_;           // whose job's traffic costs were calibrated
+  std::optional<ParameterTable> table_;      // once the schemes and profiles are known
+  SettledRows settled_;                      // held, and once measured the measured ones
+  LeastSquaresFit exchange_;                 // stage 3, over the free parameters
   CorrectedCoefficients k_;
-  MedianInterval forward_, quota_;
-  std::vector<std::string> compute_names_;   // stage 1's fitted coefficients
-  LeastSquaresFit compute_;
-  std::optional<ExchangeCoefficients> exchange_;
-  std::vector<std::optional<double>> held_x_;  // per stage-3 coefficient: its held logarithm, or fitted
-  std::vector<std::size_t> free_;              // the stage-3 coefficients fitted
-  LeastSquaresFit exchange_fit_;
 };
 
 // The coefficients a fit of the model stored.
 CorrectedCoefficients CoefficientsOf(const ModelFitRecord& fit) {
   CorrectedCoefficients k;
-  k.overhead = Parameter(fit, kOverhead);
-  k.per_sample = Parameter(fit, kPerSample);
-  k.quota = Parameter(fit, kQuotaEfficiency);
-  k.per_byte = Parameter(fit, kStageThree[0].name);
-  k.per_message = Parameter(fit, kStageThree[1].name);
-  k.exponent = Parameter(fit, kStageThree[kExponentIndex].name);
-  k.per_wait = Parameter(fit, kStageThree[kPerWaitIndex].name);
-  k.balance_exponent = Parameter(fit, kStageThree[kBalanceIndex].name);
-  k.while_waiting = Parameter(fit, kStageThree[kWaitingIndex].name);
-  for (const ModelParameterRow& f : fit.parameters) {
-    if (f.name == kWireFactor) k.wire_factor[f.scope] = f.value;
-    // The scope is ProfileScope's text, which starts with the rate.
-    if (f.name == kNetworkByte && !f.scope.empty()) k.per_network_byte[f.scope] = {std::stod(f.scope), f.value};
-    if (f.name == kFirstPeer && !f.scope.empty()) k.first_peer_share[f.scope] = {std::stod(f.scope), f.value};
+  for (const CorrectedParameter& p : Parameters()) {
+    if (p.unscoped()) {
+      p.Set(k, "", Parameter(fit, p.spec.name));
+      continue;
+    }
+    for (const ModelParameterRow& row : fit.parameters) {
+      if (row.name == p.spec.name && !row.scope.empty()) p.Set(k, row.scope, row.value);
+    }
   }
-  k.forward_share = Parameter(fit, kForwardShare);
   return k;
 }
 

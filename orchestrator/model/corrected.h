@@ -20,7 +20,9 @@
 // of forward / (forward + backward) over the runs without overlap. Any of
 // these can be held at a value instead
 // (FixedParameters, `model fit --fix`): it is left out of its stage and the
-// rest are fitted around it.
+// rest are fitted around it. The parameters, each with its unit, scope
+// (none, a scheme or a link profile), stage and transform, are one table
+// (ParameterTable) that drives packing, holding, intervals and the stored rows.
 #ifndef DMLBENCH_ORCHESTRATOR_MODEL_CORRECTED_H_
 #define DMLBENCH_ORCHESTRATOR_MODEL_CORRECTED_H_
 

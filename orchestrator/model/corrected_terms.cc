@@ -55,10 +55,6 @@ std::pair<double, double> OverlappedExchange(const ModelConfig& config, double g
 
 }  // namespace
 
-double CpuShare(const ModelConfig& config) {
-  return config.cpu_cores > 0 ? std::min(config.cpu_cores, 1.0) : 1.0;
-}
-
 double CorrectedCoefficients::WireFactor(const ModelConfig& config) const {
   const auto it = wire_factor.find(SchemeLabel(config));
   return it == wire_factor.end() ? 1.0 : it->second;

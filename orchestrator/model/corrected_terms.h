@@ -149,9 +149,6 @@
 
 namespace dmlbench {
 
-// s above: the configuration's CPU share of a host in cores, at most 1.
-double CpuShare(const ModelConfig& config);
-
 // The coefficients above, by value.
 struct CorrectedCoefficients {
   double overhead = 0, per_sample = 0, per_byte = 0, per_message = 0, per_wait = 0;

@@ -38,15 +38,14 @@ const std::vector<CountsParameter>& Parameters() {
   return parameters;
 }
 
-// A run whose busiest rank burned at least this share of its quota is bound by it.
-constexpr double kCpuBoundShare = 0.75;
-
-// s: the configuration's CPU share of a host in cores, at most 1.
-double Share(const ModelConfig& config) { return config.cpu_cores > 0 ? std::min(config.cpu_cores, 1.0) : 1.0; }
+// b P, what compute's per-sample cost multiplies.
+double SamplesTimesParameters(const ModelConfig& config) {
+  return config.batch_size * static_cast<double>(ParameterCount(config));
+}
 
 // What a rank gets of a second: q s when capped, all of it when not.
 double Speed(const CountsCoefficients& k, const ModelConfig& config) {
-  return Share(config) < 1 ? k.quota * Share(config) : 1.0;
+  return CpuShare(config) < 1 ? k.quota * CpuShare(config) : 1.0;
 }
 
 // The bytes the busiest link moves in sequence, less the token bucket's bursts.
@@ -120,17 +119,6 @@ class CountsFit {
   }
 
  private:
-  std::size_t Index(std::string_view name) const {
-    std::size_t j = 0;
-    while (table_.spec(j).name != name) ++j;
-    return j;
-  }
-  // The value a settled (held or measured) parameter has, if it is settled.
-  std::optional<double> Settled(std::string_view name) const {
-    const std::optional<ModelParameterRow>& row = settled_[Index(name)];
-    return row ? std::optional<double>(row->value) : std::nullopt;
-  }
-
   // The runs without overlap (the model hides no exchange behind backward),
   // each with its CPU times, and their links.
   void SelectRuns(const ModelData& data) {
@@ -147,51 +135,32 @@ class CountsFit {
     if (runs_.empty()) throw ModelError("counts: no calibration run without overlap");
   }
 
-  // (1) Compute: the CPU time of the runs that exchange nothing, less what is held.
+  // (1) Compute: the CPU time of the runs that exchange nothing, less what
+  // is held, on b P: each sample's forward and backward pass multiplies and
+  // adds through every weight.
   void MeasureCompute() {
-    const std::optional<double> overhead = Settled("cpu_overhead_s");
-    const std::optional<double> per_sample = Settled("cpu_per_sample_parameter_s");
-    std::vector<std::string> names;
-    if (!overhead) names.push_back("cpu_overhead_s");
-    if (!per_sample) names.push_back("cpu_per_sample_parameter_s");
-    if (names.empty()) return;
-    std::vector<std::vector<double>> rows;
-    std::vector<double> y, weights;
-    for (const RunObservation* run : runs_) {
-      if (run->config.workers != 1 || run->config.architecture == Architecture::kPs) continue;
-      // Samples times parameters: each sample's forward and backward pass
-      // multiplies and adds through every weight.
-      const double work = run->config.batch_size * static_cast<double>(ParameterCount(run->config));
-      const double cpu = *run->worker_cpu_s;
-      rows.emplace_back();
-      if (!overhead) rows.back().push_back(1);
-      if (!per_sample) rows.back().push_back(work);
-      y.push_back(cpu - overhead.value_or(0) - per_sample.value_or(0) * work);
-      weights.push_back(1 / (cpu * cpu));
-    }
-    LeastSquaresFit compute;
     try {
-      compute = FitLeastSquares(names, rows, y, weights);
+      dmlbench::MeasureCompute(table_, "cpu_per_sample_parameter_s", SamplesTimesParameters, runs_, settled_);
     } catch (const FitError& e) {
       throw ModelError(std::string("counts: compute needs one-worker runs of ring, mpi or p2p at two "
                                    "batch sizes (or layer widths) or more (experiments/compute.toml): ") + e.what());
     }
-    for (const Coefficient& c : compute.coefficients) {
-      settled_[Index(c.name)] = Measured(c, table_.spec(Index(c.name)).unit);
-    }
+    MarkMeasured({"cpu_overhead_s", "cpu_per_sample_parameter_s"});
   }
 
   // (2) What a capped rank that its CPU binds gets of its share.
   void MeasureQuota() {
-    if (Settled("quota_efficiency")) return;
-    std::vector<double> efficiencies;
-    for (const RunObservation* run : runs_) {
-      const double s = Share(run->config);
-      const double used = std::max(*run->worker_cpu_s, run->server_cpu_s.value_or(0)) / run->iteration_s;
-      if (s < 1 && used >= kCpuBoundShare * s) efficiencies.push_back(used / s);
+    dmlbench::MeasureQuota(table_, runs_, settled_);
+    MarkMeasured({"quota_efficiency"});
+  }
+
+  // The stages (1) and (2) measure their parameters before the fit: stored
+  // as measured, unless held at a value.
+  void MarkMeasured(std::initializer_list<std::string_view> names) {
+    for (std::string_view name : names) {
+      std::optional<ModelParameterRow>& row = settled_[table_.Index(name)];
+      if (row && row->source == "fitted") row->source = "measured";
     }
-    const MedianInterval q = MedianConfidenceInterval(efficiencies.empty() ? std::vector<double>{1.0} : efficiencies);
-    settled_[Index("quota_efficiency")] = Measured(Coefficient{"quota_efficiency", q.median, 0, q.low, q.high}, "1");
   }
 
   // (3) The costs no measurement gives, from the relative error of every

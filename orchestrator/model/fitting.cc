@@ -1,5 +1,6 @@
 #include "orchestrator/model/fitting.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <optional>
 #include <utility>
@@ -13,6 +14,10 @@ namespace {
 constexpr char kAlpha[] = "alpha_s";
 constexpr char kBandwidth[] = "bandwidth_bytes_per_s";
 constexpr char kLinkEfficiency[] = "link_efficiency";
+constexpr char kOverhead[] = "cpu_overhead_s";
+constexpr char kQuotaEfficiency[] = "quota_efficiency";
+// A run whose busiest rank burned at least this share of its quota is bound by it.
+constexpr double kCpuBoundShare = 0.75;
 
 }  // namespace
 
@@ -69,12 +74,6 @@ ModelParameterRow Fitted(const Coefficient& c, std::string unit, std::string sco
   return ModelParameterRow{c.name, c.value, c.ci_low, c.ci_high, std::move(unit), "fitted", std::move(scope)};
 }
 
-ModelParameterRow Measured(const Coefficient& c, std::string unit, std::string scope) {
-  ModelParameterRow row = Fitted(c, std::move(unit), std::move(scope));
-  row.source = "measured";
-  return row;
-}
-
 ModelParameterRow Held(std::string name, double value, std::string unit, std::string scope) {
   return ModelParameterRow{std::move(name), value, std::nullopt, std::nullopt, std::move(unit), "fixed",
                            std::move(scope)};
@@ -119,6 +118,50 @@ std::vector<const RunObservation*> UsableRuns(const ModelData& data) {
                      "`dmlbench cluster probe` (or `inventory probe`) of their network profiles");
   }
   return runs;
+}
+
+double CpuShare(const ModelConfig& config) {
+  return config.cpu_cores > 0 ? std::min(config.cpu_cores, 1.0) : 1.0;
+}
+
+void MeasureCompute(const ParameterTable& table, std::string_view per_work, double (*work)(const ModelConfig&),
+                    const std::vector<const RunObservation*>& runs, SettledRows& settled) {
+  const std::size_t overhead_j = table.Index(kOverhead), per_work_j = table.Index(per_work);
+  const std::optional<double> overhead = SettledValue(settled, overhead_j);
+  const std::optional<double> per = SettledValue(settled, per_work_j);
+  std::vector<std::string> names;
+  if (!overhead) names.push_back(kOverhead);
+  if (!per) names.emplace_back(per_work);
+  if (names.empty()) return;
+  std::vector<std::vector<double>> rows;
+  std::vector<double> y, weights;
+  for (const RunObservation* run : runs) {
+    if (run->config.workers != 1 || run->config.architecture == Architecture::kPs) continue;
+    const double w = work(run->config);
+    const double cpu = *run->worker_cpu_s;
+    rows.emplace_back();
+    if (!overhead) rows.back().push_back(1);
+    if (!per) rows.back().push_back(w);
+    y.push_back(cpu - overhead.value_or(0) - per.value_or(0) * w);
+    weights.push_back(1 / (cpu * cpu));
+  }
+  for (const Coefficient& c : FitLeastSquares(names, rows, y, weights).coefficients) {
+    const std::size_t j = table.Index(c.name);
+    settled[j] = Fitted(c, table.spec(j).unit);
+  }
+}
+
+void MeasureQuota(const ParameterTable& table, const std::vector<const RunObservation*>& runs, SettledRows& settled) {
+  const std::size_t j = table.Index(kQuotaEfficiency);
+  if (settled[j]) return;
+  std::vector<double> efficiencies;
+  for (const RunObservation* run : runs) {
+    const double s = CpuShare(run->config);
+    const double used = std::max(*run->worker_cpu_s, run->server_cpu_s.value_or(0)) / run->iteration_s;
+    if (s < 1 && used >= kCpuBoundShare * s) efficiencies.push_back(used / s);
+  }
+  const MedianInterval q = MedianConfidenceInterval(efficiencies.empty() ? std::vector<double>{1.0} : efficiencies);
+  settled[j] = ModelParameterRow{kQuotaEfficiency, q.median, q.low, q.high, table.spec(j).unit, "fitted", ""};
 }
 
 double GradientBytes(const ModelConfig& config) { return 4.0 * static_cast<double>(ParameterCount(config)); }

@@ -1,9 +1,10 @@
 // Fitting: what every model's Fit and Predict share — a fit record's
 // parameters written (fitted with an interval, held at a value, or from a
 // link probe) and read back, the links a fit knows, the calibration runs a
-// fit may use, and a prediction completed from its iteration time. Holds no
-// model's equations (paper2019.h, corrected.h, linear.h do). Pure;
-// thread-safe.
+// fit may use, the stages counts and corrected measure before their
+// nonlinear fit (compute, the quota), and a prediction completed from its
+// iteration time. Holds no model's equations (paper2019.h, corrected.h,
+// linear.h, counts.h do). Pure; thread-safe.
 #ifndef DMLBENCH_ORCHESTRATOR_MODEL_FITTING_H_
 #define DMLBENCH_ORCHESTRATOR_MODEL_FITTING_H_
 
@@ -13,6 +14,7 @@
 
 #include "orchestrator/model/least_squares.h"
 #include "orchestrator/model/observations.h"
+#include "orchestrator/model/parameter_table.h"
 #include "orchestrator/model/performance_model.h"
 #include "orchestrator/model/physics.h"
 #include "orchestrator/store/store.h"
@@ -47,9 +49,6 @@ ModelFitRecord NewFit(const PerformanceModel& model);
 
 // A fitted coefficient as a parameter row, with its interval.
 ModelParameterRow Fitted(const Coefficient& c, std::string unit, std::string scope = "");
-// A coefficient measured before the fit by a stage of its own (the runs'
-// CPU reports), with its interval: source "measured".
-ModelParameterRow Measured(const Coefficient& c, std::string unit, std::string scope = "");
 // A parameter held at a value (FixedParameters): no interval.
 ModelParameterRow Held(std::string name, double value, std::string unit, std::string scope = "");
 // The key of a parameter in FixedParameters: "name" or "name scope".
@@ -65,6 +64,28 @@ void AddLinks(const ModelData& data, ModelFitRecord& fit);
 // Calibration runs whose link was probed; the others cannot be used.
 // Throws ModelError for a run of another split, or when none is left.
 std::vector<const RunObservation*> UsableRuns(const ModelData& data);
+
+// ---- the measured stages of counts and corrected -----------------------------
+
+// s: the configuration's CPU share of a host in cores, at most 1 (a rank
+// runs on one core); 1 when uncapped.
+double CpuShare(const ModelConfig& config);
+
+// compute = cpu_overhead_s + per_work x work(config), CPU s per iteration:
+// those of the two `settled` leaves open, by weighted least squares
+// (weights 1 / cpu^2) of the measured CPU time per iteration of the
+// one-worker runs of ring, mpi and p2p among `runs` (they exchange
+// nothing), less what `settled` holds; their rows are set in `settled`.
+// `table` has both parameters. Throws FitError when the runs cannot tell
+// them apart.
+void MeasureCompute(const ParameterTable& table, std::string_view per_work, double (*work)(const ModelConfig&),
+                    const std::vector<const RunObservation*>& runs, SettledRows& settled);
+
+// quota_efficiency, unless `settled` holds it: the median of measured CPU /
+// (s x iteration) over the runs whose busiest rank used at least 3/4 of its
+// share s (1 when none did), with its interval. Every run of `runs` has its
+// worker's CPU time.
+void MeasureQuota(const ParameterTable& table, const std::vector<const RunObservation*>& runs, SettledRows& settled);
 
 // ---- predicting -------------------------------------------------------------
 

@@ -13,12 +13,49 @@ ParameterTable::ParameterTable(std::string model, std::vector<ParameterSpec> spe
 
 std::string ParameterTable::Key(std::size_t j) const { return HeldKey(specs_[j].name, specs_[j].scope); }
 
+std::size_t ParameterTable::Index(std::string_view name, std::string_view scope) const {
+  std::size_t j = 0;
+  while (j < specs_.size() && (specs_[j].name != name || specs_[j].scope != scope)) ++j;
+  return j;
+}
+
+std::optional<double> SettledValue(const SettledRows& settled, std::size_t j) {
+  return settled[j] ? std::optional<double>(settled[j]->value) : std::nullopt;
+}
+
 double ParameterTable::Value(std::size_t j, double x) const {
-  return specs_[j].transform == Transform::kLogAboveOne ? 1 + std::exp(x) : specs_[j].scale * std::exp(x);
+  switch (specs_[j].transform) {
+    case Transform::kLogAboveOne:
+      return 1 + std::exp(x);
+    case Transform::kLogit:
+      return 1 / (1 + std::exp(-x));
+    case Transform::kLog:
+      break;
+  }
+  return specs_[j].scale * std::exp(x);
 }
 
 double ParameterTable::Coordinate(std::size_t j, double value) const {
-  return specs_[j].transform == Transform::kLogAboveOne ? std::log(value - 1) : std::log(value / specs_[j].scale);
+  switch (specs_[j].transform) {
+    case Transform::kLogAboveOne:
+      return std::log(value - 1);
+    case Transform::kLogit:
+      return std::log(value / (1 - value));
+    case Transform::kLog:
+      break;
+  }
+  return std::log(value / specs_[j].scale);
+}
+
+void CheckHoldable(std::string_view model, const ParameterSpec& spec, std::string_view key, double value) {
+  const double floor = spec.transform == Transform::kLogAboveOne ? 1 : 0;
+  const bool fraction = spec.transform == Transform::kLogit;
+  if (!std::isfinite(value) || value <= floor || (fraction && value >= 1)) {
+    std::ostringstream text;
+    text << model << ": cannot hold " << key << " at " << value << ": it must be above " << floor
+         << (fraction ? " and below 1" : "");
+    throw ModelError(text.str());
+  }
 }
 
 SettledRows ParameterTable::Held(const FixedParameters& fixed) const {
@@ -31,12 +68,7 @@ SettledRows ParameterTable::Held(const FixedParameters& fixed) const {
       for (std::size_t i = 0; i < specs_.size(); ++i) names += (i == 0 ? "" : ", ") + Key(i);
       throw ModelError(model_ + " has no parameter \"" + key + "\" to hold; it has " + names);
     }
-    const double floor = specs_[j].transform == Transform::kLogAboveOne ? 1 : 0;
-    if (!std::isfinite(value) || value <= floor) {
-      std::ostringstream text;
-      text << model_ << ": cannot hold " << key << " at " << value << ": it must be above " << floor;
-      throw ModelError(text.str());
-    }
+    CheckHoldable(model_, specs_[j], key, value);
     held[j] = dmlbench::Held(specs_[j].name, value, specs_[j].unit, specs_[j].scope);
   }
   return held;

@@ -19,10 +19,12 @@
 
 namespace dmlbench {
 
-// How a parameter's value maps to the coordinate a fit moves, x:
+// How a parameter's value maps to the coordinate a fit moves, x, and so
+// the range a value must lie in to be held:
 //   kLog          value = scale e^x            (a positive cost)
 //   kLogAboveOne  value = 1 + e^x              (an exponent above 1)
-enum class Transform { kLog, kLogAboveOne };
+//   kLogit        value = 1 / (1 + e^-x)       (a share between 0 and 1)
+enum class Transform { kLog, kLogAboveOne, kLogit };
 
 // How a parameter is identified: measured by a stage of its own (a probe,
 // the runs' CPU reports) before the nonlinear fit, or fitted by it.
@@ -37,9 +39,15 @@ struct ParameterSpec {
   double scale = 1;    // kLog: the unit it is fitted in, so that x is of order one
 };
 
+// Throws ModelError, naming `model`, the key and the range, unless `value`
+// lies in the range of `spec`'s transform.
+void CheckHoldable(std::string_view model, const ParameterSpec& spec, std::string_view key, double value);
+
 // Per parameter, in table order, its row once it is settled before the
 // nonlinear fit (held at a value, or measured), else nullopt (fitted).
 using SettledRows = std::vector<std::optional<ModelParameterRow>>;
+// The value of parameter j once settled, else nullopt.
+std::optional<double> SettledValue(const SettledRows& settled, std::size_t j);
 
 class ParameterTable {
  public:
@@ -50,6 +58,8 @@ class ParameterTable {
   const ParameterSpec& spec(std::size_t j) const { return specs_[j]; }
   // As FixedParameters keys it: "name" or "name scope".
   std::string Key(std::size_t j) const;
+  // The index of the parameter of that name and scope; size() when none has them.
+  std::size_t Index(std::string_view name, std::string_view scope = "") const;
 
   // A fitted parameter's value at coordinate x, and its inverse.
   double Value(std::size_t j, double x) const;

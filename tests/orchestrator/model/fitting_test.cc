@@ -1,7 +1,8 @@
 // Tests of orchestrator/model/fitting: what every model shares — a fit's
 // parameters written and read back, the link a fit knows for a profile
 // (probed or extrapolated from the probes), the runs a fit may use, and a
-// prediction completed from its iteration time. Data built in memory.
+// prediction completed from its iteration time, and the measured stages of
+// compute and the quota. Data built in memory.
 #include "orchestrator/model/fitting.h"
 
 #include <gtest/gtest.h>
@@ -107,6 +108,72 @@ TEST(FittingTest, OnlyRunsWithAProbedLinkAreUsable) {
   ASSERT_EQ(runs.size(), 2u);
   EXPECT_EQ(runs[0]->run_id, 1);
   EXPECT_EQ(runs[1]->run_id, 3);
+}
+
+// The measured stages: compute from the one-worker runs (a ps run and a
+// two-worker run, which exchange, are left out), the quota from the capped
+// runs their CPU binds; what is held stays as it is.
+ParameterTable Measured() {
+  return ParameterTable("toy", {{"cpu_overhead_s", "s", "", Identified::kMeasured},
+                                {"cpu_per_sample_s", "s/sample", "", Identified::kMeasured},
+                                {"quota_efficiency", "1", "", Identified::kMeasured}});
+}
+
+double Batch(const ModelConfig& config) { return config.batch_size; }
+
+TEST(FittingTest, ComputeIsMeasuredOnTheRunsThatExchangeNothing) {
+  std::vector<RunObservation> observed;
+  for (int b : {10, 50, 100}) {
+    ModelConfig config = Ring(1, kGigabit);
+    config.batch_size = b;
+    observed.push_back(Observed(b, config));
+    observed.back().worker_cpu_s = 1e-4 + 6e-6 * b;
+  }
+  observed.push_back(Observed(2, Ring(2, kGigabit)));
+  observed.back().worker_cpu_s = 1.0;
+  ModelConfig ps = Ring(1, kGigabit);
+  ps.architecture = Architecture::kPs;
+  observed.push_back(Observed(3, ps));
+  observed.back().worker_cpu_s = 1.0;
+  std::vector<const RunObservation*> runs;
+  for (const RunObservation& run : observed) runs.push_back(&run);
+
+  const ParameterTable table = Measured();
+  SettledRows settled(table.size());
+  MeasureCompute(table, "cpu_per_sample_s", Batch, runs, settled);
+  ASSERT_TRUE(settled[0] && settled[1]);
+  EXPECT_NEAR(settled[0]->value, 1e-4, 1e-12);
+  EXPECT_NEAR(settled[1]->value, 6e-6, 1e-14);
+  EXPECT_EQ(settled[1]->unit, "s/sample");
+  EXPECT_EQ(settled[1]->source, "fitted");
+
+  settled = table.Held({{"cpu_overhead_s", 2e-4}});
+  MeasureCompute(table, "cpu_per_sample_s", Batch, runs, settled);
+  EXPECT_EQ(settled[0]->source, "fixed");
+  EXPECT_EQ(settled[0]->value, 2e-4);
+  EXPECT_LT(settled[1]->value, 6e-6);
+}
+
+TEST(FittingTest, TheQuotaIsTheMedianEfficiencyOfTheRunsTheirCpuBinds) {
+  std::vector<RunObservation> observed;
+  for (double used : {0.09, 0.095, 0.1, 0.02}) {  // of a 0.1-core share; the last is not bound
+    ModelConfig config = Ring(2, kGigabit);
+    config.cpu_cores = 0.1;
+    observed.push_back(Observed(static_cast<std::int64_t>(observed.size()), config));
+    observed.back().worker_cpu_s = used;
+    observed.back().iteration_s = 1;
+  }
+  std::vector<const RunObservation*> runs;
+  for (const RunObservation& run : observed) runs.push_back(&run);
+  const ParameterTable table = Measured();
+  SettledRows settled(table.size());
+  MeasureQuota(table, runs, settled);
+  ASSERT_TRUE(settled[2]);
+  EXPECT_NEAR(settled[2]->value, 0.95, 1e-12);
+  EXPECT_EQ(settled[2]->name, "quota_efficiency");
+  settled = table.Held({{"quota_efficiency", 0.8}});
+  MeasureQuota(table, runs, settled);
+  EXPECT_EQ(settled[2]->value, 0.8);
 }
 
 TEST(FittingTest, APredictionHasItsEpochAndThroughputFromTheIteration) {

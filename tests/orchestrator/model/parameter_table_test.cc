@@ -19,6 +19,13 @@ ParameterTable Table() {
                                 {"exponent", "1", "", Identified::kFitted, Transform::kLogAboveOne}});
 }
 
+// A table with a share and a parameter per scope.
+ParameterTable Scoped() {
+  return ParameterTable("toy", {{"share", "1", "fast", Identified::kFitted, Transform::kLogit},
+                                {"share", "1", "slow", Identified::kFitted, Transform::kLogit},
+                                {"factor", "1", "", Identified::kFitted, Transform::kLog}});
+}
+
 TEST(ParameterTableTest, EachTransformAndItsInverse) {
   const ParameterTable table = Table();
   EXPECT_DOUBLE_EQ(table.Value(1, 0), 1e-9);
@@ -30,6 +37,24 @@ TEST(ParameterTableTest, EachTransformAndItsInverse) {
       EXPECT_NEAR(table.Value(j, table.Coordinate(j, v)), v, 1e-12 * v) << j;
     }
   }
+}
+
+TEST(ParameterTableTest, AShareIsTheLogisticOfItsCoordinate) {
+  const ParameterTable table = Scoped();
+  EXPECT_EQ(table.Value(0, 0), 0.5);
+  EXPECT_DOUBLE_EQ(table.Value(0, std::log(3.0)), 0.75);
+  for (double share : {0.01, 0.3, 0.99}) EXPECT_NEAR(table.Value(1, table.Coordinate(1, share)), share, 1e-12);
+}
+
+TEST(ParameterTableTest, FindsAParameterByNameAndScope) {
+  const ParameterTable table = Scoped();
+  EXPECT_EQ(table.Index("share", "slow"), 1u);
+  EXPECT_EQ(table.Index("factor"), 2u);
+  EXPECT_EQ(table.Index("share"), table.size());
+  EXPECT_EQ(table.Key(1), "share slow");
+  SettledRows settled = table.Held({{"share slow", 0.25}});
+  EXPECT_EQ(SettledValue(settled, 1), 0.25);
+  EXPECT_FALSE(SettledValue(settled, 0).has_value());
 }
 
 TEST(ParameterTableTest, PacksTheFreeCoordinatesAmongTheSettledParameters) {
@@ -94,6 +119,18 @@ TEST(ParameterTableTest, HoldingAValueOutsideItsRangeIsRefused) {
     FAIL();
   } catch (const ModelError& e) {
     EXPECT_EQ(std::string(e.what()), "toy: cannot hold exponent at 1: it must be above 1");
+  }
+}
+
+TEST(ParameterTableTest, HoldingAShareOutsideZeroToOneIsRefused) {
+  for (double share : {0.0, 1.0}) {
+    try {
+      Scoped().Held({{"share fast", share}});
+      FAIL() << share;
+    } catch (const ModelError& e) {
+      EXPECT_EQ(std::string(e.what()), "toy: cannot hold share fast at " + std::string(share == 0 ? "0" : "1") +
+                                           ": it must be above 0 and below 1");
+    }
   }
 }
 
