@@ -1,8 +1,9 @@
 // Observations: what the model stage reads from the results database — each
 // complete run as a configuration with its steady-state times (the first
 // epoch is warm-up and never used when a later one exists), and each link
-// profile as the link probe measured it. Reads through Store::Query only;
-// never writes. Not thread-safe (the Store is not).
+// profile as the link probe measured it. Reads through the Store's typed
+// calls (CompleteRuns, SteadyEpochs, BusiestCpuPerIteration,
+// LatestCalibrationProbes); never writes. Not thread-safe (the Store is not).
 #ifndef DMLBENCH_ORCHESTRATOR_MODEL_OBSERVATIONS_H_
 #define DMLBENCH_ORCHESTRATOR_MODEL_OBSERVATIONS_H_
 
