@@ -482,9 +482,9 @@ ModelConfig ParseSettings(const std::vector<std::string>& settings) {
                          value + "\"");
       }
     } else if (key == "bandwidth") {
-      config.bandwidth_bits_per_s = value == "unshaped" ? 0 : ParseBandwidth(value);
+      config.network.bandwidth_bits_per_s = value == "unshaped" ? 0 : ParseBandwidth(value);
     } else if (key == "latency") {
-      config.latency_s = ParseLatency(value);
+      config.network.latency_s = ParseLatency(value);
     } else if (key == "cpu") {
       const std::optional<double> cores = WholeNumber<double>(value);
       if (!cores || !(*cores >= 0)) {
@@ -541,7 +541,7 @@ std::string LimitText(const std::string& limited_by) {
 void PredictCommand(const GlobalOptions& global, const ModelOptions& o) {
   const std::unique_ptr<Store> store = OpenExistingReadOnly(global.db);
   const ModelConfig config = ParseSettings(o.settings);
-  std::cout << ConfigLabel(config) << " at " << LinkText(config.bandwidth_bits_per_s, config.latency_s) << "; "
+  std::cout << ConfigLabel(config) << " at " << LinkText(config.network.bandwidth_bits_per_s, config.network.latency_s) << "; "
             << IterationsPerEpoch(config) << " iterations per epoch\n";
   const ModelData data = LoadModelData(*store, {});
   std::vector<std::vector<std::string>> rows;

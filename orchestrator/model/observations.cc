@@ -18,24 +18,9 @@ std::vector<RunObservation> ReadRuns(const Store& store, const std::vector<std::
     run.run_key = std::move(complete.run_key);
     run.split = std::move(complete.split);
     run.experiment = std::move(complete.experiment);
-    run.repetition = complete.params.repetition;
     run.parameters = complete.parameters;
     run.iterations_per_epoch = complete.iterations_per_epoch;
-    const RunParams& p = complete.params;
-    run.config.architecture = p.architecture;
-    run.config.workers = p.workers;
-    run.config.servers = p.servers;
-    run.config.batch_size = p.batch_size;
-    run.config.overlap = p.overlap;
-    run.config.bucket_bytes = p.bucket_bytes;
-    run.config.partition_bytes = p.partition_bytes;
-    run.config.pulls_in_turn = p.pulls_in_turn;
-    run.config.hidden = p.hidden;
-    run.config.max_iterations_per_epoch = p.max_iterations_per_epoch;
-    run.config.bandwidth_bits_per_s = p.network.bandwidth_bits_per_s;
-    run.config.latency_s = p.network.latency_s;
-    run.config.train_samples = complete.train_samples;
-    run.config.cpu_cores = complete.cpu_cores;
+    run.config = ModelConfig{std::move(complete.params), complete.train_samples, complete.cpu_cores};
     observations.push_back(std::move(run));
   }
   return observations;
@@ -136,7 +121,9 @@ ModelData LoadModelData(const Store& store, const std::vector<std::string>& expe
 
 std::optional<LinkObservation> FindLink(const std::vector<LinkObservation>& links, const ModelConfig& config) {
   for (const LinkObservation& link : links) {
-    if (link.bandwidth_bits_per_s == config.bandwidth_bits_per_s && link.latency_s == config.latency_s) return link;
+    if (link.bandwidth_bits_per_s == config.network.bandwidth_bits_per_s && link.latency_s == config.network.latency_s) {
+      return link;
+    }
   }
   return std::nullopt;
 }

@@ -22,8 +22,7 @@ struct RunObservation {
   std::string run_key;
   std::string split;                    // calibration | validation
   std::string experiment;               // its experiment's name
-  int repetition = 0;                   // of its configuration, from 0
-  ModelConfig config;
+  ModelConfig config;                   // with its repetition (from 0) and the rest of its parameters
   std::int64_t parameters = 0;          // P, from the trainer's run_start
   std::int64_t iterations_per_epoch = 0;
   std::vector<double> steady_epoch_s;   // warm-up excluded, epoch order

@@ -28,7 +28,7 @@ std::string Failure(const std::function<void()>& f) {
 ModelConfig Ring(int workers, double bandwidth_bits_per_s) {
   ModelConfig config;
   config.workers = workers;
-  config.bandwidth_bits_per_s = bandwidth_bits_per_s;
+  config.network.bandwidth_bits_per_s = bandwidth_bits_per_s;
   return config;
 }
 
