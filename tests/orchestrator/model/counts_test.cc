@@ -173,9 +173,9 @@ std::vector<ModelConfig> Configurations() {
 TEST(CountsTest, MoreBandwidthNeverPredictsSlower) {
   for (const ModelConfig& config : Configurations()) {
     ModelConfig faster = config;
-    faster.bandwidth_bits_per_s *= 4;
+    faster.network.bandwidth_bits_per_s *= 4;
     const double slow = Evaluate(Truth(), config, LinkOf(config.network.bandwidth_bits_per_s)).iteration;
-    const double fast = Evaluate(Truth(), faster, LinkOf(faster.bandwidth_bits_per_s)).iteration;
+    const double fast = Evaluate(Truth(), faster, LinkOf(faster.network.bandwidth_bits_per_s)).iteration;
     EXPECT_LE(fast, slow) << ConfigLabel(config) << " at " << config.network.bandwidth_bits_per_s << " bit/s";
     EXPECT_GT(fast, 0) << ConfigLabel(config);
   }
