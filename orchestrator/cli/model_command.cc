@@ -22,6 +22,7 @@
 #include "orchestrator/core/build_info.h"
 #include "orchestrator/core/link_text.h"
 #include "orchestrator/launch/cluster/links.h"
+#include "orchestrator/matrix/matrix.h"
 #include "orchestrator/model/coverage.h"
 #include "orchestrator/model/interval.h"
 #include "orchestrator/model/judge.h"
@@ -424,86 +425,51 @@ void ValidateCommand(const GlobalOptions& global, const ModelOptions& o) {
   }
 }
 
-// KEY=VALUE settings of `model predict` onto a configuration.
+// The run parameters `model predict` takes; "batch" is batch_size.
+const std::vector<std::string_view> kRunSettings = {
+    "architecture", "workers", "servers", "batch_size", "batch", "overlap", "bucket_bytes", "partition_bytes",
+    "pulls_in_turn", "hidden", "max_iterations_per_epoch"};
+
+// KEY=VALUE settings of `model predict` onto a configuration: the run's
+// parameters, read and checked as an experiment file's (ParseRunSettings),
+// and what the model needs beyond them — the link, the hosts' CPU share,
+// the training set's size.
 ModelConfig ParseSettings(const std::vector<std::string>& settings) {
-  ModelConfig config;
+  std::vector<std::pair<std::string, std::string>> run;
+  NetworkProfile network;
+  std::int64_t train_samples = kFashionMnistTrainSamples;
+  double cpu_cores = 0;
   for (const std::string& setting : settings) {
     const std::size_t equals = setting.find('=');
     if (equals == std::string::npos) throw ModelError("expected KEY=VALUE, got \"" + setting + "\"");
     const std::string key = setting.substr(0, equals), value = setting.substr(equals + 1);
-    auto integer = [&](int min) {
+    if (key == "train_samples") {
       const std::optional<int> parsed = WholeNumber<int>(value);
-      if (!parsed || *parsed < min) {
-        throw ModelError(key + " must be an integer of at least " + std::to_string(min) + ", got \"" + value + "\"");
+      if (!parsed || *parsed < 1) {
+        throw ModelError(key + " must be an integer of at least 1, got \"" + value + "\"");
       }
-      return *parsed;
-    };
-    if (key == "architecture") {
-      const auto architecture = FromText<Architecture>(value);
-      if (!architecture) throw ModelError("architecture must be ring, mpi, ps or p2p, got \"" + value + "\"");
-      config.architecture = *architecture;
-    } else if (key == "workers") {
-      config.workers = integer(1);
-    } else if (key == "servers") {
-      config.servers = integer(1);
-    } else if (key == "batch_size" || key == "batch") {
-      config.batch_size = integer(1);
-    } else if (key == "overlap") {
-      if (value != "true" && value != "false" && value != "on" && value != "off") {
-        throw ModelError("overlap must be true or false, got \"" + value + "\"");
-      }
-      config.overlap = value == "true" || value == "on";
-    } else if (key == "bucket_bytes") {
-      config.bucket_bytes = integer(1);
-    } else if (key == "partition_bytes") {
-      config.partition_bytes = integer(0);
-    } else if (key == "pulls_in_turn") {
-      if (value != "true" && value != "false" && value != "on" && value != "off") {
-        throw ModelError("pulls_in_turn must be true or false, got \"" + value + "\"");
-      }
-      config.pulls_in_turn = value == "true" || value == "on";
-    } else if (key == "max_iterations_per_epoch") {
-      config.max_iterations_per_epoch = integer(0);
-    } else if (key == "train_samples") {
-      config.train_samples = integer(1);
-    } else if (key == "hidden") {
-      config.hidden.clear();
-      std::istringstream widths(value);
-      for (std::string width; std::getline(widths, width, ',');) {
-        const std::optional<int> parsed = WholeNumber<int>(width);
-        if (!parsed || *parsed < 1) {
-          throw ModelError("hidden must be layer widths of at least 1, comma-separated (e.g. 128,32), got \"" +
-                           value + "\"");
-        }
-        config.hidden.push_back(*parsed);
-      }
-      if (config.hidden.empty() || value.back() == ',') {
-        throw ModelError("hidden must be layer widths of at least 1, comma-separated (e.g. 128,32), got \"" +
-                         value + "\"");
-      }
+      train_samples = *parsed;
     } else if (key == "bandwidth") {
-      config.bandwidth_bits_per_s = value == "unshaped" ? 0 : ParseBandwidth(value);
+      network.bandwidth_bits_per_s = value == "unshaped" ? 0 : ParseBandwidth(value);
     } else if (key == "latency") {
-      config.latency_s = ParseLatency(value);
+      network.latency_s = ParseLatency(value);
     } else if (key == "cpu") {
       const std::optional<double> cores = WholeNumber<double>(value);
       if (!cores || !(*cores >= 0)) {
         throw ModelError("cpu must be the hosts' CPU share in cores, 0 for uncapped (e.g. 0.15), got \"" + value +
                          "\"");
       }
-      config.cpu_cores = *cores;
+      cpu_cores = *cores;
+    } else if (std::find(kRunSettings.begin(), kRunSettings.end(), key) != kRunSettings.end()) {
+      run.emplace_back(key == "batch" ? "batch_size" : key, value);
     } else {
       throw ModelError("unknown setting \"" + key + "\", expected architecture, workers, servers, batch_size, "
                        "overlap, bucket_bytes, partition_bytes, pulls_in_turn, hidden, bandwidth, latency, "
                        "cpu, max_iterations_per_epoch, train_samples");
     }
   }
-  if (config.architecture == Architecture::kPs && config.servers == 0) config.servers = 1;
-  if (config.architecture != Architecture::kPs) config.servers = 0;
-  if (config.pulls_in_turn && !PullsInTurnApplies(config)) {
-    throw ModelError("pulls_in_turn applies only to architecture=ps with servers=1, partition_bytes=0 and "
-                     "overlap off, got " + ConfigLabel(config));
-  }
+  ModelConfig config{ParseRunSettings(run), train_samples, cpu_cores};
+  config.network = network;
   return config;
 }
 
@@ -541,7 +507,7 @@ std::string LimitText(const std::string& limited_by) {
 void PredictCommand(const GlobalOptions& global, const ModelOptions& o) {
   const std::unique_ptr<Store> store = OpenExistingReadOnly(global.db);
   const ModelConfig config = ParseSettings(o.settings);
-  std::cout << ConfigLabel(config) << " at " << LinkText(config.bandwidth_bits_per_s, config.latency_s) << "; "
+  std::cout << ConfigLabel(config) << " at " << LinkText(config.network.bandwidth_bits_per_s, config.network.latency_s) << "; "
             << IterationsPerEpoch(config) << " iterations per epoch\n";
   const ModelData data = LoadModelData(*store, {});
   std::vector<std::vector<std::string>> rows;

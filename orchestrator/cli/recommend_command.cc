@@ -68,10 +68,10 @@ std::string PredictSettings(const ModelConfig& c) {
   if (c.architecture == Architecture::kPs) text += " servers=" + std::to_string(c.servers);
   text += " batch_size=" + std::to_string(c.batch_size) + " hidden=" + widths +
           " train_samples=" + std::to_string(c.train_samples);
-  std::string bandwidth = FormatBandwidth(c.bandwidth_bits_per_s);
-  if (ParseBandwidth(bandwidth) != c.bandwidth_bits_per_s) bandwidth = Number(c.bandwidth_bits_per_s, "%.0f") + "bit";
+  std::string bandwidth = FormatBandwidth(c.network.bandwidth_bits_per_s);
+  if (ParseBandwidth(bandwidth) != c.network.bandwidth_bits_per_s) bandwidth = Number(c.network.bandwidth_bits_per_s, "%.0f") + "bit";
   text += " bandwidth=" + bandwidth;
-  if (c.latency_s > 0) text += " latency=" + Exact(c.latency_s) + "s";
+  if (c.network.latency_s > 0) text += " latency=" + Exact(c.network.latency_s) + "s";
   if (c.cpu_cores > 0) text += " cpu=" + Exact(c.cpu_cores);
   return text;
 }

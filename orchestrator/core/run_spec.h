@@ -155,6 +155,7 @@ struct LinkProbeRow {
   double bandwidth_bytes_per_s = 0;
   double time_unix_s = 0;
   std::string hosts;
+  std::int64_t link_probe_id = 0;  // set by the store when it reads the row; AddLinkProbe ignores it
 };
 
 // The parameters a label names besides architecture, servers, workers,

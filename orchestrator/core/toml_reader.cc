@@ -225,6 +225,7 @@ toml::table TomlReader::Parse() const {
 void TomlReader::Fail(const toml::source_region& where, const std::string& message) const {
   const int line = static_cast<int>(where.begin.line);
   const int column = static_cast<int>(where.begin.column);
+  if (line < 1) Throw(path_ + ": " + message, "");  // a value made by the program, in no file
   Throw(path_ + ":" + std::to_string(line) + ":" + std::to_string(column) + ": " + message,
         SourceExcerpt(text_, line, column));
   std::abort();  // Throw() never returns; this keeps the promise of [[noreturn]] if one did

@@ -57,6 +57,8 @@ class TomlReader {
   // Parses text(); a syntax error fails at its position with toml++'s description.
   toml::table Parse() const;
 
+  // "path:line:col: message"; "path: message" for a node with no place in
+  // the text (one the program built, e.g. from a command line's setting).
   [[noreturn]] void Fail(const toml::source_region& where, const std::string& message) const;
   [[noreturn]] void Fail(const toml::node& node, const std::string& message) const { Fail(node.source(), message); }
 

@@ -117,19 +117,8 @@ std::vector<PlannedRun> Expand(const MatrixSpec& spec, const TomlReader& reader)
     RunParams params = spec.defaults;
     for (const auto& [param, value] : assignment) Apply(spec.profiles, params, param, value);
     for (const auto& [param, value] : assignment) {
-      if (param == Param::kServers && params.architecture != Architecture::kPs) {
-        reader.Fail(*table->get("servers"), "servers applies only to architecture \"ps\", got architecture " +
-                                                Quoted(Text(params.architecture)));
-      }
-      if (param == Param::kPullsInTurn && params.pulls_in_turn) {
-        ResolveScopedParams(params);
-        if (!params.pulls_in_turn) {
-          reader.Fail(*table->get("pulls_in_turn"),
-                      "pulls_in_turn applies only to architecture \"ps\" with 1 server, partition_bytes = 0 "
-                      "and overlap = false, got " + Describe(params, ShownParams{.partition_bytes = true,
-                                                                               .repetition = false}));
-        }
-      }
+      const std::string fault = ScopeFault(params, param);
+      if (!fault.empty()) reader.Fail(*table->get(Name(param)), fault);
     }
     ResolveScopedParams(params);
     if (!seen.insert(params).second) {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -57,6 +59,41 @@ std::int64_t SaturatingProduct(std::int64_t a, std::int64_t b) {
   return product;
 }
 
+// A setting's text as the TOML value it spells, for ReadParam to read: the
+// whole text as an integer, else a float, else a boolean (true or false,
+// and for the boolean parameters on or off), else a string; for hidden an
+// array of such values, the text's comma-separated parts. The node has no
+// place in a file: failures name the setting instead.
+std::unique_ptr<toml::node> SettingValue(std::string_view text, bool boolean) {
+  const char* const end = text.data() + text.size();
+  std::int64_t integer = 0;
+  if (const auto [at, error] = std::from_chars(text.data(), end, integer); error == std::errc() && at == end) {
+    return std::make_unique<toml::value<std::int64_t>>(integer);
+  }
+  double number = 0;
+  if (const auto [at, error] = std::from_chars(text.data(), end, number);
+      error == std::errc() && at == end && std::isfinite(number)) {
+    return std::make_unique<toml::value<double>>(number);
+  }
+  if (text == "true" || text == "false" || (boolean && (text == "on" || text == "off"))) {
+    return std::make_unique<toml::value<bool>>(text == "true" || text == "on");
+  }
+  return std::make_unique<toml::value<std::string>>(std::string(text));
+}
+
+std::unique_ptr<toml::node> SettingNode(Param param, std::string_view text) {
+  const bool boolean = param == Param::kOverlap || param == Param::kPullsInTurn;
+  if (param != Param::kHidden) return SettingValue(text, boolean);
+  auto widths = std::make_unique<toml::array>();
+  for (std::size_t begin = 0; !text.empty() && begin <= text.size();) {
+    const std::size_t comma = std::min(text.find(',', begin), text.size());
+    std::unique_ptr<toml::node> width = SettingValue(text.substr(begin, comma - begin), false);
+    width->visit([&](auto& value) { widths->push_back(std::move(value)); });
+    begin = comma + 1;
+  }
+  return widths;
+}
+
 // Reads one experiment file into the experiment's header and a MatrixSpec.
 // Every check knows the source region of what it checks, so each message
 // starts with path:line:column.
@@ -83,6 +120,12 @@ class ExperimentReader : public TomlReader {
     experiment.source_sha256 = Sha256Hex(text());
     experiment.source_text = text();
     return experiment;
+  }
+
+  // Sets `param` of `params` from a command line's text of its value
+  // (ParseRunSettings), read as the file reads it.
+  void ApplySetting(Param param, std::string_view text, RunParams& params) const {
+    Apply(spec_.profiles, params, param, ReadParam(param, *SettingNode(param, text)));
   }
 
  protected:
@@ -533,6 +576,32 @@ struct FileCloser {
 
 Experiment ParseExperiment(const std::string& text, const std::string& path) {
   return ExperimentReader(path, text).Read();
+}
+
+RunParams ParseRunSettings(const std::vector<std::pair<std::string, std::string>>& settings) {
+  RunParams params;
+  std::vector<std::pair<Param, std::string>> given;  // each with its setting's text
+  for (const auto& [key, value] : settings) {
+    const std::string setting = key + "=" + value;
+    const std::optional<Param> param = FindParam(key);
+    if (!param) {
+      const std::string closest = ClosestName(key, kParamKeys);
+      throw MatrixError(setting + ": unknown run parameter '" + key + "', " +
+                        (closest.empty() ? "expected one of: " + JoinNames(kParamKeys)
+                                         : "did you mean '" + closest + "'?"));
+    }
+    if (*param == Param::kNetwork) {
+      throw MatrixError(setting + ": network names a profile of an experiment file's [networks], not one here");
+    }
+    ExperimentReader(setting, "").ApplySetting(*param, value, params);
+    given.emplace_back(*param, setting);
+  }
+  for (const auto& [param, setting] : given) {
+    const std::string fault = ScopeFault(params, param);
+    if (!fault.empty()) throw MatrixError(setting + ": " + fault);
+  }
+  ResolveScopedParams(params);
+  return params;
 }
 
 Experiment LoadExperiment(const std::string& path) {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "orchestrator/core/run_spec.h"
@@ -28,6 +29,19 @@ class MatrixError : public LocatedError {
 Experiment LoadExperiment(const std::string& path);
 // Same, from text already in memory (`path` is only used in messages).
 Experiment ParseExperiment(const std::string& text, const std::string& path);
+
+// One run's parameters from KEY=VALUE settings as a command line gives them
+// (`model predict architecture=ps workers=4 hidden=128,32`), over the
+// built-in defaults, the last of a key winning. Each value is read as the
+// file would read the parameter, with its types, ranges and messages: the
+// text stands for the TOML value it spells (an integer, a float, true or
+// false — on and off too for the booleans — else a string; hidden is its
+// comma-separated widths). Then, as for an [[include]], servers applies
+// to ps only and pulls_in_turn only where PullsInTurnApplies, and both
+// are resolved (ResolveScopedParams). network cannot be set: its profiles
+// are a file's. Throws MatrixError "<key>=<value>: <message>", e.g.
+// "workers=0: workers must be between 1 and 64, got 0".
+RunParams ParseRunSettings(const std::vector<std::pair<std::string, std::string>>& settings);
 
 }  // namespace dmlbench
 

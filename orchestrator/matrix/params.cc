@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "orchestrator/core/toml_reader.h"
+
 namespace dmlbench {
 
 std::string_view Name(Param param) { return kParamNames[static_cast<std::size_t>(param)]; }
@@ -65,6 +67,21 @@ void ResolveScopedParams(RunParams& params) {
     params.servers = 1;
   }
   if (!PullsInTurnApplies(params)) params.pulls_in_turn = false;
+}
+
+std::string ScopeFault(const RunParams& params, Param param) {
+  if (param == Param::kServers && params.architecture != Architecture::kPs) {
+    return "servers applies only to architecture \"ps\", got architecture " + Quoted(Text(params.architecture));
+  }
+  if (param == Param::kPullsInTurn && params.pulls_in_turn) {
+    RunParams resolved = params;
+    ResolveScopedParams(resolved);
+    if (!resolved.pulls_in_turn) {
+      return "pulls_in_turn applies only to architecture \"ps\" with 1 server, partition_bytes = 0 and overlap = "
+             "false, got " + Describe(resolved, ShownParams{.partition_bytes = true, .repetition = false});
+    }
+  }
+  return "";
 }
 
 }  // namespace dmlbench

@@ -96,6 +96,10 @@ bool Matches(const RunParams& params, const Assignment& assignment);
 // without a servers value gets 1), pulls_in_turn to ps with one server
 // exchanging whole without overlap (PullsInTurnApplies; elsewhere false).
 void ResolveScopedParams(RunParams& params);
+// Why `param`, set explicitly in `params` (an [[include]]'s or a command
+// line's), does not apply there: servers beyond ps, pulls_in_turn = true
+// where PullsInTurnApplies does not hold. "" when it applies.
+std::string ScopeFault(const RunParams& params, Param param);
 
 }  // namespace dmlbench
 

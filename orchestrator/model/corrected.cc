@@ -206,11 +206,11 @@ class CorrectedFit {
       if (!run->config.overlap && run->forward_s + run->backward_s > 0) {
         shares_.push_back(run->forward_s / (run->forward_s + run->backward_s));
       }
-      points_.insert(ConfigLabel(run->config) + ProfileScope(run->config.bandwidth_bits_per_s, run->config.latency_s));
+      points_.insert(ConfigLabel(run->config) + ProfileScope(run->config.network.bandwidth_bits_per_s, run->config.network.latency_s));
       // A wire factor needs runs that exchange.
       if (run->config.workers > 1 || run->config.architecture == Architecture::kPs) {
         schemes_.insert(SchemeLabel(run->config));
-        profiles_.insert(ProfileScope(run->config.bandwidth_bits_per_s, run->config.latency_s));
+        profiles_.insert(ProfileScope(run->config.network.bandwidth_bits_per_s, run->config.network.latency_s));
       }
     }
   }

@@ -23,8 +23,8 @@ double LinkBytes(const IterationTraffic& t, double balance_exponent) {
 // idle direction.
 double PacedLinkBytes(const ModelConfig& config, const IterationTraffic& t, double balance_exponent) {
   const double bytes = LinkBytes(t, balance_exponent);
-  if (config.bandwidth_bits_per_s <= 0) return bytes;
-  return PacedBytes(bytes, t.link_bursts, config.bandwidth_bits_per_s);
+  if (config.network.bandwidth_bits_per_s <= 0) return bytes;
+  return PacedBytes(bytes, t.link_bursts, config.network.bandwidth_bits_per_s);
 }
 
 // The wire's alpha-B time of one iteration on the busiest link (s).
@@ -62,10 +62,10 @@ double CorrectedCoefficients::WireFactor(const ModelConfig& config) const {
 
 double CorrectedCoefficients::ByProfile(const std::map<std::string, std::pair<double, double>>& values,
                                         const ModelConfig& config) {
-  const auto own = values.find(ProfileScope(config.bandwidth_bits_per_s, config.latency_s));
+  const auto own = values.find(ProfileScope(config.network.bandwidth_bits_per_s, config.network.latency_s));
   if (own != values.end()) return own->second.second;
   auto order = [](double bits) { return std::log(bits > 0 ? bits : 1e15); };
-  const double want = order(config.bandwidth_bits_per_s);
+  const double want = order(config.network.bandwidth_bits_per_s);
   double best = 0, best_order = 0, distance = std::numeric_limits<double>::infinity();
   for (const auto& [scope, profile] : values) {
     const double have = order(profile.first), d = std::abs(have - want);

@@ -54,8 +54,8 @@ double PacedLinkBytes(const ModelConfig& config, const IterationTraffic& t, doub
   const double bytes =
       t.ends_shared ? std::pow(std::pow(t.sender_link_bytes, r) + std::pow(t.receiver_link_bytes, r), 1 / r)
                     : t.link_bytes;
-  if (config.bandwidth_bits_per_s <= 0) return bytes;
-  return PacedBytes(bytes, t.link_bursts, config.bandwidth_bits_per_s);
+  if (config.network.bandwidth_bits_per_s <= 0) return bytes;
+  return PacedBytes(bytes, t.link_bursts, config.network.bandwidth_bits_per_s);
 }
 
 }  // namespace
@@ -234,7 +234,7 @@ class CountsFit {
       const double fitted = Evaluate(k_, run.config, links_[i]).iteration;
       fit_.runs.push_back({run.run_id, run.iteration_s, fitted});
       squares += (fitted - run.iteration_s) * (fitted - run.iteration_s);
-      points.insert(ConfigLabel(run.config) + ProfileScope(run.config.bandwidth_bits_per_s, run.config.latency_s));
+      points.insert(ConfigLabel(run.config) + ProfileScope(run.config.network.bandwidth_bits_per_s, run.config.network.latency_s));
     }
     fit_.points = static_cast<int>(points.size());
     fit_.residual_rms_s = std::sqrt(squares / static_cast<double>(runs_.size()));

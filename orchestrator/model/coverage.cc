@@ -118,9 +118,9 @@ std::vector<std::string> CalibrationCoverage::Beyond(const ModelConfig& config) 
   if (config.pulls_in_turn && !any_turn_) {
     beyond.push_back("pulls in turn: no calibration run had them; their schedule is the model's own");
   }
-  const std::string profile = ProfileScope(config.bandwidth_bits_per_s, config.latency_s);
+  const std::string profile = ProfileScope(config.network.bandwidth_bits_per_s, config.network.latency_s);
   if (!probed_.count(profile)) {
-    beyond.push_back("link " + LinkText(config.bandwidth_bits_per_s, config.latency_s) + ": never probed; B from the probed links' measured/configured rate, "
+    beyond.push_back("link " + LinkText(config.network.bandwidth_bits_per_s, config.network.latency_s) + ": never probed; B from the probed links' measured/configured rate, "
                      "alpha their median");
   }
   return beyond;

@@ -46,7 +46,7 @@ double Parameter(const ModelFitRecord& fit, std::string_view name, std::string_v
 }
 
 LinkParameters LinkFor(const ModelFitRecord& fit, const ModelConfig& config) {
-  const std::string scope = ProfileScope(config.bandwidth_bits_per_s, config.latency_s);
+  const std::string scope = ProfileScope(config.network.bandwidth_bits_per_s, config.network.latency_s);
   if (FindParameter(fit, kAlpha, scope) != nullptr) {
     return LinkParameters{Parameter(fit, kAlpha, scope), Parameter(fit, kBandwidth, scope)};
   }
@@ -54,12 +54,12 @@ LinkParameters LinkFor(const ModelFitRecord& fit, const ModelConfig& config) {
   for (const ModelParameterRow& p : fit.parameters) {
     if (p.name == kAlpha) alphas.push_back(p.value);
   }
-  if (config.bandwidth_bits_per_s <= 0 || alphas.empty() || FindParameter(fit, kLinkEfficiency, "") == nullptr) {
+  if (config.network.bandwidth_bits_per_s <= 0 || alphas.empty() || FindParameter(fit, kLinkEfficiency, "") == nullptr) {
     throw ModelError("no link probe for the profile " + scope + " and none to extrapolate from: run "
                      "`dmlbench cluster probe --profile ...` before fitting");
   }
-  return LinkParameters{Median(alphas) + config.latency_s,
-                        config.bandwidth_bits_per_s / 8 * Parameter(fit, kLinkEfficiency)};
+  return LinkParameters{Median(alphas) + config.network.latency_s,
+                        config.network.bandwidth_bits_per_s / 8 * Parameter(fit, kLinkEfficiency)};
 }
 
 ModelFitRecord NewFit(const PerformanceModel& model) {

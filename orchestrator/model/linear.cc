@@ -16,7 +16,7 @@ namespace {
 
 std::string LinearScope(const ModelConfig& config) {
   return ArchitectureLabel(config) + " b=" + std::to_string(config.batch_size) + " " +
-         ProfileScope(config.bandwidth_bits_per_s, config.latency_s);
+         ProfileScope(config.network.bandwidth_bits_per_s, config.network.latency_s);
 }
 
 }  // namespace

@@ -1,8 +1,9 @@
 // Observations: what the model stage reads from the results database — each
 // complete run as a configuration with its steady-state times (the first
 // epoch is warm-up and never used when a later one exists), and each link
-// profile as the link probe measured it. Reads through Store::Query only;
-// never writes. Not thread-safe (the Store is not).
+// profile as the link probe measured it. Reads through the Store's typed
+// calls (CompleteRuns, SteadyEpochs, BusiestCpuPerIteration,
+// LatestCalibrationProbes); never writes. Not thread-safe (the Store is not).
 #ifndef DMLBENCH_ORCHESTRATOR_MODEL_OBSERVATIONS_H_
 #define DMLBENCH_ORCHESTRATOR_MODEL_OBSERVATIONS_H_
 
@@ -21,8 +22,7 @@ struct RunObservation {
   std::string run_key;
   std::string split;                    // calibration | validation
   std::string experiment;               // its experiment's name
-  int repetition = 0;                   // of its configuration, from 0
-  ModelConfig config;
+  ModelConfig config;                   // with its repetition (from 0) and the rest of its parameters
   std::int64_t parameters = 0;          // P, from the trainer's run_start
   std::int64_t iterations_per_epoch = 0;
   std::vector<double> steady_epoch_s;   // warm-up excluded, epoch order

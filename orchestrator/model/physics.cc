@@ -200,7 +200,7 @@ IterationTraffic HalvingDoublingTraffic(const ModelConfig& config, double W, boo
     // (bench/cluster/bench_mpi_phases.sh). The simulation starts each link with a
     // full token bucket and counts its bursts; the one burst that
     // PacedBytes takes off is added back.
-    const double burst = config.bandwidth_bits_per_s > 0 ? LinkBurstBytes(config.bandwidth_bits_per_s) : 0;
+    const double burst = config.network.bandwidth_bits_per_s > 0 ? LinkBurstBytes(config.network.bandwidth_bits_per_s) : 0;
     t.link_bytes = RabenseifnerBytes(config.workers, W, burst) + burst;
     // On the links in all: the halving over p ranks, and each folding pair
     // 2.5 W (halves swapped, a half handed over, the whole result back).
@@ -403,10 +403,6 @@ std::string ConfigLabel(const ModelConfig& config) {
   if (config.overlap) label += " overlap";
   if (config.pulls_in_turn) label += " pulls-in-turn";
   return label;
-}
-
-bool PullsInTurnApplies(const ModelConfig& config) {
-  return PullsInTurnApplies(config.architecture, config.servers, config.partition_bytes, config.overlap);
 }
 
 }  // namespace dmlbench

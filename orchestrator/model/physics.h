@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "orchestrator/core/enums.h"
+#include "orchestrator/core/run_spec.h"
 
 namespace dmlbench {
 
@@ -23,21 +24,14 @@ inline constexpr int kInputFeatures = 784;
 inline constexpr int kClassCount = 10;
 inline constexpr std::int64_t kFashionMnistTrainSamples = 60000;
 
-// A configuration to predict: the run parameters that change its time.
-struct ModelConfig {
-  Architecture architecture = Architecture::kRing;
-  int workers = 1;                              // w
-  int servers = 0;                              // k (ps)
-  int batch_size = 100;                         // b, per worker
-  bool overlap = false;
-  std::int64_t bucket_bytes = 1 << 20;          // overlap: layers fused up to this size
-  std::int64_t partition_bytes = 0;             // buckets cut into parts of at most this size; 0 = never
-  bool pulls_in_turn = false;                   // ps, 1 server, whole, no overlap: pulls one worker at a time
-  std::vector<int> hidden = {128, 32};
+// A configuration to predict: a run's parameters (those that change its
+// time are the architecture, w, k, b, overlap and its buckets and parts,
+// pulls in turn, the hidden widths, the iteration cap and the network
+// profile's bandwidth and latency; the others ride along unused) and what
+// the model needs beyond them — the training set's size and the hosts' CPU
+// share, which the run_start event and the hosts table record.
+struct ModelConfig : RunParams {
   std::int64_t train_samples = kFashionMnistTrainSamples;  // n
-  std::int64_t max_iterations_per_epoch = 0;    // 0 = whole epochs
-  double bandwidth_bits_per_s = 0;              // configured link rate; 0 = unshaped
-  double latency_s = 0;                         // configured extra one-way delay
   double cpu_cores = 0;                         // CPU share of each host; 0 = uncapped
 };
 
@@ -125,11 +119,6 @@ struct IterationTraffic {
 //            largest job; with n equal buckets (1 + 1/n) W).
 // One worker (w = 1) exchanges nothing, except under ps.
 IterationTraffic Traffic(const ModelConfig& config, double gradient_bytes);
-
-// Where pulls_in_turn means something (the trainer's --pulls-in-turn and
-// the matrix allow it only there): ps with one server, the gradient whole
-// (partition_bytes = 0), overlap off.
-bool PullsInTurnApplies(const ModelConfig& config);
 
 // Backward time share and gradient bytes of each overlap bucket, in the
 // order the trainer exchanges them. As the trainer does (Mlp::SliceGradients,

@@ -15,7 +15,7 @@ namespace dmlbench {
 std::string PointLabel(const RunObservation& run) {
   std::string hidden;
   for (int width : run.config.hidden) hidden += (hidden.empty() ? "" : ",") + std::to_string(width);
-  std::string label = ConfigLabel(run.config) + " " + LinkText(run.config.bandwidth_bits_per_s, run.config.latency_s);
+  std::string label = ConfigLabel(run.config) + " " + LinkText(run.config.network.bandwidth_bits_per_s, run.config.network.latency_s);
   if (run.config.overlap) label += " bucket=" + std::to_string(run.config.bucket_bytes);
   if (run.config.partition_bytes > 0) label += " partition=" + std::to_string(run.config.partition_bytes);
   if (hidden != "128,32") label += " hidden=" + hidden;
@@ -185,7 +185,7 @@ std::vector<ErrorSummary> Repeatability(const ModelData& data) {
   std::map<std::pair<std::string, std::string>, std::vector<double>> errors;  // (architecture, split)
   for (const auto& [key, runs] : points) {
     std::vector<std::pair<int, double>> epochs;
-    for (const RunObservation* run : runs) epochs.push_back({run->repetition, run->epoch_s});
+    for (const RunObservation* run : runs) epochs.push_back({run->config.repetition, run->epoch_s});
     if (const std::optional<double> error = SplitHalfError(std::move(epochs))) {
       errors[{SchemeLabel(runs.front()->config), key.first}].push_back(*error);
     }

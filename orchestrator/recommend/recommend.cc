@@ -160,8 +160,8 @@ Recommendation Recommend(const PerformanceModel& model, const ModelFitRecord& fi
             ? "compute assumed as " + type.assumed_like + "'s (the catalog's statement, not measured)"
             : "";
     for (ModelConfig config : configs) {
-      config.bandwidth_bits_per_s = type.bandwidth_bits_per_s;
-      config.latency_s = type.latency_s;
+      config.network.bandwidth_bits_per_s = type.bandwidth_bits_per_s;
+      config.network.latency_s = type.latency_s;
       config.cpu_cores = ShareOf(type, catalog);
       if (IterationsPerEpoch(config) < 1) {
         result.ruled_out.push_back({config, &type,

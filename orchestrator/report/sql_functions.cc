@@ -129,7 +129,7 @@ double IterationBound(const ModelConfig& config, const LinkParameters& link, dou
     bursts = 1;
   }
   const double exchange =
-      latencies * link.alpha_s + PacedBytes(bytes, bursts, config.bandwidth_bits_per_s) / link.bytes_per_s;
+      latencies * link.alpha_s + PacedBytes(bytes, bursts, config.network.bandwidth_bits_per_s) / link.bytes_per_s;
   return config.overlap ? std::max(compute_cpu_s, exchange) : compute_cpu_s + exchange;
 }
 

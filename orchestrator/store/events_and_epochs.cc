@@ -121,9 +121,10 @@ std::optional<RunMeasures> Store::CompleteRunMeasures(std::int64_t run_id) const
 
 std::vector<SteadyEpoch> Store::SteadyEpochs(std::map<std::int64_t, std::string>* left_out) const {
   return WithStoreErrors(path_, [&] {
-    SQLite::Statement select(impl_->db,
-                             "SELECT run_id, epoch, wall_s, warmup_included, iterations, samples, run_key "
-                             "FROM steady_epochs ORDER BY run_id, epoch");
+    SQLite::Statement select(impl_->db, R"(
+      SELECT run_id, epoch, wall_s, warmup_included, iterations, samples, run_key,
+             forward_mean_s, backward_mean_s, update_mean_s, exchange_mean_s, exposed_comm_mean_s
+      FROM steady_epochs ORDER BY run_id, epoch)");
     std::vector<SteadyEpoch> epochs;
     struct Faults {
       std::string run_key, why;
@@ -131,9 +132,18 @@ std::vector<SteadyEpoch> Store::SteadyEpochs(std::map<std::int64_t, std::string>
     };
     std::map<std::int64_t, Faults> faults;
     while (select.executeStep()) {
-      const SteadyEpoch epoch{select.getColumn(0).getInt64(), select.getColumn(1).getInt(),
-                              select.getColumn(2).getDouble(), select.getColumn(3).getInt() != 0};
-      if (const auto why = EpochFault(epoch.wall_s, select.getColumn(4).getInt64(), select.getColumn(5).getInt64())) {
+      SteadyEpoch epoch;
+      epoch.run_id = select.getColumn(0).getInt64();
+      epoch.epoch = select.getColumn(1).getInt();
+      epoch.wall_s = select.getColumn(2).getDouble();
+      epoch.warmup_included = select.getColumn(3).getInt() != 0;
+      epoch.iterations = select.getColumn(4).getInt64();
+      epoch.forward_mean_s = select.getColumn(7).getDouble();
+      epoch.backward_mean_s = select.getColumn(8).getDouble();
+      epoch.update_mean_s = select.getColumn(9).getDouble();
+      epoch.exchange_mean_s = select.getColumn(10).getDouble();
+      epoch.exposed_comm_mean_s = select.getColumn(11).getDouble();
+      if (const auto why = EpochFault(epoch.wall_s, epoch.iterations, select.getColumn(5).getInt64())) {
         Faults& run = faults[epoch.run_id];
         if (run.count++ == 0) run = {select.getColumn(6).getString(), *why, 1};
         continue;
@@ -144,6 +154,22 @@ std::vector<SteadyEpoch> Store::SteadyEpochs(std::map<std::int64_t, std::string>
       for (const auto& [run_id, run] : faults) (*left_out)[run_id] = LeftOutText(run.count, run.run_key, run.why);
     }
     return epochs;
+  });
+}
+
+std::vector<BusiestCpu> Store::BusiestCpuPerIteration() const {
+  return WithStoreErrors(path_, [&] {
+    SQLite::Statement select(impl_->db, R"(
+      SELECT s.run_id, s.epoch, p.role, max(p.cpu_s) / max(1, s.iterations)
+      FROM steady_epochs s JOIN rank_phases p ON p.attempt_id = s.attempt_id AND p.epoch = s.epoch
+      WHERE p.cpu_s IS NOT NULL
+      GROUP BY s.run_id, s.epoch, p.role ORDER BY s.run_id, s.epoch)");
+    std::vector<BusiestCpu> rows;
+    while (select.executeStep()) {
+      rows.push_back({select.getColumn(0).getInt64(), select.getColumn(1).getInt(), select.getColumn(2).getString(),
+                      select.getColumn(3).getDouble()});
+    }
+    return rows;
   });
 }
 

@@ -85,4 +85,35 @@ void Store::AddLinkProbe(const std::vector<LinkProbeRow>& rows) {
   });
 }
 
+std::vector<LinkProbeRow> Store::LatestCalibrationProbes() const {
+  return WithStoreErrors(path_, [&] {
+    SQLite::Statement select(impl_->db, R"(
+      SELECT p.profile, p.bandwidth_bits_per_s, p.latency_s, p.message_bytes, p.repetitions, p.median_one_way_s,
+             p.alpha_s, p.bandwidth_bytes_per_s, p.time_unix_s, p.hosts, p.link_probe_id
+      FROM link_probes p
+      WHERE p.split = 'calibration' AND p.time_unix_s = (
+        SELECT max(q.time_unix_s) FROM link_probes q
+        WHERE q.split = 'calibration' AND q.bandwidth_bits_per_s = p.bandwidth_bits_per_s
+          AND q.latency_s = p.latency_s)
+      ORDER BY p.bandwidth_bits_per_s, p.latency_s, p.link_probe_id)");
+    std::vector<LinkProbeRow> rows;
+    while (select.executeStep()) {
+      LinkProbeRow row;
+      row.profile = select.getColumn(0).getString();
+      row.bandwidth_bits_per_s = select.getColumn(1).getDouble();
+      row.latency_s = select.getColumn(2).getDouble();
+      row.message_bytes = select.getColumn(3).getInt64();
+      row.repetitions = select.getColumn(4).getInt();
+      row.median_one_way_s = select.getColumn(5).getDouble();
+      row.alpha_s = select.getColumn(6).getDouble();
+      row.bandwidth_bytes_per_s = select.getColumn(7).getDouble();
+      row.time_unix_s = select.getColumn(8).getDouble();
+      row.hosts = select.getColumn(9).getString();
+      row.link_probe_id = select.getColumn(10).getInt64();
+      rows.push_back(std::move(row));
+    }
+    return rows;
+  });
+}
+
 }  // namespace dmlbench

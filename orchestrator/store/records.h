@@ -157,6 +157,34 @@ struct SteadyEpoch {
   int epoch = 0;
   double wall_s = 0;
   bool warmup_included = false;  // a one-epoch run: its warm-up epoch is all there is
+  std::int64_t iterations = 0;
+  // Over the epoch's iterations, the mean over the workers of each phase's
+  // total, seconds (the epoch event's phase means).
+  double forward_mean_s = 0, backward_mean_s = 0, update_mean_s = 0, exchange_mean_s = 0,
+         exposed_comm_mean_s = 0;
+};
+
+// A complete run as the performance model reads it: its parameters, the
+// experiment that first planned it, what its completing attempt's trainer
+// reported at run_start, and the CPU share of the hosts it ran on.
+struct CompleteRun {
+  std::int64_t run_id = 0;
+  std::string run_key;
+  std::string split;
+  std::string experiment;                // the experiment that first planned it (runs.experiment_id)
+  RunParams params;
+  std::int64_t parameters = 0;           // run_start: P
+  std::int64_t iterations_per_epoch = 0;
+  std::int64_t train_samples = 0;
+  double cpu_cores = 0;                  // the largest cpu_cores tag of its hosts; 0 = none (uncapped)
+};
+
+// One steady epoch's busiest rank of a role: its CPU seconds per iteration.
+struct BusiestCpu {
+  std::int64_t run_id = 0;
+  int epoch = 0;
+  std::string role;                      // worker | server
+  double cpu_s_per_iteration = 0;
 };
 
 // A fitted performance model as stored (schemas/migrations/003_model.sql):

@@ -82,6 +82,9 @@ std::string RunColumns(const Store& store) {
     (SELECT count(*) FROM attempts a WHERE a.run_id = r.run_id AND a.status IN ()" + failed + R"() AND NOT a.host_failure))";
 }
 
+// How many columns RunColumns() selects; a statement's own columns follow.
+constexpr int kRunColumnCount = 26;
+
 // A run from the current row of a statement that selects RunColumns();
 // without its tags and experiments.
 RunRecord ReadRun(SQLite::Statement& select) {
@@ -215,6 +218,39 @@ std::vector<RunRecord> Store::Runs() const {
       RunRecord run = ReadRun(select);
       if (auto it = tags.find(run.run_id); it != tags.end()) run.tags = std::move(it->second);
       if (auto it = experiments.find(run.run_id); it != experiments.end()) run.experiments = std::move(it->second);
+      runs.push_back(std::move(run));
+    }
+    return runs;
+  });
+}
+
+std::vector<CompleteRun> Store::CompleteRuns(const std::vector<std::string>& experiments) const {
+  return WithStoreErrors(path_, [&] {
+    std::string names;
+    for (std::size_t i = 0; i < experiments.size(); ++i) names += i == 0 ? "?" : ", ?";
+    // The columns after RunColumns, in their order.
+    enum Extra { kExperiment = kRunColumnCount, kParameters, kIterationsPerEpoch, kTrainSamples, kCpuCores };
+    SQLite::Statement select(impl_->db, "SELECT " + RunColumns(*this) + R"(, e.name, a.parameters,
+             a.iterations_per_epoch, a.train_samples,
+             (SELECT max(CAST(json_extract(h.tags_json, '$.cpu_cores') AS REAL))
+                FROM attempt_hosts ah JOIN hosts h USING (host_id) WHERE ah.attempt_id = a.attempt_id)
+      FROM runs r JOIN experiments e USING (experiment_id) JOIN attempts a ON a.attempt_id = r.complete_attempt_id
+      WHERE r.status = 'complete')" + (names.empty() ? "" : " AND e.name IN (" + names + ")") +
+                                            " ORDER BY r.run_id");
+    for (std::size_t i = 0; i < experiments.size(); ++i) select.bind(static_cast<int>(i) + 1, experiments[i]);
+    std::vector<CompleteRun> runs;
+    while (select.executeStep()) {
+      RunRecord record = ReadRun(select);
+      CompleteRun run;
+      run.run_id = record.run_id;
+      run.run_key = std::move(record.run_key);
+      run.split = std::move(record.split);
+      run.params = std::move(record.params);
+      run.experiment = select.getColumn(kExperiment).getString();
+      run.parameters = select.getColumn(kParameters).getInt64();
+      run.iterations_per_epoch = select.getColumn(kIterationsPerEpoch).getInt64();
+      run.train_samples = select.getColumn(kTrainSamples).getInt64();
+      run.cpu_cores = select.getColumn(kCpuCores).getDouble();
       runs.push_back(std::move(run));
     }
     return runs;

@@ -138,6 +138,9 @@ class Store {
 
   // Every run, by run_id.
   std::vector<RunRecord> Runs() const;
+  // The complete runs whose first experiment is one of `experiments` (every
+  // complete run when empty), by run_id.
+  std::vector<CompleteRun> CompleteRuns(const std::vector<std::string>& experiments) const;
   // Gives a run these tags (those it has already are kept as they are).
   void TagRun(std::int64_t run_id, const std::vector<std::string>& tags, double now_unix_s);
 
@@ -202,6 +205,10 @@ class Store {
   // those EpochFault (epoch_validity.h) refuses; `left_out`, when given,
   // gets by run id a LeftOutText line for each run that had such epochs.
   std::vector<SteadyEpoch> SteadyEpochs(std::map<std::int64_t, std::string>* left_out = nullptr) const;
+  // For every steady epoch of a complete run with CPU times (an older
+  // trainer reported none), the busiest rank of each role; by run id and
+  // epoch, every one kept (none is refused).
+  std::vector<BusiestCpu> BusiestCpuPerIteration() const;
 
   // ---- hosts and link probes (hosts_and_probes.cc) ----
 
@@ -214,6 +221,9 @@ class Store {
   std::map<std::int64_t, std::set<std::string>> CompleteRunCpuShares() const;
   // The rows of one link probe, in one transaction.
   void AddLinkProbe(const std::vector<LinkProbeRow>& rows);
+  // Of each configured profile (bandwidth and latency), the rows of its most
+  // recent calibration probe; by bandwidth, latency and row id.
+  std::vector<LinkProbeRow> LatestCalibrationProbes() const;
 
   // ---- model fits and predictions (fits_and_predictions.cc) ----
 

@@ -198,10 +198,13 @@ TEST_F(CliTest, PredictNamesEachMalformedSetting) {
       {"cpu=abc", "cpu must be the hosts' CPU share in cores, 0 for uncapped (e.g. 0.15), got \"abc\""},
       {"cpu=0.2x", "cpu must be the hosts' CPU share in cores, 0 for uncapped (e.g. 0.15), got \"0.2x\""},
       {"cpu=-1", "cpu must be the hosts' CPU share in cores, 0 for uncapped (e.g. 0.15), got \"-1\""},
-      {"hidden=128,x", "hidden must be layer widths of at least 1, comma-separated (e.g. 128,32), got \"128,x\""},
-      {"hidden=128,", "hidden must be layer widths of at least 1, comma-separated (e.g. 128,32), got \"128,\""},
-      {"hidden=0", "hidden must be layer widths of at least 1, comma-separated (e.g. 128,32), got \"0\""},
-      {"workers=4x", "workers must be an integer of at least 1, got \"4x\""},
+      // The run parameters are read as an experiment file reads them (ParseRunSettings).
+      {"hidden=128,x", "hidden=128,x: hidden layer sizes must be an integer, got string \"x\""},
+      {"hidden=128,", "hidden=128,: hidden layer sizes must be an integer, got string \"\""},
+      {"hidden=0", "hidden=0: hidden layer sizes must be between 1 and 65536, got 0"},
+      {"workers=4x", "workers=4x: workers must be an integer, got string \"4x\""},
+      {"workers=65", "workers=65: workers must be between 1 and 64, got 65"},
+      {"servers=2", "servers=2: servers applies only to architecture \"ps\", got architecture \"ring\""},
       {"workers", "expected KEY=VALUE, got \"workers\""},
   };
   for (const auto& [setting, reason] : cases) {
@@ -319,8 +322,8 @@ TEST_F(CliTest, PredictSaysWhatEachPredictionRestsOn) {
   const CommandOutput nowhere = Dmlbench({"--db", db_, "model", "predict", "--model", "corrected",
                                           "architecture=ps", "servers=2", "workers=4", "pulls_in_turn=true"});
   EXPECT_NE(nowhere.exit_code, 0);
-  EXPECT_NE(nowhere.err.find("pulls_in_turn applies only to architecture=ps with servers=1, partition_bytes=0 and "
-                             "overlap off, got ps k=2 w=4 b=100 pulls-in-turn"),
+  EXPECT_NE(nowhere.err.find("pulls_in_turn=true: pulls_in_turn applies only to architecture \"ps\" with 1 server, "
+                             "partition_bytes = 0 and overlap = false, got ps k=2 w=4 b=100 partition=0"),
             std::string::npos)
       << nowhere.err;
   // predict only reads: the copy is as it was.

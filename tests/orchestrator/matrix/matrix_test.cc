@@ -1347,5 +1347,42 @@ TEST(MatrixErrorTest, MoreRepetitionsNeedBothKeysAMostAboveTheRepetitionsAndAFra
             "9223372036854775804");
 }
 
+// A command line's settings are read as the file reads the same
+// parameters: the same values, ranges, messages and scope rules.
+TEST(RunSettingsTest, AreReadAsTheFileReadsThem) {
+  const RunParams params = ParseRunSettings(
+      {{"architecture", "ps"}, {"workers", "4"}, {"hidden", "256,64"}, {"overlap", "on"}, {"bucket_bytes", "65536"}});
+  EXPECT_EQ(params.architecture, Architecture::kPs);
+  EXPECT_EQ(params.servers, 1);  // resolved as for an [[include]]
+  EXPECT_EQ(params.workers, 4);
+  EXPECT_EQ(params.hidden, (std::vector<int>{256, 64}));
+  EXPECT_TRUE(params.overlap);
+  EXPECT_EQ(params.bucket_bytes, 65536);
+  EXPECT_EQ(ParseRunSettings({{"architecture", "ring"}}).servers, 0);
+}
+
+TEST(RunSettingsTest, ErrorPathsNameTheSettingAndWhatWasExpected) {
+  const std::vector<std::pair<std::pair<std::string, std::string>, std::string>> cases = {
+      {{"workers", "0"}, "workers=0: workers must be between 1 and 64, got 0"},
+      {{"workers", "4x"}, "workers=4x: workers must be an integer, got string \"4x\""},
+      {{"architecture", "tree"},
+       "architecture=tree: architecture must be one of \"ring\", \"mpi\", \"ps\", \"p2p\", got \"tree\""},
+      {{"overlap", "yes"}, "overlap=yes: overlap must be a boolean, got string \"yes\""},
+      {{"hidden", ""}, "hidden=: hidden must have between 1 and 16 layers, got 0"},
+      {{"wrokers", "4"}, "wrokers=4: unknown run parameter 'wrokers', did you mean 'workers'?"},
+      {{"network", "1gbit"}, "network=1gbit: network names a profile of an experiment file's [networks], not one here"},
+      {{"servers", "2"}, "servers=2: servers applies only to architecture \"ps\", got architecture \"ring\""},
+  };
+  for (const auto& [setting, message] : cases) {
+    try {
+      ParseRunSettings({setting});
+      ADD_FAILURE() << setting.first << " was accepted";
+    } catch (const MatrixError& e) {
+      EXPECT_EQ(std::string(e.what()), message);
+      EXPECT_EQ(e.excerpt(), "");
+    }
+  }
+}
+
 }  // namespace
 }  // namespace dmlbench

@@ -20,7 +20,7 @@ ModelConfig Config(Architecture architecture, int workers, int servers = 0) {
   config.architecture = architecture;
   config.workers = workers;
   config.servers = servers;
-  config.bandwidth_bits_per_s = kGigabit;
+  config.network.bandwidth_bits_per_s = kGigabit;
   return config;
 }
 
@@ -107,13 +107,13 @@ TEST(CorrectedTermsTest, ARateNeverCalibratedTakesTheNearestRatesCostInRatio) {
   k.per_network_byte["1e+08bit/s 0s"] = {1e8, 8e-9};
   k.per_network_byte["1e+10bit/s 0s"] = {1e10, 1e-10};
   ModelConfig config = Config(Architecture::kRing, 4);
-  config.bandwidth_bits_per_s = 1e8;
+  config.network.bandwidth_bits_per_s = 1e8;
   EXPECT_EQ(k.PerNetworkByte(config), 8e-9);  // its own
-  config.bandwidth_bits_per_s = 3e8;
+  config.network.bandwidth_bits_per_s = 3e8;
   EXPECT_EQ(k.PerNetworkByte(config), 8e-9);  // 3x from 100 Mbit/s, 33x from 10 Gbit/s
-  config.bandwidth_bits_per_s = 2e9;
+  config.network.bandwidth_bits_per_s = 2e9;
   EXPECT_EQ(k.PerNetworkByte(config), 1e-10);  // 20x from 100 Mbit/s, 5x from 10 Gbit/s
-  config.bandwidth_bits_per_s = 0;
+  config.network.bandwidth_bits_per_s = 0;
   EXPECT_EQ(k.PerNetworkByte(config), 1e-10);  // unshaped: faster than any
 }
 

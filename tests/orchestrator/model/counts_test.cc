@@ -61,11 +61,11 @@ ModelData SyntheticSweep(const CountsCoefficients& truth, unsigned seed) {
   std::int64_t id = 0;
   auto add = [&](ModelConfig config) {
     config.cpu_cores = kShare;
-    const CountsTerms terms = Evaluate(truth, config, LinkOf(config.bandwidth_bits_per_s));
+    const CountsTerms terms = Evaluate(truth, config, LinkOf(config.network.bandwidth_bits_per_s));
     for (int repetition = 0; repetition < 3; ++repetition) {
       const double epoch = terms.iteration * static_cast<double>(IterationsPerEpoch(config)) * noise(rng);
       RunObservation run = CalibrationRun(++id, config, epoch);
-      run.repetition = repetition;
+      run.config.repetition = repetition;
       run.worker_cpu_s = terms.worker_cpu * noise(rng);
       if (config.architecture == Architecture::kPs) run.server_cpu_s = terms.server_cpu * noise(rng);
       data.runs.push_back(run);
@@ -173,10 +173,10 @@ std::vector<ModelConfig> Configurations() {
 TEST(CountsTest, MoreBandwidthNeverPredictsSlower) {
   for (const ModelConfig& config : Configurations()) {
     ModelConfig faster = config;
-    faster.bandwidth_bits_per_s *= 4;
-    const double slow = Evaluate(Truth(), config, LinkOf(config.bandwidth_bits_per_s)).iteration;
-    const double fast = Evaluate(Truth(), faster, LinkOf(faster.bandwidth_bits_per_s)).iteration;
-    EXPECT_LE(fast, slow) << ConfigLabel(config) << " at " << config.bandwidth_bits_per_s << " bit/s";
+    faster.network.bandwidth_bits_per_s *= 4;
+    const double slow = Evaluate(Truth(), config, LinkOf(config.network.bandwidth_bits_per_s)).iteration;
+    const double fast = Evaluate(Truth(), faster, LinkOf(faster.network.bandwidth_bits_per_s)).iteration;
+    EXPECT_LE(fast, slow) << ConfigLabel(config) << " at " << config.network.bandwidth_bits_per_s << " bit/s";
     EXPECT_GT(fast, 0) << ConfigLabel(config);
   }
 }
@@ -185,7 +185,7 @@ TEST(CountsTest, FewerBytesNeverPredictSlower) {
   for (const ModelConfig& config : Configurations()) {
     ModelConfig smaller = config;
     smaller.hidden = {64, 32};  // about half the parameters, so half the gradient's bytes
-    const LinkParameters link = LinkOf(config.bandwidth_bits_per_s);
+    const LinkParameters link = LinkOf(config.network.bandwidth_bits_per_s);
     EXPECT_LE(Evaluate(Truth(), smaller, link).iteration, Evaluate(Truth(), config, link).iteration)
         << ConfigLabel(config);
   }
@@ -194,7 +194,7 @@ TEST(CountsTest, FewerBytesNeverPredictSlower) {
 TEST(CountsTest, MoreCpuNeverPredictsSlower) {
   for (const ModelConfig& config : Configurations()) {
     if (config.cpu_cores == 0) continue;
-    const LinkParameters link = LinkOf(config.bandwidth_bits_per_s);
+    const LinkParameters link = LinkOf(config.network.bandwidth_bits_per_s);
     double previous = Evaluate(Truth(), config, link).iteration;
     for (double cpu : {config.cpu_cores * 2, 1.0, 0.0}) {  // 0: uncapped
       ModelConfig more = config;

@@ -29,7 +29,7 @@ std::string Failure(const std::function<void()>& f) {
 ModelConfig Ring(int workers, double bandwidth_bits_per_s) {
   ModelConfig config;
   config.workers = workers;
-  config.bandwidth_bits_per_s = bandwidth_bits_per_s;
+  config.network.bandwidth_bits_per_s = bandwidth_bits_per_s;
   return config;
 }
 
@@ -75,7 +75,7 @@ TEST(FittingTest, AProfileNeverProbedTakesItsRateAtTheMedianEfficiencyAndTheMedi
   EXPECT_EQ(probed.alpha_s, 10e-6);
   EXPECT_EQ(probed.bytes_per_s, kGigabit / 8 * 0.96);
   ModelConfig far = Ring(4, 10e9);
-  far.latency_s = 0.001;
+  far.network.latency_s = 0.001;
   const LinkParameters extrapolated = LinkFor(fit, far);
   EXPECT_NEAR(extrapolated.alpha_s, 15e-6 + 0.001, 1e-15);
   EXPECT_NEAR(extrapolated.bytes_per_s, 10e9 / 8 * 0.93, 1e-3);

@@ -18,7 +18,7 @@ inline ModelConfig Configuration(Architecture architecture, int workers, int ser
   config.workers = workers;
   config.servers = servers;
   config.batch_size = batch_size;
-  config.bandwidth_bits_per_s = bandwidth_bits_per_s;
+  config.network.bandwidth_bits_per_s = bandwidth_bits_per_s;
   return config;
 }
 

@@ -65,7 +65,7 @@ struct Truth {
   Run Of(const ModelConfig& config) const {
     const double W = 4.0 * ParameterCount(config);
     const IterationTraffic t = Traffic(config, W);
-    const double bytes_per_s = config.bandwidth_bits_per_s / 8 * 0.95;
+    const double bytes_per_s = config.network.bandwidth_bits_per_s / 8 * 0.95;
     const double compute = overhead_s + per_sample_s * config.batch_size;
     std::string scope(Text(config.architecture));
     if (config.architecture == Architecture::kPs) scope += " k=" + std::to_string(config.servers);
@@ -75,16 +75,16 @@ struct Truth {
     const double link_bytes =
         t.ends_shared ? std::pow(std::pow(t.sender_link_bytes, r) + std::pow(t.receiver_link_bytes, r), 1 / r)
                       : t.link_bytes;
-    const double paced = PacedBytes(link_bytes, t.link_bursts, config.bandwidth_bits_per_s);
+    const double paced = PacedBytes(link_bytes, t.link_bursts, config.network.bandwidth_bits_per_s);
     // A single server's pulls in turn, one flow at a time, use the link as
     // the probe does (models.cc, version 17): a factor of 1, which is also
     // what the model takes for a scheme no calibration run had.
     const double factor = config.pulls_in_turn ? 1.0 : wire_factor.at(scope);
     const double window = std::max(0.0, t.early_window_bytes / bytes_per_s - compute);
-    const double early = first_peer_share.at(config.bandwidth_bits_per_s) *
+    const double early = first_peer_share.at(config.network.bandwidth_bits_per_s) *
                          std::min(t.early_reply_bytes / bytes_per_s, window);
     const double path = compute + factor * (t.latency_steps * kAlpha + paced / bytes_per_s - early);
-    const double network = per_network_byte_s.at(config.bandwidth_bits_per_s) * t.network_bytes / t.ranks;
+    const double network = per_network_byte_s.at(config.network.bandwidth_bits_per_s) * t.network_bytes / t.ranks;
     const double worker = compute + per_byte_s * t.worker_cpu_bytes + per_message_s * t.worker_cpu_messages +
                           per_wait_s * t.worker_cpu_waits + network + while_waiting * (path - compute);
     const double server = per_byte_s * t.server_cpu_bytes + per_message_s * t.server_cpu_messages +
@@ -118,17 +118,7 @@ RunParams Params(Architecture architecture, int workers, int servers, int batch,
   return p;
 }
 
-ModelConfig ConfigOf(const RunParams& p) {
-  ModelConfig c;
-  c.cpu_cores = 0.25;
-  c.architecture = p.architecture;
-  c.workers = p.workers;
-  c.servers = p.servers;
-  c.batch_size = p.batch_size;
-  c.bandwidth_bits_per_s = p.network.bandwidth_bits_per_s;
-  c.pulls_in_turn = p.pulls_in_turn;
-  return c;
-}
+ModelConfig ConfigOf(const RunParams& p) { return ModelConfig{p, kFashionMnistTrainSamples, 0.25}; }
 
 class ModelsTest : public ::testing::Test {
  protected:
@@ -321,9 +311,7 @@ TEST_F(ModelsTest, CorrectedPlusOverlapFitsCalibrationRunsWithOverlapOnTheirBuck
     RunParams p = Params(architecture, 2, servers, 100, kGigabit);
     p.overlap = true;
     p.bucket_bytes = 16 * 1024;
-    ModelConfig config = ConfigOf(p);
-    config.overlap = true;
-    config.bucket_bytes = p.bucket_bytes;
+    const ModelConfig config = ConfigOf(p);
     const Prediction predicted = with_overlap.Predict(before, config);
     ASSERT_GT(predicted.hidden_comm_s, 0) << ConfigLabel(config);
     const double epoch = predicted.epoch_s;
@@ -876,7 +864,7 @@ TEST_F(ModelsTest, RepeatabilityReadsEachRunsRepetitionFromTheDatabase) {
   }
   const ModelData data = LoadModelData(store, {});
   ASSERT_EQ(data.runs.size(), 7u);
-  EXPECT_EQ(data.runs[2].repetition, 3);
+  EXPECT_EQ(data.runs[2].config.repetition, 3);
   const std::vector<ErrorSummary> summaries = Repeatability(data);
   ASSERT_EQ(summaries.size(), 1u);
   EXPECT_EQ(summaries[0].architecture, "ring");

@@ -75,7 +75,7 @@ TEST(PhysicsTest, MpiIsABinomialTreeBelowFourRanksAndRabenseifnerFromFour) {
     EXPECT_EQ(folded.worker_cpu_bytes, 4 * 300 + 1000 + folded.reduce_bytes) << w;
   }
   ModelConfig shaped = Config(Architecture::kMpi, 6);
-  shaped.bandwidth_bits_per_s = 1e9;
+  shaped.network.bandwidth_bits_per_s = 1e9;
   const double W = 419752;
   const double paced = PacedBytes(Traffic(shaped, W).link_bytes, 1, 1e9);
   EXPECT_LT(paced, 3.75 * W - LinkBurstBytes(1e9));

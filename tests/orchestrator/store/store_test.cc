@@ -15,6 +15,7 @@
 #include "orchestrator/store/migrations.h"
 #include "common/sha256.h"
 
+#include "tests/orchestrator/support/model_fixture.h"
 #include "tests/orchestrator/support/run_fixture.h"
 #include "tests/orchestrator/support/store_queries.h"
 #include "tests/orchestrator/support/tmpfs_mount.h"
@@ -806,6 +807,67 @@ TEST_F(StoreTest, SteadyEpochsLeaveOutWarmUpAndIncompleteRuns) {
   EXPECT_EQ(steady[2].run_id, runs[1]);
   EXPECT_EQ(steady[2].wall_s, 11);
   EXPECT_TRUE(steady[2].warmup_included);
+}
+
+// What the performance model reads: the complete runs with their run_start
+// facts and hosts' CPU share, of the experiments asked for; the busiest
+// rank's CPU per iteration of each steady epoch; the latest calibration
+// probe of each profile.
+TEST_F(StoreTest, TheModelsReadsAreTypedRowsOfCompleteRunsEpochsAndLatestProbes) {
+  Store store(db_);
+  testing::ModelDatabase db(store, /*cpu_cores=*/0.5);
+  RunParams ring;
+  ring.workers = 2;
+  ring.network = {"1gbit", 1e9, 0};
+  RunParams ps = ring;
+  ps.architecture = Architecture::kPs;
+  ps.servers = 1;
+  const std::int64_t ring_id = db.AddRun(ring, "calibration", {3, 2, 2}, 104938, 40, 0.01, 0.02);
+  const std::int64_t ps_id = db.AddRun(ps, "validation", {3, 2}, 104938, 40, 0.01, 0.02, 0.04);
+
+  const std::vector<CompleteRun> runs = store.CompleteRuns({});
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].run_id, ring_id);
+  EXPECT_EQ(runs[0].split, "calibration");
+  EXPECT_EQ(runs[0].experiment, "model-test");
+  EXPECT_EQ(runs[0].params.workers, 2);
+  EXPECT_EQ(runs[0].params.network.bandwidth_bits_per_s, 1e9);
+  EXPECT_EQ(runs[0].parameters, 104938);
+  EXPECT_EQ(runs[0].iterations_per_epoch, 40);
+  EXPECT_EQ(runs[0].train_samples, 60000);
+  EXPECT_EQ(runs[0].cpu_cores, 0.5);
+  EXPECT_EQ(runs[1].run_id, ps_id);
+  EXPECT_EQ(runs[1].params.architecture, Architecture::kPs);
+  EXPECT_EQ(store.CompleteRuns({"model-test", "other"}).size(), 2u);
+  EXPECT_TRUE(store.CompleteRuns({"other"}).empty());
+
+  const std::vector<SteadyEpoch> epochs = store.SteadyEpochs();
+  ASSERT_EQ(epochs.size(), 3u);
+  EXPECT_EQ(epochs[0].iterations, 40);
+  EXPECT_DOUBLE_EQ(epochs[0].forward_mean_s, 0.01 * 40 / 3);
+  EXPECT_DOUBLE_EQ(epochs[0].backward_mean_s, 2 * 0.01 * 40 / 3);
+
+  const std::vector<BusiestCpu> cpu = store.BusiestCpuPerIteration();
+  ASSERT_EQ(cpu.size(), 4u);  // ring's two steady epochs (a worker); ps's one (a worker and a server)
+  EXPECT_EQ(cpu[0].run_id, ring_id);
+  EXPECT_EQ(cpu[0].epoch, 2);
+  EXPECT_EQ(cpu[0].role, "worker");
+  EXPECT_DOUBLE_EQ(cpu[0].cpu_s_per_iteration, 0.02);
+  for (const BusiestCpu& rank : {cpu[2], cpu[3]}) {
+    EXPECT_EQ(rank.run_id, ps_id);
+    EXPECT_DOUBLE_EQ(rank.cpu_s_per_iteration, rank.role == "server" ? 0.04 : 0.02) << rank.role;
+  }
+
+  db.AddProbe(1e9, 1e-4, 1.1e8, /*time_unix_s=*/10);
+  db.AddProbe(1e9, 2e-4, 1.2e8, /*time_unix_s=*/20);
+  db.AddProbe(1e8, 3e-4, 1.2e7, /*time_unix_s=*/5);
+  const std::vector<LinkProbeRow> probes = store.LatestCalibrationProbes();
+  ASSERT_EQ(probes.size(), 6u);  // three message sizes of each profile's latest probe
+  EXPECT_EQ(probes[0].bandwidth_bits_per_s, 1e8);
+  EXPECT_EQ(probes[3].bandwidth_bits_per_s, 1e9);
+  EXPECT_EQ(probes[3].alpha_s, 2e-4);
+  EXPECT_EQ(probes[3].time_unix_s, 20);
+  EXPECT_LT(probes[3].link_probe_id, probes[4].link_probe_id);
 }
 
 TEST_F(StoreTest, QueryReturnsTypedCells) {

@@ -51,18 +51,11 @@ inline void BuildReportStudy(const std::string& path, const ReportStudyOptions& 
   // work, or all its share allows where a CPU binds and the rank waits on
   // others. The warm-up epoch is 40% slower.
   auto iteration_s = [&](const RunParams& p) {
-    ModelConfig config;
-    config.architecture = p.architecture;
-    config.workers = p.workers;
-    config.servers = p.servers;
-    config.batch_size = p.batch_size;
-    config.bandwidth_bits_per_s = p.network.bandwidth_bits_per_s;
-    config.overlap = p.overlap;
-    config.bucket_bytes = p.bucket_bytes;
-    const double bytes_per_s = config.bandwidth_bits_per_s / 8 * kEfficiency;
+    const ModelConfig config{p, kFashionMnistTrainSamples, 0};
+    const double bytes_per_s = config.network.bandwidth_bits_per_s / 8 * kEfficiency;
     const IterationTraffic t = Traffic(config, 4.0 * kParameters);
     const double compute = 2e-4 + 6e-6 * p.batch_size;
-    const double paced = PacedBytes(t.link_bytes, t.link_bursts, config.bandwidth_bits_per_s);
+    const double paced = PacedBytes(t.link_bytes, t.link_bursts, config.network.bandwidth_bits_per_s);
     const double link = t.latency_steps * kAlpha + paced / bytes_per_s;
     const double critical = compute + link * (p.overlap ? 0.7 : 1.0);
     const double worker =
