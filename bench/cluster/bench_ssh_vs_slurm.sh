@@ -4,16 +4,16 @@
 # both ways, 0.15 core each as in the study), and one matrix — a subset of
 # experiments/paper-reproduction.toml: ring, mpi, p2p and ps (1 server) at 2
 # and 4 workers, Fashion-MNIST, batch 100, 10 iterations per epoch, 3 epochs
-# (2 steady), REPS repetitions — run once through SSH (provider "cluster")
-# and once through Slurm (provider "slurm", a job step per run), each into
-# its own database; then `dmlbench compare ssh.db slurm.db` (B = Slurm) and,
+# (2 steady), REPS repetitions — each repetition run through SSH (provider
+# "cluster") and through Slurm (provider "slurm", a job step per run), in
+# turn, each provider into its own database; then `dmlbench compare ssh.db slurm.db` (B = Slurm) and,
 # per provider, the median of each phase of its runs' attempts (where their
 # time went, attempt_phases: start-up, epochs, exit). Needs root and the
 # Slurm packages. The trainer is started by Slurm
 # at its own path, so it must lie where the hosts see it (not under /tmp,
 # /dev/shm or root's home); the SSH sweep uploads it as always.
 #   bench/cluster/bench_ssh_vs_slurm.sh path/to/dmlbench path/to/dmlbench-trainer
-#   env: REPS (3), CPU (0.15), BANDWIDTH (100mbit), DATASET
+#   env: REPS (6), CPU (0.15), BANDWIDTH (100mbit), DATASET
 #        (/usr/share/datasets/fashion-mnist)
 set -euo pipefail
 if (($# != 2)); then
@@ -22,7 +22,7 @@ if (($# != 2)); then
 fi
 DMLBENCH=$(realpath "$1")
 TRAINER=$(realpath "$2")
-REPS=${REPS:-3}
+REPS=${REPS:-6}
 CPU=${CPU:-0.15}
 BANDWIDTH=${BANDWIDTH:-100mbit}
 DATASET=${DATASET:-/usr/share/datasets/fashion-mnist}
@@ -72,11 +72,17 @@ matrix cluster 'inventory = "cluster/inventory.toml"' > "$work/ssh.toml"
 matrix slurm '[slurm]
 ranks = "per-node"' > "$work/slurm.toml"
 
-for side in ssh slurm; do
-  start=$(date +%s)
-  "$DMLBENCH" run "$work/$side.toml" --db "$work/$side.db" --trainer "$TRAINER" --dataset-dir "$DATASET" \
-      > "$work/$side.out" 2>&1 || { cat "$work/$side.out"; exit 1; }
-  echo "$side: $(tail -n 1 "$work/$side.out") ($(( $(date +%s) - start )) s)"
+# The repetitions alternate between the providers, and so does which goes
+# first, so that a change of this machine's load falls on both alike.
+for ((rep = 0; rep < REPS; rep++)); do
+  sides=(ssh slurm)
+  ((rep % 2 == 0)) || sides=(slurm ssh)
+  for side in "${sides[@]}"; do
+    start=$(date +%s)
+    "$DMLBENCH" run "$work/$side.toml" --db "$work/$side.db" --trainer "$TRAINER" --dataset-dir "$DATASET" \
+        --only "repetition=$rep" > "$work/$side.out" 2>&1 || { cat "$work/$side.out"; exit 1; }
+    echo "repetition $rep, $side: $(tail -n 1 "$work/$side.out") ($(( $(date +%s) - start )) s)"
+  done
 done
 
 echo
