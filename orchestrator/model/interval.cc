@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <thread>
 
@@ -17,21 +18,33 @@ struct Outcome {
   std::string skipped;
 };
 
+// `model` fitted on the runs of `calibration` that `left_out` does not
+// take, and those it takes predicted; `what` names them when the fit fails.
 Outcome LeaveOut(const PerformanceModel& model, const ModelData& calibration, const FixedParameters& fixed,
-                 const std::string& label) {
+                 const std::function<bool(const RunObservation&)>& left_out, const std::string& what) {
   ModelData rest = calibration, out = calibration;
   rest.runs.clear();
   out.runs.clear();
-  for (const RunObservation& run : calibration.runs) (PointLabel(run) == label ? out : rest).runs.push_back(run);
+  for (const RunObservation& run : calibration.runs) (left_out(run) ? out : rest).runs.push_back(run);
   Outcome outcome;
   try {
     ValidationResult result = Validate(model, model.Fit(rest, fixed), out);
     outcome.points = std::move(result.points);
     if (!result.skipped.empty()) outcome.skipped = result.skipped.front();
   } catch (const ModelError& e) {
-    outcome.skipped = label + ": " + e.what();
+    outcome.skipped = what + ": " + e.what();
   }
   return outcome;
+}
+
+// Throws ModelError for a run of `calibration` that is not a calibration run.
+void RefuseValidationRuns(const ModelData& calibration) {
+  for (const RunObservation& run : calibration.runs) {
+    if (run.split != "calibration") {
+      throw ModelError("run " + run.run_key.substr(0, 12) + " is a " + run.split +
+                       " run: only calibration configurations are left out");
+    }
+  }
 }
 
 // The absolute log ratio measured/predicted of a left-out point.
@@ -41,14 +54,9 @@ double Score(const PointError& point) { return std::fabs(std::log(point.measured
 
 LeftOut LeaveOneConfigurationOut(const PerformanceModel& model, const ModelData& calibration,
                                  const FixedParameters& fixed) {
+  RefuseValidationRuns(calibration);
   std::vector<std::string> labels;
-  for (const RunObservation& run : calibration.runs) {
-    if (run.split != "calibration") {
-      throw ModelError("run " + run.run_key.substr(0, 12) + " is a " + run.split +
-                       " run: only calibration configurations are left out");
-    }
-    labels.push_back(PointLabel(run));
-  }
+  for (const RunObservation& run : calibration.runs) labels.push_back(PointLabel(run));
   std::sort(labels.begin(), labels.end());
   labels.erase(std::unique(labels.begin(), labels.end()), labels.end());
 
@@ -57,7 +65,9 @@ LeftOut LeaveOneConfigurationOut(const PerformanceModel& model, const ModelData&
   std::atomic<std::size_t> next{0};
   auto work = [&] {
     for (std::size_t i = next++; i < labels.size(); i = next++) {
-      outcomes[i] = LeaveOut(model, calibration, fixed, labels[i]);
+      const std::string& label = labels[i];
+      outcomes[i] = LeaveOut(
+          model, calibration, fixed, [&](const RunObservation& run) { return PointLabel(run) == label; }, label);
     }
   };
   const std::size_t threads = std::min<std::size_t>(std::max(1u, std::thread::hardware_concurrency()), labels.size());
@@ -71,6 +81,20 @@ LeftOut LeaveOneConfigurationOut(const PerformanceModel& model, const ModelData&
     left_out.points.insert(left_out.points.end(), outcome.points.begin(), outcome.points.end());
     if (!outcome.skipped.empty()) left_out.skipped.push_back(outcome.skipped);
   }
+  return left_out;
+}
+
+LeftOut LeaveLargestWorkersOut(const PerformanceModel& model, const ModelData& calibration,
+                               const FixedParameters& fixed) {
+  RefuseValidationRuns(calibration);
+  int largest = 0;
+  for (const RunObservation& run : calibration.runs) largest = std::max(largest, run.config.workers);
+  const auto at_largest = [largest](const RunObservation& run) { return run.config.workers == largest; };
+  Outcome outcome =
+      LeaveOut(model, calibration, fixed, at_largest, "every configuration of " + std::to_string(largest) + " workers");
+  LeftOut left_out;
+  left_out.points = std::move(outcome.points);
+  if (!outcome.skipped.empty()) left_out.skipped.push_back(outcome.skipped);
   return left_out;
 }
 

@@ -44,6 +44,17 @@ struct LeftOut {
 LeftOut LeaveOneConfigurationOut(const PerformanceModel& model, const ModelData& calibration,
                                  const FixedParameters& fixed);
 
+// What leaving one configuration out cannot ask: whether the fit
+// extrapolates in the workers. `model` fitted, holding `fixed`, on the
+// calibration runs of `calibration` with fewer workers than the largest
+// count among them, and every configuration at that count predicted as
+// Validate predicts it. No run of that count is fitted on. When the fit
+// fails (a term only runs of that count identify), every configuration at
+// the count is named in `skipped` with the fit's reason. `calibration`'s
+// runs must all be calibration runs.
+LeftOut LeaveLargestWorkersOut(const PerformanceModel& model, const ModelData& calibration,
+                               const FixedParameters& fixed);
+
 // The ⌈(n+1)·level⌉-th smallest of the n `scores` (the split-conformal
 // quantile), or nullopt when that exceeds n: too few scores for `level`
 // (at 0.9, fewer than 9). `level` in (0, 1).

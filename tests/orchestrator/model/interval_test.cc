@@ -1,13 +1,16 @@
 // Tests of the prediction intervals (interval.h): the split-conformal
 // quantile's rank and its nominal coverage on exchangeable residuals, the
 // per-regime scaling only where the residuals differ, leaving each
-// calibration configuration out, and an interval read back from a fit.
+// calibration configuration out, leaving the largest worker count out, and
+// an interval read back from a fit.
 #include "orchestrator/model/interval.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
+#include <vector>
 
 #include "orchestrator/model/models.h"
 #include "tests/orchestrator/model/model_data.h"
@@ -147,6 +150,84 @@ TEST(IntervalTest, AValidationRunIsNeverLeftOutOrFitted) {
   try {
     LeaveOneConfigurationOut(ModelNamed("linear"), data, {});
     FAIL() << "a validation run was left out";
+  } catch (const ModelError& e) {
+    EXPECT_STREQ(e.what(), "run 0123456789ab is a validation run: only calibration configurations are left out");
+  }
+}
+
+// linear, recording the workers of every run each fit is given.
+class RecordingLinear : public PerformanceModel {
+ public:
+  std::string_view name() const override { return linear_.name(); }
+  int version() const override { return linear_.version(); }
+  ModelFitRecord Fit(const ModelData& data, const FixedParameters& fixed) const override {
+    std::vector<int> workers;
+    for (const RunObservation& run : data.runs) workers.push_back(run.config.workers);
+    fitted_workers.push_back(workers);
+    return linear_.Fit(data, fixed);
+  }
+  using PerformanceModel::Fit;
+  Prediction Predict(const ModelFitRecord& fit, const ModelConfig& config) const override {
+    return linear_.Predict(fit, config);
+  }
+  mutable std::vector<std::vector<int>> fitted_workers;  // per fit, its runs' workers
+
+ private:
+  const PerformanceModel& linear_ = ModelNamed("linear");
+};
+
+// Epoch time exactly linear in the workers: the line through 1, 2 and 3
+// workers predicts 4 exactly, and no run of 4 workers is fitted on.
+TEST(IntervalTest, TheLargestWorkerCountIsPredictedByAFitOnFewerWorkersAlone) {
+  ModelData data;
+  data.links.push_back(Probe(1e9, 12e-6));
+  std::int64_t id = 0;
+  for (Architecture architecture : {Architecture::kRing, Architecture::kMpi}) {
+    for (int workers = 1; workers <= 4; ++workers) {
+      for (int repetition = 0; repetition < 2; ++repetition) {
+        data.runs.push_back(
+            CalibrationRun(++id, Configuration(architecture, workers, 0, 100, 1e9), 3.0 + 0.25 * workers));
+      }
+    }
+  }
+  const RecordingLinear model;
+  const LeftOut left_out = LeaveLargestWorkersOut(model, data, {});
+  EXPECT_TRUE(left_out.skipped.empty());
+  ASSERT_EQ(left_out.points.size(), 2u);
+  for (const PointError& point : left_out.points) {
+    EXPECT_EQ(point.config.workers, 4) << point.label;
+    EXPECT_EQ(point.split, "calibration");
+    EXPECT_NEAR(point.relative_error, 0, 1e-9) << point.label;
+  }
+  ASSERT_EQ(model.fitted_workers.size(), 1u);
+  const std::vector<int>& fitted = model.fitted_workers.front();
+  EXPECT_EQ(fitted.size(), 12u);  // every run of 1 to 3 workers
+  EXPECT_EQ(*std::max_element(fitted.begin(), fitted.end()), 3);
+}
+
+// Where only the largest worker count has runs, nothing is left to fit
+// on: the criterion names the configurations it cannot predict and why.
+TEST(IntervalTest, AFitThatNeedsTheLargestWorkerCountSaysSo) {
+  ModelData data;
+  data.links.push_back(Probe(1e9, 12e-6));
+  data.runs.push_back(CalibrationRun(1, Configuration(Architecture::kRing, 4, 0, 100, 1e9), 3.0));
+  data.runs.push_back(CalibrationRun(2, Configuration(Architecture::kRing, 4, 0, 100, 1e9), 3.1));
+  const LeftOut left_out = LeaveLargestWorkersOut(ModelNamed("linear"), data, {});
+  EXPECT_TRUE(left_out.points.empty());
+  ASSERT_EQ(left_out.skipped.size(), 1u);
+  EXPECT_EQ(left_out.skipped.front().rfind("every configuration of 4 workers: ", 0), 0u) << left_out.skipped.front();
+}
+
+TEST(IntervalTest, AValidationRunIsNeverFittedWhenTheLargestWorkerCountIsLeftOut) {
+  ModelData data;
+  data.links.push_back(Probe(1e9, 12e-6));
+  data.runs.push_back(CalibrationRun(1, Configuration(Architecture::kRing, 2, 0, 100, 1e9), 3.0));
+  data.runs.push_back(CalibrationRun(2, Configuration(Architecture::kRing, 1, 0, 100, 1e9), 3.5));
+  data.runs.back().split = "validation";
+  data.runs.back().run_key = "0123456789abcdef";
+  try {
+    LeaveLargestWorkersOut(ModelNamed("linear"), data, {});
+    FAIL() << "a validation run was fitted on";
   } catch (const ModelError& e) {
     EXPECT_STREQ(e.what(), "run 0123456789ab is a validation run: only calibration configurations are left out");
   }
