@@ -1,11 +1,13 @@
 // Dataset: the training and test sets in memory (pixels as bytes, labels),
 // loaded from an MNIST-format directory (whose files and checksum it defines)
 // or generated synthetically, and the data-parallel schedule over them. Does
-// not know the model. Immutable after loading: safe to share for reading.
+// not know the model. Immutable after loading: safe to share for reading,
+// and copies share the bytes.
 #ifndef DMLBENCH_TRAINER_DATASET_H_
 #define DMLBENCH_TRAINER_DATASET_H_
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -22,10 +24,11 @@ class DatasetError : public std::runtime_error {
 
 inline constexpr int kClasses = 10;
 
+// Views into the bytes of the Dataset that holds the split.
 struct Split {
   std::int64_t count = 0;
-  std::vector<std::uint8_t> pixels;   // count x features, 0..255
-  std::vector<std::uint8_t> labels;   // count, each < kClasses
+  std::span<const std::uint8_t> pixels;   // count x features, 0..255
+  std::span<const std::uint8_t> labels;   // count, each < kClasses
 };
 
 struct Dataset {
@@ -34,7 +37,16 @@ struct Dataset {
   Split test;
   std::string sha256;   // see schemas/trainer-events.md, run_start.dataset_sha256
   std::string source;   // the directory, or "synthetic"
+  // Owns what the splits point into: the decoded arrays in this process's
+  // memory, or a decoded copy mapped read-only from a file (dataset_cache.h).
+  std::shared_ptr<const void> storage;
 };
+
+// A dataset owning the four arrays given, its splits pointing into them;
+// `sha256` and `source` are left for the caller.
+Dataset MakeDataset(int features, std::vector<std::uint8_t> train_pixels,
+                    std::vector<std::uint8_t> train_labels, std::vector<std::uint8_t> test_pixels,
+                    std::vector<std::uint8_t> test_labels);
 
 // The four IDX files of an MNIST-format directory, in the order the dataset
 // checksum reads them.
