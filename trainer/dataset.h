@@ -99,7 +99,8 @@ std::span<const std::uint32_t> WorkerShard(std::span<const std::uint32_t> permut
 // rows lie at random places in a split larger than the caches, and read
 // when needed each waited for memory (at batch 100: 60 us of a 680 us
 // training iteration; 22 us prefetched an iteration ahead, with the split in
-// huge pages, see idx_reader.cc).
+// huge pages, see idx_reader.cc; a split mapped from a dataset cache has
+// them where the page cache holds the copy in 2 MB folios).
 void GatherBatch(const Split& split, int features, std::span<const std::uint32_t> indices,
                  float* pixels, std::uint8_t* labels, std::span<const std::uint32_t> next = {});
 
