@@ -177,6 +177,16 @@ TEST_F(DatasetCacheTest, ACopyWithALabelOutOfRangeIsNotRead) {
   ExpectSame(LoadDatasetCached(data_, cache_), LoadDataset(data_));
 }
 
+TEST_F(DatasetCacheTest, ACopyOfAnotherLayoutIsReplaced) {
+  LoadDatasetCached(data_, cache_);
+  const std::string path = DatasetCachePath(data_, cache_);
+  Overwrite(path, 7, '1', /*keep_time=*/true);   // magic "dmlbds01": the layout before this one
+  ExpectSame(LoadDatasetCached(data_, cache_), LoadDataset(data_));
+  std::ifstream copy(path, std::ios::binary);
+  copy.seekg(7);
+  EXPECT_EQ(copy.get(), '2');
+}
+
 TEST_F(DatasetCacheTest, AReadMarksTheCopyUsed) {
   LoadDatasetCached(data_, cache_);
   const std::string path = DatasetCachePath(data_, cache_);
