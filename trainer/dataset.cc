@@ -58,8 +58,9 @@ std::string PluralDims(std::size_t n) {
   return std::to_string(n) + (n == 1 ? " dimension" : " dimensions");
 }
 
-Split MakeSplit(const std::string& images_path, IdxArray images, const std::string& labels_path,
-                IdxArray labels) {
+// Checks that `images` and `labels` make one split (see LoadDataset).
+void CheckSplit(const std::string& images_path, const IdxArray& images,
+                const std::string& labels_path, const IdxArray& labels) {
   if (images.dims.size() != 3)
     throw DatasetError(IdxPosition(images_path, 3, images.gzip) +
                        ": expected images (3 dimensions), found " + PluralDims(images.dims.size()));
@@ -75,32 +76,31 @@ Split MakeSplit(const std::string& images_path, IdxArray images, const std::stri
       throw DatasetError(IdxPosition(labels_path, 8 + i, labels.gzip) + ": label " +
                          std::to_string(labels.data[i]) + " out of range 0.." +
                          std::to_string(kClasses - 1));
-  Split split;
-  split.count = images.dims[0];
-  split.pixels = std::move(images.data);
-  split.labels = std::move(labels.data);
-  return split;
 }
 
-Split MakeSyntheticSplit(std::int64_t count, const std::vector<std::uint8_t>& prototypes,
-                         std::mt19937_64& rng) {
+// `count` samples drawn from `rng` into `pixels` and `labels`.
+void MakeSyntheticSplit(std::int64_t count, const std::vector<std::uint8_t>& prototypes,
+                        std::mt19937_64& rng, std::vector<std::uint8_t>& pixels,
+                        std::vector<std::uint8_t>& labels) {
   constexpr int kFeatures = kSyntheticSide * kSyntheticSide;
-  Split split;
-  split.count = count;
-  split.pixels.resize(static_cast<std::size_t>(count) * kFeatures);
-  split.labels.resize(static_cast<std::size_t>(count));
+  pixels.resize(static_cast<std::size_t>(count) * kFeatures);
+  labels.resize(static_cast<std::size_t>(count));
   for (std::int64_t i = 0; i < count; ++i) {
     auto label = static_cast<std::uint8_t>(UniformBelow(rng, kClasses));
-    split.labels[i] = label;
+    labels[i] = label;
     const std::uint8_t* prototype = &prototypes[std::size_t{label} * kFeatures];
-    std::uint8_t* pixels = &split.pixels[static_cast<std::size_t>(i) * kFeatures];
+    std::uint8_t* sample = &pixels[static_cast<std::size_t>(i) * kFeatures];
     for (int p = 0; p < kFeatures; ++p) {
       int noise = static_cast<int>(UniformBelow(rng, 129)) - 64;
-      pixels[p] = static_cast<std::uint8_t>(std::clamp(prototype[p] + noise, 0, 255));
+      sample[p] = static_cast<std::uint8_t>(std::clamp(prototype[p] + noise, 0, 255));
     }
   }
-  return split;
 }
+
+// The four arrays a dataset in memory owns.
+struct Arrays {
+  std::vector<std::uint8_t> train_pixels, train_labels, test_pixels, test_labels;
+};
 
 Dataset Load(const std::string& directory) {
   const auto [train_images, train_labels, test_images, test_labels] = FindDatasetFiles(directory);
@@ -110,25 +110,22 @@ Dataset Load(const std::string& directory) {
   IdxArray test_x = ReadInto(test_images, hash);
   IdxArray test_y = ReadInto(test_labels, hash);
 
-  Dataset dataset;
-  dataset.source = directory;
-  dataset.sha256 = hash.HexDigest();
   const std::uint32_t rows = train_x.dims.size() == 3 ? train_x.dims[1] : 0;
   const std::uint32_t cols = train_x.dims.size() == 3 ? train_x.dims[2] : 0;
-  const bool train_gzip = train_x.gzip;
-  const bool test_gzip = test_x.gzip;
-  dataset.train = MakeSplit(train_images, std::move(train_x), train_labels, std::move(train_y));
-  std::vector<std::uint32_t> test_dims = test_x.dims;
-  dataset.test = MakeSplit(test_images, std::move(test_x), test_labels, std::move(test_y));
-  if (test_dims[1] != rows || test_dims[2] != cols)
-    throw DatasetError(IdxPosition(test_images, 8, test_gzip) + ": images are " +
-                       std::to_string(test_dims[1]) + "x" + std::to_string(test_dims[2]) +
+  CheckSplit(train_images, train_x, train_labels, train_y);
+  CheckSplit(test_images, test_x, test_labels, test_y);
+  if (test_x.dims[1] != rows || test_x.dims[2] != cols)
+    throw DatasetError(IdxPosition(test_images, 8, test_x.gzip) + ": images are " +
+                       std::to_string(test_x.dims[1]) + "x" + std::to_string(test_x.dims[2]) +
                        ", the training images are " + std::to_string(rows) + "x" +
                        std::to_string(cols));
-  dataset.features = static_cast<int>(rows * cols);
-  if (dataset.features == 0)
-    throw DatasetError(IdxPosition(train_images, 8, train_gzip) +
-                       ": images have no pixels");
+  if (rows * cols == 0)
+    throw DatasetError(IdxPosition(train_images, 8, train_x.gzip) + ": images have no pixels");
+  Dataset dataset = MakeDataset(static_cast<int>(rows * cols), std::move(train_x.data),
+                                std::move(train_y.data), std::move(test_x.data),
+                                std::move(test_y.data));
+  dataset.source = directory;
+  dataset.sha256 = hash.HexDigest();
   return dataset;
 }
 
@@ -161,6 +158,19 @@ std::string DatasetSha256(const std::string& directory) {
   }
 }
 
+Dataset MakeDataset(int features, std::vector<std::uint8_t> train_pixels,
+                    std::vector<std::uint8_t> train_labels, std::vector<std::uint8_t> test_pixels,
+                    std::vector<std::uint8_t> test_labels) {
+  auto arrays = std::make_shared<const Arrays>(Arrays{std::move(train_pixels), std::move(train_labels),
+                                                      std::move(test_pixels), std::move(test_labels)});
+  Dataset dataset;
+  dataset.features = features;
+  dataset.train = {std::int64_t(arrays->train_labels.size()), arrays->train_pixels, arrays->train_labels};
+  dataset.test = {std::int64_t(arrays->test_labels.size()), arrays->test_pixels, arrays->test_labels};
+  dataset.storage = std::move(arrays);
+  return dataset;
+}
+
 Dataset MakeSyntheticDataset(std::int64_t train_samples, std::uint64_t seed) {
   constexpr int kFeatures = kSyntheticSide * kSyntheticSide;
   std::mt19937_64 rng(Mix(seed));
@@ -168,10 +178,12 @@ Dataset MakeSyntheticDataset(std::int64_t train_samples, std::uint64_t seed) {
   std::vector<std::uint8_t> prototypes(std::size_t{kClasses} * kFeatures);
   for (auto& pixel : prototypes) pixel = UniformBelow(rng, 4) == 0 ? 192 : 0;
 
-  Dataset dataset;
-  dataset.features = kFeatures;
-  dataset.train = MakeSyntheticSplit(train_samples, prototypes, rng);
-  dataset.test = MakeSyntheticSplit(std::max<std::int64_t>(1, train_samples / 6), prototypes, rng);
+  Arrays arrays;
+  MakeSyntheticSplit(train_samples, prototypes, rng, arrays.train_pixels, arrays.train_labels);
+  MakeSyntheticSplit(std::max<std::int64_t>(1, train_samples / 6), prototypes, rng,
+                     arrays.test_pixels, arrays.test_labels);
+  Dataset dataset = MakeDataset(kFeatures, std::move(arrays.train_pixels), std::move(arrays.train_labels),
+                                std::move(arrays.test_pixels), std::move(arrays.test_labels));
   dataset.sha256 = "synthetic:" + std::to_string(seed) + ":" + std::to_string(train_samples);
   dataset.source = "synthetic";
   return dataset;

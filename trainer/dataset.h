@@ -1,11 +1,13 @@
 // Dataset: the training and test sets in memory (pixels as bytes, labels),
 // loaded from an MNIST-format directory (whose files and checksum it defines)
 // or generated synthetically, and the data-parallel schedule over them. Does
-// not know the model. Immutable after loading: safe to share for reading.
+// not know the model. Immutable after loading: safe to share for reading,
+// and copies share the bytes.
 #ifndef DMLBENCH_TRAINER_DATASET_H_
 #define DMLBENCH_TRAINER_DATASET_H_
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -22,10 +24,11 @@ class DatasetError : public std::runtime_error {
 
 inline constexpr int kClasses = 10;
 
+// Views into the bytes of the Dataset that holds the split.
 struct Split {
   std::int64_t count = 0;
-  std::vector<std::uint8_t> pixels;   // count x features, 0..255
-  std::vector<std::uint8_t> labels;   // count, each < kClasses
+  std::span<const std::uint8_t> pixels;   // count x features, 0..255
+  std::span<const std::uint8_t> labels;   // count, each < kClasses
 };
 
 struct Dataset {
@@ -34,7 +37,16 @@ struct Dataset {
   Split test;
   std::string sha256;   // see schemas/trainer-events.md, run_start.dataset_sha256
   std::string source;   // the directory, or "synthetic"
+  // Owns what the splits point into: the decoded arrays in this process's
+  // memory, or a decoded copy mapped read-only from a file (dataset_cache.h).
+  std::shared_ptr<const void> storage;
 };
+
+// A dataset owning the four arrays given, its splits pointing into them;
+// `sha256` and `source` are left for the caller.
+Dataset MakeDataset(int features, std::vector<std::uint8_t> train_pixels,
+                    std::vector<std::uint8_t> train_labels, std::vector<std::uint8_t> test_pixels,
+                    std::vector<std::uint8_t> test_labels);
 
 // The four IDX files of an MNIST-format directory, in the order the dataset
 // checksum reads them.
@@ -87,7 +99,8 @@ std::span<const std::uint32_t> WorkerShard(std::span<const std::uint32_t> permut
 // rows lie at random places in a split larger than the caches, and read
 // when needed each waited for memory (at batch 100: 60 us of a 680 us
 // training iteration; 22 us prefetched an iteration ahead, with the split in
-// huge pages, see idx_reader.cc).
+// huge pages, see idx_reader.cc; a split mapped from a dataset cache has
+// them where the page cache holds the copy in 2 MB folios).
 void GatherBatch(const Split& split, int features, std::span<const std::uint32_t> indices,
                  float* pixels, std::uint8_t* labels, std::span<const std::uint32_t> next = {});
 

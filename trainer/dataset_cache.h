@@ -4,11 +4,14 @@
 // start-up). A cache file belongs to the four files it was decoded from,
 // named by their identity (path, device, inode, size, modification and
 // change times: any rewrite of a file changes it) and holding the sha256
-// they had as read then, which the run reports as always. Safe between
-// processes: a file is written under a temporary name and renamed into
-// place whole. A cache directory keeps the three copies used last (written
-// or read), removing the older ones whenever it writes a new one. The
-// dataset (dataset.h) does not know about it.
+// they had as read then, which the run reports as always. A run maps its
+// copy read-only: the ranks of a host share its pages, and loading it costs
+// neither a copy nor a hash (what is checked instead: dataset_cache.cc,
+// Whole). Safe between processes: a file is written under a temporary name
+// and renamed into place whole, and never written again. A cache directory
+// keeps the three copies used last (written or read), removing the older
+// ones whenever it writes a new one. The dataset (dataset.h) does not know
+// about it. File layout: schemas/dataset-cache.md.
 #ifndef DMLBENCH_TRAINER_DATASET_CACHE_H_
 #define DMLBENCH_TRAINER_DATASET_CACHE_H_
 
@@ -19,8 +22,9 @@
 namespace dmlbench {
 
 // LoadDataset(directory), through the cache directory `cache_dir`: the
-// decoded copy of these very files if it holds one, else the files
-// decoded, then kept there for the next. A cache that cannot be created,
+// decoded copy of these very files, mapped, if it holds a sound one, else
+// the files decoded, then kept there for the next (a damaged copy is
+// replaced so). A cache that cannot be created,
 // read or written is no error: the files are decoded as without one.
 // Throws DatasetError as LoadDataset does.
 Dataset LoadDatasetCached(const std::string& directory, const std::string& cache_dir);

@@ -49,7 +49,7 @@ Mlp::Mlp(const std::vector<int>& sizes, int max_batch) : max_batch_(max_batch) {
     throw std::invalid_argument("Mlp: need at least 2 positive layer sizes and max_batch >= 1");
   openblas_set_num_threads(1);
   std::size_t offset = 0;
-  int widest = 0;
+  int widest = 0;   // of the layers' outputs: the input's delta is never formed
   for (std::size_t l = 0; l + 1 < sizes.size(); ++l) {
     MlpLayer layer;
     layer.inputs = sizes[l];
@@ -59,7 +59,7 @@ Mlp::Mlp(const std::vector<int>& sizes, int max_batch) : max_batch_(max_batch) {
     offset += layer.count;
     layers_.push_back(layer);
     activations_.emplace_back(std::size_t(max_batch) * layer.outputs);
-    widest = std::max({widest, layer.inputs, layer.outputs});
+    widest = std::max(widest, layer.outputs);
   }
   parameters_.assign(offset, 0.0f);
   gradients_.assign(offset, 0.0f);

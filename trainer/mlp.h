@@ -123,7 +123,7 @@ class Mlp {
   std::vector<float> parameters_;
   std::vector<float> gradients_;
   std::vector<std::vector<float>> activations_;   // per layer, batch x outputs (after ReLU)
-  std::vector<float> delta_;                      // batch x widest layer: dLoss/d(pre-activation)
+  std::vector<float> delta_;                      // batch x widest output: dLoss/d(pre-activation)
   std::vector<float> delta_next_;
   const float* input_ = nullptr;
   int batch_ = 0;

@@ -59,6 +59,7 @@ void SetTransportDefaults() {
                            "OMPI_MCA_btl_tcp_max_send_size"}) {
     setenv(name, kOneMebibyte, /*overwrite=*/0);
   }
+  setenv("OMPI_MCA_pml", "ob1", /*overwrite=*/0);
   const bool one_machine = EveryRankOnThisMachine();
   const bool interfaces_named =
       getenv("OMPI_MCA_btl_tcp_if_include") || getenv("OMPI_MCA_btl_tcp_if_exclude");

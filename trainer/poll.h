@@ -21,9 +21,16 @@ namespace dmlbench {
 int RequiredMpiThreadLevel();
 
 // Open MPI's TCP transport settings for this rank, put into the environment
-// as OMPI_MCA_btl_tcp_*; call it before MPI_Init. A value the user gave
-// (mpirun --mca or the environment) wins; one in an MCA parameter file does
-// not. Other transports (shared memory) are untouched.
+// as OMPI_MCA_btl_tcp_* and OMPI_MCA_pml; call it before MPI_Init. A value
+// the user gave (mpirun --mca or the environment) wins; one in an MCA
+// parameter file does not. Other transports (shared memory) are untouched.
+//
+// The point-to-point layer is ob1, the one that drives the btls (tcp, vader,
+// self) and the one Open MPI 4.1 picks here anyway: named, MPI_Init skips
+// opening the others only to have them decline (cm and its psm/psm2
+// transports load the InfiniPath and Omni-Path libraries and look for their
+// devices): 0.19 s instead of 0.42 s of a 2-rank MPI_Init on a loaded 2-core
+// machine (docs/trainer.md).
 //
 // Eager up to 1 MiB: above btl_tcp_eager_limit (64 KiB by default) a message
 // goes by rendezvous, the rest following only after the receiver has

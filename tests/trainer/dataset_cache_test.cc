@@ -1,14 +1,19 @@
-// The decoded dataset cache: a second load reads the first one's copy and
-// gives the same dataset and checksum; a rewritten file, a damaged copy or a
-// cache that cannot be written fall back to decoding the files.
+// The decoded dataset cache: a second load maps the first one's copy and
+// gives the same dataset and checksum; a rewritten file, a copy written to,
+// cut short or holding a label out of range, or a cache that cannot be
+// written fall back to decoding the files (and a damaged copy is replaced).
 #include "trainer/dataset_cache.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -20,6 +25,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing::Bytes;
 using testing::Idx;
+using testing::ToBytes;
 
 
 class DatasetCacheTest : public ::testing::Test {
@@ -48,32 +54,90 @@ class DatasetCacheTest : public ::testing::Test {
     EXPECT_EQ(a.sha256, b.sha256);
     EXPECT_EQ(a.source, b.source);
     EXPECT_EQ(a.train.count, b.train.count);
-    EXPECT_EQ(a.train.pixels, b.train.pixels);
-    EXPECT_EQ(a.train.labels, b.train.labels);
+    EXPECT_EQ(ToBytes(a.train.pixels), ToBytes(b.train.pixels));
+    EXPECT_EQ(ToBytes(a.train.labels), ToBytes(b.train.labels));
     EXPECT_EQ(a.test.count, b.test.count);
-    EXPECT_EQ(a.test.pixels, b.test.pixels);
-    EXPECT_EQ(a.test.labels, b.test.labels);
+    EXPECT_EQ(ToBytes(a.test.pixels), ToBytes(b.test.pixels));
+    EXPECT_EQ(ToBytes(a.test.labels), ToBytes(b.test.labels));
+  }
+
+  // Overwrites the byte at `offset` of the copy with `value`; with
+  // `keep_time`, gives the copy back its modification time, as only a
+  // deliberate reset would (a change the copy's check cannot see).
+  static void Overwrite(const std::string& path, std::uint64_t offset, char value, bool keep_time) {
+    const fs::file_time_type written = fs::last_write_time(path);
+    {
+      std::fstream copy(path, std::ios::in | std::ios::out | std::ios::binary);
+      copy.seekp(std::streamoff(offset));
+      copy.put(value);
+    }
+    if (keep_time) fs::last_write_time(path, written);
+  }
+
+  // Sets the copy's access time, by which the cache orders its copies.
+  static void SetAccessTime(const std::string& path, std::chrono::seconds ago) {
+    const std::int64_t seconds =
+        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch() - ago)
+            .count();
+    const timespec times[2] = {{seconds, 0}, {0, UTIME_OMIT}};
+    ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), times, 0), 0);
+  }
+
+  static std::int64_t AccessTime(const std::string& path) {
+    struct stat info {};
+    EXPECT_EQ(::stat(path.c_str(), &info), 0);
+    return info.st_atim.tv_sec;
   }
 
   fs::path dir_;
   std::string data_, cache_;
 };
 
+// Where the copy of the test's dataset keeps its arrays (4096-byte blocks,
+// schemas/dataset-cache.md): the header, then the 12 training pixels, the 3
+// training labels, the 4 test pixels and the test label, each in a block.
+constexpr std::uint64_t kLastTrainingPixel = 4096 + 11;
+constexpr std::uint64_t kFirstTrainingLabel = 2 * 4096;
+
 TEST_F(DatasetCacheTest, TheSecondLoadReadsTheDecodedCopyAndGivesTheSameDataset) {
   const Dataset files = LoadDataset(data_);
   ExpectSame(LoadDatasetCached(data_, cache_), files);
   const std::string path = DatasetCachePath(data_, cache_);
   ASSERT_TRUE(fs::exists(path));
+  EXPECT_EQ(fs::file_size(path), 4 * 4096 + 1);
   EXPECT_EQ(fs::status(cache_).permissions() & fs::perms::all, fs::perms::owner_all);
   // The copy, not the files, is read now: a copy with other pixels shows it.
-  {
-    std::fstream copy(path, std::ios::in | std::ios::out | std::ios::binary);
-    copy.seekp(-1 - 1 - 4 - 3, std::ios::end);  // the last training pixel
-    copy.put(char(99));
-  }
+  Overwrite(path, kLastTrainingPixel, char(99), /*keep_time=*/true);
   const Dataset cached = LoadDatasetCached(data_, cache_);
   EXPECT_EQ(cached.train.pixels.back(), 99);
   EXPECT_EQ(cached.sha256, files.sha256);
+}
+
+TEST_F(DatasetCacheTest, TheCopyIsMappedFromItsFileNotCopied) {
+  LoadDatasetCached(data_, cache_);
+  const std::string path = DatasetCachePath(data_, cache_);
+  const Dataset cached = LoadDatasetCached(data_, cache_);
+  // /proc/self/maps: "begin-end perms offset dev inode path"; the copy's
+  // file holds the training pixels' address.
+  const auto address = reinterpret_cast<std::uintptr_t>(cached.train.pixels.data());
+  std::ifstream maps("/proc/self/maps");
+  std::string mapped_from;
+  for (std::string line; std::getline(maps, line);) {
+    std::istringstream fields(line);
+    std::uintptr_t begin = 0, end = 0;
+    char dash = 0;
+    std::string perms, offset, device, inode, file;
+    fields >> std::hex >> begin >> dash >> end >> perms >> offset >> device >> inode >> file;
+    if (begin <= address && address < end) mapped_from = file + " " + perms;
+  }
+  EXPECT_EQ(mapped_from, path + " r--s");
+}
+
+TEST_F(DatasetCacheTest, TheDatasetOutlivesTheRemovalOfItsCopy) {
+  LoadDatasetCached(data_, cache_);
+  const Dataset cached = LoadDatasetCached(data_, cache_);
+  fs::remove(DatasetCachePath(data_, cache_));
+  ExpectSame(cached, LoadDataset(data_));
 }
 
 TEST_F(DatasetCacheTest, ARewrittenFileIsDecodedAgainUnderAnotherName) {
@@ -82,7 +146,7 @@ TEST_F(DatasetCacheTest, ARewrittenFileIsDecodedAgainUnderAnotherName) {
   WriteGzip("t10k-labels-idx1-ubyte.gz", Idx({1}, {7}));
   EXPECT_NE(DatasetCachePath(data_, cache_), old_path);
   const Dataset after = LoadDatasetCached(data_, cache_);
-  EXPECT_EQ(after.test.labels, Bytes{7});
+  EXPECT_EQ(ToBytes(after.test.labels), Bytes{7});
   EXPECT_NE(after.sha256, before.sha256);
   ExpectSame(LoadDatasetCached(data_, cache_), LoadDataset(data_));
 }
@@ -96,13 +160,40 @@ TEST_F(DatasetCacheTest, ACutCopyIsNotRead) {
   EXPECT_EQ(fs::file_size(path), whole);  // and written whole again
 }
 
+TEST_F(DatasetCacheTest, ACopyWrittenToIsNotReadAndIsWrittenAgain) {
+  LoadDatasetCached(data_, cache_);
+  const std::string path = DatasetCachePath(data_, cache_);
+  Overwrite(path, kLastTrainingPixel, char(99), /*keep_time=*/false);
+  ExpectSame(LoadDatasetCached(data_, cache_), LoadDataset(data_));
+  std::ifstream copy(path, std::ios::binary);
+  copy.seekg(std::streamoff(kLastTrainingPixel));
+  EXPECT_EQ(copy.get(), 12);
+}
+
+TEST_F(DatasetCacheTest, ACopyWithALabelOutOfRangeIsNotRead) {
+  LoadDatasetCached(data_, cache_);
+  const std::string path = DatasetCachePath(data_, cache_);
+  Overwrite(path, kFirstTrainingLabel, char(10), /*keep_time=*/true);
+  ExpectSame(LoadDatasetCached(data_, cache_), LoadDataset(data_));
+}
+
+TEST_F(DatasetCacheTest, ACopyOfAnotherLayoutIsReplaced) {
+  LoadDatasetCached(data_, cache_);
+  const std::string path = DatasetCachePath(data_, cache_);
+  Overwrite(path, 7, '1', /*keep_time=*/true);   // magic "dmlbds01": the layout before this one
+  ExpectSame(LoadDatasetCached(data_, cache_), LoadDataset(data_));
+  std::ifstream copy(path, std::ios::binary);
+  copy.seekg(7);
+  EXPECT_EQ(copy.get(), '2');
+}
+
 TEST_F(DatasetCacheTest, AReadMarksTheCopyUsed) {
   LoadDatasetCached(data_, cache_);
   const std::string path = DatasetCachePath(data_, cache_);
-  const fs::file_time_type old = fs::file_time_type::clock::now() - std::chrono::hours(24);
-  fs::last_write_time(path, old);
+  SetAccessTime(path, std::chrono::hours(24));
+  const std::int64_t before = AccessTime(path);
   LoadDatasetCached(data_, cache_);
-  EXPECT_GT(fs::last_write_time(path), old + std::chrono::hours(23));
+  EXPECT_GT(AccessTime(path), before + 23 * 3600);
 }
 
 TEST_F(DatasetCacheTest, TheDirectoryKeepsTheThreeCopiesUsedLast) {
@@ -113,8 +204,8 @@ TEST_F(DatasetCacheTest, TheDirectoryKeepsTheThreeCopiesUsedLast) {
     WriteGzip("t10k-labels-idx1-ubyte.gz", Idx({1}, {label}));
     LoadDatasetCached(data_, cache_);
     copies.push_back(DatasetCachePath(data_, cache_));
-    fs::last_write_time(copies.back(), fs::file_time_type::clock::now() - std::chrono::hours(10 - label));
-    if (label == 2) fs::last_write_time(copies[0], fs::file_time_type::clock::now() - std::chrono::minutes(1));
+    SetAccessTime(copies.back(), std::chrono::hours(10 - label));
+    if (label == 2) SetAccessTime(copies[0], std::chrono::minutes(1));
   }
   EXPECT_TRUE(fs::exists(copies[0]));
   EXPECT_FALSE(fs::exists(copies[1]));

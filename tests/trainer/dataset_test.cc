@@ -18,6 +18,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing::Bytes;
 using testing::Idx;
+using testing::ToBytes;
 
 
 // A directory of four small raw IDX files (2x2 images), removed afterwards.
@@ -63,9 +64,9 @@ TEST_F(DatasetDir, LoadsRawFiles) {
   Dataset dataset = LoadDataset(dir_.string());
   EXPECT_EQ(dataset.features, 4);
   EXPECT_EQ(dataset.train.count, 3);
-  EXPECT_EQ(dataset.train.labels, (Bytes{0, 1, 9}));
+  EXPECT_EQ(ToBytes(dataset.train.labels), (Bytes{0, 1, 9}));
   EXPECT_EQ(dataset.test.count, 1);
-  EXPECT_EQ(dataset.test.pixels, (Bytes{0, 51, 102, 255}));
+  EXPECT_EQ(ToBytes(dataset.test.pixels), (Bytes{0, 51, 102, 255}));
   EXPECT_EQ(dataset.source, dir_.string());
   EXPECT_EQ(dataset.sha256.size(), 64u);
 }
@@ -108,9 +109,9 @@ TEST(Dataset, SyntheticIsDeterministicAndLabelled) {
   EXPECT_EQ(a.features, 784);
   EXPECT_EQ(a.train.count, 120);
   EXPECT_EQ(a.test.count, 20);
-  EXPECT_EQ(a.train.pixels, b.train.pixels);
-  EXPECT_EQ(a.test.labels, b.test.labels);
-  EXPECT_NE(a.train.pixels, c.train.pixels);
+  EXPECT_EQ(ToBytes(a.train.pixels), ToBytes(b.train.pixels));
+  EXPECT_EQ(ToBytes(a.test.labels), ToBytes(b.test.labels));
+  EXPECT_NE(ToBytes(a.train.pixels), ToBytes(c.train.pixels));
   EXPECT_EQ(a.sha256, "synthetic:5:120");
   EXPECT_EQ(a.source, "synthetic");
   EXPECT_EQ(std::set<std::uint8_t>(a.train.labels.begin(), a.train.labels.end()).size(), 10u);

@@ -1,6 +1,7 @@
 // Test helpers for MNIST-format data: the bytes of an IDX file of unsigned
-// bytes (data type 0x08, big-endian dimensions), and a fresh directory for
-// one test under the system's temporary directory. Header-only.
+// bytes (data type 0x08, big-endian dimensions), a copy of a split's bytes
+// to compare, and a fresh directory for one test under the system's
+// temporary directory. Header-only.
 #ifndef DMLBENCH_TESTS_TRAINER_IDX_FILES_H_
 #define DMLBENCH_TESTS_TRAINER_IDX_FILES_H_
 
@@ -8,6 +9,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -24,6 +26,9 @@ inline Bytes Idx(std::vector<std::uint32_t> dims, const Bytes& data) {
   bytes.insert(bytes.end(), data.begin(), data.end());
   return bytes;
 }
+
+// A copy of `view` (a split's pixels or labels), for comparisons.
+inline Bytes ToBytes(std::span<const std::uint8_t> view) { return Bytes(view.begin(), view.end()); }
 
 // "<temp>/<prefix>-<pid>-<test name>", created; the test removes it.
 inline std::filesystem::path TestDirectory(const std::string& prefix) {

@@ -48,6 +48,16 @@ TEST(SetTransportDefaults, KeepsWhatTheUserSet) {
   EXPECT_EQ(Env("OMPI_MCA_btl_tcp_max_send_size"), "1048576");
 }
 
+TEST(SetTransportDefaults, NamesOb1ThePointToPointLayer) {
+  unsetenv("OMPI_MCA_pml");
+  SetTransportDefaults();
+  EXPECT_EQ(Env("OMPI_MCA_pml"), "ob1");
+  setenv("OMPI_MCA_pml", "cm", 1);
+  SetTransportDefaults();
+  EXPECT_EQ(Env("OMPI_MCA_pml"), "cm");
+  unsetenv("OMPI_MCA_pml");
+}
+
 TEST(SetTransportDefaults, KeepsTcpOnTheLoopbackWhenEveryRankIsOnThisMachine) {
   JobOf(3, 3);
   SetTransportDefaults();

@@ -422,6 +422,42 @@ TEST_F(TrainerCli, ErrorAfterEventsOpenedWritesRunEnd) {
   EXPECT_FALSE(events[0].contains("phases"));
 }
 
+TEST_F(TrainerCli, MpiInitOpensOnlyTheOb1PointToPointLayer) {
+  // Open MPI's own account of its choice (pml_base_verbose, on stderr):
+  // other layers are not even opened.
+  const Outcome outcome = Execute("OMPI_MCA_pml_base_verbose=10 MPIEXEC_TIMEOUT=" + std::to_string(kJobTimeoutS) + " " +
+                    DMLBENCH_MPIRUN + " -q --oversubscribe -np 2 " + DMLBENCH_TRAINER +
+                    " --synthetic 20 --batch-size 5 --hidden 4 --max-iterations-per-epoch 1 --no-evaluate --quiet");
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.err;
+  EXPECT_NE(outcome.err.find("select: component ob1 selected"), std::string::npos) << outcome.err;
+  EXPECT_EQ(outcome.err.find("found loaded component cm"), std::string::npos) << outcome.err;
+}
+
+// A run through a dataset cache: the first decodes the files and keeps them,
+// the second maps that copy; both train on the same data as a run without
+// the cache, so their events report the same checksum and losses.
+TEST_F(TrainerCli, ADatasetCacheChangesNothingARunReports) {
+  const std::string args = "--dataset " + std::string(DMLBENCH_DATASET_DIR) +
+                           " --hidden 8 --max-iterations-per-epoch 20 --epochs 2 --quiet --events -";
+  const std::string cache = " --dataset-cache " + (dir_ / "cache").string();
+  Outcome plain = Run(2, args), first = Run(2, args + cache), second = Run(2, args + cache);
+  for (const Outcome* outcome : {&plain, &first, &second}) ASSERT_EQ(outcome->exit_code, 0) << outcome->err;
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_ / "cache"), fs::directory_iterator()), 1);
+  const std::vector<json> a = Events(plain.out), b = Events(first.out), c = Events(second.out);
+  ASSERT_EQ(a.size(), 4u);
+  ASSERT_EQ(b.size(), 4u);
+  ASSERT_EQ(c.size(), 4u);
+  for (const std::vector<json>* events : {&b, &c}) {
+    EXPECT_EQ((*events)[0].at("dataset_sha256"), a[0].at("dataset_sha256"));
+    EXPECT_EQ((*events)[0].at("config").at("dataset"), a[0].at("config").at("dataset"));
+    for (int epoch = 1; epoch <= 2; ++epoch) {
+      EXPECT_EQ((*events)[epoch].at("loss"), a[epoch].at("loss")) << "epoch " << epoch;
+      EXPECT_EQ((*events)[epoch].at("test_accuracy"), a[epoch].at("test_accuracy")) << "epoch " << epoch;
+    }
+    EXPECT_EQ((*events)[3].at("parameter_checksum"), a[3].at("parameter_checksum"));
+  }
+}
+
 // --dataset-sha256 DIR: the checksum a run reports, without MPI.
 
 TEST_F(TrainerCli, DatasetSha256IsTheChecksumRunStartReports) {
