@@ -14,7 +14,8 @@
 # median efficiency per build, the median seconds of each phase per run,
 # and `dmlbench compare A.db B.db` of the steady epochs (B's dmlbench).
 #   bench/cluster/bench_sweep_efficiency.sh A_DMLBENCH A_TRAINER B_DMLBENCH B_TRAINER
-#   env: SWEEPS (3), REPETITIONS (3; the subset has 108 runs at 3), B_EXTRA (""), CPU (0.15), DATASET
+#   env: SWEEPS (3), A_SWEEPS (SWEEPS: A sits out the sweeps after these, when
+#        its figures are known and only the compare needs its runs), REPETITIONS (3; the subset has 108 runs at 3), B_EXTRA (""), CPU (0.15), DATASET
 #        (/usr/share/datasets/fashion-mnist)
 set -euo pipefail
 if (($# != 4)); then
@@ -26,6 +27,7 @@ A_TRAINER=$(realpath "$2")
 B_DMLBENCH=$(realpath "$3")
 B_TRAINER=$(realpath "$4")
 SWEEPS=${SWEEPS:-3}
+A_SWEEPS=${A_SWEEPS:-$SWEEPS}
 REPETITIONS=${REPETITIONS:-3}
 B_EXTRA=${B_EXTRA:-}
 CPU=${CPU:-0.15}
@@ -78,6 +80,7 @@ for ((sweep = 1; sweep <= SWEEPS; sweep++)); do
   sides=(A B)
   ((sweep % 2 == 1)) || sides=(B A)
   for side in "${sides[@]}"; do
+    if [[ $side == A ]] && ((sweep > A_SWEEPS)); then continue; fi
     if [[ $side == A ]]; then
       dmlbench=$A_DMLBENCH trainer=$A_TRAINER extra=""
     else
@@ -94,7 +97,7 @@ done
 
 echo
 for side in A B; do
-  echo "$side: median efficiency $(awk -f "$(dirname "$0")/../column_medians.awk" "$work/$side.efficiency") % over $SWEEPS sweeps"
+  echo "$side: median efficiency $(awk -f "$(dirname "$0")/../column_medians.awk" "$work/$side.efficiency") % over $(wc -l < "$work/$side.efficiency") sweeps"
 done
 
 echo
