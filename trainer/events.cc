@@ -41,6 +41,7 @@ nlohmann::json ToJson(const RunStartEvent& event) {
       {"learning_rate", c.learning_rate},
       {"seed", c.seed},
       {"max_iterations_per_epoch", c.max_iterations_per_epoch},
+      {"warmup_iterations", c.warmup_iterations},
       {"overlap", c.overlap},
       {"bucket_bytes", c.bucket_bytes},
       {"partition_bytes", c.partition_bytes},
@@ -78,6 +79,7 @@ nlohmann::json ToJson(const RunStartEvent& event) {
 nlohmann::json ToJson(const EpochEvent& event) {
   nlohmann::json json = Header("epoch");
   json["epoch"] = event.epoch;
+  json["start_unix_s"] = event.start_unix_s;
   json["iterations"] = event.iterations;
   json["samples"] = event.samples;
   json["wall_s"] = event.wall_s;

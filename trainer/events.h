@@ -34,6 +34,7 @@ struct RunConfig {
   double learning_rate = 0;
   std::uint64_t seed = 0;
   std::int64_t max_iterations_per_epoch = 0;
+  std::int64_t warmup_iterations = 0;   // epoch 1's own cap; 0 = none
   bool overlap = false;
   std::uint64_t bucket_bytes = 0;
   std::uint64_t partition_bytes = 0;
@@ -97,6 +98,7 @@ struct RankEpochStats {
 
 struct EpochEvent {
   int epoch = 0;   // 1-based
+  double start_unix_s = 0;   // rank 0's clock as the epoch's start barrier released it
   std::int64_t iterations = 0;
   std::int64_t samples = 0;
   double wall_s = 0;

@@ -86,6 +86,13 @@ void AddOptions(CLI::App& app, CommandLine& line) {
       ->capture_default_str();
   app.add_option("--max-iterations-per-epoch", options.max_iterations_per_epoch,
                  "Cap on iterations per epoch (0 = none)")->capture_default_str();
+  app.add_option("--warmup-iterations", options.warmup_iterations,
+                 "Cap on the iterations of epoch 1, the warm-up, with 2 or more epochs (0 = none)")
+      ->capture_default_str();
+  app.add_option("--await-cpu-quota-s", options.await_cpu_quota_s,
+                 "Before epoch 2, wait at most this long until every rank's cgroup has a CPU quota "
+                 "in force, and fail if one has not (0 = no wait)")
+      ->capture_default_str();
   app.add_flag("--overlap", options.overlap,
                "Exchange layers while the backward pass runs, and start the next forward pass "
                "while the exchange ends");
@@ -221,12 +228,18 @@ int Run(int argc, char** argv, StartTimes times) {
   }
   TrainResult result;
   times.training = Clock::now();
+  // Thrown identically on every rank: std::invalid_argument before training
+  // starts, QuotaWaitError before epoch 2.
+  const auto failed = [&](const std::exception& e) {
+    Finish({"error", e.what(), std::nullopt}, times, nullptr, events.get(), nullptr);
+    return Fail(rank, e.what());
+  };
   try {
     result = Train(line.options, *dataset, outputs);
   } catch (const std::invalid_argument& e) {
-    // Thrown identically on every rank before training starts.
-    Finish({"error", e.what(), std::nullopt}, times, nullptr, events.get(), nullptr);
-    return Fail(rank, e.what());
+    return failed(e);
+  } catch (const QuotaWaitError& e) {
+    return failed(e);
   }
   Finish({"ok", "", rank == 0 ? std::optional(result.parameter_checksum) : std::nullopt}, times,
          &result, events.get(), outputs.progress);

@@ -16,6 +16,7 @@
 #include <optional>
 #include <span>
 #include <stdexcept>
+#include <thread>
 
 #include "common/sha256.h"
 #include "trainer/cpu_quota.h"
@@ -56,6 +57,11 @@ double ProcessCpuSeconds() {
   timespec now{};
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
   return double(now.tv_sec) + double(now.tv_nsec) * 1e-9;
+}
+
+// This machine's clock, seconds since the Unix epoch.
+double UnixNow() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 void Barrier() {
@@ -238,8 +244,11 @@ class TrainingRun {
  private:
   RunStartEvent RunStart(const RankFacts& facts) const;
   void PrintHeader(std::ostream& out) const;
+  std::int64_t IterationsOf(int epoch) const;
+  void AwaitCpuQuota() const;
   EpochRecord RunEpoch(int epoch);
-  void TrainIterations(std::span<const std::uint32_t> permutation, EpochRecord& record);
+  void TrainIterations(std::span<const std::uint32_t> permutation, std::int64_t iterations,
+                       EpochRecord& record);
   void Evaluate(EpochRecord& record);
   EpochEvent Aggregate(int epoch, std::span<const double> gathered,
                        const std::vector<std::string>& roles) const;
@@ -256,7 +265,8 @@ class TrainingRun {
   bool worker_ = true;
   int workers_ = 1;
   int worker_index_ = 0;
-  std::int64_t iterations_ = 0;          // per epoch, the same on every rank
+  std::int64_t iterations_ = 0;          // per epoch but a capped warm-up, the same on every rank
+  double epoch_start_unix_s_ = 0;        // the current epoch's, after its start barrier
   // Rank 0: the wall time of each iteration of the current epoch, whole
   // microseconds. Reserved for a whole epoch, so the loop never allocates.
   std::vector<std::int64_t> iteration_wall_us_;
@@ -311,6 +321,7 @@ TrainResult TrainingRun::Train(const TrainerOutputs& outputs, Clock::time_point 
   Barrier();   // the ranks' timelines start together
   timeline_.SetOrigin();
   for (int epoch = 1; epoch <= options_.epochs; ++epoch) {
+    if (epoch == 2 && options_.await_cpu_quota_s > 0) AwaitCpuQuota();
     EpochRecord record = RunEpoch(epoch);
     if (options_.evaluate && worker_) Evaluate(record);
 
@@ -342,11 +353,11 @@ TrainResult TrainingRun::Train(const TrainerOutputs& outputs, Clock::time_point 
 // Rank 0's run_start: the resolved configuration and the facts of the run.
 RunStartEvent TrainingRun::RunStart(const RankFacts& facts) const {
   RunStartEvent start;
-  start.time_unix_s =
-      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  start.time_unix_s = UnixNow();
   start.config = {options_.architecture, options_.servers, options_.batch_size, options_.epochs,
                   options_.hidden, options_.learning_rate, options_.seed,
-                  options_.max_iterations_per_epoch, options_.overlap, options_.bucket_bytes,
+                  options_.max_iterations_per_epoch, options_.warmup_iterations, options_.overlap,
+                  options_.bucket_bytes,
                   options_.partition_bytes, dataset_.source, options_.evaluate, options_.pulls_in_turn};
   start.parameters = mlp_.parameters().size();
   start.layers = LayerInfos(mlp_);
@@ -380,6 +391,40 @@ void TrainingRun::PrintHeader(std::ostream& out) const {
          "  (s, max over workers)\n";
 }
 
+// The iterations of epoch `epoch`: iterations_, but for a warm-up epoch 1
+// under its own cap.
+std::int64_t TrainingRun::IterationsOf(int epoch) const {
+  if (epoch == 1 && options_.warmup_iterations > 0) return std::min(iterations_, options_.warmup_iterations);
+  return iterations_;
+}
+
+// Collective: every rank polls its cgroup until a CPU quota is in force, for
+// at most await_cpu_quota_s. A warm-up of a few iterations ends long before
+// a launcher that lifted the quota for the job's start has put it back; the
+// measured epochs must not run uncapped. Throws QuotaWaitError on every rank
+// when some rank's quota did not come (or it has no CPU cgroup).
+void TrainingRun::AwaitCpuQuota() const {
+  const Clock::time_point start = Clock::now();
+  std::string problem;
+  for (;;) {
+    const std::optional<QuotaCounters> counters = cpu_quota_.Read();
+    if (!counters) {
+      problem = "rank " + std::to_string(rank_) +
+                " has no CPU cgroup to read a quota from, which --await-cpu-quota-s waits for";
+      break;
+    }
+    if (counters->quota_set) break;
+    if (Seconds(start, Clock::now()) >= options_.await_cpu_quota_s) {
+      problem = "the CPU quota of rank " + std::to_string(rank_) + "'s cgroup was not in force " +
+                Format("%g", options_.await_cpu_quota_s) +
+                " s after the warm-up epoch (--await-cpu-quota-s); the measured epochs would run uncapped";
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  if (std::string first = FirstError(problem); !first.empty()) throw QuotaWaitError(first);
+}
+
 // Epoch `epoch` on this rank, timed from a barrier that starts it on every
 // rank at once: a worker trains, a server serves the workers.
 EpochRecord TrainingRun::RunEpoch(int epoch) {
@@ -388,14 +433,15 @@ EpochRecord TrainingRun::RunEpoch(int epoch) {
       EpochPermutation(dataset_.train.count, options_.seed, epoch);
   Barrier();
   const Clock::time_point start = Clock::now();
+  epoch_start_unix_s_ = UnixNow();
   const double cpu_start = ProcessCpuSeconds();
   // Reported when a quota is in force at the epoch's end (a launcher may
   // restore it during the epoch; periods without a quota are not counted).
   const std::optional<QuotaCounters> quota_start = cpu_quota_.Read();
   if (worker_) {
-    TrainIterations(permutation, record);
+    TrainIterations(permutation, IterationsOf(epoch), record);
   } else {
-    exchange_->Serve(iterations_);
+    exchange_->Serve(IterationsOf(epoch));
     AddStats(exchange_->LastStats(), record);
   }
   record[kCpu] = ProcessCpuSeconds() - cpu_start;
@@ -422,7 +468,7 @@ EpochRecord TrainingRun::RunEpoch(int epoch) {
 // wall time, from its forward pass to the next one's (into memory it
 // reserved: no allocation and no I/O inside the loop).
 void TrainingRun::TrainIterations(std::span<const std::uint32_t> permutation,
-                                  EpochRecord& record) {
+                                  std::int64_t iterations, EpochRecord& record) {
   const int b = options_.batch_size;
   const bool keep_iterations = rank_ == 0;
   const bool pipelined = options_.overlap;
@@ -441,7 +487,7 @@ void TrainingRun::TrainIterations(std::span<const std::uint32_t> permutation,
   };
   iteration_wall_us_.clear();
   Clock::time_point previous_start;
-  for (std::int64_t i = 0; i < iterations_; ++i) {
+  for (std::int64_t i = 0; i < iterations; ++i) {
     const Clock::time_point t0 = Clock::now();
     if (keep_iterations && i > 0)
       iteration_wall_us_.push_back(
@@ -454,7 +500,7 @@ void TrainingRun::TrainIterations(std::span<const std::uint32_t> permutation,
       GatherBatch(dataset_.train, dataset_.features,
                   WorkerShard(permutation, i, b, workers_, worker_index_), batch_pixels_.data(),
                   batch_labels_.data(),
-                  i + 1 < iterations_
+                  i + 1 < iterations
                       ? WorkerShard(permutation, i + 1, b, workers_, worker_index_)
                       : std::span<const std::uint32_t>());
       record[kLossSum] +=
@@ -489,7 +535,7 @@ void TrainingRun::TrainIterations(std::span<const std::uint32_t> permutation,
     }
   }
   if (pending) complete();
-  if (keep_iterations && iterations_ > 0)
+  if (keep_iterations && iterations > 0)
     iteration_wall_us_.push_back(
         std::chrono::round<std::chrono::microseconds>(Clock::now() - previous_start).count());
 }
@@ -518,8 +564,9 @@ EpochEvent TrainingRun::Aggregate(int epoch, std::span<const double> gathered,
                                   const std::vector<std::string>& roles) const {
   EpochEvent event;
   event.epoch = epoch;
-  event.iterations = iterations_;
-  event.samples = iterations_ * options_.batch_size * workers_;
+  event.start_unix_s = epoch_start_unix_s_;
+  event.iterations = IterationsOf(epoch);
+  event.samples = event.iterations * options_.batch_size * workers_;
   double loss_sum = 0, correct = 0, overlap_sum = 0;
   for (int r = 0; r < world_; ++r) {
     EpochRecord record;
@@ -561,6 +608,15 @@ std::string ValidateOptions(const TrainerOptions& options) {
   if (options.max_iterations_per_epoch < 0)
     return "--max-iterations-per-epoch must be 0 (no cap) or more, got " +
            std::to_string(options.max_iterations_per_epoch);
+  if (options.warmup_iterations < 0)
+    return "--warmup-iterations must be 0 (a whole epoch) or more, got " +
+           std::to_string(options.warmup_iterations);
+  if (options.warmup_iterations > 0 && options.epochs < 2)
+    return "--warmup-iterations needs 2 or more --epochs (epoch 1 is the warm-up only when later "
+           "epochs follow), got " + std::to_string(options.epochs);
+  if (!(options.await_cpu_quota_s >= 0) || !std::isfinite(options.await_cpu_quota_s))
+    return "--await-cpu-quota-s must be 0 (no wait) or a positive number of seconds, got " +
+           Format("%g", options.await_cpu_quota_s);
   if (options.servers < 0)
     return "--servers must be 0 or more, got " + std::to_string(options.servers);
   if (options.servers > 0 && options.architecture != "ps")

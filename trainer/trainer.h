@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <ostream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,13 @@ struct TrainerOptions {
   float learning_rate = 0.05f;                 // SGD step; the experiment matrix's default too
   std::uint64_t seed = 1;                      // initial model and every epoch's shuffle
   std::int64_t max_iterations_per_epoch = 0;   // 0 = no cap
+  // Epoch 1, the warm-up when later epochs follow, capped at this many
+  // iterations (under max_iterations_per_epoch too); 0 = no own cap.
+  std::int64_t warmup_iterations = 0;
+  // Before epoch 2 every rank waits until its cgroup's CPU quota is in force,
+  // at most this long (a launcher that lifts the quota while the job starts
+  // asks for it, so that the measured epochs run capped); 0 = no wait.
+  double await_cpu_quota_s = 0;
   bool overlap = false;                        // exchange while backward and the next forward run
   std::uint64_t bucket_bytes = 65536;          // overlap: fuse finished layers up to this size
   std::uint64_t partition_bytes = 0;           // cut larger buckets into parts of this size; 0 = never
@@ -54,9 +62,18 @@ struct TrainResult {
   double epochs_s = 0;
 };
 
+// Raised by Train, with the same one-line message on every rank, when the
+// CPU quota of some rank's cgroup was not in force within
+// await_cpu_quota_s.
+class QuotaWaitError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // Runs the whole training. Throws std::invalid_argument, with the same
 // one-line message on every rank, if the scheme cannot be built
-// (MakeExchange) or the training set holds less than one global batch.
+// (MakeExchange) or the training set holds less than one global batch;
+// QuotaWaitError as above.
 TrainResult Train(const TrainerOptions& options, const Dataset& dataset,
                   const TrainerOutputs& outputs);
 

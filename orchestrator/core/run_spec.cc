@@ -42,6 +42,7 @@ ShownParams VaryingIn(const std::vector<RunParams>& runs) {
     varying.epochs = varying.epochs || p.epochs != first.epochs;
     varying.max_iterations_per_epoch =
         varying.max_iterations_per_epoch || p.max_iterations_per_epoch != first.max_iterations_per_epoch;
+    varying.warmup_iterations = varying.warmup_iterations || p.warmup_iterations != first.warmup_iterations;
     varying.bucket_bytes = varying.bucket_bytes || p.bucket_bytes != first.bucket_bytes;
     varying.partition_bytes = varying.partition_bytes || p.partition_bytes != first.partition_bytes;
     varying.pulls_in_turn = varying.pulls_in_turn || p.pulls_in_turn != first.pulls_in_turn;
@@ -70,11 +71,13 @@ std::string Describe(const RunParams& params, const ShownParams& shown) {
   if (shown.hidden) text += " hidden=" + JoinInts(params.hidden);
   if (shown.epochs) text += " epochs=" + std::to_string(params.epochs);
   if (shown.max_iterations_per_epoch) text += " iters=" + std::to_string(params.max_iterations_per_epoch);
+  if (shown.warmup_iterations) text += " warmup=" + std::to_string(params.warmup_iterations);
   if (shown.bucket_bytes) text += " bucket=" + std::to_string(params.bucket_bytes);
   if (shown.partition_bytes) text += " partition=" + std::to_string(params.partition_bytes);
   if (shown.dataset) text += " dataset=" + params.dataset;
   if (params.overlap) text += " overlap";
   if (params.pulls_in_turn) text += " pulls-in-turn";
+  if (!params.evaluate) text += " no-eval";
   if (!params.network.name.empty()) text += " net=" + params.network.name;
   if (shown.repetition) text += " rep=" + std::to_string(params.repetition);
   return text;
@@ -105,12 +108,16 @@ std::string CanonicalJson(const RunParams& params) {
   // Named only when set, so that runs planned before it existed keep their keys.
   if (params.partition_bytes != 0) json["partition_bytes"] = params.partition_bytes;
   if (params.pulls_in_turn) json["pulls_in_turn"] = true;
+  if (params.warmup_iterations != 0) json["warmup_iterations"] = params.warmup_iterations;
+  if (!params.evaluate) json["evaluate"] = false;
   return json.dump();
 }
 
 std::string ConfigurationJson(const RunParams& params) {
   nlohmann::json json = nlohmann::json::parse(CanonicalJson(params));
   json.erase("seed");
+  json.erase("warmup_iterations");
+  json.erase("evaluate");
   return json.dump();
 }
 

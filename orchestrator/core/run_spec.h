@@ -72,6 +72,14 @@ struct RunParams {
   // acknowledged before the next (trainer --pulls-in-turn).
   bool pulls_in_turn = false;
   std::int64_t max_iterations_per_epoch = 0;  // 0 = whole epochs
+  // Epoch 1, the warm-up of a run of 2 or more epochs, capped at this many
+  // iterations per worker (trainer --warmup-iterations); 0 = a whole epoch
+  // (or max_iterations_per_epoch). Not part of the configuration: the
+  // steady epochs it precedes measure the same.
+  std::int64_t warmup_iterations = 0;
+  // Test-set accuracy after every epoch; false = none (trainer --no-evaluate).
+  // Not part of the configuration: it runs outside the timed epochs.
+  bool evaluate = true;
   std::string dataset = "fashion-mnist";      // "fashion-mnist" (DATASET dir) or "synthetic"
   std::uint64_t seed = 1;                     // base seed + repetition
   int repetition = 0;                         // 0-based
@@ -166,6 +174,7 @@ struct ShownParams {
   bool hidden = false;
   bool epochs = false;
   bool max_iterations_per_epoch = false;
+  bool warmup_iterations = false;
   bool bucket_bytes = false;
   bool partition_bytes = false;
   bool pulls_in_turn = false;  // Describe names it whenever it is set, as overlap
@@ -187,9 +196,9 @@ bool IsValidName(std::string_view name);
 std::string ArchitectureLabel(Architecture architecture, int servers);
 
 // One line naming the point for progress output and messages, e.g.
-// "ps k=2 w=4 b=100 net=1gbit rep=0"; with `shown`, also
-// "lr=0.1 hidden=128,32 epochs=3 iters=100 bucket=65536 dataset=synthetic"
-// for the parameters it names.
+// "ps k=2 w=4 b=100 net=1gbit rep=0" (and "no-eval" without evaluation);
+// with `shown`, also "lr=0.1 hidden=128,32 epochs=3 iters=100 warmup=20
+// bucket=65536 dataset=synthetic" for the parameters it names.
 std::string Describe(const RunParams& params, const ShownParams& shown = {});
 
 // The canonical form of the parameters (sorted keys, no whitespace JSON);
@@ -197,9 +206,11 @@ std::string Describe(const RunParams& params, const ShownParams& shown = {});
 std::string CanonicalJson(const RunParams& params);
 std::string RunKey(const RunParams& params, const std::string& trainer_sha256,
                    const std::string& dataset_sha256);
-// A configuration: CanonicalJson without the seed (the repetition and the
-// profile's name are not in it either) — what the repetitions of one point
-// share, and what `compare` matches across experiments and builds.
+// A configuration: CanonicalJson without the seed, warmup_iterations and
+// evaluate (the repetition and the profile's name are not in it either) —
+// what the repetitions of one point share, and what `compare` matches
+// across experiments and builds: the steady epochs measure the same
+// whatever warm-up preceded them and whether accuracy follows them.
 std::string ConfigurationJson(const RunParams& params);
 
 }  // namespace dmlbench

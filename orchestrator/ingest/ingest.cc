@@ -283,6 +283,7 @@ RunStartRecord ReadRunStart(const Fields& fields, const LaunchedRun& launched) {
   config.Launched("servers", servers);
   config.Launched("batch_size", p.batch_size);
   config.Launched("epochs", p.epochs);
+  if (p.warmup_iterations != 0) config.Launched("warmup_iterations", p.warmup_iterations);
   fields.Launched("world_size", p.ranks());
   fields.Launched("workers", p.workers);
   fields.Launched("servers", servers);
@@ -290,10 +291,21 @@ RunStartRecord ReadRunStart(const Fields& fields, const LaunchedRun& launched) {
   return r;
 }
 
+// The iterations epoch `epoch` of a run launched with `params` and begun
+// by `start` has: iterations_per_epoch, but a warm-up epoch 1 under its own
+// cap (warmup_iterations) no more than that.
+std::int64_t PlannedIterations(int epoch, const RunParams& params, const RunStartRecord& start) {
+  if (epoch == 1 && params.warmup_iterations > 0) {
+    return std::min(params.warmup_iterations, start.iterations_per_epoch);
+  }
+  return start.iterations_per_epoch;
+}
+
 // An epoch event, which must be epoch number `expected` of the run that
-// `start` began, launched with `epochs` epochs.
-EpochRecord ReadEpoch(const Fields& fields, const json& event, int expected, int epochs,
+// `start` began, launched with `params`.
+EpochRecord ReadEpoch(const Fields& fields, const json& event, int expected, const RunParams& params,
                       const RunStartRecord& start) {
+  const int epochs = params.epochs;
   EpochRecord r;
   const std::int64_t epoch = fields.Integer("epoch", 1, std::numeric_limits<int>::max());
   if (epoch != expected) {
@@ -305,6 +317,13 @@ EpochRecord ReadEpoch(const Fields& fields, const json& event, int expected, int
   }
   r.epoch = static_cast<int>(epoch);
   r.iterations = fields.Integer("iterations", 1, start.iterations_per_epoch);
+  const std::int64_t planned = PlannedIterations(r.epoch, params, start);
+  if (r.iterations != planned) {
+    throw EventError("epoch: epoch " + std::to_string(r.epoch) + " must have " + std::to_string(planned) +
+                     " iterations" + (planned == start.iterations_per_epoch ? " (run_start's iterations_per_epoch)"
+                                                                            : " (the run's warmup_iterations)") +
+                     ", got " + std::to_string(r.iterations));
+  }
   r.samples = fields.Integer("samples");
   r.wall_s = fields.Number("wall_s");
   if (r.wall_s <= 0) throw EventError("epoch: field 'wall_s' must be above 0, got 0");
@@ -462,7 +481,7 @@ void Ingest::ConsumeEvent(std::string_view line) {
     mpi_library_version_ = r.mpi_library_version;
   } else if (kind == "epoch") {
     if (!run_start_seen_) throw EventError("epoch: before run_start");
-    const EpochRecord r = ReadEpoch(fields, event, epochs_stored_ + 1, launched_.params.epochs, run_start_);
+    const EpochRecord r = ReadEpoch(fields, event, epochs_stored_ + 1, launched_.params, run_start_);
     BeforeWrite();
     store_.AddEpoch(run_id_, attempt_id_, r);
     AfterWrite(false);

@@ -33,6 +33,11 @@ std::vector<std::string> TrainerArgs(const RunParams& p) {
     args.push_back(std::to_string(p.partition_bytes));
   }
   if (p.pulls_in_turn) args.push_back("--pulls-in-turn");
+  if (p.warmup_iterations != 0) {
+    args.push_back("--warmup-iterations");
+    args.push_back(std::to_string(p.warmup_iterations));
+  }
+  if (!p.evaluate) args.push_back("--no-evaluate");
   if (p.dataset == "synthetic") {
     args.push_back("--synthetic");
     args.push_back(std::to_string(kSyntheticTrainSamples));

@@ -82,7 +82,7 @@ std::unique_ptr<toml::node> SettingValue(std::string_view text, bool boolean) {
 }
 
 std::unique_ptr<toml::node> SettingNode(Param param, std::string_view text) {
-  const bool boolean = param == Param::kOverlap || param == Param::kPullsInTurn;
+  const bool boolean = param == Param::kOverlap || param == Param::kPullsInTurn || param == Param::kEvaluate;
   if (param != Param::kHidden) return SettingValue(text, boolean);
   auto widths = std::make_unique<toml::array>();
   for (std::size_t begin = 0; !text.empty() && begin <= text.size();) {
@@ -195,10 +195,12 @@ class ExperimentReader : public TomlReader {
       case Param::kHidden: return ReadHidden(node);
       case Param::kEpochs: return ReadInteger(node, name, 1, kMaxEpochs);
       case Param::kMaxIterationsPerEpoch: return ReadInteger(node, name, 0, kUnbounded);
+      case Param::kWarmupIterations: return ReadInteger(node, name, 0, kUnbounded);
       case Param::kOverlap: return ReadBoolean(node, name);
       case Param::kBucketBytes: return ReadInteger(node, name, 1, kUnbounded);
       case Param::kPartitionBytes: return ReadInteger(node, name, 0, kUnbounded);
       case Param::kPullsInTurn: return ReadBoolean(node, name);
+      case Param::kEvaluate: return ReadBoolean(node, name);
       case Param::kDataset: break;
     }
     return ReadChoice(node, name, kDatasets);

@@ -27,11 +27,13 @@ void Apply(const std::map<std::string, NetworkProfile>& profiles, RunParams& par
     case Param::kHidden: params.hidden = std::get<std::vector<int>>(value); break;
     case Param::kEpochs: params.epochs = static_cast<int>(std::get<std::int64_t>(value)); break;
     case Param::kMaxIterationsPerEpoch: params.max_iterations_per_epoch = std::get<std::int64_t>(value); break;
+    case Param::kWarmupIterations: params.warmup_iterations = std::get<std::int64_t>(value); break;
     case Param::kOverlap: params.overlap = std::get<bool>(value); break;
     case Param::kBucketBytes: params.bucket_bytes = std::get<std::int64_t>(value); break;
     case Param::kPartitionBytes: params.partition_bytes = std::get<std::int64_t>(value); break;
     case Param::kPullsInTurn: params.pulls_in_turn = std::get<bool>(value); break;
     case Param::kDataset: params.dataset = std::get<std::string>(value); break;
+    case Param::kEvaluate: params.evaluate = std::get<bool>(value); break;
   }
 }
 
@@ -46,10 +48,12 @@ Value Get(const RunParams& params, Param param) {
     case Param::kHidden: return params.hidden;
     case Param::kEpochs: return std::int64_t{params.epochs};
     case Param::kMaxIterationsPerEpoch: return params.max_iterations_per_epoch;
+    case Param::kWarmupIterations: return params.warmup_iterations;
     case Param::kOverlap: return params.overlap;
     case Param::kBucketBytes: return params.bucket_bytes;
     case Param::kPartitionBytes: return params.partition_bytes;
     case Param::kPullsInTurn: return params.pulls_in_turn;
+    case Param::kEvaluate: return params.evaluate;
     case Param::kDataset: break;
   }
   return params.dataset;
@@ -67,6 +71,7 @@ void ResolveScopedParams(RunParams& params) {
     params.servers = 1;
   }
   if (!PullsInTurnApplies(params)) params.pulls_in_turn = false;
+  if (params.epochs < 2) params.warmup_iterations = 0;
 }
 
 std::string ScopeFault(const RunParams& params, Param param) {
@@ -80,6 +85,10 @@ std::string ScopeFault(const RunParams& params, Param param) {
       return "pulls_in_turn applies only to architecture \"ps\" with 1 server, partition_bytes = 0 and overlap = "
              "false, got " + Describe(resolved, ShownParams{.partition_bytes = true, .repetition = false});
     }
+  }
+  if (param == Param::kWarmupIterations && params.warmup_iterations != 0 && params.epochs < 2) {
+    return "warmup_iterations applies only to runs of 2 or more epochs (a sole epoch is measured, not warm-up), "
+           "got epochs = " + std::to_string(params.epochs);
   }
   return "";
 }

@@ -35,16 +35,18 @@ enum class Param {
   kHidden,
   kEpochs,
   kMaxIterationsPerEpoch,
+  kWarmupIterations,
   kOverlap,
   kBucketBytes,
   kPartitionBytes,
   kPullsInTurn,
   kDataset,
+  kEvaluate,
 };
-inline constexpr std::array<std::string_view, 14> kParamNames = {
+inline constexpr std::array<std::string_view, 16> kParamNames = {
     "network", "architecture", "servers", "workers", "batch_size", "learning_rate",
-    "hidden", "epochs", "max_iterations_per_epoch", "overlap", "bucket_bytes", "partition_bytes",
-    "pulls_in_turn", "dataset"};
+    "hidden", "epochs", "max_iterations_per_epoch", "warmup_iterations", "overlap", "bucket_bytes",
+    "partition_bytes", "pulls_in_turn", "dataset", "evaluate"};
 
 std::string_view Name(Param param);
 std::optional<Param> FindParam(std::string_view name);
@@ -94,11 +96,14 @@ bool Matches(const RunParams& params, const Assignment& assignment);
 // Parameters that belong to some configurations alone take their neutral
 // value elsewhere: servers belong to ps (other architectures get 0, ps
 // without a servers value gets 1), pulls_in_turn to ps with one server
-// exchanging whole without overlap (PullsInTurnApplies; elsewhere false).
+// exchanging whole without overlap (PullsInTurnApplies; elsewhere false),
+// warmup_iterations to runs of 2 or more epochs (elsewhere 0: a sole epoch
+// is measured, not warm-up).
 void ResolveScopedParams(RunParams& params);
 // Why `param`, set explicitly in `params` (an [[include]]'s or a command
 // line's), does not apply there: servers beyond ps, pulls_in_turn = true
-// where PullsInTurnApplies does not hold. "" when it applies.
+// where PullsInTurnApplies does not hold, warmup_iterations in a one-epoch
+// run. "" when it applies.
 std::string ScopeFault(const RunParams& params, Param param);
 
 }  // namespace dmlbench

@@ -104,9 +104,9 @@ void Store::RecordRunEnd(std::int64_t attempt_id, const RunEndRecord& r) {
 std::optional<RunMeasures> Store::CompleteRunMeasures(std::int64_t run_id) const {
   return WithStoreErrors(path_, [&]() -> std::optional<RunMeasures> {
     SQLite::Statement select(impl_->db, R"(
-      SELECT count(*), avg(wall_s), avg(throughput_samples_per_s),
+      SELECT (SELECT count(*) FROM complete_epochs WHERE run_id = ?1), avg(wall_s), avg(throughput_samples_per_s),
              (SELECT test_accuracy FROM complete_epochs WHERE run_id = ?1 ORDER BY epoch DESC LIMIT 1)
-      FROM complete_epochs WHERE run_id = ?1)");
+      FROM steady_epochs WHERE run_id = ?1)");
     select.bind(1, run_id);
     select.executeStep();
     if (select.getColumn(0).getInt() == 0) return std::nullopt;

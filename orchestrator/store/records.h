@@ -142,7 +142,8 @@ struct AttemptOutcome {
 // The next status of the run when an attempt that is not ok ends.
 enum class RunDisposition { kRetry, kFailed, kInterrupted };
 
-// What the summary table shows of a complete run, over its epochs.
+// What the summary table shows of a complete run: its epochs, and the
+// means over its steady ones (warm-up excluded, as in steady_epochs).
 struct RunMeasures {
   int epochs = 0;
   double epoch_s_mean = 0;

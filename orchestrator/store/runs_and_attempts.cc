@@ -79,11 +79,13 @@ std::string RunColumns(const Store& store) {
     r.network, r.network_bandwidth_bits_per_s, r.network_latency_s, r.split, r.status, r.attempts,
     r.trainer_sha256, )" + store.RunsColumnOrZero("partition_bytes") + ", " +
          store.RunsColumnOrZero("pulls_in_turn") + R"(, coalesce(r.failure_reason, ''),
-    (SELECT count(*) FROM attempts a WHERE a.run_id = r.run_id AND a.status IN ()" + failed + R"() AND NOT a.host_failure))";
+    (SELECT count(*) FROM attempts a WHERE a.run_id = r.run_id AND a.status IN ()" + failed + R"() AND NOT a.host_failure),
+    coalesce(json_extract(r.canonical_params, '$.warmup_iterations'), 0),
+    coalesce(json_extract(r.canonical_params, '$.evaluate'), 1))";
 }
 
 // How many columns RunColumns() selects; a statement's own columns follow.
-constexpr int kRunColumnCount = 26;
+constexpr int kRunColumnCount = 28;
 
 // A run from the current row of a statement that selects RunColumns();
 // without its tags and experiments.
@@ -116,6 +118,9 @@ RunRecord ReadRun(SQLite::Statement& select) {
   p.pulls_in_turn = select.getColumn(23).getInt() != 0;
   run.failure_reason = select.getColumn(24).getString();
   run.failures = select.getColumn(25).getInt();
+  // Kept in canonical_params alone, named there only when not the default.
+  p.warmup_iterations = select.getColumn(26).getInt64();
+  p.evaluate = select.getColumn(27).getInt() != 0;
   return run;
 }
 

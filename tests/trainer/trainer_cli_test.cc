@@ -14,12 +14,15 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "trainer/cpu_quota.h"
 
 namespace {
 
@@ -202,6 +205,23 @@ TEST_F(TrainerCli, NegativeIterationCap) {
             "got -1\n");
 }
 
+TEST_F(TrainerCli, NegativeWarmupIterations) {
+  EXPECT_EQ(Error(1, "--synthetic 50 --epochs 2 --warmup-iterations -1"),
+            "dmlbench-trainer: error: --warmup-iterations must be 0 (a whole epoch) or more, got -1\n");
+}
+
+TEST_F(TrainerCli, WarmupIterationsWithOneEpoch) {
+  EXPECT_EQ(Error(1, "--synthetic 50 --warmup-iterations 3"),
+            "dmlbench-trainer: error: --warmup-iterations needs 2 or more --epochs (epoch 1 is the warm-up "
+            "only when later epochs follow), got 1\n");
+}
+
+TEST_F(TrainerCli, NegativeQuotaWait) {
+  EXPECT_EQ(Error(1, "--synthetic 50 --await-cpu-quota-s -2"),
+            "dmlbench-trainer: error: --await-cpu-quota-s must be 0 (no wait) or a positive number of "
+            "seconds, got -2\n");
+}
+
 TEST_F(TrainerCli, ServersWithoutPs) {
   EXPECT_EQ(Error(2, "--synthetic 50 --servers 1"),
             "dmlbench-trainer: error: --servers is only for the ps architecture, got 1 with ring\n");
@@ -248,6 +268,7 @@ TEST_F(TrainerCli, EventsFollowTheSchema) {
   EXPECT_DOUBLE_EQ(config.at("learning_rate").get<double>(), 0.1f);
   EXPECT_EQ(config.at("seed"), 1);
   EXPECT_EQ(config.at("max_iterations_per_epoch"), 3);
+  EXPECT_EQ(config.at("warmup_iterations"), 0);
   EXPECT_EQ(config.at("overlap"), false);
   EXPECT_EQ(config.at("bucket_bytes"), 65536);
   EXPECT_EQ(config.at("dataset"), "synthetic");
@@ -404,6 +425,64 @@ TEST_F(TrainerCli, OverlapBucketsAndTimeline) {
     EXPECT_EQ(forward[r], 2) << "rank " << r;
     EXPECT_EQ(backward[r], 2) << "rank " << r;
   }
+}
+
+// Epoch 1 runs its own cap of iterations (under the per-epoch cap too),
+// and every later epoch the whole of it, on every scheme's ranks alike.
+TEST_F(TrainerCli, WarmupIterationsCapEpochOneOnly) {
+  for (const std::string& scheme : {"--architecture ring", "--architecture ps --servers 1"}) {
+    const fs::path events_path = dir_ / "events.jsonl";
+    Outcome outcome = Run(3, "--synthetic 200 --epochs 3 --batch-size 10 --hidden 8 --warmup-iterations 2 --quiet " +
+                                 scheme + " --events " + events_path.string());
+    ASSERT_EQ(outcome.exit_code, 0) << outcome.err;
+    const std::vector<json> events = Events(Slurp(events_path));
+    ASSERT_EQ(events.size(), 5u) << scheme;
+    const int workers = scheme.find("ps") != std::string::npos ? 2 : 3;
+    const std::int64_t whole = 200 / (10 * workers);
+    EXPECT_EQ(events[0].at("iterations_per_epoch"), whole) << scheme;
+    EXPECT_EQ(events[0].at("config").at("warmup_iterations"), 2) << scheme;
+    const std::vector<std::int64_t> expected = {2, whole, whole};
+    for (int e = 1; e <= 3; ++e) {
+      const json& epoch = events[std::size_t(e)];
+      EXPECT_EQ(epoch.at("epoch"), e);
+      EXPECT_EQ(epoch.at("iterations"), expected[std::size_t(e - 1)]) << scheme << " epoch " << e;
+      EXPECT_EQ(epoch.at("samples"), expected[std::size_t(e - 1)] * 10 * workers) << scheme << " epoch " << e;
+      EXPECT_EQ(epoch.at("iteration_wall_us").size(), std::size_t(expected[std::size_t(e - 1)]));
+      EXPECT_GT(epoch.at("start_unix_s").get<double>(), events[0].at("time_unix_s").get<double>() - 1);
+    }
+    EXPECT_LT(events[1].at("start_unix_s").get<double>(), events[2].at("start_unix_s").get<double>());
+    EXPECT_EQ(events[4].at("status"), "ok") << scheme;
+  }
+  const fs::path events_path = dir_ / "capped.jsonl";
+  ASSERT_EQ(Run(1, "--synthetic 200 --epochs 2 --batch-size 10 --max-iterations-per-epoch 3 "
+                   "--warmup-iterations 5 --quiet --events " + events_path.string())
+                .exit_code,
+            0);
+  const std::vector<json> capped = Events(Slurp(events_path));
+  ASSERT_EQ(capped.size(), 4u);
+  EXPECT_EQ(capped[1].at("iterations"), 3);
+  EXPECT_EQ(capped[2].at("iterations"), 3);
+}
+
+// Without a CPU quota coming, the wait before epoch 2 ends the run on every
+// rank with one message after epoch 1, and run_end says why.
+TEST_F(TrainerCli, AwaitCpuQuotaFailsWhenNoQuotaComes) {
+  const std::optional<dmlbench::QuotaCounters> here = dmlbench::CpuQuota().Read();
+  if (here && here->quota_set) GTEST_SKIP() << "this process's cgroup has a CPU quota already";
+  const fs::path events_path = dir_ / "events.jsonl";
+  const std::string expected =
+      here ? "the CPU quota of rank 0's cgroup was not in force 0.2 s after the warm-up epoch "
+             "(--await-cpu-quota-s); the measured epochs would run uncapped"
+           : "rank 0 has no CPU cgroup to read a quota from, which --await-cpu-quota-s waits for";
+  EXPECT_EQ(Error(2, "--synthetic 200 --epochs 2 --batch-size 10 --warmup-iterations 1 --await-cpu-quota-s 0.2 --quiet "
+                     "--events " + events_path.string()),
+            "dmlbench-trainer: error: " + expected + "\n");
+  const std::vector<json> events = Events(Slurp(events_path));
+  ASSERT_EQ(events.size(), 3u);
+  EXPECT_EQ(events[1].at("epoch"), 1);
+  EXPECT_EQ(events[2].at("event"), "run_end");
+  EXPECT_EQ(events[2].at("status"), "error");
+  EXPECT_EQ(events[2].at("error"), expected);
 }
 
 TEST_F(TrainerCli, ErrorAfterEventsOpenedWritesRunEnd) {

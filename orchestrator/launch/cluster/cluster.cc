@@ -451,8 +451,8 @@ QuotaLift::~QuotaLift() {
 void QuotaLift::Restore() {
   if (!lifted_) return;
   lifted_ = false;
-  for (int i = 0; i < hosts_; ++i) CreateCpuCgroup(state_.cgroup, state_.hosts[i].cgroup, state_.cpu_cores);
   restored_unix_s_ = UnixNow();
+  for (int i = 0; i < hosts_; ++i) CreateCpuCgroup(state_.cgroup, state_.hosts[i].cgroup, state_.cpu_cores);
 }
 
 }  // namespace dmlbench

@@ -95,7 +95,8 @@ class QuotaLift {
   QuotaLift& operator=(const QuotaLift&) = delete;
 
   void Restore();
-  // When the quota was back on every host; 0 before.
+  // When putting the quota back began: every host's was written after it,
+  // so a rank that waited for its quota saw it later. 0 before.
   double restored_unix_s() const { return restored_unix_s_; }
 
  private:

@@ -98,6 +98,7 @@ class ClusterLauncher : public Launcher {
     options.dataset_cache_dir = inventory_.work_dir + "/dataset-cache";
     LaunchSpec remote = spec;
     if (!remote.dataset_dir.empty()) remote.dataset_dir = inventory_.work_dir + "/dataset";
+    if (state_.cpu_cores > 0) remote.trainer_args.insert(remote.trainer_args.end(), {"--await-cpu-quota-s", "30"});
     // The ranks write their output in their hosts' own work directories,
     // fetched over SSH once the job has ended.
     if (!spec.output_dir.empty()) {
@@ -106,7 +107,8 @@ class ClusterLauncher : public Launcher {
     // A job starts (daemons, MPI_Init, the dataset) with the hosts' CPU
     // uncapped and runs capped from the trainer's first event (run_start) on:
     // start-up at 0.15 core took seconds per run and is never measured, and
-    // the switch falls in the first epoch, which is warm-up and never used.
+    // the switch falls in the first epoch, which is warm-up and never used;
+    // the trainer waits for it before epoch 2 (--await-cpu-quota-s above).
     QuotaLift lift(used, spec.ranks);
     MeasuredStart measured;
     LaunchResult result = LocalLauncher(options).Launch(

@@ -24,11 +24,14 @@ void MeasuredStart::Observe(std::string_view line) {
   } else if (*kind == "epoch" && Number(event, "epoch") == 1.0) {
     const std::optional<double> wall = Number(event, "wall_s");
     if (wall) warmup_s_ = *wall + Number(event, "eval_s").value_or(0.0);
+  } else if (*kind == "epoch" && Number(event, "epoch") == 2.0) {
+    epoch_2_start_unix_s_ = Number(event, "start_unix_s");
   }
 }
 
 std::optional<double> MeasuredStart::unix_s() const {
   if (!run_start_unix_s_ || !warmup_s_) return std::nullopt;
+  if (epoch_2_start_unix_s_) return epoch_2_start_unix_s_;
   return *run_start_unix_s_ + *warmup_s_;
 }
 

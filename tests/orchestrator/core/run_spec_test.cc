@@ -105,5 +105,28 @@ TEST(ConfigurationJsonTest, NamesPullsInTurnOnlyWhenSet) {
   EXPECT_FALSE(PullsInTurnApplies(in_turn));
 }
 
+// A warm-up of its own and a run without evaluation are other runs (their
+// own keys), named only when set so that runs planned before them keep
+// theirs, but the same configuration: the steady epochs measure the same.
+TEST(ConfigurationJsonTest, NamesWarmupAndEvaluationInTheKeyOnlyWhenSetAndNeverInTheConfiguration) {
+  RunParams plain;
+  plain.epochs = 2;
+  EXPECT_EQ(CanonicalJson(plain).find("warmup"), std::string::npos);
+  EXPECT_EQ(CanonicalJson(plain).find("evaluate"), std::string::npos);
+  RunParams short_warmup = plain;
+  short_warmup.warmup_iterations = 20;
+  EXPECT_NE(CanonicalJson(short_warmup).find("\"warmup_iterations\":20"), std::string::npos);
+  RunParams unevaluated = plain;
+  unevaluated.evaluate = false;
+  EXPECT_NE(CanonicalJson(unevaluated).find("\"evaluate\":false"), std::string::npos);
+  EXPECT_NE(RunKey(plain, "t", "d"), RunKey(short_warmup, "t", "d"));
+  EXPECT_NE(RunKey(plain, "t", "d"), RunKey(unevaluated, "t", "d"));
+  EXPECT_EQ(ConfigurationJson(short_warmup), ConfigurationJson(plain));
+  EXPECT_EQ(ConfigurationJson(unevaluated), ConfigurationJson(plain));
+  EXPECT_EQ(Describe(short_warmup, VaryingIn(std::vector<RunParams>{plain, short_warmup})),
+            "ring w=1 b=100 warmup=20 rep=0");
+  EXPECT_EQ(Describe(unevaluated), "ring w=1 b=100 no-eval rep=0");
+}
+
 }  // namespace
 }  // namespace dmlbench

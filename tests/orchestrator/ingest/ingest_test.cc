@@ -531,6 +531,58 @@ TEST_F(IngestTest, TrustRunStartOfAParameterServerRunNamesItsServers) {
             "event line 1: run_start: field 'servers' is 1, but the run was launched with 2");
 }
 
+// A run launched with warmup_iterations = 2: its epoch 1 has those 2
+// iterations, every later epoch run_start's iterations_per_epoch, and its
+// run_start must say it was told so.
+class WarmupIngestTest : public IngestTest {
+ protected:
+  Ingest MakeWarmup() {
+    LaunchedRun launched = Launched(facts_);
+    launched.params.warmup_iterations = 2;
+    return Ingest(store_, run_id_, attempt_id_, launched);
+  }
+  std::string WarmupStart() const { return Replaced(Start(), "\"epochs\":2}", "\"epochs\":2,\"warmup_iterations\":2}"); }
+  static std::string WarmupEpoch() {
+    return Replaced(Replaced(Replaced(EpochLine(1), "\"iterations\":5", "\"iterations\":2"), "\"samples\":500",
+                             "\"samples\":200"),
+                    "[120000,95000,95000,95000,95000]", "[120000,95000]");
+  }
+  std::string WarmupErrorOf(const std::vector<std::string>& lines) {
+    Ingest ingest = MakeWarmup();
+    for (const std::string& line : lines) ingest.Consume(line);
+    return ingest.error();
+  }
+};
+
+TEST_F(WarmupIngestTest, AShortWarmupEpochIsStoredWithItsIterations) {
+  Ingest ingest = MakeWarmup();
+  for (const std::string& line : {WarmupStart(), WarmupEpoch(), EpochLine(2), RunEndLine()}) ingest.Consume(line);
+  EXPECT_EQ(ingest.error(), "");
+  EXPECT_TRUE(ingest.run_end_ok());
+  EXPECT_EQ(Text(store_, "SELECT group_concat(iterations, ' ') FROM (SELECT iterations FROM epochs ORDER BY epoch)"),
+            "2 5");
+  EXPECT_EQ(Text(store_, "SELECT group_concat(n, ' ') FROM (SELECT count(*) AS n FROM iterations GROUP BY epoch "
+                         "ORDER BY epoch)"),
+            "2 5");
+}
+
+TEST_F(WarmupIngestTest, EpochsOfAnotherLengthThanPlannedAreRefused) {
+  EXPECT_EQ(WarmupErrorOf({WarmupStart(), EpochLine(1)}),
+            "event line 2: epoch: epoch 1 must have 2 iterations (the run's warmup_iterations), got 5");
+  EXPECT_EQ(WarmupErrorOf({WarmupStart(), WarmupEpoch(), Replaced(WarmupEpoch(), "\"epoch\":1", "\"epoch\":2")}),
+            "event line 3: epoch: epoch 2 must have 5 iterations (run_start's iterations_per_epoch), got 2");
+  // Without a warm-up of its own, every epoch is whole.
+  EXPECT_EQ(ErrorOf({Start(), WarmupEpoch()}),
+            "event line 2: epoch: epoch 1 must have 5 iterations (run_start's iterations_per_epoch), got 2");
+}
+
+TEST_F(WarmupIngestTest, ARunStartThatWasNotToldOfTheWarmupIsRefused) {
+  EXPECT_EQ(WarmupErrorOf({Start()}),
+            "event line 1: run_start: config: missing field 'warmup_iterations'");
+  EXPECT_EQ(WarmupErrorOf({Replaced(WarmupStart(), "\"warmup_iterations\":2", "\"warmup_iterations\":0")}),
+            "event line 1: run_start: config: field 'warmup_iterations' is 0, but the run was launched with 2");
+}
+
 // Every planned epoch, the warm-up included, before a run_end ok; and no
 // more than planned.
 TEST_F(IngestTest, TrustRunEndOkBeforeEveryEpochIsRefused) {

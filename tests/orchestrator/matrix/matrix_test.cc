@@ -725,7 +725,8 @@ TEST(MatrixErrorTest, UnknownKeyWithNothingCloseListsTheKnownKeys) {
   EXPECT_EQ(ErrorOfBody("[matrix]\ncolour = [1]\n"),
             "experiments/sweep.toml:4:1: unknown key 'colour' in [matrix], expected one of: "
             "network, architecture, servers, workers, batch_size, learning_rate, hidden, "
-            "epochs, max_iterations_per_epoch, overlap, bucket_bytes, partition_bytes, pulls_in_turn, dataset");
+            "epochs, max_iterations_per_epoch, warmup_iterations, overlap, bucket_bytes, partition_bytes, "
+            "pulls_in_turn, dataset, evaluate");
 }
 
 TEST(MatrixErrorTest, MissingExperimentTable) {
@@ -924,6 +925,56 @@ TEST(MatrixExpansionTest, PullsInTurnIsAnAxisOfTheSingleServerAlone) {
                   "pulls_in_turn = [false, true]\n")
                 .runs.size(),
             3u);
+}
+
+// warmup_iterations caps epoch 1 of runs of 2 or more epochs; in a one-epoch
+// run it does not apply (the sole epoch is measured) and resolves to 0, so
+// that epochs = [1, 3] makes two points. The trainer hears of it only where
+// it is set, and evaluate = false as --no-evaluate.
+TEST(MatrixExpansionTest, WarmupIterationsApplyToRunsOfSeveralEpochsAndReachTheTrainer) {
+  Experiment experiment = Parse("[defaults]\nwarmup_iterations = 20\nevaluate = false\n"
+                                "[matrix]\nepochs = [1, 3]\n");
+  ASSERT_EQ(experiment.runs.size(), 2u);
+  EXPECT_EQ(experiment.runs[0].params.warmup_iterations, 0);
+  EXPECT_EQ(experiment.runs[1].params.warmup_iterations, 20);
+  const std::vector<std::string> one = TrainerArgs(experiment.runs[0].params);
+  EXPECT_EQ(std::find(one.begin(), one.end(), "--warmup-iterations"), one.end());
+  const std::vector<std::string> three = TrainerArgs(experiment.runs[1].params);
+  const auto option = std::find(three.begin(), three.end(), "--warmup-iterations");
+  ASSERT_NE(option, three.end());
+  EXPECT_EQ(*std::next(option), "20");
+  EXPECT_NE(std::find(three.begin(), three.end(), "--no-evaluate"), three.end());
+  const std::vector<std::string> evaluated = TrainerArgs(Parse("[matrix]\nepochs = [2]\n").runs[0].params);
+  EXPECT_EQ(std::find(evaluated.begin(), evaluated.end(), "--no-evaluate"), evaluated.end());
+  EXPECT_EQ(std::find(evaluated.begin(), evaluated.end(), "--warmup-iterations"), evaluated.end());
+}
+
+// Without the keys a matrix plans the runs it always did: same keys.
+TEST(MatrixExpansionTest, WithoutWarmupOrEvaluateTheRunKeysAreUnchanged) {
+  const Experiment plain = Parse("[matrix]\nepochs = [2]\nworkers = [1, 2]\n");
+  const Experiment explicit_defaults =
+      Parse("[defaults]\nwarmup_iterations = 0\nevaluate = true\n[matrix]\nepochs = [2]\nworkers = [1, 2]\n");
+  ASSERT_EQ(plain.runs.size(), 2u);
+  for (std::size_t i = 0; i < plain.runs.size(); ++i) {
+    EXPECT_EQ(RunKey(plain.runs[i].params, "trainer", "data"),
+              RunKey(explicit_defaults.runs[i].params, "trainer", "data"));
+    EXPECT_EQ(CanonicalJson(plain.runs[i].params).find("warmup"), std::string::npos);
+  }
+}
+
+TEST(MatrixErrorTest, WarmupIterationsMustBeAWholeNumberOfIterations) {
+  EXPECT_EQ(ErrorOfBody("[defaults]\nwarmup_iterations = -1\n[matrix]\nepochs = [2]\n"),
+            "experiments/sweep.toml:4:21: warmup_iterations must be at least 0, got -1");
+  EXPECT_EQ(ErrorOfBody("[defaults]\nwarmup_iterations = 2.5\n[matrix]\nepochs = [2]\n"),
+            "experiments/sweep.toml:4:21: warmup_iterations must be an integer, got float 2.5");
+  EXPECT_EQ(ErrorOfBody("[matrix]\nepochs = [2]\nevaluate = [\"no\"]\n"),
+            "experiments/sweep.toml:5:13: evaluate must be a boolean, got string \"no\"");
+}
+
+TEST(MatrixErrorTest, IncludeGivesWarmupIterationsToAOneEpochRun) {
+  EXPECT_EQ(ErrorOfBody("[matrix]\nworkers = [1]\n[[include]]\nworkers = 2\nwarmup_iterations = 10\n"),
+            "experiments/sweep.toml:7:21: warmup_iterations applies only to runs of 2 or more epochs (a sole "
+            "epoch is measured, not warm-up), got epochs = 1");
 }
 
 // Excludes and the split rule read pulls_in_turn as any other parameter,

@@ -456,7 +456,10 @@ TEST_F(StoreTest, RunLifeCycleFromPendingToComplete) {
   start.mpi_library_version = "Open MPI v4.1.4";
   start.world_size = 2;
   store.RecordRunStart(attempt, start);
-  store.AddEpoch(run, attempt, MakeEpoch(1));
+  EpochRecord warmup = MakeEpoch(1);  // a short warm-up, which the summary's means leave out
+  warmup.wall_s = 0.1;
+  warmup.throughput_samples_per_s = 1000;
+  store.AddEpoch(run, attempt, warmup);
   store.AddEpoch(run, attempt, MakeEpoch(2));
   store.RecordRunEnd(attempt, OkEnd());
   store.FinishAttempt(run, attempt, Outcome("ok"), RunDisposition::kFailed, {});
@@ -481,7 +484,29 @@ TEST_F(StoreTest, RunLifeCycleFromPendingToComplete) {
   const auto measures = store.CompleteRunMeasures(run);
   ASSERT_TRUE(measures.has_value());
   EXPECT_EQ(measures->epochs, 2);
+  EXPECT_DOUBLE_EQ(measures->epoch_s_mean, 0.5);
   EXPECT_DOUBLE_EQ(measures->throughput_mean, 4000);
+  EXPECT_FALSE(measures->final_test_accuracy.has_value());
+}
+
+// warmup_iterations and evaluate live in canonical_params alone, named
+// there only when not their defaults, and come back with the run.
+TEST_F(StoreTest, AShortWarmupAndNoEvaluationComeBackFromTheCanonicalParameters) {
+  Store store(db_);
+  const std::int64_t experiment = store.AddExperiment(MakeExperiment(), 1);
+  PlannedRun run = MakeRun();
+  run.params.epochs = 2;
+  run.params.warmup_iterations = 10;
+  run.params.evaluate = false;
+  store.AddRun(experiment, run, std::string(64, 'w'), MakeProvenance());
+  store.AddRun(experiment, MakeRun(), std::string(64, 'p'), MakeProvenance());
+  const auto runs = store.FindRuns({std::string(64, 'w'), std::string(64, 'p')});
+  EXPECT_EQ(runs.at(std::string(64, 'w')).params.warmup_iterations, 10);
+  EXPECT_FALSE(runs.at(std::string(64, 'w')).params.evaluate);
+  EXPECT_EQ(CanonicalJson(runs.at(std::string(64, 'w')).params), CanonicalJson(run.params));
+  EXPECT_EQ(runs.at(std::string(64, 'p')).params.warmup_iterations, 0);
+  EXPECT_TRUE(runs.at(std::string(64, 'p')).params.evaluate);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM runs WHERE canonical_params LIKE '%warmup%'"), 1);
 }
 
 TEST_F(StoreTest, NewAttemptDropsThePartialEpochsOfTheLastOne) {

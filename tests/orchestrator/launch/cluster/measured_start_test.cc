@@ -1,4 +1,4 @@
-// MeasuredStart: when epoch 2 can have begun, from the trainer's event
+// MeasuredStart: when epoch 2 began or can have begun, from the trainer's event
 // lines, which the cluster launcher holds against the time it restored the
 // hosts' CPU quota. No root needed.
 #include "orchestrator/launch/cluster/measured_start.h"
@@ -28,6 +28,16 @@ TEST(MeasuredStartTest, IsRunStartPlusTheWarmupsWallAndEvaluationTime) {
   EXPECT_NEAR(*start.unix_s(), 1700000000.5 + 0.02 + 0.005, 1e-6);
 }
 
+TEST(MeasuredStartTest, IsTheTimeEpoch2SaysItBeganOnceItsEventArrives) {
+  // A warm-up of a few iterations: the trainer waited for the quota before
+  // epoch 2, which began long after run_start plus epoch 1.
+  MeasuredStart start;
+  start.Observe(kRunStart);
+  start.Observe(kEpoch1);
+  start.Observe(R"({"event":"epoch","epoch":2,"start_unix_s":1700000001.75,"wall_s":9.0,"eval_s":0})");
+  EXPECT_NEAR(*start.unix_s(), 1700000001.75, 1e-6);
+}
+
 TEST(MeasuredStartTest, LaterEpochsAndOtherLinesDoNotMoveIt) {
   MeasuredStart start;
   start.Observe("epoch 1/2 ...");
@@ -37,7 +47,8 @@ TEST(MeasuredStartTest, LaterEpochsAndOtherLinesDoNotMoveIt) {
   start.Observe(R"(["event","epoch"])");
   start.Observe(kRunStart);
   start.Observe(kEpoch1);
-  start.Observe(kEpoch2);
+  start.Observe(kEpoch2);  // from a trainer that does not write start_unix_s
+  start.Observe(R"({"event":"epoch","epoch":3,"start_unix_s":1800000000.0,"wall_s":9.0})");
   EXPECT_NEAR(*start.unix_s(), 1700000000.525, 1e-6);
 }
 
