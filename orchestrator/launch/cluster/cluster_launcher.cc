@@ -81,6 +81,10 @@ class ClusterLauncher : public Launcher {
     if (chosen.empty()) return failed;
     const double shaping = MonotonicNow();
     try {
+      // The links as the state records them, not as this launcher left
+      // them: another command (`cluster probe`, another sweep) may have
+      // shaped them since, and one that failed half way records "unknown".
+      state_.network = LoadClusterState(state_.state_dir).network;
       ReshapeCluster(state_, spec.network, *runner_);
     } catch (const ClusterError& e) {
       failed.failure_reason = "cannot shape the links to " + ProfileLabel(spec.network) + ": " + e.what();

@@ -6,7 +6,8 @@
 // (3) congestion is real: on 100 Mbit/s links the parameter server slows
 // down with more workers while a ring worker's traffic stays flat; (4) the
 // hosts' TCP uses cubic even where this machine's default is another; (5)
-// the hosts run uncapped after run_end.
+// the hosts run uncapped after run_end, and the links are reshaped when the
+// state records another profile, and only then.
 #include <signal.h>
 #include <unistd.h>
 
@@ -271,6 +272,47 @@ TEST_F(ClusterAcceptance, TheHostsRunUncappedFromRunEndUntilTheJobIsCollected) {
   for (const char* file : {"rank.0/stdout", "rank.1/stdout"}) {
     EXPECT_TRUE(fs::exists(fs::path(spec.output_dir) / file)) << file;
   }
+}
+
+// The launcher reshapes the links only when the run's profile differs from
+// the shaping the cluster's state records, and reads that record before
+// every run: another command may have reshaped the links in between.
+TEST_F(ClusterAcceptance, LinksAreReshapedWhenAnotherCommandChangedThemAndOnlyThen) {
+  Up('r', 2, {"", 100e6, 0}, 0);
+  std::unique_ptr<Launcher> launcher = MakeClusterLauncher(state_.state_dir, DMLBENCH_TRAINER);
+  launcher->Prepare();
+  LaunchSpec spec = TinyJob("first", 2);
+  spec.network = {"fast", 1e9, 0};
+  const auto rate = [&] {
+    const ClusterHost& host = state_.hosts[1];
+    const std::string upload = RunChecked(*runner_, {"tc", "-n", host.name, "qdisc", "show", "dev", "eth0"});
+    const std::string download = RunChecked(*runner_, {"tc", "qdisc", "show", "dev", host.veth});
+    const auto word = [](const std::string& tc) {
+      const size_t at = tc.find(" rate ");
+      return at == std::string::npos ? std::string("none") : tc.substr(at + 6, tc.find(' ', at + 6) - at - 6);
+    };
+    return word(upload) + "/" + word(download);
+  };
+  const auto launch = [&](const char* key) {
+    spec.run_key = key;
+    spec.output_dir = (work_ / key).string();
+    fs::create_directories(spec.output_dir);
+    const LaunchResult result = launcher->Launch(spec, [](std::string_view) {}, cancel_);
+    EXPECT_EQ(result.exit_code, 0) << result.failure_reason;
+  };
+  launch("first");
+  EXPECT_EQ(rate(), "1Gbit/1Gbit");
+  // Shaped behind the record's back: the launcher trusts the record, and
+  // does not reshape to the profile it records.
+  ShapeHostLink(*runner_, state_.hosts[1].veth, state_.hosts[1].name, {"", 100e6, 0});
+  launch("same");
+  EXPECT_EQ(rate(), "100Mbit/100Mbit") << "the links were reshaped to the profile the record has";
+  // Reshaped by another command, which records it.
+  ClusterState other = LoadClusterState(state_.state_dir);
+  ASSERT_TRUE(ReshapeCluster(other, {"slow", 100e6, 0}, *runner_));
+  launch("after");
+  EXPECT_EQ(rate(), "1Gbit/1Gbit");
+  EXPECT_EQ(LoadClusterState(state_.state_dir).network.name, "fast");
 }
 
 TEST_F(ClusterAcceptance, ProbeMeasuresTheConfiguredRateWithinTenPercent) {
