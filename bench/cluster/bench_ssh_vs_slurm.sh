@@ -91,27 +91,4 @@ echo "dmlbench compare ssh.db slurm.db (A = SSH, B = Slurm):"
 
 echo
 echo "where a run's time went, median seconds per complete run (attempt_phases; A = SSH, B = Slurm):"
-"$PYTHON" - "$work/ssh.db" "$work/slurm.db" <<'PY'
-import sqlite3, statistics, sys
-phases = ["plan_to_launch", "link_shaping", "launch", "mpi_init", "dataset_load", "setup", "warmup_epochs",
-          "steady_epochs", "evaluation", "between_epochs", "teardown", "mpirun_exit", "ingest"]
-sides = []
-for path in sys.argv[1:]:
-    rows = sqlite3.connect(path).execute(
-        "SELECT p.phase, p.seconds FROM attempt_phases p JOIN runs r ON p.attempt_id = r.complete_attempt_id").fetchall()
-    sides.append({phase: [s for f, s in rows if f == phase] for phase in phases})
-print(f"{'phase':16} {'SSH':>8} {'Slurm':>8}")
-for phase in phases:
-    cells = [f"{statistics.median(side[phase]):8.3f}" if side[phase] else f"{'-':>8}" for side in sides]
-    print(f"{phase:16} {cells[0]} {cells[1]}")
-# The per-run overhead of each provider on the same cluster: the attempt's
-# wall time minus the trainer's own (run_end's total_wall_s).
-print()
-print("per-run overhead = attempt wall - trainer's own wall, complete runs:")
-for name, path in zip(["SSH", "Slurm"], sys.argv[1:]):
-    overheads = [row[0] for row in sqlite3.connect(path).execute(
-        "SELECT a.end_unix_s - a.start_unix_s - a.total_wall_s FROM attempts a "
-        "JOIN runs r ON a.attempt_id = r.complete_attempt_id")]
-    print(f"{name:6} median {statistics.median(overheads):.3f} s of {len(overheads)} runs "
-          f"(min {min(overheads):.3f}, max {max(overheads):.3f})")
-PY
+"$PYTHON" "$(dirname "$0")/phase_medians.py" SSH="$work/ssh.db" Slurm="$work/slurm.db"

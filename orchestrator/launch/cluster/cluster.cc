@@ -53,6 +53,27 @@ bool SameShaping(const NetworkProfile& a, const NetworkProfile& b) {
   return a.bandwidth_bits_per_s == b.bandwidth_bits_per_s && a.latency_s == b.latency_s;
 }
 
+// Shapes every host's link to `profile`, the hosts in parallel (each tc
+// mostly waits on its process's start); throws the first host's failure
+// once every host is done.
+void ShapeHostLinks(const ClusterState& state, const NetworkProfile& profile, CommandRunner& runner) {
+  std::vector<std::exception_ptr> errors(state.hosts.size());
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < state.hosts.size(); ++i) {
+    threads.emplace_back([&, i] {
+      try {
+        ShapeHostLink(runner, state.hosts[i].veth, state.hosts[i].name, profile);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (const std::exception_ptr& failure : errors) {
+    if (failure) std::rethrow_exception(failure);
+  }
+}
+
 // "qdisc netem 1: root ... delay 100us ... qdisc tbf 10: parent 1:1 rate 1Gbit ..."
 // -> "rate 1Gbit delay 100us"; "unshaped" without either.
 std::string ShapingSummary(const std::string& tc_output) {
@@ -295,12 +316,14 @@ ClusterState ClusterUp(const ClusterOptions& options, CommandRunner& runner, con
 
 bool ReshapeCluster(ClusterState& state, const NetworkProfile& network, CommandRunner& runner) {
   const bool own = network.bandwidth_bits_per_s == 0 && network.latency_s == 0;
-  const NetworkProfile& wanted = own ? state.base_network : network;
+  const NetworkProfile wanted = own ? state.base_network : network;
   if (SameShaping(wanted, state.network)) {
     state.network.name = wanted.name;
     return false;
   }
-  for (const ClusterHost& host : state.hosts) ShapeHostLink(runner, host.veth, host.name, wanted);
+  state.network = UnknownShaping();
+  WriteClusterState(state);
+  ShapeHostLinks(state, wanted, runner);
   state.network = wanted;
   WriteClusterState(state);
   return true;

@@ -55,8 +55,11 @@ ClusterState ClusterUp(const ClusterOptions& options, CommandRunner& runner,
                        const std::atomic<bool>* cancel = nullptr);
 
 // Shapes every link to `network` (a profile without bandwidth and latency
-// means the cluster's own, base_network) unless it is shaped so already, and
-// records it in the state. Returns true when it changed anything.
+// means the cluster's own, base_network) unless the state records it shaped
+// so already, and records it in the state (and its file). The hosts are
+// shaped in parallel; while they are, the record is UnknownShaping(), so a
+// reshape that throws ClusterError half way is redone by the next call,
+// whatever it asks for. Returns true when it changed anything.
 bool ReshapeCluster(ClusterState& state, const NetworkProfile& network, CommandRunner& runner);
 
 // Hosts, links and quotas as the kernel reports them now, one line each.

@@ -4,7 +4,10 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <sstream>
+
+#include <nlohmann/json.hpp>
 
 #include "orchestrator/core/clock.h"
 #include "orchestrator/launch/cluster/cgroup.h"
@@ -19,6 +22,24 @@
 
 namespace dmlbench {
 namespace {
+
+// Whether `line` is the trainer's run_end event (schemas/trainer-events.md).
+bool IsRunEnd(std::string_view line) {
+  if (line.empty() || line.front() != '{' || line.find("run_end") == std::string_view::npos) return false;
+  const nlohmann::json event = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+  const auto kind = event.is_object() ? event.find("event") : event.end();
+  return event.is_object() && kind != event.end() && *kind == "run_end";
+}
+
+// Lifts the quota of `hosts` into `lift` until it is destroyed. A cgroup
+// that cannot be written leaves the job's exit capped, as it would be
+// without: it only takes longer.
+void LiftForExit(const ClusterState& hosts, int count, std::optional<QuotaLift>& lift) {
+  try {
+    lift.emplace(hosts, count);
+  } catch (const ClusterError&) {
+  }
+}
 
 class ClusterLauncher : public Launcher {
  public:
@@ -60,6 +81,10 @@ class ClusterLauncher : public Launcher {
     if (chosen.empty()) return failed;
     const double shaping = MonotonicNow();
     try {
+      // The links as the state records them, not as this launcher left
+      // them: another command (`cluster probe`, another sweep) may have
+      // shaped them since, and one that failed half way records "unknown".
+      state_.network = LoadClusterState(state_.state_dir).network;
       ReshapeCluster(state_, spec.network, *runner_);
     } catch (const ClusterError& e) {
       failed.failure_reason = "cannot shape the links to " + ProfileLabel(spec.network) + ": " + e.what();
@@ -109,13 +134,19 @@ class ClusterLauncher : public Launcher {
     // start-up at 0.15 core took seconds per run and is never measured, and
     // the switch falls in the first epoch, which is warm-up and never used;
     // the trainer waits for it before epoch 2 (--await-cpu-quota-s above).
+    // It is lifted again on run_end, the trainer's last line, which follows
+    // every epoch and evaluation: what follows (MPI_Finalize, the daemons'
+    // and ssh's exit, the output's collection) is never measured, and at
+    // 0.15 core took 2.8 s per run, more than the steady epochs.
     QuotaLift lift(used, spec.ranks);
+    std::optional<QuotaLift> exit_lift;
     MeasuredStart measured;
     LaunchResult result = LocalLauncher(options).Launch(
         remote,
         [&](std::string_view line) {
           lift.Restore();
           measured.Observe(line);
+          if (!exit_lift && IsRunEnd(line)) LiftForExit(used, spec.ranks, exit_lift);
           on_line(line);
         },
         cancel);

@@ -129,6 +129,8 @@ std::string ClusterState::known_hosts_path() const { return (fs::path(runtime_di
 std::string ClusterState::identity_file() const { return (fs::path(runtime_dir) / "id_ed25519").string(); }
 std::string ClusterState::host_dir(const ClusterHost& host) const { return (fs::path(state_dir) / host.name).string(); }
 
+NetworkProfile UnknownShaping() { return {"unknown", -1, -1}; }
+
 void ValidateClusterName(const std::string& name) {
   const bool ok = !name.empty() && name.size() <= 6 &&
                   name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789") == std::string::npos;

@@ -44,7 +44,7 @@ struct ClusterState {
   double cpu_cores = 0;
   bool pin_cpus = true;         // as given at up (true for clusters made before it existed)
   NetworkProfile base_network;  // as given at up
-  NetworkProfile network;       // the links' shaping now
+  NetworkProfile network;       // the links' shaping now; UnknownShaping() while it changes
   std::vector<ClusterHost> hosts;
 
   std::string inventory_path() const;   // <state_dir>/inventory.toml
@@ -52,6 +52,12 @@ struct ClusterState {
   std::string identity_file() const;    // <runtime_dir>/id_ed25519, the private user key
   std::string host_dir(const ClusterHost& host) const;  // <state_dir>/<host>: its sshd's files and home
 };
+
+// What the state records while the links are being reshaped: a profile
+// named "unknown" that no run's profile shapes alike, so that a reshape
+// that failed or was killed half way is done again by the next one, whatever
+// it asks for.
+NetworkProfile UnknownShaping();
 
 // Throws ClusterError "cluster name must be 1-6 characters of a-z and 0-9,
 // got \"X\"" unless `name` is one.

@@ -5,7 +5,9 @@
 // probe measures the configured rate within 10% at 100 Mbit/s and 1 Gbit/s;
 // (3) congestion is real: on 100 Mbit/s links the parameter server slows
 // down with more workers while a ring worker's traffic stays flat; (4) the
-// hosts' TCP uses cubic even where this machine's default is another.
+// hosts' TCP uses cubic even where this machine's default is another; (5)
+// the hosts run uncapped after run_end, and the links are reshaped when the
+// state records another profile, and only then.
 #include <signal.h>
 #include <unistd.h>
 
@@ -15,11 +17,13 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "orchestrator/launch/cluster/cgroup.h"
 #include "orchestrator/launch/cluster/cluster.h"
 #include "orchestrator/launch/cluster/cluster_launcher.h"
 #include "orchestrator/launch/cluster/link_probe.h"
@@ -88,6 +92,20 @@ class ClusterAcceptance : public ::testing::Test {
     return runner.Run(experiment, *lock_, cancel);
   }
 
+  // A job of `ranks` ranks of a few iterations that keeps its output in a
+  // directory of its own.
+  LaunchSpec TinyJob(const std::string& key, int ranks) {
+    LaunchSpec spec;
+    spec.run_key = key;
+    spec.ranks = ranks;
+    spec.trainer_args = {"--synthetic", "2000", "--epochs", "2", "--batch-size", "10",
+                         "--max-iterations-per-epoch", "5", "--events", "-", "--no-evaluate", "--quiet"};
+    spec.timeout_s = 120;
+    spec.output_dir = (work_ / key).string();
+    fs::create_directories(spec.output_dir);
+    return spec;
+  }
+
   // The test's results database in its work directory, locked for runs.
   Store& results() {
     if (!store_) {
@@ -104,6 +122,7 @@ class ClusterAcceptance : public ::testing::Test {
   ClusterState state_;
   std::unique_ptr<RunLock> lock_;
   std::unique_ptr<Store> store_;
+  const std::atomic<bool> cancel_{false};
 };
 
 TEST_F(ClusterAcceptance, RingOfThreeRanksOnThreeHostsThroughTheOrchestratorThenNothingIsLeft) {
@@ -224,6 +243,76 @@ TEST_F(ClusterAcceptance, EachRankReportsItsHostsCpuQuotaInTheMeasuredEpoch) {
   // An epoch of tens of iterations of about 5 ms: tens of 10 ms periods.
   EXPECT_GT(std::get<std::int64_t>(epoch2.rows[0][1]), 10) << "a rank reported no quota periods in epoch 2";
   EXPECT_EQ(std::get<std::int64_t>(epoch2.rows[0][2]), 2);
+}
+
+// A job's exit is never measured: the launcher lifts the hosts' quota again
+// on the trainer's run_end, its last line, and puts it back once the job's
+// output is collected. At run_start the quota is on (it came back on the
+// first line).
+TEST_F(ClusterAcceptance, TheHostsRunUncappedFromRunEndUntilTheJobIsCollected) {
+  Up('e', 2, {"", 1e9, 0}, 0.3);
+  std::unique_ptr<Launcher> launcher = MakeClusterLauncher(state_.state_dir, DMLBENCH_TRAINER);
+  launcher->Prepare();
+  LaunchSpec spec = TinyJob("exit", 2);
+  std::map<std::string, std::vector<double>> cores;  // event -> each host's quota as its line arrived
+  const LaunchResult result = launcher->Launch(
+      spec,
+      [&](std::string_view line) {
+        for (const std::string event : {"run_start", "run_end"}) {
+          if (line.find("\"" + event + "\"") == std::string_view::npos) continue;
+          for (const ClusterHost& host : state_.hosts) cores[event].push_back(CpuCgroupCores(state_.cgroup, host.cgroup));
+        }
+      },
+      cancel_);
+  ASSERT_EQ(result.exit_code, 0) << result.failure_reason << "\n" << result.stderr_tail;
+  EXPECT_EQ(cores["run_start"], std::vector<double>({0.3, 0.3}));
+  EXPECT_EQ(cores["run_end"], std::vector<double>({0, 0}));
+  for (const ClusterHost& host : state_.hosts) EXPECT_EQ(CpuCgroupCores(state_.cgroup, host.cgroup), 0.3) << host.name;
+  // Both ranks' output came back.
+  for (const char* file : {"rank.0/stdout", "rank.1/stdout"}) {
+    EXPECT_TRUE(fs::exists(fs::path(spec.output_dir) / file)) << file;
+  }
+}
+
+// The launcher reshapes the links only when the run's profile differs from
+// the shaping the cluster's state records, and reads that record before
+// every run: another command may have reshaped the links in between.
+TEST_F(ClusterAcceptance, LinksAreReshapedWhenAnotherCommandChangedThemAndOnlyThen) {
+  Up('r', 2, {"", 100e6, 0}, 0);
+  std::unique_ptr<Launcher> launcher = MakeClusterLauncher(state_.state_dir, DMLBENCH_TRAINER);
+  launcher->Prepare();
+  LaunchSpec spec = TinyJob("first", 2);
+  spec.network = {"fast", 1e9, 0};
+  const auto rate = [&] {
+    const ClusterHost& host = state_.hosts[1];
+    const std::string upload = RunChecked(*runner_, {"tc", "-n", host.name, "qdisc", "show", "dev", "eth0"});
+    const std::string download = RunChecked(*runner_, {"tc", "qdisc", "show", "dev", host.veth});
+    const auto word = [](const std::string& tc) {
+      const size_t at = tc.find(" rate ");
+      return at == std::string::npos ? std::string("none") : tc.substr(at + 6, tc.find(' ', at + 6) - at - 6);
+    };
+    return word(upload) + "/" + word(download);
+  };
+  const auto launch = [&](const char* key) {
+    spec.run_key = key;
+    spec.output_dir = (work_ / key).string();
+    fs::create_directories(spec.output_dir);
+    const LaunchResult result = launcher->Launch(spec, [](std::string_view) {}, cancel_);
+    EXPECT_EQ(result.exit_code, 0) << result.failure_reason;
+  };
+  launch("first");
+  EXPECT_EQ(rate(), "1Gbit/1Gbit");
+  // Shaped behind the record's back: the launcher trusts the record, and
+  // does not reshape to the profile it records.
+  ShapeHostLink(*runner_, state_.hosts[1].veth, state_.hosts[1].name, {"", 100e6, 0});
+  launch("same");
+  EXPECT_EQ(rate(), "100Mbit/100Mbit") << "the links were reshaped to the profile the record has";
+  // Reshaped by another command, which records it.
+  ClusterState other = LoadClusterState(state_.state_dir);
+  ASSERT_TRUE(ReshapeCluster(other, {"slow", 100e6, 0}, *runner_));
+  launch("after");
+  EXPECT_EQ(rate(), "1Gbit/1Gbit");
+  EXPECT_EQ(LoadClusterState(state_.state_dir).network.name, "fast");
 }
 
 TEST_F(ClusterAcceptance, ProbeMeasuresTheConfiguredRateWithinTenPercent) {

@@ -353,6 +353,70 @@ TEST_F(ClusterOnAFakeMachine, DownRefusesANameThatIsNotAClusterName) {
   EXPECT_EQ(machine_->commands(), std::vector<std::vector<std::string>>{});
 }
 
+// The links of a hand-made cluster of three hosts on the fake machine,
+// recorded (but never shaped) at `network`.
+ClusterState RecordedAt(const std::string& name, const std::string& state_dir, const NetworkProfile& network) {
+  ClusterState state;
+  state.name = name;
+  state.state_dir = state_dir;
+  state.runtime_dir = ClusterRuntimeDir(name);
+  state.host_home = "/root";
+  state.work_dir = "/root/dmlbench";
+  state.subnet = "10.199.7.0/24";
+  state.bridge = ClusterBridgeName(name);
+  state.head_address = "10.199.7.1";
+  state.base_network = network;
+  state.network = network;
+  for (int i = 1; i <= 3; ++i) state.hosts.push_back(ClusterHostNamed(name, i, "10.199.7.1" + std::to_string(i)));
+  fs::create_directories(state_dir);
+  WriteClusterState(state);
+  return state;
+}
+
+// The tc commands that added a qdisc on `host`'s link, both ends.
+int QdiscsAdded(const std::vector<std::vector<std::string>>& commands, const ClusterHost& host) {
+  int added = 0;
+  for (const std::vector<std::string>& argv : commands) {
+    const bool names_host = std::find(argv.begin(), argv.end(), host.veth) != argv.end() ||
+                            std::find(argv.begin(), argv.end(), host.name) != argv.end();
+    added += argv[0] == "tc" && names_host && std::find(argv.begin(), argv.end(), "add") != argv.end();
+  }
+  return added;
+}
+
+TEST_F(ClusterOnAFakeMachine, ReshapingIsSkippedWhenTheRecordedProfileIsTheRunsOne) {
+  ClusterState state = RecordedAt(name_, state_dir_, {"slow", 100e6, 0});
+  EXPECT_FALSE(ReshapeCluster(state, {"same", 100e6, 0}, *machine_));
+  EXPECT_EQ(machine_->commands(), std::vector<std::vector<std::string>>{});
+  EXPECT_TRUE(ReshapeCluster(state, {"fast", 1e9, 0}, *machine_));
+  for (const ClusterHost& host : state.hosts) EXPECT_EQ(QdiscsAdded(machine_->commands(), host), 2) << host.name;
+  EXPECT_EQ(LoadClusterState(state_dir_).network.name, "fast");
+}
+
+// Until every link has its new shaping, the record says "unknown": a
+// reshape that failed (or was killed) half way, leaving hosts of two
+// profiles, is redone by the next, even to the profile recorded before.
+TEST_F(ClusterOnAFakeMachine, AReshapeThatFailedHalfWayIsRedoneWhateverTheNextAsks) {
+  ClusterState state = RecordedAt(name_, state_dir_, {"slow", 100e6, 0});
+  const std::string lost = state.hosts[1].name;
+  machine_->on_command = [&](const std::vector<std::string>& argv) {
+    if (argv[0] == "tc" && std::find(argv.begin(), argv.end(), lost) != argv.end()) {
+      throw ClusterError("`tc` failed (exit 2): Cannot find device \"eth0\"");
+    }
+  };
+  EXPECT_EQ(ClusterErrorOf([&] { ReshapeCluster(state, {"fast", 1e9, 0}, *machine_); }),
+            "`tc` failed (exit 2): Cannot find device \"eth0\"");
+  EXPECT_EQ(LoadClusterState(state_dir_).network.name, "unknown");
+  machine_->on_command = nullptr;
+  ClusterState next = LoadClusterState(state_dir_);
+  const size_t before = machine_->commands().size();
+  EXPECT_TRUE(ReshapeCluster(next, {"slow", 100e6, 0}, *machine_));
+  const std::vector<std::vector<std::string>> all = machine_->commands();
+  const std::vector<std::vector<std::string>> redone(all.begin() + static_cast<std::ptrdiff_t>(before), all.end());
+  for (const ClusterHost& host : next.hosts) EXPECT_EQ(QdiscsAdded(redone, host), 2) << host.name;
+  EXPECT_EQ(LoadClusterState(state_dir_).network.name, "slow");
+}
+
 TEST(ClusterTest, WithoutPrivilegesUpNamesWhatIsMissing) {
   if (geteuid() != 0) {
     // As an ordinary user the real check fails with this message.
