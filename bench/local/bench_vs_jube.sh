@@ -27,7 +27,7 @@ trap 'rm -rf "$work"' EXIT
 if [[ $(id -u) == 0 ]]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
 
 run_dmlbench() {  # $1: database
-  "$DMLBENCH" --db "$1" run experiments/quickstart.toml --dataset-dir "$DATASET" >"$work/dmlbench.log" 2>&1
+  "$DMLBENCH" --db "$1" run experiments/quickstart.toml --trainer "$BUILD/trainer/dmlbench-trainer" --dataset-dir "$DATASET" >"$work/dmlbench.log" 2>&1
 }
 
 # The commands: one sweep by dmlbench, its stored command lines, without the
