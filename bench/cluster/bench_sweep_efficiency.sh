@@ -102,20 +102,7 @@ done
 
 echo
 echo "where a run's time went, median seconds per complete run (attempt_phases):"
-"$PYTHON" - "$work/A.db" "$work/B.db" <<'PY'
-import sqlite3, statistics, sys
-phases = ["plan_to_launch", "link_shaping", "launch", "mpi_init", "dataset_load", "setup", "warmup_epochs",
-          "steady_epochs", "evaluation", "between_epochs", "teardown", "mpirun_exit", "ingest"]
-sides = []
-for path in sys.argv[1:]:
-    rows = sqlite3.connect(path).execute(
-        "SELECT p.phase, p.seconds FROM attempt_phases p JOIN runs r ON p.attempt_id = r.complete_attempt_id").fetchall()
-    sides.append({phase: [s for f, s in rows if f == phase] for phase in phases})
-print(f"{'phase':16} {'A':>8} {'B':>8}")
-for phase in phases:
-    cells = [f"{statistics.median(side[phase]):8.3f}" if side[phase] else f"{'-':>8}" for side in sides]
-    print(f"{phase:16} {cells[0]} {cells[1]}")
-PY
+"$PYTHON" "$(dirname "$0")/phase_medians.py" A="$work/A.db" B="$work/B.db"
 
 echo
 echo "dmlbench compare A.db B.db, steady epochs:"
