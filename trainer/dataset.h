@@ -93,16 +93,12 @@ std::span<const std::uint32_t> WorkerShard(std::span<const std::uint32_t> permut
                                            int worker);
 
 // Copies the samples `indices` of `split` into a contiguous batch: pixels as
-// floats in [0, 1] (indices.size() x features), labels alongside. Also asks
-// the memory system for the samples `next` (the next batch's; may be empty)
-// without waiting for them, so that the next call finds them in cache: the
-// rows lie at random places in a split larger than the caches, and read
-// when needed each waited for memory (at batch 100: 60 us of a 680 us
-// training iteration; 22 us prefetched an iteration ahead, with the split in
-// huge pages, see idx_reader.cc; a split mapped from a dataset cache has
-// them where the page cache holds the copy in 2 MB folios).
+// floats in [0, 1] (indices.size() x features), labels alongside. The rows
+// lie at random places in a split larger than the caches: each is asked of
+// the memory system 8 rows before it is copied (the whole next batch asked
+// for an iteration ahead was slower, docs/findings.md, "The gather").
 void GatherBatch(const Split& split, int features, std::span<const std::uint32_t> indices,
-                 float* pixels, std::uint8_t* labels, std::span<const std::uint32_t> next = {});
+                 float* pixels, std::uint8_t* labels);
 
 }  // namespace dmlbench
 

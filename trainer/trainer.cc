@@ -496,13 +496,9 @@ void TrainingRun::TrainIterations(std::span<const std::uint32_t> permutation,
     in_exchange = 0;
     {
       ScopedSpan span(&timeline_, "forward", "compute");
-      // Gathers this iteration's batch and prefetches the next one's.
       GatherBatch(dataset_.train, dataset_.features,
                   WorkerShard(permutation, i, b, workers_, worker_index_), batch_pixels_.data(),
-                  batch_labels_.data(),
-                  i + 1 < iterations
-                      ? WorkerShard(permutation, i + 1, b, workers_, worker_index_)
-                      : std::span<const std::uint32_t>());
+                  batch_labels_.data());
       record[kLossSum] +=
           mlp_.Forward(batch_pixels_.data(), batch_labels_.data(), b, pending ? await : no_await);
     }

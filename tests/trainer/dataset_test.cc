@@ -166,21 +166,33 @@ TEST_F(DatasetDir, GatherBatchScalesPixelsToUnitRange) {
   EXPECT_EQ(labels[0], 4);
 }
 
-// Prefetching the next batch (shorter, longer or empty) leaves this one's
-// copy as it is.
-TEST(GatherBatch, PrefetchingTheNextBatchChangesNothing) {
-  const Dataset dataset = MakeSyntheticDataset(50, 3);
-  const std::vector<std::uint32_t> indices = {7, 0, 49, 12};
-  std::vector<float> expected(indices.size() * dataset.features);
-  Bytes expected_labels(indices.size());
-  GatherBatch(dataset.train, dataset.features, indices, expected.data(), expected_labels.data());
-  for (const std::vector<std::uint32_t>& next :
-       {std::vector<std::uint32_t>{}, {3, 4}, {49, 48, 1, 2, 5, 6, 0}}) {
-    std::vector<float> pixels(expected.size(), -1.0f);
-    Bytes labels(indices.size());
-    GatherBatch(dataset.train, dataset.features, indices, pixels.data(), labels.data(), next);
-    EXPECT_EQ(pixels, expected) << next.size() << " rows prefetched";
-    EXPECT_EQ(labels, expected_labels) << next.size() << " rows prefetched";
+// Every byte value becomes byte * (1/255) exactly, whatever the batch's
+// length against the prefetch distance and a row's against the vector width.
+TEST(GatherBatch, CopiesEachRowAsBytesTimesOneOver255) {
+  constexpr int kFeatures = 259;
+  constexpr int kRows = 40;
+  Bytes train_pixels(std::size_t(kRows) * kFeatures), train_labels(kRows);
+  for (int r = 0; r < kRows; ++r) {
+    for (int p = 0; p < kFeatures; ++p)
+      train_pixels[std::size_t(r) * kFeatures + p] = std::uint8_t((r * 7 + p) % 256);
+    train_labels[r] = std::uint8_t(r % kClasses);
+  }
+  const Dataset dataset = MakeDataset(kFeatures, train_pixels, train_labels, Bytes(kFeatures), Bytes(1));
+  for (const int rows : {1, 8, 9, 33}) {
+    std::vector<std::uint32_t> indices;
+    for (int r = 0; r < rows; ++r) indices.push_back(std::uint32_t((r * 13 + 5) % kRows));
+    std::vector<float> pixels(std::size_t(rows) * kFeatures, -1.0f);
+    Bytes labels(rows);
+    GatherBatch(dataset.train, kFeatures, indices, pixels.data(), labels.data());
+    for (int r = 0; r < rows; ++r) {
+      ASSERT_EQ(labels[r], train_labels[indices[r]]) << "row " << r << " of " << rows;
+      for (int p = 0; p < kFeatures; ++p) {
+        const float expected = float(train_pixels[std::size_t(indices[r]) * kFeatures + p]) *
+                               (1.0f / 255.0f);
+        ASSERT_EQ(pixels[std::size_t(r) * kFeatures + p], expected)
+            << "row " << r << " of " << rows << ", pixel " << p;
+      }
+    }
   }
 }
 
