@@ -21,6 +21,55 @@ constexpr double kCommandTimeoutS = 60;    // one provisioning command (hashing 
 constexpr double kUploadRenameTimeoutS = 30;
 constexpr double kRemoveTimeoutS = 30;       // a killed orchestrator's output directories
 
+// The hashes of a host's copies, kept in its work dir so that an unchanged
+// file is not read again (46 MB of trainer and dataset, 0.17 s of CPU, at
+// every provisioning of every host). Run in the work dir with the files'
+// names as arguments, it prints "<sha256>  <name>" for each file there is,
+// as sha256sum does. A line of the cache is "<sha256> <identity> <name>",
+// the identity being stat's device, inode, size, mtime and ctime: a hash is
+// reused while the file's identity is the one it had when it was hashed.
+// Any write or rename changes its ctime, which no user can set back. The
+// identity is taken after `now`, and one whose mtime or ctime is not older
+// than `now` is not recorded (hashed again next time): a write later in the
+// same second as the one recorded would otherwise leave it unchanged at the
+// resolution of seconds. srand() returns the time of day it seeded (POSIX).
+// Arguments: -v cache=<file> -v tmp=<file beside it, unique to the run>.
+constexpr const char* kHashCache = ".sha256-cache";
+constexpr const char* kCachedHashes = R"awk(
+function quote(s) { gsub(/'/, "'\\''", s); return "'" s "'" }
+BEGIN {
+  srand(); now = srand()
+  while ((getline line < cache) > 0) { known[substr(line, 66)] = substr(line, 1, 64); ++recorded }
+  close(cache)
+  stat = "stat -c '%d:%i:%s:%Y:%Z %n' --"
+  for (i = 1; i < ARGC; ++i) stat = stat " " quote(ARGV[i])
+  stat = stat " 2>/dev/null"
+  while ((stat | getline line) > 0) {
+    name = substr(line, index(line, " ") + 1)
+    if (line in known) {
+      hash = known[line]
+    } else {
+      hasher = "sha256sum -- " quote(name)
+      out = ""
+      hasher | getline out
+      close(hasher)
+      hash = substr(out, substr(out, 1, 1) == "\\" ? 2 : 1, 64)
+      changed = 1
+    }
+    if (length(hash) != 64) continue
+    print hash "  " name
+    split(line, id, ":")
+    if (id[4] + 0 < now && id[5] + 0 < now) entries[++kept] = hash " " line
+  }
+  close(stat)
+  if (changed || kept != recorded) {
+    printf "" > tmp
+    for (k = 1; k <= kept; ++k) print entries[k] > tmp
+    close(tmp)
+    system("mv -f -- " quote(tmp) " " quote(cache))
+  }
+})awk";
+
 std::string HostLabel(const InventoryHost& host) { return "host '" + host.name + "'"; }
 
 // The remote command's output, cut at "@@<section>" marker lines.
@@ -154,9 +203,10 @@ HostProvision ProvisionHost(RemoteShell& shell, const InventoryHost& host, const
                         ">/dev/null 2>&1; then mpirun --version 2>&1 | head -n 1; fi; } >\"$v\" & "
                         "echo @@sha256; ";
   if (!plan.files.empty()) {
-    command += "sha256sum --";
+    command += "awk -v cache=" + std::string(kHashCache) + " -v tmp=" + kHashCache + ".$$ " +
+               ShellQuote(kCachedHashes);
     for (const ProvisionFile& file : plan.files) command += " " + ShellQuote(file.remote_name);
-    command += " 2>/dev/null; ";
+    command += "; ";
   }
   command +=
       "echo @@outputs; for d in .output-*; do [ -d \"$d\" ] && echo \"$d\"; done; "

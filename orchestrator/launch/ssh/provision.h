@@ -1,5 +1,6 @@
 // Provision: per host a work dir, trainer and dataset uploaded only when the
-// remote sha256 differs, the output directories of killed orchestrators
+// remote sha256 differs (each host keeps the hashes of its copies, reused
+// while a copy is unchanged), the output directories of killed orchestrators
 // removed, one Open MPI version everywhere, hosts reaching each other over
 // ssh as mpirun will, and HostFacts; all through RemoteShell, no
 // connection kept. ProvisionHosts() runs one thread per host; the rest is pure.
