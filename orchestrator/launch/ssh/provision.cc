@@ -32,14 +32,26 @@ constexpr double kRemoveTimeoutS = 30;       // a killed orchestrator's output d
 // identity is taken after `now`, and one whose mtime or ctime is not older
 // than `now` is not recorded (hashed again next time): a write later in the
 // same second as the one recorded would otherwise leave it unchanged at the
-// resolution of seconds. srand() returns the time of day it seeded (POSIX).
+// resolution of seconds. The lines of files not asked about are kept (the
+// link probe's upload asks about its own). srand() returns the time of day
+// it seeded (POSIX).
 // Arguments: -v cache=<file> -v tmp=<file beside it, unique to the run>.
 constexpr const char* kHashCache = ".sha256-cache";
 constexpr const char* kCachedHashes = R"awk(
 function quote(s) { gsub(/'/, "'\\''", s); return "'" s "'" }
 BEGIN {
   srand(); now = srand()
-  while ((getline line < cache) > 0) { known[substr(line, 66)] = substr(line, 1, 64); ++recorded }
+  for (i = 1; i < ARGC; ++i) asked[ARGV[i]] = 1
+  while ((getline line < cache) > 0) {
+    identity = substr(line, 66)
+    if (substr(identity, index(identity, " ") + 1) in asked) {
+      known[identity] = substr(line, 1, 64)
+      ++recorded
+    } else {
+      entries[++kept] = line
+    }
+  }
+  others = kept
   close(cache)
   stat = "stat -c '%d:%i:%s:%Y:%Z %n' --"
   for (i = 1; i < ARGC; ++i) stat = stat " " quote(ARGV[i])
@@ -62,7 +74,7 @@ BEGIN {
     if (id[4] + 0 < now && id[5] + 0 < now) entries[++kept] = hash " " line
   }
   close(stat)
-  if (changed || kept != recorded) {
+  if (changed || kept - others != recorded) {
     printf "" > tmp
     for (k = 1; k <= kept; ++k) print entries[k] > tmp
     close(tmp)
@@ -289,8 +301,9 @@ std::string PeerCheckCommand(const std::vector<InventoryHost>& to,
 //  - The first host reaches every other: the SSH provider's launching host
 //    is the first free host of a run in inventory order, the first host
 //    whenever it is up and free (every run of a sweep that runs one at a
-//    time). The emulated cluster's mpirun runs on the orchestrator's
-//    machine, which provisions every host over ssh itself.
+//    time). Not on an emulated cluster: its mpirun runs on the
+//    orchestrator's machine, so no host starts the daemons of the others
+//    below 66 hosts, and its own ssh to them is what every launch uses.
 //  - Each other host reaches the next, the last the first: every host's own
 //    ssh (its key, known_hosts, agent) works, and every host's sshd lets a
 //    peer in, which is what another host needs to launch a job or to start
@@ -299,9 +312,9 @@ std::string PeerCheckCommand(const std::vector<InventoryHost>& to,
 // rule, a known_hosts missing one peer's key on one host only); mpirun
 // reports it at launch, as a host's daemon that could not start. Neither
 // check covers the ranks' own TCP connections to each other.
-std::vector<size_t> PeerCheckTargets(size_t host, size_t hosts) {
+std::vector<size_t> PeerCheckTargets(size_t host, size_t hosts, bool mpirun_on_first_host) {
   if (hosts < 2) return {};
-  if (host != 0) return {(host + 1) % hosts};
+  if (host != 0 || !mpirun_on_first_host) return {(host + 1) % hosts};
   std::vector<size_t> all;
   for (size_t j = 1; j < hosts; ++j) all.push_back(j);
   return all;
@@ -310,6 +323,7 @@ std::vector<size_t> PeerCheckTargets(size_t host, size_t hosts) {
 std::vector<HostProvision> ProvisionHosts(const Inventory& inventory, const ProvisionPlan& plan,
                                           const ConnectFunction& connect) {
   const size_t n = inventory.hosts.size();
+  const bool mpirun_on_first_host = inventory.emulated_cluster_toml.empty();
   std::vector<HostProvision> results(n);
   std::vector<std::exception_ptr> errors(n);
   std::vector<std::thread> threads;
@@ -320,7 +334,7 @@ std::vector<HostProvision> ProvisionHosts(const Inventory& inventory, const Prov
         std::unique_ptr<RemoteShell> shell = connect(host);
         results[i] = ProvisionHost(*shell, host, plan);
         std::vector<InventoryHost> peers;
-        for (const size_t j : PeerCheckTargets(i, n)) peers.push_back(inventory.hosts[j]);
+        for (const size_t j : PeerCheckTargets(i, n, mpirun_on_first_host)) peers.push_back(inventory.hosts[j]);
         if (peers.empty()) return;
         // As long as the ssh starts would take one after another: on a host
         // of a small CPU share they share its CPU.

@@ -176,18 +176,18 @@ TEST(ProvisionTest, PeerCheckReachesEveryPeerAtOnce) {
 // the first: linear in the hosts, every host's sshd entered and every
 // host's own ssh used.
 TEST(ProvisionTest, PeerCheckTargetsAreTheFirstHostToAllAndARing) {
-  EXPECT_TRUE(PeerCheckTargets(0, 1).empty());
-  EXPECT_EQ(PeerCheckTargets(0, 2), std::vector<size_t>{1});
-  EXPECT_EQ(PeerCheckTargets(1, 2), std::vector<size_t>{0});
-  EXPECT_EQ(PeerCheckTargets(0, 4), (std::vector<size_t>{1, 2, 3}));
-  EXPECT_EQ(PeerCheckTargets(1, 4), std::vector<size_t>{2});
-  EXPECT_EQ(PeerCheckTargets(2, 4), std::vector<size_t>{3});
-  EXPECT_EQ(PeerCheckTargets(3, 4), std::vector<size_t>{0});
+  EXPECT_TRUE(PeerCheckTargets(0, 1, true).empty());
+  EXPECT_EQ(PeerCheckTargets(0, 2, true), std::vector<size_t>{1});
+  EXPECT_EQ(PeerCheckTargets(1, 2, true), std::vector<size_t>{0});
+  EXPECT_EQ(PeerCheckTargets(0, 4, true), (std::vector<size_t>{1, 2, 3}));
+  EXPECT_EQ(PeerCheckTargets(1, 4, true), std::vector<size_t>{2});
+  EXPECT_EQ(PeerCheckTargets(2, 4, true), std::vector<size_t>{3});
+  EXPECT_EQ(PeerCheckTargets(3, 4, true), std::vector<size_t>{0});
   for (const size_t n : {2, 3, 11, 64}) {
     size_t starts = 0;
     std::vector<bool> entered(n, false);
     for (size_t i = 0; i < n; ++i) {
-      const std::vector<size_t> targets = PeerCheckTargets(i, n);
+      const std::vector<size_t> targets = PeerCheckTargets(i, n, true);
       EXPECT_FALSE(targets.empty()) << "host " << i << " of " << n << " uses no ssh of its own";
       for (const size_t j : targets) {
         EXPECT_NE(i, j);
@@ -198,6 +198,16 @@ TEST(ProvisionTest, PeerCheckTargetsAreTheFirstHostToAllAndARing) {
     EXPECT_EQ(starts, 2 * (n - 1)) << n << " hosts";
     for (size_t j = 0; j < n; ++j) EXPECT_TRUE(entered[j]) << "nobody reaches host " << j << " of " << n;
   }
+}
+
+// On an emulated cluster mpirun runs on the orchestrator's machine: the
+// ring alone, one ssh start a host.
+TEST(ProvisionTest, PeerCheckTargetsWithMpirunOffTheHostsAreARing) {
+  EXPECT_TRUE(PeerCheckTargets(0, 1, false).empty());
+  EXPECT_EQ(PeerCheckTargets(0, 2, false), std::vector<size_t>{1});
+  EXPECT_EQ(PeerCheckTargets(1, 2, false), std::vector<size_t>{0});
+  EXPECT_EQ(PeerCheckTargets(0, 4, false), std::vector<size_t>{1});
+  EXPECT_EQ(PeerCheckTargets(3, 4, false), std::vector<size_t>{0});
 }
 
 // Error paths of provision.cc follow.
@@ -273,9 +283,11 @@ std::vector<std::string> Reached(const std::string& command) {
 // check prints on that host (when absent: every peer reached, "ok 0",
 // "ok 1", ...); `reached[name]`, if given, gets the addresses it checked.
 std::string ProvisionFakes(const std::vector<std::string>& names, const std::map<std::string, std::string>& peer,
-                           std::map<std::string, std::vector<std::string>>* reached = nullptr) {
+                           std::map<std::string, std::vector<std::string>>* reached = nullptr,
+                           const std::string& emulated_cluster_toml = "") {
   Inventory inventory;
   for (const std::string& name : names) inventory.hosts.push_back(Host(name));
+  inventory.emulated_cluster_toml = emulated_cluster_toml;
   std::mutex mutex;
   try {
     ProvisionHosts(inventory, FakePlan(), [&](const InventoryHost& host) -> std::unique_ptr<RemoteShell> {
@@ -374,6 +386,15 @@ TEST(ProvisionTest, FourHostsCheckTheFirstToAllAndARing) {
   std::map<std::string, std::vector<std::string>> reached;
   EXPECT_EQ(ProvisionFakes({"a", "b", "c", "d"}, {}, &reached), "provisioned");
   EXPECT_EQ(reached["a"], (std::vector<std::string>{"b.example", "c.example", "d.example"}));
+  EXPECT_EQ(reached["b"], std::vector<std::string>{"c.example"});
+  EXPECT_EQ(reached["c"], std::vector<std::string>{"d.example"});
+  EXPECT_EQ(reached["d"], std::vector<std::string>{"a.example"});
+}
+
+TEST(ProvisionTest, FourHostsOfAnEmulatedClusterCheckARing) {
+  std::map<std::string, std::vector<std::string>> reached;
+  EXPECT_EQ(ProvisionFakes({"a", "b", "c", "d"}, {}, &reached, "name = \"c\"\n"), "provisioned");
+  EXPECT_EQ(reached["a"], std::vector<std::string>{"b.example"});
   EXPECT_EQ(reached["b"], std::vector<std::string>{"c.example"});
   EXPECT_EQ(reached["c"], std::vector<std::string>{"d.example"});
   EXPECT_EQ(reached["d"], std::vector<std::string>{"a.example"});
@@ -486,6 +507,13 @@ TEST(ProvisionRealTest, AHashIsReusedOnlyWhileItsFileIsUnchanged) {
     for (size_t i = 1; i < lines.size(); ++i) out << lines[i] << "\n";
   }
   EXPECT_EQ(ProvisionReal(inventory, plan)[0].uploaded, 1);
+
+  // Another plan's provisioning keeps the lines of the files it does not have.
+  const std::string other = sshd.dir() + "/other-trainer";
+  std::ofstream(other) << "#!/bin/sh\n";
+  ProvisionReal(inventory, MakeProvisionPlan(inventory.work_dir, other, ""));
+  EXPECT_NE(SshdFixture::ReadFile(cache).find(lines[4]), std::string::npos) << SshdFixture::ReadFile(cache);
+  ProvisionReal(inventory, plan);
 
   // A dataset file changed in place keeps its size and inode, and is found.
   const std::string labels = work + "dataset/t10k-labels-idx1-ubyte.gz";
