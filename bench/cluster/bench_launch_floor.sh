@@ -15,7 +15,10 @@
 # machine's cores: the CPU of the HOSTS-host mpirun over the cores. Needs
 # root and cgroup v1's cpuacct controller.
 #   bench/cluster/bench_launch_floor.sh path/to/dmlbench
-#   env: HOSTS (64), REPS (5)
+#   env: HOSTS (64), REPS (5), VARIANTS: Open MPI settings to try on the
+#   HOSTS-host mpirun, ';' between variants (e.g. "--mca routed direct;
+#   --mca plm_rsh_no_tree_spawn 1"), each timed as mpirun_all is, the
+#   variants and mpirun_all in turn within each repetition
 set -euo pipefail
 DMLBENCH=$1
 PYTHON=${PYTHON:-python3}
@@ -58,7 +61,8 @@ ssh_all() {
 new_connections() { ssh_all -o ControlMaster=no -o ControlPath=none; }
 control_master() { ssh_all; }
 mpirun_one() { mpirun "${mpi_args[@]}" --host "${addresses[0]}" -np 1 true; }
-mpirun_all() { mpirun "${mpi_args[@]}" --host "$all_hosts" -np "$HOSTS" true; }
+mpirun_all() { mpirun "${mpi_args[@]}" "$@" --host "$all_hosts" -np "$HOSTS" true; }
+IFS=';' read -r -a variants <<< "${VARIANTS:-}"
 
 # Prints "wall_s cpu_s" of one run of "$@".
 measure() {
@@ -86,5 +90,20 @@ for what in new_connections control_master mpirun_one mpirun_all; do
   awk -v w="${wall[$what]}" -v c="${cpu[$what]}" -v p="$per" -v what="$what" -v load="$(cut -d' ' -f1-3 /proc/loadavg)" \
     'BEGIN { printf "%-16s wall %6.2f s  CPU %6.2f s (%5.1f ms a host)  load average %s\n", what, w, c, c * 1e3 / p, load }'
 done
+if ((${#variants[@]})); then
+  for ((r = 0; r < REPS; ++r)); do
+    measure mpirun_all >> "$work/variant-base.txt"
+    for ((v = 0; v < ${#variants[@]}; ++v)); do
+      read -r -a extra <<< "${variants[v]}"
+      measure mpirun_all "${extra[@]}" >> "$work/variant-$v.txt"
+    done
+  done
+  for v in base $(seq 0 $((${#variants[@]} - 1))); do
+    label="as the cluster's"
+    [[ $v != base ]] && label=${variants[v]}
+    awk -v w="$(cut -d' ' -f1 "$work/variant-$v.txt" | median)" -v c="$(cut -d' ' -f2 "$work/variant-$v.txt" | median)" \
+      -v label="$label" 'BEGIN { printf "mpirun_all, %-40s wall %6.2f s  CPU %6.2f s\n", label, w, c }'
+  done
+fi
 awk -v c="${cpu[mpirun_all]}" -v n="$(nproc)" -v h="$HOSTS" \
   'BEGIN { printf "floor of a launch on %d hosts: %.2f s (its CPU over %d cores)\n", h, c / n, n }'
