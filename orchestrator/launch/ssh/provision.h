@@ -1,5 +1,6 @@
 // Provision: per host a work dir, trainer and dataset uploaded only when the
-// remote sha256 differs, the output directories of killed orchestrators
+// remote sha256 differs (each host keeps the hashes of its copies, reused
+// while a copy is unchanged), the output directories of killed orchestrators
 // removed, one Open MPI version everywhere, hosts reaching each other over
 // ssh as mpirun will, and HostFacts; all through RemoteShell, no
 // connection kept. ProvisionHosts() runs one thread per host; the rest is pure.
@@ -63,14 +64,17 @@ std::string PeerCheckCommand(const std::vector<InventoryHost>& to,
                              const std::vector<std::string>& mpi_args, double timeout_s);
 
 // The hosts (indices into the inventory of `hosts`) that host `host` checks
-// it reaches over ssh: the first host every other, each other host the next
-// one, the last the first; 2 (hosts - 1) ssh starts in all, none with one
-// host. provision.cc says why that is what mpirun needs.
-std::vector<size_t> PeerCheckTargets(size_t host, size_t hosts);
+// it reaches over ssh: each host the next one, the last the first, and,
+// when mpirun starts on the first host (`mpirun_on_first_host`; not on an
+// emulated cluster, whose mpirun runs on the orchestrator's machine), the
+// first host every other; 2 (hosts - 1) ssh starts in all (hosts without
+// it), none with one host. provision.cc says why that is what mpirun needs.
+std::vector<size_t> PeerCheckTargets(size_t host, size_t hosts, bool mpirun_on_first_host);
 
 // Opens one shell per host (`connect`), in parallel: provisions each, then
 // (with more than one host) checks the hosts reach each other
-// (PeerCheckTargets). Returns
+// (PeerCheckTargets; mpirun on the first host unless the inventory is an
+// emulated cluster's). Returns
 // the hosts in inventory order. Throws the failure of a host when one host
 // failed (SshError naming the host, or ProvisionError), a ProvisionError
 // with every failing host's message when several did ("2 of 3 hosts cannot

@@ -13,6 +13,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -92,14 +93,21 @@ TEST(ProvisionTest, UploadsOnlyWhatDiffersThenRenamesAndRecordsFacts) {
   EXPECT_EQ(shell.uploads[0].first, "/local/data/x.gz");
   EXPECT_EQ(shell.uploads[0].second, "/home/u/w/dataset/x.gz.tmp-a");
   ASSERT_EQ(shell.commands.size(), 2u);
-  EXPECT_EQ(shell.commands[0],
-            "mkdir -p \"$HOME\"/w \"$HOME\"/w/dataset && cd \"$HOME\"/w && { echo @@pwd; pwd; "
-            "v=.mpirun-version.$$; { if command -v mpirun >/dev/null 2>&1; then mpirun --version "
-            "2>&1 | head -n 1; fi; } >\"$v\" & echo @@sha256; sha256sum -- dmlbench-trainer "
-            "dataset/x.gz 2>/dev/null; echo @@outputs; for d in .output-*; do [ -d \"$d\" ] && echo \"$d\"; "
-            "done; echo @@facts; grep -m1 '^model name' /proc/cpuinfo; nproc; "
-            "grep -m1 '^MemTotal' /proc/meminfo; uname -srm; wait; echo @@mpirun; cat \"$v\"; rm -f "
-            "\"$v\"; } </dev/null");
+  // The hashes come from the host's cache of them (its program, between
+  // the quotes, is tested against a real sshd below).
+  const std::string probe = shell.commands[0];
+  const std::string before_hashes =
+      "mkdir -p \"$HOME\"/w \"$HOME\"/w/dataset && cd \"$HOME\"/w && { echo @@pwd; pwd; "
+      "v=.mpirun-version.$$; { if command -v mpirun >/dev/null 2>&1; then mpirun --version "
+      "2>&1 | head -n 1; fi; } >\"$v\" & echo @@sha256; awk -v cache=.sha256-cache -v tmp=.sha256-cache.$$ '";
+  const std::string after_hashes =
+      "' dmlbench-trainer dataset/x.gz; echo @@outputs; for d in .output-*; do [ -d \"$d\" ] && echo \"$d\"; "
+      "done; echo @@facts; grep -m1 '^model name' /proc/cpuinfo; nproc; "
+      "grep -m1 '^MemTotal' /proc/meminfo; uname -srm; wait; echo @@mpirun; cat \"$v\"; rm -f "
+      "\"$v\"; } </dev/null";
+  EXPECT_EQ(probe.substr(0, before_hashes.size()), before_hashes);
+  ASSERT_GT(probe.size(), after_hashes.size());
+  EXPECT_EQ(probe.substr(probe.size() - after_hashes.size()), after_hashes);
   EXPECT_EQ(shell.commands[1], "mv -f -- /home/u/w/dataset/x.gz.tmp-a /home/u/w/dataset/x.gz");
   const HostFacts& facts = result.facts;
   EXPECT_EQ(facts.name, "a");
@@ -168,18 +176,18 @@ TEST(ProvisionTest, PeerCheckReachesEveryPeerAtOnce) {
 // the first: linear in the hosts, every host's sshd entered and every
 // host's own ssh used.
 TEST(ProvisionTest, PeerCheckTargetsAreTheFirstHostToAllAndARing) {
-  EXPECT_TRUE(PeerCheckTargets(0, 1).empty());
-  EXPECT_EQ(PeerCheckTargets(0, 2), std::vector<size_t>{1});
-  EXPECT_EQ(PeerCheckTargets(1, 2), std::vector<size_t>{0});
-  EXPECT_EQ(PeerCheckTargets(0, 4), (std::vector<size_t>{1, 2, 3}));
-  EXPECT_EQ(PeerCheckTargets(1, 4), std::vector<size_t>{2});
-  EXPECT_EQ(PeerCheckTargets(2, 4), std::vector<size_t>{3});
-  EXPECT_EQ(PeerCheckTargets(3, 4), std::vector<size_t>{0});
+  EXPECT_TRUE(PeerCheckTargets(0, 1, true).empty());
+  EXPECT_EQ(PeerCheckTargets(0, 2, true), std::vector<size_t>{1});
+  EXPECT_EQ(PeerCheckTargets(1, 2, true), std::vector<size_t>{0});
+  EXPECT_EQ(PeerCheckTargets(0, 4, true), (std::vector<size_t>{1, 2, 3}));
+  EXPECT_EQ(PeerCheckTargets(1, 4, true), std::vector<size_t>{2});
+  EXPECT_EQ(PeerCheckTargets(2, 4, true), std::vector<size_t>{3});
+  EXPECT_EQ(PeerCheckTargets(3, 4, true), std::vector<size_t>{0});
   for (const size_t n : {2, 3, 11, 64}) {
     size_t starts = 0;
     std::vector<bool> entered(n, false);
     for (size_t i = 0; i < n; ++i) {
-      const std::vector<size_t> targets = PeerCheckTargets(i, n);
+      const std::vector<size_t> targets = PeerCheckTargets(i, n, true);
       EXPECT_FALSE(targets.empty()) << "host " << i << " of " << n << " uses no ssh of its own";
       for (const size_t j : targets) {
         EXPECT_NE(i, j);
@@ -190,6 +198,16 @@ TEST(ProvisionTest, PeerCheckTargetsAreTheFirstHostToAllAndARing) {
     EXPECT_EQ(starts, 2 * (n - 1)) << n << " hosts";
     for (size_t j = 0; j < n; ++j) EXPECT_TRUE(entered[j]) << "nobody reaches host " << j << " of " << n;
   }
+}
+
+// On an emulated cluster mpirun runs on the orchestrator's machine: the
+// ring alone, one ssh start a host.
+TEST(ProvisionTest, PeerCheckTargetsWithMpirunOffTheHostsAreARing) {
+  EXPECT_TRUE(PeerCheckTargets(0, 1, false).empty());
+  EXPECT_EQ(PeerCheckTargets(0, 2, false), std::vector<size_t>{1});
+  EXPECT_EQ(PeerCheckTargets(1, 2, false), std::vector<size_t>{0});
+  EXPECT_EQ(PeerCheckTargets(0, 4, false), std::vector<size_t>{1});
+  EXPECT_EQ(PeerCheckTargets(3, 4, false), std::vector<size_t>{0});
 }
 
 // Error paths of provision.cc follow.
@@ -265,9 +283,11 @@ std::vector<std::string> Reached(const std::string& command) {
 // check prints on that host (when absent: every peer reached, "ok 0",
 // "ok 1", ...); `reached[name]`, if given, gets the addresses it checked.
 std::string ProvisionFakes(const std::vector<std::string>& names, const std::map<std::string, std::string>& peer,
-                           std::map<std::string, std::vector<std::string>>* reached = nullptr) {
+                           std::map<std::string, std::vector<std::string>>* reached = nullptr,
+                           const std::string& emulated_cluster_toml = "") {
   Inventory inventory;
   for (const std::string& name : names) inventory.hosts.push_back(Host(name));
+  inventory.emulated_cluster_toml = emulated_cluster_toml;
   std::mutex mutex;
   try {
     ProvisionHosts(inventory, FakePlan(), [&](const InventoryHost& host) -> std::unique_ptr<RemoteShell> {
@@ -371,6 +391,15 @@ TEST(ProvisionTest, FourHostsCheckTheFirstToAllAndARing) {
   EXPECT_EQ(reached["d"], std::vector<std::string>{"a.example"});
 }
 
+TEST(ProvisionTest, FourHostsOfAnEmulatedClusterCheckARing) {
+  std::map<std::string, std::vector<std::string>> reached;
+  EXPECT_EQ(ProvisionFakes({"a", "b", "c", "d"}, {}, &reached, "name = \"c\"\n"), "provisioned");
+  EXPECT_EQ(reached["a"], std::vector<std::string>{"b.example"});
+  EXPECT_EQ(reached["b"], std::vector<std::string>{"c.example"});
+  EXPECT_EQ(reached["c"], std::vector<std::string>{"d.example"});
+  EXPECT_EQ(reached["d"], std::vector<std::string>{"a.example"});
+}
+
 // The answers come in the order the ssh's end; each is read by its number.
 TEST(ProvisionTest, AnswersInAnyOrderNameTheFailingPair) {
   EXPECT_EQ(ProvisionFakes({"a", "b", "c", "d"}, {{"a", "ok 2\nfail 1 ssh: Could not resolve hostname c.example\nok 0\n"}}),
@@ -445,6 +474,62 @@ TEST(ProvisionRealTest, UploadsTheTrainerAndDatasetThenSkipsThemWhenUnchanged) {
   std::vector<HostProvision> third = ProvisionReal(inventory, plan);
   EXPECT_EQ(third[0].uploaded, 1);
   EXPECT_EQ(Sha256FileHex(sshd.dir() + "/remote-work/dataset/t10k-labels-idx1-ubyte.gz"), plan.files[2].sha256);
+}
+
+// The hashes a host keeps of its copies (.sha256-cache in the work dir):
+// used while a file is unchanged, and a file changed in place, at its
+// size, is still found and replaced.
+TEST(ProvisionRealTest, AHashIsReusedOnlyWhileItsFileIsUnchanged) {
+  SshdFixture sshd({"127.0.0.2"});
+  const Inventory inventory = RealInventory(sshd, sshd.dir() + "/remote-work");
+  const ProvisionPlan plan = MakeProvisionPlan(inventory.work_dir, DMLBENCH_TRAINER, DMLBENCH_DATASET_DIR);
+  const std::string work = sshd.dir() + "/remote-work/";
+  const std::string cache = work + ".sha256-cache";
+  EXPECT_EQ(ProvisionReal(inventory, plan)[0].uploaded, 5);
+  // A file is recorded only once its ctime is older than the second it is
+  // hashed in: the uploads' second must have passed.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  EXPECT_EQ(ProvisionReal(inventory, plan)[0].uploaded, 0);
+  std::vector<std::string> lines;
+  {
+    std::ifstream in(cache);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+  }
+  ASSERT_EQ(lines.size(), 5u) << SshdFixture::ReadFile(cache);
+  EXPECT_EQ(lines[0].substr(0, 65), plan.files[0].sha256 + " ");
+  EXPECT_EQ(lines[0].substr(lines[0].size() - 17), " dmlbench-trainer");
+
+  // The recorded hash is what provisioning goes by while the file is
+  // unchanged: a wrong one recorded for the trainer makes it upload it again.
+  {
+    std::ofstream out(cache, std::ios::trunc);
+    out << std::string(64, '0') << lines[0].substr(64) << "\n";
+    for (size_t i = 1; i < lines.size(); ++i) out << lines[i] << "\n";
+  }
+  EXPECT_EQ(ProvisionReal(inventory, plan)[0].uploaded, 1);
+
+  // Another plan's provisioning keeps the lines of the files it does not have.
+  const std::string other = sshd.dir() + "/other-trainer";
+  std::ofstream(other) << "#!/bin/sh\n";
+  ProvisionReal(inventory, MakeProvisionPlan(inventory.work_dir, other, ""));
+  EXPECT_NE(SshdFixture::ReadFile(cache).find(lines[4]), std::string::npos) << SshdFixture::ReadFile(cache);
+  ProvisionReal(inventory, plan);
+
+  // A dataset file changed in place keeps its size and inode, and is found.
+  const std::string labels = work + "dataset/t10k-labels-idx1-ubyte.gz";
+  const auto size = std::filesystem::file_size(labels);
+  {
+    std::fstream file(labels, std::ios::in | std::ios::out | std::ios::binary);
+    const auto middle = static_cast<std::streamoff>(size / 2);
+    file.seekg(middle);
+    const char byte = static_cast<char>(file.get());
+    file.seekp(middle);
+    file.put(static_cast<char>(~byte));
+  }
+  ASSERT_EQ(std::filesystem::file_size(labels), size);
+  ASSERT_NE(Sha256FileHex(labels), plan.files[2].sha256);
+  EXPECT_EQ(ProvisionReal(inventory, plan)[0].uploaded, 1);
+  EXPECT_EQ(Sha256FileHex(labels), plan.files[2].sha256);
 }
 
 TEST(ProvisionRealTest, HostileWorkDirIsUsedLiterallyAndNothingIsExecuted) {
