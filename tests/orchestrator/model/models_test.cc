@@ -15,6 +15,7 @@
 #include <map>
 #include <optional>
 #include <random>
+#include <set>
 
 #include "orchestrator/core/run_spec.h"
 #include "orchestrator/model/coverage.h"
@@ -231,6 +232,32 @@ TEST_F(ModelsTest, CorrectedFitFindsTheTrueParametersFromCalibrationRunsOnly) {
   }
   for (const ModelFitRunRow& r : fit.runs) {
     EXPECT_EQ(Text(store, "SELECT split FROM runs WHERE run_id = " + std::to_string(r.run_id)), "calibration");
+  }
+}
+
+// Each parameter is stored with how it was identified (the report's
+// parameter table prints it): compute, the quota's efficiency and the
+// forward pass's share, each measured before the nonlinear fit from the
+// runs' own reports, as "measured"; the rest, which that fit estimates, as
+// "fitted"; alpha and B as the probe's. Every measured and fitted one has
+// its interval.
+TEST_F(ModelsTest, CorrectedStoresHowEachParameterWasIdentified) {
+  Store store(dir_ / "m.db");
+  Populate(store);
+  const std::set<std::string> measured = {"cpu_overhead_s", "cpu_per_sample_s", "quota_efficiency", "forward_share"};
+  for (const char* name : {"corrected", "corrected+overlap"}) {
+    const ModelFitRecord fit = ModelNamed(name).Fit(Calibration(store));
+    std::set<std::string> seen;
+    for (const ModelParameterRow& p : fit.parameters) {
+      if (p.name == "alpha_s" || p.name == "bandwidth_bytes_per_s" || p.name == "link_efficiency") {
+        EXPECT_EQ(p.source, "probe") << name << " " << p.name;
+        continue;
+      }
+      EXPECT_EQ(p.source, measured.count(p.name) ? "measured" : "fitted") << name << " " << p.name << " " << p.scope;
+      EXPECT_TRUE(p.ci_low && p.ci_high) << name << " " << p.name << " " << p.scope;
+      if (measured.count(p.name)) seen.insert(p.name);
+    }
+    EXPECT_EQ(seen, measured) << name;
   }
 }
 
@@ -668,13 +695,17 @@ TEST_F(ModelsTest, AHeldParameterIsStoredAsFixedAndEveryPredictionUsesIt) {
                 1e-9 * r.fitted_iteration_s);
   }
 
-  // Every fitted parameter held at the value a free fit found gives that fit.
+  // Every fitted and measured parameter held at the value a free fit found
+  // gives that fit.
   FixedParameters all;
   for (const ModelParameterRow& p : free.parameters) {
-    if (p.source == "fitted") all[p.scope.empty() ? p.name : p.name + " " + p.scope] = p.value;
+    if (p.source != "fitted" && p.source != "measured") continue;
+    all[p.scope.empty() ? p.name : p.name + " " + p.scope] = p.value;
   }
   const ModelFitRecord same = corrected.Fit(Calibration(store), all);
-  for (const ModelParameterRow& p : same.parameters) EXPECT_NE(p.source, "fitted") << p.name << " " << p.scope;
+  for (const ModelParameterRow& p : same.parameters) {
+    EXPECT_TRUE(p.source == "fixed" || p.source == "probe") << p.name << " " << p.scope << ": " << p.source;
+  }
   for (const RunParams& p :
        {Params(Architecture::kPs, 5, 2, 100, kGigabit), Params(Architecture::kRing, 7, 0, 100, kHundredMegabit)}) {
     const double expected = corrected.Predict(free, ConfigOf(p)).iteration_s;
