@@ -1,5 +1,5 @@
 // Tests of the models (models.h: paper2019, corrected, corrected+overlap,
-// linear; corrected.h above all) and validation on real SQLite files
+// linear; corrected.h above all; counts has counts_test.cc) and validation on real SQLite files
 // whose runs were generated from known parameters of the corrected model:
 // the fit must find them (inside its intervals) from calibration runs only,
 // predict the never-seen validation runs, and the paper's equations and the
@@ -44,14 +44,14 @@ constexpr double kAlpha = 12e-6;
 struct Truth {
   double overhead_s = 2e-4, per_sample_s = 6e-6, per_byte_s = 1.2e-9, per_message_s = 30e-6, per_wait_s = 40e-6;
   // The kernel's work on the job's traffic, per link profile: dearer where
-  // the link is slow (models.cc, version 13).
+  // the link is slow (corrected_terms.h, cpu_per_network_byte_s).
   std::map<double, double> per_network_byte_s = {{kGigabit, 0.8e-9}, {kHundredMegabit, 6e-9}};
-  // CPU s per s a rank waits on the wire (version 14); at 0.04 the 1 % noise
-  // of these runs moves its fit by a quarter.
+  // CPU s per s a rank waits on the wire (cpu_while_waiting); at 0.04 the
+  // 1 % noise of these runs moves its fit by a quarter.
   double while_waiting = 0.06;
   double exponent = 3, quota = 0.95, balance_exponent = 2.5;
   // Of the first peer's answer, the share hidden under the sends to the
-  // others, per link profile (version 19).
+  // others, per link profile (first_peer_share).
   std::map<double, double> first_peer_share = {{kGigabit, 0.6}, {kHundredMegabit, 0.2}};
   std::map<std::string, double> wire_factor = {{"ring", 1.05}, {"mpi", 1.1},   {"p2p", 1.2},
                                                {"ps k=1", 0.9}, {"ps k=2", 0.95}, {"ps k=4", 1.0}};
@@ -78,8 +78,8 @@ struct Truth {
                       : t.link_bytes;
     const double paced = PacedBytes(link_bytes, t.link_bursts, config.network.bandwidth_bits_per_s);
     // A single server's pulls in turn, one flow at a time, use the link as
-    // the probe does (models.cc, version 17): a factor of 1, which is also
-    // what the model takes for a scheme no calibration run had.
+    // the probe does (corrected_terms.h, wire_factor): a factor of 1, which
+    // is also what the model takes for a scheme no calibration run had.
     const double factor = config.pulls_in_turn ? 1.0 : wire_factor.at(scope);
     const double window = std::max(0.0, t.early_window_bytes / bytes_per_s - compute);
     const double early = first_peer_share.at(config.network.bandwidth_bits_per_s) *
