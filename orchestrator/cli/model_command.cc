@@ -682,7 +682,8 @@ void AddModelCommands(CLI::App& app, const GlobalOptions& global) {
       ->allow_extra_args(false);
   fit->add_option("--fix", o->fixes,
                   "NAME=VALUE or \"NAME SCOPE=VALUE\": hold a parameter at a value instead of fitting it, e.g. a "
-                  "measured cost (repeatable; corrected and corrected+overlap; stored with source \"fixed\")")
+                  "measured cost (repeatable; corrected, corrected+overlap and counts; stored with source "
+                  "\"fixed\")")
       ->allow_extra_args(false);
   fit->callback([&global, o] { FitCommand(global, *o); });
   CLI::App* predict = model->add_subcommand(

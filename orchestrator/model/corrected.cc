@@ -241,7 +241,7 @@ class CorrectedFit {
     const std::size_t j = table_->Index("forward_share");
     if (settled_[j]) return;
     const MedianInterval forward = MedianConfidenceInterval(shares_.empty() ? std::vector<double>{0.5} : shares_);
-    settled_[j] = ModelParameterRow{"forward_share", forward.median, forward.low, forward.high, "1", "fitted", ""};
+    settled_[j] = Measured(Coefficient{"forward_share", forward.median, 0, forward.low, forward.high}, "1");
   }
 
   // (1) Compute: the CPU time of runs that exchange nothing (less what is held).

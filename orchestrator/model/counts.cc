@@ -145,23 +145,10 @@ class CountsFit {
       throw ModelError(std::string("counts: compute needs one-worker runs of ring, mpi or p2p at two "
                                    "batch sizes (or layer widths) or more (experiments/compute.toml): ") + e.what());
     }
-    MarkMeasured({"cpu_overhead_s", "cpu_per_sample_parameter_s"});
   }
 
   // (2) What a capped rank that its CPU binds gets of its share.
-  void MeasureQuota() {
-    dmlbench::MeasureQuota(table_, runs_, settled_);
-    MarkMeasured({"quota_efficiency"});
-  }
-
-  // The stages (1) and (2) measure their parameters before the fit: stored
-  // as measured, unless held at a value.
-  void MarkMeasured(std::initializer_list<std::string_view> names) {
-    for (std::string_view name : names) {
-      std::optional<ModelParameterRow>& row = settled_[table_.Index(name)];
-      if (row && row->source == "fitted") row->source = "measured";
-    }
-  }
+  void MeasureQuota() { dmlbench::MeasureQuota(table_, runs_, settled_); }
 
   // (3) The costs no measurement gives, from the relative error of every
   // run's iteration; their intervals widened by what the measured

@@ -74,6 +74,12 @@ ModelParameterRow Fitted(const Coefficient& c, std::string unit, std::string sco
   return ModelParameterRow{c.name, c.value, c.ci_low, c.ci_high, std::move(unit), "fitted", std::move(scope)};
 }
 
+ModelParameterRow Measured(const Coefficient& c, std::string unit, std::string scope) {
+  ModelParameterRow row = Fitted(c, std::move(unit), std::move(scope));
+  row.source = "measured";
+  return row;
+}
+
 ModelParameterRow Held(std::string name, double value, std::string unit, std::string scope) {
   return ModelParameterRow{std::move(name), value, std::nullopt, std::nullopt, std::move(unit), "fixed",
                            std::move(scope)};
@@ -147,7 +153,7 @@ void MeasureCompute(const ParameterTable& table, std::string_view per_work, doub
   }
   for (const Coefficient& c : FitLeastSquares(names, rows, y, weights).coefficients) {
     const std::size_t j = table.Index(c.name);
-    settled[j] = Fitted(c, table.spec(j).unit);
+    settled[j] = Measured(c, table.spec(j).unit);
   }
 }
 
@@ -161,7 +167,7 @@ void MeasureQuota(const ParameterTable& table, const std::vector<const RunObserv
     if (s < 1 && used >= kCpuBoundShare * s) efficiencies.push_back(used / s);
   }
   const MedianInterval q = MedianConfidenceInterval(efficiencies.empty() ? std::vector<double>{1.0} : efficiencies);
-  settled[j] = ModelParameterRow{kQuotaEfficiency, q.median, q.low, q.high, table.spec(j).unit, "fitted", ""};
+  settled[j] = Measured(Coefficient{kQuotaEfficiency, q.median, 0, q.low, q.high}, table.spec(j).unit);
 }
 
 double GradientBytes(const ModelConfig& config) { return 4.0 * static_cast<double>(ParameterCount(config)); }

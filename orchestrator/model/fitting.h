@@ -49,6 +49,9 @@ ModelFitRecord NewFit(const PerformanceModel& model);
 
 // A fitted coefficient as a parameter row, with its interval.
 ModelParameterRow Fitted(const Coefficient& c, std::string unit, std::string scope = "");
+// A parameter measured before the nonlinear fit by a stage of its own (the runs'
+// CPU reports, their phase times), with its interval: source "measured".
+ModelParameterRow Measured(const Coefficient& c, std::string unit, std::string scope = "");
 // A parameter held at a value (FixedParameters): no interval.
 ModelParameterRow Held(std::string name, double value, std::string unit, std::string scope = "");
 // The key of a parameter in FixedParameters: "name" or "name scope".
@@ -75,7 +78,8 @@ double CpuShare(const ModelConfig& config);
 // those of the two `settled` leaves open, by weighted least squares
 // (weights 1 / cpu^2) of the measured CPU time per iteration of the
 // one-worker runs of ring, mpi and p2p among `runs` (they exchange
-// nothing), less what `settled` holds; their rows are set in `settled`.
+// nothing), less what `settled` holds; their rows are set in `settled`,
+// as measured.
 // `table` has both parameters. Throws FitError when the runs cannot tell
 // them apart.
 void MeasureCompute(const ParameterTable& table, std::string_view per_work, double (*work)(const ModelConfig&),
@@ -83,8 +87,8 @@ void MeasureCompute(const ParameterTable& table, std::string_view per_work, doub
 
 // quota_efficiency, unless `settled` holds it: the median of measured CPU /
 // (s x iteration) over the runs whose busiest rank used at least 3/4 of its
-// share s (1 when none did), with its interval. Every run of `runs` has its
-// worker's CPU time.
+// share s (1 when none did), with its interval, as measured. Every run of
+// `runs` has its worker's CPU time.
 void MeasureQuota(const ParameterTable& table, const std::vector<const RunObservation*>& runs, SettledRows& settled);
 
 // ---- predicting -------------------------------------------------------------

@@ -1,5 +1,5 @@
 // PerformanceModel: the interface every performance model implements (one
-// file per model: paper2019.h, corrected.h, linear.h; the registry is
+// file per model: paper2019.h, corrected.h, linear.h, counts.h; the registry is
 // models.h), what a prediction holds, the one error type of the model
 // stage, and the parameters a fit may be asked to hold at a value. Does
 // not fit or predict anything itself. Pure; thread-safe.

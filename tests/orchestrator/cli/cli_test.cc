@@ -189,6 +189,29 @@ TEST_F(CliTest, ModelFitHoldsAParameterAtAValueAndValidateUsesIt) {
             "predicted\n1\n");
 }
 
+// `model fit --model counts --fix`: counts holds a parameter as corrected
+// does, and `model fit` prints each parameter's source: the measured ones
+// as measured, the fitted ones as fitted, the held one as fixed.
+TEST_F(CliTest, CountsHoldsAParameterAndPrintsHowEachWasIdentified) {
+  std::filesystem::copy_file(std::string(DMLBENCH_SOURCE_DIR) + "/reports/data/paper-reproduction.db", db_);
+  const CommandOutput fit =
+      Dmlbench({"--db", db_, "model", "fit", "--model", "counts", "--fix", "cpu_while_waiting=0.05"});
+  ASSERT_EQ(fit.exit_code, 0) << fit.err;
+  for (const char* row : {R"(\ncpu_while_waiting +0\.05 +s/s +fixed *\n)",
+                          R"(\nquota_efficiency +[0-9.e+-]+ +\[[0-9.e+-]+, [0-9.e+-]+\] +1 +measured *\n)",
+                          R"(\ncpu_per_wait_s +[0-9.e+-]+ +\[[0-9.e+-]+, [0-9.e+-]+\] +s/wait +fitted *\n)"}) {
+    EXPECT_TRUE(std::regex_search(fit.out, std::regex(row))) << row << "\n" << fit.out;
+  }
+  EXPECT_EQ(Dmlbench({"--db", db_, "query", "--csv",
+                      "SELECT source, count(*) AS n FROM model_parameters WHERE fit_id = (SELECT max(fit_id) FROM "
+                      "model_fits WHERE model = 'counts') AND source IN ('fitted', 'measured', 'fixed') "
+                      "GROUP BY source ORDER BY source"})
+                .out,
+            "source,n\nfitted,3\nfixed,1\nmeasured,3\n");
+  const CommandOutput help = Dmlbench({"model", "fit", "--help"});
+  EXPECT_NE(help.out.find("corrected, corrected+overlap and counts"), std::string::npos) << help.out;
+}
+
 // Every setting of `model predict` that is not what it must be is named
 // with what was expected, the whole value read (no "0.2x" taken as 0.2),
 // before anything is predicted.

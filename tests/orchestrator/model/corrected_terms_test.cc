@@ -1,13 +1,16 @@
 // Tests of orchestrator/model/corrected_terms: properties of the corrected
 // model's equation for given coefficients — the p-norm between a sum and
 // the larger term, what a CPU quota binds, the exchange hidden behind
-// backward with overlap, and the per-profile costs of a rate never
-// calibrated. No fit is involved.
+// backward with overlap, the per-profile costs of a rate never
+// calibrated, and monotonicity: more bandwidth, fewer bytes or more CPU
+// never predict a slower iteration. No fit is involved.
 #include "orchestrator/model/corrected_terms.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <utility>
+#include <vector>
 
 namespace dmlbench {
 namespace {
@@ -115,6 +118,93 @@ TEST(CorrectedTermsTest, ARateNeverCalibratedTakesTheNearestRatesCostInRatio) {
   EXPECT_EQ(k.PerNetworkByte(config), 1e-10);  // 20x from 100 Mbit/s, 5x from 10 Gbit/s
   config.network.bandwidth_bits_per_s = 0;
   EXPECT_EQ(k.PerNetworkByte(config), 1e-10);  // unshaped: faster than any
+}
+
+// ---- monotonicity ---------------------------------------------------------
+
+constexpr double kHundredMegabit = 1e8;
+
+// Coefficients of the size the committed sweeps fit: both link profiles
+// with their own network cost and first peer's share, a wire factor per
+// scheme.
+CorrectedCoefficients StudySized() {
+  CorrectedCoefficients k = Coefficients(4.4);
+  k.per_byte = 1e-11;
+  k.per_message = 1.2e-5;
+  k.while_waiting = 0.004;
+  k.quota = 0.98;
+  k.balance_exponent = 3.5;
+  k.per_network_byte = {{"1e+08bit/s 0s", {kHundredMegabit, 8.4e-9}}, {"1e+09bit/s 0s", {kGigabit, 7.4e-10}}};
+  k.first_peer_share = {{"1e+08bit/s 0s", {kHundredMegabit, 0.03}}, {"1e+09bit/s 0s", {kGigabit, 0.55}}};
+  k.wire_factor = {{"ring", 0.94}, {"mpi", 1.0}, {"p2p", 0.9}, {"ps k=1", 0.99}, {"ps k=2", 0.93}, {"ps k=4", 0.91}};
+  return k;
+}
+
+LinkParameters LinkAt(double bits_per_s) { return LinkParameters{9e-6, bits_per_s / 8 * 0.96}; }
+
+double IterationOf(const ModelConfig& config) {
+  return Evaluate(StudySized(), config, Gradient(config), LinkAt(config.network.bandwidth_bits_per_s), false)
+      .iteration;
+}
+
+// Every scheme, 1 to 8 workers, both profiles, uncapped and capped,
+// several batches.
+std::vector<ModelConfig> Configurations() {
+  std::vector<ModelConfig> all;
+  const std::vector<std::pair<Architecture, int>> schemes = {
+      {Architecture::kRing, 0}, {Architecture::kMpi, 0}, {Architecture::kP2p, 0},
+      {Architecture::kPs, 1},   {Architecture::kPs, 2},  {Architecture::kPs, 4}};
+  for (const auto& [architecture, servers] : schemes) {
+    for (int w = 1; w <= 8; ++w) {
+      for (int b : {16, 100, 512}) {
+        for (double bandwidth : {kHundredMegabit, kGigabit}) {
+          for (double cpu : {0.0, 0.15, 0.5}) {
+            ModelConfig config = Config(architecture, w, servers);
+            config.batch_size = b;
+            config.network.bandwidth_bits_per_s = bandwidth;
+            config.cpu_cores = cpu;
+            all.push_back(config);
+          }
+        }
+      }
+    }
+  }
+  return all;
+}
+
+TEST(CorrectedTermsTest, MoreBandwidthNeverPredictsSlower) {
+  for (const ModelConfig& config : Configurations()) {
+    ModelConfig faster = config;
+    faster.network.bandwidth_bits_per_s *= 4;
+    EXPECT_LE(IterationOf(faster), IterationOf(config))
+        << ConfigLabel(config) << " cpu=" << config.cpu_cores << " at " << config.network.bandwidth_bits_per_s
+        << " bit/s and 4 times that";
+    EXPECT_GT(IterationOf(faster), 0) << ConfigLabel(config);
+  }
+}
+
+TEST(CorrectedTermsTest, FewerBytesNeverPredictSlower) {
+  for (const ModelConfig& config : Configurations()) {
+    ModelConfig smaller = config;
+    smaller.hidden = {64, 32};  // about half the parameters, so half the gradient's bytes
+    EXPECT_LE(IterationOf(smaller), IterationOf(config))
+        << ConfigLabel(config) << " cpu=" << config.cpu_cores << " at " << config.network.bandwidth_bits_per_s
+        << " bit/s";
+  }
+}
+
+TEST(CorrectedTermsTest, MoreCpuNeverPredictsSlower) {
+  for (const ModelConfig& config : Configurations()) {
+    if (config.cpu_cores == 0) continue;
+    double previous = IterationOf(config);
+    for (double cpu : {config.cpu_cores * 2, 1.0, 0.0}) {  // 0: uncapped
+      ModelConfig more = config;
+      more.cpu_cores = cpu;
+      const double iteration = IterationOf(more);
+      EXPECT_LE(iteration, previous) << ConfigLabel(config) << " at " << cpu << " cores";
+      previous = iteration;
+    }
+  }
 }
 
 }  // namespace

@@ -145,7 +145,10 @@ TEST(FittingTest, ComputeIsMeasuredOnTheRunsThatExchangeNothing) {
   EXPECT_NEAR(settled[0]->value, 1e-4, 1e-12);
   EXPECT_NEAR(settled[1]->value, 6e-6, 1e-14);
   EXPECT_EQ(settled[1]->unit, "s/sample");
-  EXPECT_EQ(settled[1]->source, "fitted");
+  // Measured before any nonlinear fit: stored so, with its interval.
+  EXPECT_EQ(settled[0]->source, "measured");
+  EXPECT_EQ(settled[1]->source, "measured");
+  EXPECT_LT(settled[1]->ci_low, settled[1]->ci_high);
 
   settled = table.Held({{"cpu_overhead_s", 2e-4}});
   MeasureCompute(table, "cpu_per_sample_s", Batch, runs, settled);
@@ -171,9 +174,11 @@ TEST(FittingTest, TheQuotaIsTheMedianEfficiencyOfTheRunsTheirCpuBinds) {
   ASSERT_TRUE(settled[2]);
   EXPECT_NEAR(settled[2]->value, 0.95, 1e-12);
   EXPECT_EQ(settled[2]->name, "quota_efficiency");
+  EXPECT_EQ(settled[2]->source, "measured");
   settled = table.Held({{"quota_efficiency", 0.8}});
   MeasureQuota(table, runs, settled);
   EXPECT_EQ(settled[2]->value, 0.8);
+  EXPECT_EQ(settled[2]->source, "fixed");
 }
 
 TEST(FittingTest, APredictionHasItsEpochAndThroughputFromTheIteration) {

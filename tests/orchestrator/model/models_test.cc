@@ -1,5 +1,5 @@
 // Tests of the models (models.h: paper2019, corrected, corrected+overlap,
-// linear; corrected.h above all) and validation on real SQLite files
+// linear; corrected.h above all; counts has counts_test.cc) and validation on real SQLite files
 // whose runs were generated from known parameters of the corrected model:
 // the fit must find them (inside its intervals) from calibration runs only,
 // predict the never-seen validation runs, and the paper's equations and the
@@ -15,6 +15,7 @@
 #include <map>
 #include <optional>
 #include <random>
+#include <set>
 
 #include "orchestrator/core/run_spec.h"
 #include "orchestrator/model/coverage.h"
@@ -43,14 +44,14 @@ constexpr double kAlpha = 12e-6;
 struct Truth {
   double overhead_s = 2e-4, per_sample_s = 6e-6, per_byte_s = 1.2e-9, per_message_s = 30e-6, per_wait_s = 40e-6;
   // The kernel's work on the job's traffic, per link profile: dearer where
-  // the link is slow (models.cc, version 13).
+  // the link is slow (corrected_terms.h, cpu_per_network_byte_s).
   std::map<double, double> per_network_byte_s = {{kGigabit, 0.8e-9}, {kHundredMegabit, 6e-9}};
-  // CPU s per s a rank waits on the wire (version 14); at 0.04 the 1 % noise
-  // of these runs moves its fit by a quarter.
+  // CPU s per s a rank waits on the wire (cpu_while_waiting); at 0.04 the
+  // 1 % noise of these runs moves its fit by a quarter.
   double while_waiting = 0.06;
   double exponent = 3, quota = 0.95, balance_exponent = 2.5;
   // Of the first peer's answer, the share hidden under the sends to the
-  // others, per link profile (version 19).
+  // others, per link profile (first_peer_share).
   std::map<double, double> first_peer_share = {{kGigabit, 0.6}, {kHundredMegabit, 0.2}};
   std::map<std::string, double> wire_factor = {{"ring", 1.05}, {"mpi", 1.1},   {"p2p", 1.2},
                                                {"ps k=1", 0.9}, {"ps k=2", 0.95}, {"ps k=4", 1.0}};
@@ -77,8 +78,8 @@ struct Truth {
                       : t.link_bytes;
     const double paced = PacedBytes(link_bytes, t.link_bursts, config.network.bandwidth_bits_per_s);
     // A single server's pulls in turn, one flow at a time, use the link as
-    // the probe does (models.cc, version 17): a factor of 1, which is also
-    // what the model takes for a scheme no calibration run had.
+    // the probe does (corrected_terms.h, wire_factor): a factor of 1, which
+    // is also what the model takes for a scheme no calibration run had.
     const double factor = config.pulls_in_turn ? 1.0 : wire_factor.at(scope);
     const double window = std::max(0.0, t.early_window_bytes / bytes_per_s - compute);
     const double early = first_peer_share.at(config.network.bandwidth_bits_per_s) *
@@ -231,6 +232,32 @@ TEST_F(ModelsTest, CorrectedFitFindsTheTrueParametersFromCalibrationRunsOnly) {
   }
   for (const ModelFitRunRow& r : fit.runs) {
     EXPECT_EQ(Text(store, "SELECT split FROM runs WHERE run_id = " + std::to_string(r.run_id)), "calibration");
+  }
+}
+
+// Each parameter is stored with how it was identified (the report's
+// parameter table prints it): compute, the quota's efficiency and the
+// forward pass's share, each measured before the nonlinear fit from the
+// runs' own reports, as "measured"; the rest, which that fit estimates, as
+// "fitted"; alpha and B as the probe's. Every measured and fitted one has
+// its interval.
+TEST_F(ModelsTest, CorrectedStoresHowEachParameterWasIdentified) {
+  Store store(dir_ / "m.db");
+  Populate(store);
+  const std::set<std::string> measured = {"cpu_overhead_s", "cpu_per_sample_s", "quota_efficiency", "forward_share"};
+  for (const char* name : {"corrected", "corrected+overlap"}) {
+    const ModelFitRecord fit = ModelNamed(name).Fit(Calibration(store));
+    std::set<std::string> seen;
+    for (const ModelParameterRow& p : fit.parameters) {
+      if (p.name == "alpha_s" || p.name == "bandwidth_bytes_per_s" || p.name == "link_efficiency") {
+        EXPECT_EQ(p.source, "probe") << name << " " << p.name;
+        continue;
+      }
+      EXPECT_EQ(p.source, measured.count(p.name) ? "measured" : "fitted") << name << " " << p.name << " " << p.scope;
+      EXPECT_TRUE(p.ci_low && p.ci_high) << name << " " << p.name << " " << p.scope;
+      if (measured.count(p.name)) seen.insert(p.name);
+    }
+    EXPECT_EQ(seen, measured) << name;
   }
 }
 
@@ -668,13 +695,17 @@ TEST_F(ModelsTest, AHeldParameterIsStoredAsFixedAndEveryPredictionUsesIt) {
                 1e-9 * r.fitted_iteration_s);
   }
 
-  // Every fitted parameter held at the value a free fit found gives that fit.
+  // Every fitted and measured parameter held at the value a free fit found
+  // gives that fit.
   FixedParameters all;
   for (const ModelParameterRow& p : free.parameters) {
-    if (p.source == "fitted") all[p.scope.empty() ? p.name : p.name + " " + p.scope] = p.value;
+    if (p.source != "fitted" && p.source != "measured") continue;
+    all[p.scope.empty() ? p.name : p.name + " " + p.scope] = p.value;
   }
   const ModelFitRecord same = corrected.Fit(Calibration(store), all);
-  for (const ModelParameterRow& p : same.parameters) EXPECT_NE(p.source, "fitted") << p.name << " " << p.scope;
+  for (const ModelParameterRow& p : same.parameters) {
+    EXPECT_TRUE(p.source == "fixed" || p.source == "probe") << p.name << " " << p.scope << ": " << p.source;
+  }
   for (const RunParams& p :
        {Params(Architecture::kPs, 5, 2, 100, kGigabit), Params(Architecture::kRing, 7, 0, 100, kHundredMegabit)}) {
     const double expected = corrected.Predict(free, ConfigOf(p)).iteration_s;
