@@ -53,16 +53,17 @@ bool SameShaping(const NetworkProfile& a, const NetworkProfile& b) {
   return a.bandwidth_bits_per_s == b.bandwidth_bits_per_s && a.latency_s == b.latency_s;
 }
 
-// Shapes every host's link to `profile`, the hosts in parallel (each tc
-// mostly waits on its process's start); throws the first host's failure
-// once every host is done.
-void ShapeHostLinks(const ClusterState& state, const NetworkProfile& profile, CommandRunner& runner) {
+// Shapes every host's link from `now` to `profile`, the hosts in parallel
+// (each tc mostly waits on its process's start and the kernel's lock);
+// throws the first host's failure once every host is done.
+void ShapeHostLinks(const ClusterState& state, const NetworkProfile& profile, const NetworkProfile& now,
+                    CommandRunner& runner) {
   std::vector<std::exception_ptr> errors(state.hosts.size());
   std::vector<std::thread> threads;
   for (std::size_t i = 0; i < state.hosts.size(); ++i) {
     threads.emplace_back([&, i] {
       try {
-        ShapeHostLink(runner, state.hosts[i].veth, state.hosts[i].name, profile);
+        ShapeHostLink(runner, state.hosts[i].veth, state.hosts[i].name, profile, now);
       } catch (...) {
         errors[i] = std::current_exception();
       }
@@ -321,9 +322,12 @@ bool ReshapeCluster(ClusterState& state, const NetworkProfile& network, CommandR
     state.network.name = wanted.name;
     return false;
   }
+  // The record is what the links have (or UnknownShaping(), which never
+  // takes the in-place change of ShapeCommands).
+  const NetworkProfile now = state.network;
   state.network = UnknownShaping();
   WriteClusterState(state);
-  ShapeHostLinks(state, wanted, runner);
+  ShapeHostLinks(state, wanted, now, runner);
   state.network = wanted;
   WriteClusterState(state);
   return true;

@@ -184,8 +184,16 @@ Subnet ChooseSubnet(const std::string& ip_addr_output, const std::string& ip_rou
   throw ClusterError("no free /24 in 10.199.0.0/16: every one overlaps an address or route of this machine");
 }
 
+namespace {
+// A token bucket alone at the root: a rate and no delay.
+bool BucketAlone(const NetworkProfile& profile) {
+  return profile.bandwidth_bits_per_s > 0 && profile.latency_s == 0;
+}
+}  // namespace
+
 std::vector<std::vector<std::string>> ShapeCommands(const std::string& device, const std::string& netns,
-                                                    const NetworkProfile& profile) {
+                                                    const NetworkProfile& profile,
+                                                    const std::optional<NetworkProfile>& now) {
   std::vector<std::string> tc = {"tc"};
   if (!netns.empty()) tc = {"tc", "-n", netns};
   auto command = [&](std::initializer_list<std::string> words) {
@@ -193,7 +201,9 @@ std::vector<std::vector<std::string>> ShapeCommands(const std::string& device, c
     argv.insert(argv.end(), words);
     return argv;
   };
-  std::vector<std::vector<std::string>> commands = {command({"qdisc", "del", "dev", device, "root"})};
+  const bool in_place = now && BucketAlone(*now) && BucketAlone(profile);
+  std::vector<std::vector<std::string>> commands;
+  if (!in_place) commands.push_back(command({"qdisc", "del", "dev", device, "root"}));
   std::string tbf_parent = "root";
   if (profile.latency_s > 0) {
     const std::string delay = Number(profile.latency_s * 1e6) + "us";
@@ -207,7 +217,7 @@ std::vector<std::vector<std::string>> ShapeCommands(const std::string& device, c
     // never below a few full-size frames (tbf splits larger GSO packets itself).
     const double burst = LinkBurstBytes(profile.bandwidth_bits_per_s);
     const double limit = std::max(rate_bytes * kQueueSeconds, kMinQueueBytes) + burst;
-    std::vector<std::string> tbf = command({"qdisc", "add", "dev", device});
+    std::vector<std::string> tbf = command({"qdisc", in_place ? "replace" : "add", "dev", device});
     if (tbf_parent == "root") {
       tbf.insert(tbf.end(), {"root", "handle", "10:"});
     } else {
@@ -265,12 +275,13 @@ void PinCongestionControl(CommandRunner& runner, const std::string& netns, const
 }
 
 void ShapeHostLink(CommandRunner& runner, const std::string& veth, const std::string& netns,
-                   const NetworkProfile& profile) {
+                   const NetworkProfile& profile, const std::optional<NetworkProfile>& now) {
   for (const auto& [device, place] : {std::pair{veth, std::string()}, std::pair{std::string("eth0"), netns}}) {
-    const auto commands = ShapeCommands(device, place, profile);
-    runner.Run(commands.front());  // deleting a qdisc that is not there fails harmlessly
-    for (std::size_t i = 1; i < commands.size(); ++i) {
+    const auto commands = ShapeCommands(device, place, profile, now);
+    for (std::size_t i = 0; i < commands.size(); ++i) {
       const CommandResult result = runner.Run(commands[i]);
+      const bool del = std::find(commands[i].begin(), commands[i].end(), "del") != commands[i].end();
+      if (del) continue;  // deleting a qdisc that is not there fails harmlessly
       if (result.exit_code == 0) continue;
       const bool netem = std::find(commands[i].begin(), commands[i].end(), "netem") != commands[i].end();
       if (netem && result.output.find("Specified qdisc kind is unknown") != std::string::npos) {

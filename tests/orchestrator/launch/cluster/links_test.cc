@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "orchestrator/launch/cluster/cluster_state.h"
 #include "tests/orchestrator/support/cluster_error.h"
 
 namespace dmlbench {
@@ -152,6 +153,34 @@ TEST(ClusterLinksTest, DelayAloneIsNetemOnly) {
   ASSERT_EQ(commands.size(), 2u);
   EXPECT_EQ(commands[1], (std::vector<std::string>{"tc", "qdisc", "add", "dev", "dmlb-x-1", "root", "handle", "1:",
                                                    "netem", "delay", "2000us", "limit", "100000"}));
+}
+
+TEST(ClusterLinksTest, ABucketAloneIsChangedInPlaceFromABucketAlone) {
+  const auto commands = ShapeCommands("eth0", "dmlb-x-h1", NetworkProfile{"", 1e8, 0}, NetworkProfile{"", 1e9, 0});
+  ASSERT_EQ(commands.size(), 1u);
+  EXPECT_EQ(commands[0], (std::vector<std::string>{"tc", "-n", "dmlb-x-h1", "qdisc", "replace", "dev", "eth0",
+                                                   "root", "handle", "10:", "tbf", "rate", "100000000bit", "burst",
+                                                   "16384", "limit", "16793600"}));
+}
+
+TEST(ClusterLinksTest, AnythingButABucketOnEitherSideIsDeletedAndAddedAgain) {
+  const NetworkProfile bucket{"", 1e8, 0};
+  const std::vector<std::pair<NetworkProfile, NetworkProfile>> cases = {
+      {bucket, UnknownShaping()},          // a reshape killed half way
+      {bucket, NetworkProfile{}},          // unshaped: the default qdisc
+      {bucket, NetworkProfile{"", 1e8, 1e-4}},  // netem at the root, the bucket below
+      {NetworkProfile{"", 1e8, 1e-4}, bucket},
+      {NetworkProfile{}, bucket},
+  };
+  for (const auto& [profile, now] : cases) {
+    const auto commands = ShapeCommands("dmlb-x-1", "", profile, now);
+    ASSERT_FALSE(commands.empty());
+    EXPECT_EQ(commands[0], (std::vector<std::string>{"tc", "qdisc", "del", "dev", "dmlb-x-1", "root"}))
+        << ProfileLabel(profile) << " from " << ProfileLabel(now);
+    for (std::size_t i = 1; i < commands.size(); ++i) EXPECT_EQ(commands[i][2], "add");
+  }
+  // Without what the links have now, always the delete and the add.
+  EXPECT_EQ(ShapeCommands("dmlb-x-1", "", bucket)[0][2], "del");
 }
 
 TEST(ClusterLinksTest, HostRoutesPinCubicWhateverTheMachineDefault) {
