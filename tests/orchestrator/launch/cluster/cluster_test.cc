@@ -373,15 +373,22 @@ ClusterState RecordedAt(const std::string& name, const std::string& state_dir, c
   return state;
 }
 
-// The tc commands that added a qdisc on `host`'s link, both ends.
-int QdiscsAdded(const std::vector<std::vector<std::string>>& commands, const ClusterHost& host) {
-  int added = 0;
+// The tc commands on `host`'s link, both ends, whose verb is `verb`
+// ("add", "replace", "del").
+int QdiscCommands(const std::vector<std::vector<std::string>>& commands, const ClusterHost& host,
+                  const std::string& verb) {
+  int count = 0;
   for (const std::vector<std::string>& argv : commands) {
     const bool names_host = std::find(argv.begin(), argv.end(), host.veth) != argv.end() ||
                             std::find(argv.begin(), argv.end(), host.name) != argv.end();
-    added += argv[0] == "tc" && names_host && std::find(argv.begin(), argv.end(), "add") != argv.end();
+    count += argv[0] == "tc" && names_host && std::find(argv.begin(), argv.end(), verb) != argv.end();
   }
-  return added;
+  return count;
+}
+
+// The tc commands that set a qdisc on `host`'s link, both ends.
+int QdiscsSet(const std::vector<std::vector<std::string>>& commands, const ClusterHost& host) {
+  return QdiscCommands(commands, host, "add") + QdiscCommands(commands, host, "replace");
 }
 
 TEST_F(ClusterOnAFakeMachine, ReshapingIsSkippedWhenTheRecordedProfileIsTheRunsOne) {
@@ -389,7 +396,11 @@ TEST_F(ClusterOnAFakeMachine, ReshapingIsSkippedWhenTheRecordedProfileIsTheRunsO
   EXPECT_FALSE(ReshapeCluster(state, {"same", 100e6, 0}, *machine_));
   EXPECT_EQ(machine_->commands(), std::vector<std::vector<std::string>>{});
   EXPECT_TRUE(ReshapeCluster(state, {"fast", 1e9, 0}, *machine_));
-  for (const ClusterHost& host : state.hosts) EXPECT_EQ(QdiscsAdded(machine_->commands(), host), 2) << host.name;
+  for (const ClusterHost& host : state.hosts) {
+    EXPECT_EQ(QdiscsSet(machine_->commands(), host), 2) << host.name;
+    // A rate to another rate: each end's bucket is replaced in place.
+    EXPECT_EQ(QdiscCommands(machine_->commands(), host, "del"), 0) << host.name;
+  }
   EXPECT_EQ(LoadClusterState(state_dir_).network.name, "fast");
 }
 
@@ -413,7 +424,11 @@ TEST_F(ClusterOnAFakeMachine, AReshapeThatFailedHalfWayIsRedoneWhateverTheNextAs
   EXPECT_TRUE(ReshapeCluster(next, {"slow", 100e6, 0}, *machine_));
   const std::vector<std::vector<std::string>> all = machine_->commands();
   const std::vector<std::vector<std::string>> redone(all.begin() + static_cast<std::ptrdiff_t>(before), all.end());
-  for (const ClusterHost& host : next.hosts) EXPECT_EQ(QdiscsAdded(redone, host), 2) << host.name;
+  for (const ClusterHost& host : next.hosts) {
+    EXPECT_EQ(QdiscsSet(redone, host), 2) << host.name;
+    // From "unknown", never in place.
+    EXPECT_EQ(QdiscCommands(redone, host, "del"), 2) << host.name;
+  }
   EXPECT_EQ(LoadClusterState(state_dir_).network.name, "slow");
 }
 
