@@ -368,13 +368,14 @@ TEST_F(CliTest, PredictSaysWhatEachPredictionRestsOn) {
                                                          R"( +6 )")))
       << validate.out;
   // --points: every configuration, with the CPU account and what sets its
-  // iteration in the model; no interval, for the committed fit predates them.
+  // iteration in the model, and its 90% prediction interval.
   const CommandOutput points = Dmlbench({"--db", db_, "model", "validate", "--model", "corrected", "--points"});
   ASSERT_EQ(points.exit_code, 0) << points.err;
   EXPECT_TRUE(std::regex_search(
       points.out, std::regex(R"(\ncorrected  validation   ps k=1 w=4 b=100 overlap 1 Gbit/s, 0 µs bucket=16384 )"
                              R"(cap=40 cpu=0\.15 +6 +[0-9.]+ +\[[0-9.]+, [0-9.]+\] +[0-9.]+ +-?[0-9]+\.[0-9]% +)"
-                             R"([0-9.]+ / [0-9.]+ +[0-9.]+ / [0-9.]+ +(path|worker CPU|server CPU) *\n)")))
+                             R"([0-9.]+ / [0-9.]+ +[0-9.]+ / [0-9.]+ +(path|worker CPU|server CPU) +)"
+                             R"(\[[0-9.]+, [0-9.]+\] \(90%\) *\n)")))
       << points.out;
   // And the measurement against itself: the study's ring, 11 held-out
   // configurations of 6 runs each, split into odd and even repetitions.
@@ -419,7 +420,8 @@ TEST_F(CliTest, WithoutModelEveryUsableFitIsUsedAndTheOthersAreNamed) {
     return csv.substr(csv.find('\n') + 1, csv.size() - csv.find('\n') - 2);
   };
   const std::string fits = "fits: paper2019 fit " + latest("paper2019") + "; corrected+overlap fit " +
-                           latest("corrected+overlap") + "; linear fit " + latest("linear") + "\n";
+                           latest("corrected+overlap") + "; linear fit " + latest("linear") + "; counts fit " +
+                           latest("counts") + "\n";
   AddFitOfAnOlderVersion(db_);
   const std::string skipped = "dmlbench: skipped: the latest fit of corrected in " + db_ + " (fit " +
                               latest("corrected") + ") is of version 4; this dmlbench's corrected is version ";
