@@ -16,7 +16,13 @@
 #   bench/cluster/bench_sweep_efficiency.sh A_DMLBENCH A_TRAINER B_DMLBENCH B_TRAINER
 #   env: SWEEPS (3), A_SWEEPS (SWEEPS: A sits out the sweeps after these, when
 #        its figures are known and only the compare needs its runs), REPETITIONS (3; the subset has 108 runs at 3), B_EXTRA (""), CPU (0.15), DATASET
-#        (/usr/share/datasets/fashion-mnist)
+#        (/usr/share/datasets/fashion-mnist), KEEP (a directory: A.db and B.db are copied there at the end)
+# Each sweep's runs are new ones: sweep s seeds its repetitions from
+# (s - 1) REPETITIONS + 1 on (a run's seed is the matrix's plus its
+# repetition, and a run already complete in the database is not run again).
+# The compare can test a configuration only with runs enough a side: with
+# its 36 configurations, 7 each (e.g. SWEEPS=7 REPETITIONS=1: A and B in
+# turn, sweep by sweep, so that the machine's load falls on both alike).
 set -euo pipefail
 if (($# != 4)); then
   echo "usage: bench/cluster/bench_sweep_efficiency.sh A_DMLBENCH A_TRAINER B_DMLBENCH B_TRAINER" >&2
@@ -36,6 +42,9 @@ PYTHON=/usr/bin/python3
 DMLBENCH=$B_DMLBENCH  # the cluster's own commands
 
 source "$(dirname "$0")/cluster_lib.sh"
+cluster_before_down() {
+  [[ -z ${KEEP:-} ]] || { mkdir -p "$KEEP" && cp "$work"/A.db* "$work"/B.db* "$KEEP"/ 2>/dev/null || true; }
+}
 cluster_up ef 11 1gbit "$CPU"
 
 matrix() {  # sweep number, extra [defaults] lines
@@ -67,7 +76,7 @@ max_iterations_per_epoch = [10, 40]
 provider = "cluster"
 inventory = "cluster/inventory.toml"
 repetitions = $REPETITIONS
-seed = $1
+seed = $(( ($1 - 1) * REPETITIONS + 1 ))
 timeout_s = 300
 attempts = 2
 order = "shuffled"
