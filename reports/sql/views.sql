@@ -115,8 +115,7 @@ FROM model_fits GROUP BY model;
 
 -- Each model's prediction of each configuration (the latest fit's, stored
 -- by `dmlbench model validate`), its terms per iteration, its error against
--- the measured median, its prediction interval (NULL for a fit without one)
--- and the link time of the configuration's bound.
+-- the measured median, and the link time of the configuration's bound.
 CREATE TEMP VIEW report_predictions AS
 SELECT c.config, c.split, f.model, f.model_order, f.fit_id,
        median(p.predicted_epoch_s) AS predicted_epoch_s,
@@ -125,8 +124,6 @@ SELECT c.config, c.split, f.model, f.model_order, f.fit_id,
        median(p.compute_s) AS compute_s, median(p.update_s) AS update_s, median(p.comm_s) AS comm_s,
        median(p.hidden_comm_s) AS hidden_comm_s,
        median(p.predicted_epoch_s) / c.epoch_s - 1 AS relative_error,
-       median(p.predicted_epoch_low_s) AS low_s, median(p.predicted_epoch_high_s) AS high_s,
-       max(p.interval_level) AS interval_level,
        median(link_time_s(r.run_id)) AS link_s
 FROM report_configurations c
 JOIN report_runs r ON r.config = c.config AND r.split = c.split

@@ -80,7 +80,7 @@ class ReportTest : public ::testing::Test {
 TEST_F(ReportTest, SmallStudyMatchesTheGoldenFiles) {
   BuildReportStudy(dir_ / "study.db");
   const ReportSummary summary = Generate(dir_ / "study.db", dir_ / "out");
-  EXPECT_EQ(summary.tables, 12);
+  EXPECT_EQ(summary.tables, 13);
   EXPECT_EQ(summary.figures, 5);
   ASSERT_EQ(summary.missing.size(), 1u);
   EXPECT_EQ(summary.missing[0], "failures: Every run that was started completed.");
@@ -249,7 +249,7 @@ TEST_F(ReportTest, AnEmptyDatabaseSaysWhatIsMissingInEverySection) {
   const ReportSummary summary = Generate(dir_ / "empty.db", dir_ / "out");
   EXPECT_EQ(summary.tables, 0);
   EXPECT_EQ(summary.figures, 0);
-  EXPECT_EQ(summary.missing.size(), 18u);
+  EXPECT_EQ(summary.missing.size(), 19u);
   EXPECT_EQ(summary.missing[0], "factors: This database cannot give it: no such table: runs (its schema version is 0, "
                                 "this dmlbench's is " + std::to_string(Store::KnownSchemaVersion()) + ").");
   const std::string html = ReadFile(dir_ / "out/index.html");
@@ -267,6 +267,8 @@ TEST_F(ReportTest, ADatabaseWithoutFitsShowsMeasurementsAndSaysWhatTheModelsNeed
       "errors: No predictions in this database: run dmlbench --db DB model fit, then dmlbench --db DB model validate.",
       "intervals: No prediction with an interval in this database: run dmlbench --db DB model fit (each fit carries "
       "its interval when it has 9 calibration configurations or more), then dmlbench --db DB model validate.",
+      "interval_points: No prediction with an interval in this database: run dmlbench --db DB model fit, then "
+      "dmlbench --db DB model validate.",
       "cpu: No prediction with a CPU account in this database: run dmlbench --db DB model fit, then dmlbench --db DB "
       "model validate (the corrected models keep one, for runs whose trainer reported each rank's CPU time).",
       "predicted_vs_measured: No predictions in this database: run dmlbench --db DB model fit, then dmlbench --db DB "
