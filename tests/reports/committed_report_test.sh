@@ -48,6 +48,14 @@ awk -F'\t' '
   }
   END { if (n == 0) { print "no measured configuration"; bad = 1 } exit bad }
 ' "$work/out/figures/throughput.bound.tsv" "$work/out/figures/throughput.measured.tsv"
+# A database older than a section's columns (these are schema 13, before
+# the prediction intervals) loses that section alone: its predictions still
+# give the error table and the predicted-against-measured figure.
+if [[ -z $committed ]] && (($(sqlite3 -readonly "$db" 'SELECT count(*) FROM predictions') > 0)); then
+  for shown in tables/errors.md figures/predicted_vs_measured.svg; do
+    [[ -e $work/out/$shown ]] || { echo "the report of $db has predictions but no $shown:"; cat "$work/log"; exit 1; }
+  done
+fi
 if [[ -n ${4:-} ]] && ! cut -f1 "$work/out/figures/throughput.measured.tsv" | grep -qxF "$4"; then
   echo "the throughput figure of $db has no series \"$4\"; it has:"
   cut -f1 "$work/out/figures/throughput.measured.tsv" | grep -v '^#' | sort -u
