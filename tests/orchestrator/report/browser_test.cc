@@ -91,7 +91,7 @@ TEST(ReportBrowserTest, ThePageRendersWithEveryImageAndNoConsoleMessage) {
   const CommandOutput inspected = RunCommand(argv, 180);
   ASSERT_EQ(inspected.exit_code, 0) << inspected.err;
   const std::string result = Between(inspected.out, "<pre id=\"result\">result: ", "</pre>");
-  EXPECT_EQ(result, "images=5 broken=[] tables=13 title=dmlbench report: distributed training, measured and modelled")
+  EXPECT_EQ(result, "images=5 broken=[] tables=14 title=dmlbench report: distributed training, measured and modelled")
       << inspected.out;
   EXPECT_EQ(inspected.err.find(":CONSOLE"), std::string::npos) << inspected.err;
 

@@ -16,12 +16,13 @@ using testing::WriteFile;
 
 TEST(ReportDefinitionTest, TheCommittedDefinitionReads) {
   const ReportDefinition definition = ReadReportDefinition(std::string(DMLBENCH_SOURCE_DIR) + "/reports/report.toml");
-  ASSERT_EQ(definition.sections.size(), 18u);
+  ASSERT_EQ(definition.sections.size(), 19u);
   EXPECT_EQ(definition.sections[0].id, "factors");
   EXPECT_EQ(definition.sections[7].id, "intervals");
-  EXPECT_EQ(definition.sections[8].id, "cpu");
-  EXPECT_EQ(definition.sections[11].kind, Section::Kind::kFigure);
-  EXPECT_EQ(definition.sections[11].data.size(), 3u);
+  EXPECT_EQ(definition.sections[8].id, "interval_points");
+  EXPECT_EQ(definition.sections[9].id, "cpu");
+  EXPECT_EQ(definition.sections[12].kind, Section::Kind::kFigure);
+  EXPECT_EQ(definition.sections[12].data.size(), 3u);
   EXPECT_NE(definition.views.text.find("CREATE TEMP VIEW report_runs"), std::string::npos);
 }
 
