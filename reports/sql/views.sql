@@ -131,6 +131,23 @@ JOIN predictions p ON p.run_id = r.run_id
 JOIN report_fits f ON f.fit_id = p.fit_id
 GROUP BY c.config, c.split, f.model;
 
+-- Each validation configuration's prediction interval per model (its
+-- latest fit's; the median over the configuration's runs of the bounds),
+-- beside its measured median. Only the interval sections read it, so that a
+-- database older than the intervals (schema 15 and before) loses those
+-- alone.
+CREATE TEMP VIEW report_interval_points AS
+SELECT c.config, c.label, c.scheme, c.scheme_order, c.bandwidth, c.network, c.batch_size, c.overlap, c.workers,
+       f.model, f.model_order, c.epoch_s AS measured,
+       median(p.predicted_epoch_s) AS predicted, median(p.predicted_epoch_low_s) AS low,
+       median(p.predicted_epoch_high_s) AS high, max(p.interval_level) AS level
+FROM report_configurations c
+JOIN report_runs r ON r.config = c.config AND r.split = c.split
+JOIN predictions p ON p.run_id = r.run_id
+JOIN report_fits f ON f.fit_id = p.fit_id
+WHERE c.split = 'validation' AND p.predicted_epoch_low_s IS NOT NULL
+GROUP BY c.config, f.model;
+
 -- One complete run per scheme, for the per-iteration figure: a typical run
 -- of the scheme's most demanding common setup. Its configuration has overlap
 -- off (unless the scheme only ran with it on), the most workers, the fastest
