@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "tests/orchestrator/model/model_data.h"
+
 namespace dmlbench {
 namespace {
 
@@ -147,33 +149,8 @@ double IterationOf(const ModelConfig& config) {
       .iteration;
 }
 
-// Every scheme, 1 to 8 workers, both profiles, uncapped and capped,
-// several batches.
-std::vector<ModelConfig> Configurations() {
-  std::vector<ModelConfig> all;
-  const std::vector<std::pair<Architecture, int>> schemes = {
-      {Architecture::kRing, 0}, {Architecture::kMpi, 0}, {Architecture::kP2p, 0},
-      {Architecture::kPs, 1},   {Architecture::kPs, 2},  {Architecture::kPs, 4}};
-  for (const auto& [architecture, servers] : schemes) {
-    for (int w = 1; w <= 8; ++w) {
-      for (int b : {16, 100, 512}) {
-        for (double bandwidth : {kHundredMegabit, kGigabit}) {
-          for (double cpu : {0.0, 0.15, 0.5}) {
-            ModelConfig config = Config(architecture, w, servers);
-            config.batch_size = b;
-            config.network.bandwidth_bits_per_s = bandwidth;
-            config.cpu_cores = cpu;
-            all.push_back(config);
-          }
-        }
-      }
-    }
-  }
-  return all;
-}
-
 TEST(CorrectedTermsTest, MoreBandwidthNeverPredictsSlower) {
-  for (const ModelConfig& config : Configurations()) {
+  for (const ModelConfig& config : testing::MonotonicityConfigurations()) {
     ModelConfig faster = config;
     faster.network.bandwidth_bits_per_s *= 4;
     EXPECT_LE(IterationOf(faster), IterationOf(config))
@@ -184,7 +161,7 @@ TEST(CorrectedTermsTest, MoreBandwidthNeverPredictsSlower) {
 }
 
 TEST(CorrectedTermsTest, FewerBytesNeverPredictSlower) {
-  for (const ModelConfig& config : Configurations()) {
+  for (const ModelConfig& config : testing::MonotonicityConfigurations()) {
     ModelConfig smaller = config;
     smaller.hidden = {64, 32};  // about half the parameters, so half the gradient's bytes
     EXPECT_LE(IterationOf(smaller), IterationOf(config))
@@ -194,7 +171,7 @@ TEST(CorrectedTermsTest, FewerBytesNeverPredictSlower) {
 }
 
 TEST(CorrectedTermsTest, MoreCpuNeverPredictsSlower) {
-  for (const ModelConfig& config : Configurations()) {
+  for (const ModelConfig& config : testing::MonotonicityConfigurations()) {
     if (config.cpu_cores == 0) continue;
     double previous = IterationOf(config);
     for (double cpu : {config.cpu_cores * 2, 1.0, 0.0}) {  // 0: uncapped

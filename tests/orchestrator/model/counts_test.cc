@@ -147,31 +147,8 @@ TEST(CountsTest, IntervalsReachTheirNominalCoverageOnASyntheticSweep) {
   EXPECT_GE(coverage, 0.9 - noise) << covered << " of " << configurations << " validation configurations held";
 }
 
-// The configurations the monotonicity tests walk: every scheme, 1 to 8
-// workers, both profiles, capped and uncapped, several batches.
-std::vector<ModelConfig> Configurations() {
-  std::vector<ModelConfig> all;
-  const std::vector<std::pair<Architecture, int>> schemes = {
-      {Architecture::kRing, 0}, {Architecture::kMpi, 0}, {Architecture::kP2p, 0},
-      {Architecture::kPs, 1},   {Architecture::kPs, 2},  {Architecture::kPs, 4}};
-  for (const auto& [architecture, servers] : schemes) {
-    for (int w = 1; w <= 8; ++w) {
-      for (int b : {16, 100, 512}) {
-        for (double bandwidth : {kHundredMegabit, kGigabit}) {
-          for (double cpu : {0.0, 0.15, 0.5}) {
-            ModelConfig config = Configuration(architecture, w, servers, b, bandwidth);
-            config.cpu_cores = cpu;
-            all.push_back(config);
-          }
-        }
-      }
-    }
-  }
-  return all;
-}
-
 TEST(CountsTest, MoreBandwidthNeverPredictsSlower) {
-  for (const ModelConfig& config : Configurations()) {
+  for (const ModelConfig& config : testing::MonotonicityConfigurations()) {
     ModelConfig faster = config;
     faster.network.bandwidth_bits_per_s *= 4;
     const double slow = Evaluate(Truth(), config, LinkOf(config.network.bandwidth_bits_per_s)).iteration;
@@ -182,7 +159,7 @@ TEST(CountsTest, MoreBandwidthNeverPredictsSlower) {
 }
 
 TEST(CountsTest, FewerBytesNeverPredictSlower) {
-  for (const ModelConfig& config : Configurations()) {
+  for (const ModelConfig& config : testing::MonotonicityConfigurations()) {
     ModelConfig smaller = config;
     smaller.hidden = {64, 32};  // about half the parameters, so half the gradient's bytes
     const LinkParameters link = LinkOf(config.network.bandwidth_bits_per_s);
@@ -192,7 +169,7 @@ TEST(CountsTest, FewerBytesNeverPredictSlower) {
 }
 
 TEST(CountsTest, MoreCpuNeverPredictsSlower) {
-  for (const ModelConfig& config : Configurations()) {
+  for (const ModelConfig& config : testing::MonotonicityConfigurations()) {
     if (config.cpu_cores == 0) continue;
     const LinkParameters link = LinkOf(config.network.bandwidth_bits_per_s);
     double previous = Evaluate(Truth(), config, link).iteration;

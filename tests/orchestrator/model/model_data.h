@@ -5,6 +5,8 @@
 
 #include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "orchestrator/model/observations.h"
 #include "orchestrator/model/physics.h"
@@ -41,6 +43,30 @@ inline RunObservation CalibrationRun(std::int64_t run_id, const ModelConfig& con
 // rate exactly with `alpha_s`.
 inline LinkObservation Probe(double bits_per_s, double alpha_s) {
   return LinkObservation{bits_per_s, 0, alpha_s, bits_per_s / 8, {1}};
+}
+
+// The configurations the models' monotonicity tests walk: every scheme, 1 to
+// 8 workers, batches of 16, 100 and 512, 100 Mbit/s and 1 Gbit/s, uncapped
+// and at 0.15 and 0.5 core.
+inline std::vector<ModelConfig> MonotonicityConfigurations() {
+  std::vector<ModelConfig> all;
+  const std::vector<std::pair<Architecture, int>> schemes = {
+      {Architecture::kRing, 0}, {Architecture::kMpi, 0}, {Architecture::kP2p, 0},
+      {Architecture::kPs, 1},   {Architecture::kPs, 2},  {Architecture::kPs, 4}};
+  for (const auto& [architecture, servers] : schemes) {
+    for (int w = 1; w <= 8; ++w) {
+      for (int b : {16, 100, 512}) {
+        for (double bandwidth : {1e8, 1e9}) {
+          for (double cpu : {0.0, 0.15, 0.5}) {
+            ModelConfig config = Configuration(architecture, w, servers, b, bandwidth);
+            config.cpu_cores = cpu;
+            all.push_back(config);
+          }
+        }
+      }
+    }
+  }
+  return all;
 }
 
 }  // namespace dmlbench::testing
