@@ -161,20 +161,27 @@ void PrintInterval(const ModelFitRecord& fit) {
     return;
   }
   const ModelIntervalRow& all = fit.intervals.front();
+  const ModelIntervalRow* beyond = BeyondWorkersRowOf(fit);
   std::cout << Percent(all.level) << " prediction interval of epoch time (split-conformal on " << all.configurations
             << " calibration configurations, each left out and predicted by a fit on the others): ";
-  if (fit.intervals.size() == 1) {
+  if (fit.intervals.size() == (beyond ? 2u : 1u)) {
     std::cout << Reach(all.log_half_width) << " of the prediction\n";
-    return;
+  } else {
+    std::cout << "scaled per scheme, its residuals differing between schemes (Kruskal-Wallis p < "
+              << Number(kRegimeScaleAlpha) << ")\n";
+    std::vector<std::vector<std::string>> rows;
+    for (const ModelIntervalRow& row : fit.intervals) {
+      if (&row == beyond) continue;
+      rows.push_back({row.scope.empty() ? "(any other)" : row.scope, std::to_string(row.configurations),
+                      Reach(row.log_half_width)});
+    }
+    PrintTable(std::cout, {"scheme", "left out", "interval"}, rows, {false, true, true});
   }
-  std::cout << "scaled per scheme, its residuals differing between schemes (Kruskal-Wallis p < "
-            << Number(kRegimeScaleAlpha) << ")\n";
-  std::vector<std::vector<std::string>> rows;
-  for (const ModelIntervalRow& row : fit.intervals) {
-    rows.push_back({row.scope.empty() ? "(any other)" : row.scope, std::to_string(row.configurations),
-                    Reach(row.log_half_width)});
+  if (beyond) {
+    std::cout << "beyond " << beyond->beyond_workers << " workers, at least " << Reach(beyond->log_half_width)
+              << " (the " << beyond->configurations << " calibration configurations of " << beyond->beyond_workers
+              << " workers, each predicted by a fit on fewer workers)\n";
   }
-  PrintTable(std::cout, {"scheme", "left out", "interval"}, rows, {false, true, true});
 }
 
 // The whole of `text` as a number (std::stoi for int, std::stod for
@@ -563,7 +570,12 @@ nlohmann::json JudgementJson(const ModelJudgement& j) {
     return json;
   }
   json["calibration_configurations"] = j.calibration_configurations;
-  json["interval"] = {{"level", j.level}, {"scaled_by_scheme", j.scaled_by_regime}};
+  json["interval"] = {{"level", j.level}, {"scaled_by_scheme", j.scaled_by_regime}, {"beyond_workers", nullptr}};
+  if (j.beyond_workers) {
+    json["interval"]["beyond_workers"] = {{"workers", j.beyond_workers->beyond_workers},
+                                          {"configurations", j.beyond_workers->configurations},
+                                          {"log_half_width", j.beyond_workers->log_half_width}};
+  }
   nlohmann::json schemes = nlohmann::json::array();
   for (const SchemeJudgement& s : j.schemes) {
     nlohmann::json scheme = {{"architecture", s.architecture},
@@ -589,7 +601,8 @@ nlohmann::json JudgementJson(const ModelJudgement& j) {
 // One row per sweep, model and scheme; then what could not be judged.
 void PrintJudgements(const std::vector<std::pair<std::string, std::vector<ModelJudgement>>>& sweeps, double level) {
   std::cout << "each model fitted on a sweep's calibration runs alone (its " << Percent(level)
-            << " interval from them, each calibration configuration left out in turn) and judged on that sweep's "
+            << " interval from them, each calibration configuration left out in turn, and beyond the calibration's "
+               "workers at least as wide as its largest worker count left out) and judged on that sweep's "
                "validation configurations: absolute relative error of epoch time (prediction against the median "
                "of the configuration's runs) beside the sweep's split-half noise on the same configurations (half "
                "the gap between the medians of its even- and odd-indexed repetitions, over its median; the "
@@ -617,6 +630,17 @@ void PrintJudgements(const std::vector<std::pair<std::string, std::vector<ModelJ
       } else if (j.scaled_by_regime) {
         notes.push_back(sweep + ": " + j.model + "'s interval is scaled per scheme (its left-out residuals differ "
                         "between schemes: Kruskal-Wallis p < " + Number(kRegimeScaleAlpha) + ")");
+      }
+      if (j.beyond_workers) {
+        notes.push_back(sweep + ": " + j.model + "'s interval beyond " + std::to_string(j.beyond_workers->beyond_workers) +
+                        " workers is at least " + Reach(j.beyond_workers->log_half_width) + " (its " +
+                        std::to_string(j.beyond_workers->configurations) + " calibration configurations of " +
+                        std::to_string(j.beyond_workers->beyond_workers) +
+                        " workers, each predicted by a fit on fewer workers)");
+      } else if (!j.schemes.empty() && j.schemes.front().coverage) {
+        notes.push_back(sweep + ": " + j.model + " has no interval of its own beyond its calibration's workers "
+                        "(a fit on fewer workers cannot predict enough of the largest count): those predictions "
+                        "take the others'");
       }
       for (const std::string& skipped : j.skipped) notes.push_back(sweep + ": " + j.model + " cannot predict " + skipped);
     }

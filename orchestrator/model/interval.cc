@@ -148,22 +148,49 @@ std::vector<ModelIntervalRow> IntervalRows(const std::vector<PointError>& left_o
   return rows;
 }
 
+std::optional<ModelIntervalRow> BeyondWorkersRow(const std::vector<PointError>& largest_left_out, double level) {
+  std::vector<double> scores;
+  int workers = 0;
+  for (const PointError& point : largest_left_out) {
+    if (!(point.predicted_epoch_s > 0)) continue;
+    scores.push_back(Score(point));
+    workers = std::max(workers, point.config.workers);
+  }
+  const std::optional<double> q = ConformalQuantile(scores, level);
+  if (!q || workers < 1) return std::nullopt;
+  return ModelIntervalRow{"", level, *q, static_cast<int>(scores.size()), workers};
+}
+
 ModelFitRecord FitWithInterval(const PerformanceModel& model, const ModelData& calibration,
                                const FixedParameters& fixed, double level) {
   ModelFitRecord fit = model.Fit(calibration, fixed);
   fit.intervals = IntervalRows(LeaveOneConfigurationOut(model, calibration, fixed).points, level);
+  if (fit.intervals.empty()) return fit;
+  if (const auto beyond = BeyondWorkersRow(LeaveLargestWorkersOut(model, calibration, fixed).points, level)) {
+    fit.intervals.push_back(*beyond);
+  }
   return fit;
+}
+
+const ModelIntervalRow* BeyondWorkersRowOf(const ModelFitRecord& fit) {
+  for (const ModelIntervalRow& r : fit.intervals) {
+    if (r.beyond_workers > 0) return &r;
+  }
+  return nullptr;
 }
 
 std::optional<EpochInterval> IntervalOf(const ModelFitRecord& fit, const ModelConfig& config, double predicted_s) {
   const ModelIntervalRow* row = nullptr;
   const std::string regime = SchemeLabel(config);
   for (const ModelIntervalRow& r : fit.intervals) {
-    if (r.scope == regime || (r.scope.empty() && row == nullptr)) row = &r;
+    if (r.beyond_workers == 0 && (r.scope == regime || (r.scope.empty() && row == nullptr))) row = &r;
   }
   if (row == nullptr) return std::nullopt;
-  return EpochInterval{row->level, predicted_s * std::exp(-row->log_half_width),
-                       predicted_s * std::exp(row->log_half_width)};
+  double q = row->log_half_width;
+  if (const ModelIntervalRow* beyond = BeyondWorkersRowOf(fit); beyond && config.workers > beyond->beyond_workers) {
+    q = std::max(q, beyond->log_half_width);
+  }
+  return EpochInterval{row->level, predicted_s * std::exp(-q), predicted_s * std::exp(q)};
 }
 
 double RelativeHalfWidth(const EpochInterval& interval, double predicted_s) {

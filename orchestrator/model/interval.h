@@ -7,8 +7,11 @@
 // ⌈(n+1)L⌉-th smallest of the n absolute log ratios: for a configuration
 // exchangeable with the calibration ones it holds the measured median with
 // probability at least L. Scaled per regime (the scheme, SchemeLabel) only
-// when the residuals say so (kRegimeScaleAlpha). Holds no model's equations
-// and writes nothing. Pure; thread-safe (the models are).
+// when the residuals say so (kRegimeScaleAlpha). A prediction of more
+// workers than any calibration run had is not exchangeable with those: it
+// takes at least the interval of the calibration's largest worker count
+// predicted by a fit on fewer workers (BeyondWorkersRow). Holds no model's
+// equations and writes nothing. Pure; thread-safe (the models are).
 #ifndef DMLBENCH_ORCHESTRATOR_MODEL_INTERVAL_H_
 #define DMLBENCH_ORCHESTRATOR_MODEL_INTERVAL_H_
 
@@ -67,14 +70,29 @@ std::optional<double> ConformalQuantile(std::vector<double> scores, double level
 // for `level`.
 std::vector<ModelIntervalRow> IntervalRows(const std::vector<PointError>& left_out, double level);
 
+// The row for predictions beyond the calibration's workers, from the
+// points of LeaveLargestWorkersOut (every one at the calibration's largest
+// worker count W, predicted by a fit on fewer): scope "" and
+// beyond_workers W, the conformal quantile of their residuals at `level`.
+// A prediction of more than W workers extrapolates as they did; leaving
+// one configuration out never does. nullopt when there are too few points
+// for `level` (at 0.9, fewer than 9) or none.
+std::optional<ModelIntervalRow> BeyondWorkersRow(const std::vector<PointError>& largest_left_out, double level);
+
 // `model` fitted on `calibration` holding `fixed`, with its interval at
-// `level` (ModelFitRecord::intervals; none when too few configurations).
-// Throws ModelError as Fit does.
+// `level` (ModelFitRecord::intervals: IntervalRows, and BeyondWorkersRow
+// when that has one; none when too few configurations). Throws ModelError
+// as Fit does.
 ModelFitRecord FitWithInterval(const PerformanceModel& model, const ModelData& calibration,
                                const FixedParameters& fixed, double level = kDefaultIntervalLevel);
 
+// The fit's row for predictions beyond its calibration's workers, or null.
+const ModelIntervalRow* BeyondWorkersRowOf(const ModelFitRecord& fit);
+
 // The interval of an epoch time predicted for `config` under `fit`: its
-// regime's row, else the row of every regime; nullopt for a fit without one.
+// regime's row, else the row of every regime; for more workers than the
+// fit's beyond-workers row names, the wider of that row and the regime's.
+// nullopt for a fit without one.
 struct EpochInterval {
   double level = 0;
   double low_s = 0, high_s = 0;

@@ -31,7 +31,9 @@ ModelJudgement JudgeOne(const PerformanceModel& model, const ModelData& calibrat
     return judgement;
   }
   judgement.calibration_configurations = fit.points;
-  judgement.scaled_by_regime = fit.intervals.size() > 1;
+  const ModelIntervalRow* beyond = BeyondWorkersRowOf(fit);
+  judgement.scaled_by_regime = fit.intervals.size() > (beyond ? 2u : 1u);
+  if (beyond) judgement.beyond_workers = *beyond;
   const ValidationResult result = Validate(model, fit, validation);
   judgement.skipped = result.skipped;
   std::map<std::string, IntervalCoverage> coverage;  // by scheme

@@ -42,6 +42,9 @@ struct ModelJudgement {
   std::string not_fitted;              // why, when the model could not be fitted; then nothing else is set
   double level = 0;
   bool scaled_by_regime = false;       // the interval has rows per regime
+  // The interval's row for predictions beyond the calibration's workers
+  // (BeyondWorkersRow), if it has one.
+  std::optional<ModelIntervalRow> beyond_workers;
   std::vector<SchemeJudgement> schemes;  // in scheme order
   std::vector<std::string> skipped;      // validation configurations the model cannot predict
 };

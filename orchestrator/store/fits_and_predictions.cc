@@ -52,13 +52,15 @@ std::int64_t Store::AddModelFit(const ModelFitRecord& fit) {
       probe.reset();
     }
     SQLite::Statement interval(impl_->db, R"(
-      INSERT INTO model_intervals (fit_id, scope, level, log_half_width, configurations) VALUES (?, ?, ?, ?, ?))");
+      INSERT INTO model_intervals (fit_id, scope, beyond_workers, level, log_half_width, configurations)
+      VALUES (?, ?, ?, ?, ?, ?))");
     for (const ModelIntervalRow& row : fit.intervals) {
       interval.bind(1, fit_id);
       interval.bind(2, row.scope);
-      interval.bind(3, row.level);
-      interval.bind(4, row.log_half_width);
-      interval.bind(5, row.configurations);
+      interval.bind(3, row.beyond_workers);
+      interval.bind(4, row.level);
+      interval.bind(5, row.log_half_width);
+      interval.bind(6, row.configurations);
       interval.exec();
       interval.reset();
     }
@@ -156,12 +158,14 @@ std::optional<ModelFitRecord> Store::ModelFitById(std::int64_t fit_id) const {
     probes.bind(1, fit.fit_id);
     while (probes.executeStep()) fit.probe_ids.push_back(probes.getColumn(0).getInt64());
     if (schema_version() < kIntervalsVersion) return fit;  // read-only and older: no interval
-    SQLite::Statement intervals(impl_->db, R"(
-      SELECT scope, level, log_half_width, configurations FROM model_intervals WHERE fit_id = ? ORDER BY scope)");
+    const std::string beyond_workers = schema_version() < kExtrapolationIntervalsVersion ? "0" : "beyond_workers";
+    SQLite::Statement intervals(impl_->db, "SELECT scope, level, log_half_width, configurations, " +
+                                               beyond_workers + " FROM model_intervals WHERE fit_id = ? ORDER BY 5, scope");
     intervals.bind(1, fit.fit_id);
     while (intervals.executeStep()) {
       fit.intervals.push_back({intervals.getColumn(0).getString(), intervals.getColumn(1).getDouble(),
-                               intervals.getColumn(2).getDouble(), intervals.getColumn(3).getInt()});
+                               intervals.getColumn(2).getDouble(), intervals.getColumn(3).getInt(),
+                               intervals.getColumn(4).getInt()});
     }
     return fit;
   });

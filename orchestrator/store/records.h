@@ -212,6 +212,7 @@ struct ModelIntervalRow {
   double level = 0;                       // e.g. 0.9
   double log_half_width = 0;
   int configurations = 0;                 // left-out calibration configurations it rests on
+  int beyond_workers = 0;                 // 0, or: for predictions of more workers (migration 18)
 };
 struct ModelFitRecord {
   std::int64_t fit_id = 0;                // set by the store

@@ -85,6 +85,10 @@ class Store {
   // The schema version from which fits carry prediction intervals
   // (model_intervals, migration 16); an older database's fits have none.
   static constexpr int kIntervalsVersion = 16;
+  // From which a fit's interval may have rows for predictions beyond its
+  // calibration's workers (model_intervals.beyond_workers, migration 18);
+  // an older database's rows are all for every prediction (0).
+  static constexpr int kExtrapolationIntervalsVersion = 18;
   // `r.COLUMN` of table runs as an SQL expression, or `0` where this
   // database's schema predates the column (partition_bytes,
   // pulls_in_turn), for readers of an older database.

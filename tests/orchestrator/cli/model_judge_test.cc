@@ -6,6 +6,7 @@
 // other test pins a model's figures on committed data.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -120,6 +121,28 @@ std::string ModelOf(const std::string& row) {
   return std::regex_search(row, match, model) ? match[1].str() : "";
 }
 
+// The rows docs/model-judgements.md records last for each model version:
+// a judgement (a section "## date: ...") that records rows of a version
+// supersedes an earlier one's, as when a new way of computing the interval
+// judges the same model versions again.
+std::map<std::string, std::vector<std::string>> LatestRecordedRows(const std::string& log) {
+  std::map<std::string, std::vector<std::string>> latest;
+  std::string section;
+  const auto close_section = [&] {
+    std::map<std::string, std::vector<std::string>> here;
+    for (const std::string& row : TableRows(section)) here[ModelOf(row)].push_back(row);
+    for (auto& [model, rows] : here) latest[model] = std::move(rows);
+    section.clear();
+  };
+  std::istringstream lines(log);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.starts_with("## ")) close_section();
+    section += line + "\n";
+  }
+  close_section();
+  return latest;
+}
+
 // `model judge` of the recorded models on the five committed sweeps: every
 // figure well-formed, and every row docs/model-judgements.md records for a
 // model at its current version printed exactly so; every judged model has
@@ -160,19 +183,24 @@ TEST(ModelJudgeCommittedTest, TheCommittedSweepsJudgeAsTheJudgementLogAndTheRead
   }
   EXPECT_EQ(judged_models.size(), 4u) << judged.out;
 
-  // What the log records for the current versions.
-  const std::string log = ReadFile(std::string(DMLBENCH_SOURCE_DIR) + "/docs/model-judgements.md");
+  // What the log records last for the current versions: every row, and
+  // no fewer than judge prints.
+  const std::map<std::string, std::vector<std::string>> recorded =
+      LatestRecordedRows(ReadFile(std::string(DMLBENCH_SOURCE_DIR) + "/docs/model-judgements.md"));
   const std::set<std::string> printed(rows.begin(), rows.end());
-  std::set<std::string> recorded_models;
-  for (const std::string& row : TableRows(log)) {
-    const std::string model = ModelOf(row);
-    if (!judged_models.count(model)) continue;  // an earlier version's
-    recorded_models.insert(model);
-    EXPECT_TRUE(printed.count(row)) << "docs/model-judgements.md records, but judge does not print:\n" << row;
-  }
   for (const std::string& model : judged_models) {
-    EXPECT_TRUE(recorded_models.count(model)) << model << " is not recorded in docs/model-judgements.md: judge it "
-                                              << "and record the output there";
+    const auto it = recorded.find(model);
+    if (it == recorded.end()) {
+      ADD_FAILURE() << model << " is not recorded in docs/model-judgements.md: judge it and record the output there";
+      continue;
+    }
+    for (const std::string& row : it->second) {
+      EXPECT_TRUE(printed.count(row)) << "docs/model-judgements.md records, but judge does not print:\n" << row;
+    }
+    const auto printed_of_model = std::count_if(rows.begin(), rows.end(),
+                                                [&](const std::string& row) { return ModelOf(row) == model; });
+    EXPECT_EQ(static_cast<std::ptrdiff_t>(it->second.size()), printed_of_model)
+        << "docs/model-judgements.md's latest judgement of " << model << " does not record every row judge prints";
   }
 
   // What the README quotes: its summary, generated from this judgement.

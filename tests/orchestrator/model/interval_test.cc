@@ -1,8 +1,9 @@
 // Tests of the prediction intervals (interval.h): the split-conformal
 // quantile's rank and its nominal coverage on exchangeable residuals, the
 // per-regime scaling only where the residuals differ, leaving each
-// calibration configuration out, leaving the largest worker count out, and
-// an interval read back from a fit.
+// calibration configuration out, leaving the largest worker count out, the
+// interval beyond the calibration's workers, and an interval read back from
+// a fit.
 #include "orchestrator/model/interval.h"
 
 #include <gtest/gtest.h>
@@ -113,6 +114,48 @@ TEST(IntervalTest, APredictionTakesItsRegimesRowElseTheRowOfEveryRegime) {
   EXPECT_NEAR(RelativeHalfWidth(*mpi, 2.0), (1.1 - 1 / 1.1) / 2, 1e-12);
 }
 
+// A left-out point of `workers` workers measured at `measured_s` and
+// predicted at 1 s.
+PointError LargestLeftOutPoint(int workers, double measured_s) {
+  PointError point = LeftOutPoint("ring", measured_s);
+  point.config = Configuration(Architecture::kRing, workers, 0, 100, 1e9);
+  return point;
+}
+
+TEST(IntervalTest, BeyondTheCalibrationsWorkersTheLargestCountLeftOutSetsTheInterval) {
+  // 12 points at 4 workers, residuals log(1.01) ... log(1.12): at 0.9 the
+  // quantile is the 12th, the largest.
+  std::vector<PointError> largest;
+  for (int i = 1; i <= 12; ++i) largest.push_back(LargestLeftOutPoint(4, 1 + 0.01 * i));
+  const std::optional<ModelIntervalRow> row = BeyondWorkersRow(largest, 0.9);
+  ASSERT_TRUE(row.has_value());
+  EXPECT_EQ(row->scope, "");
+  EXPECT_EQ(row->beyond_workers, 4);
+  EXPECT_EQ(row->configurations, 12);
+  EXPECT_DOUBLE_EQ(row->level, 0.9);
+  EXPECT_NEAR(row->log_half_width, std::log(1.12), 1e-12);
+  // Too few for the level: none; and none without a point.
+  EXPECT_FALSE(BeyondWorkersRow(std::vector<PointError>(largest.begin(), largest.begin() + 8), 0.9).has_value());
+  EXPECT_FALSE(BeyondWorkersRow({}, 0.9).has_value());
+}
+
+TEST(IntervalTest, APredictionOfMoreWorkersTakesTheWiderOfItsRegimesRowAndTheRowBeyond) {
+  ModelFitRecord fit;
+  fit.intervals = {{"", 0.9, std::log(1.1), 20}, {"ring", 0.9, std::log(1.5), 5}, {"", 0.9, std::log(1.3), 12, 4}};
+  const auto high = [&fit](Architecture architecture, int workers) {
+    return IntervalOf(fit, Configuration(architecture, workers, 0, 100, 1e9), 2.0)->high_s;
+  };
+  EXPECT_DOUBLE_EQ(high(Architecture::kMpi, 3), 2.2);  // within the calibration's workers
+  EXPECT_DOUBLE_EQ(high(Architecture::kMpi, 4), 2.2);
+  EXPECT_DOUBLE_EQ(high(Architecture::kMpi, 5), 2.6);  // beyond: the wider
+  EXPECT_DOUBLE_EQ(high(Architecture::kRing, 7), 3.0);  // its own row is wider still
+  EXPECT_DOUBLE_EQ(IntervalOf(fit, Configuration(Architecture::kMpi, 5, 0, 100, 1e9), 2.0)->low_s, 2.0 / 1.3);
+  EXPECT_EQ(BeyondWorkersRowOf(fit), &fit.intervals[2]);
+  fit.intervals.pop_back();
+  EXPECT_EQ(BeyondWorkersRowOf(fit), nullptr);
+  EXPECT_DOUBLE_EQ(high(Architecture::kMpi, 5), 2.2);
+}
+
 // Epoch time exactly linear in the workers: each configuration left out is
 // predicted by the line through the others, so every left-out error is 0,
 // and the interval is as narrow.
@@ -138,6 +181,35 @@ TEST(IntervalTest, EachCalibrationConfigurationIsLeftOutAndPredictedByAFitOnTheO
   ASSERT_EQ(fit.intervals.size(), 1u);
   EXPECT_NEAR(fit.intervals[0].log_half_width, 0, 1e-9);
   EXPECT_EQ(fit.intervals[0].configurations, 10);
+}
+
+// Ten lines in the workers (one per batch size), each exact but for a
+// slower largest count: a fit on 1 to 3 workers predicts the 4-worker runs
+// 20 % too fast, and the fit's interval beyond 4 workers says so, while
+// leaving one configuration out (mostly inside the line) says less.
+TEST(IntervalTest, AFitCarriesTheIntervalOfItsLargestWorkerCountLeftOut) {
+  ModelData data;
+  data.links.push_back(Probe(1e9, 12e-6));
+  std::int64_t id = 0;
+  for (int batch = 10; batch <= 100; batch += 10) {
+    for (int workers = 1; workers <= 4; ++workers) {
+      const double epoch_s = (3.0 + 0.25 * workers) * (workers == 4 ? 1.2 : 1.0);
+      for (int repetition = 0; repetition < 2; ++repetition) {
+        data.runs.push_back(CalibrationRun(++id, Configuration(Architecture::kRing, workers, 0, batch, 1e9), epoch_s));
+      }
+    }
+  }
+  const ModelFitRecord fit = FitWithInterval(ModelNamed("linear"), data, {});
+  const ModelIntervalRow* beyond = BeyondWorkersRowOf(fit);
+  ASSERT_NE(beyond, nullptr);
+  EXPECT_EQ(beyond->beyond_workers, 4);
+  EXPECT_EQ(beyond->configurations, 10);
+  EXPECT_NEAR(beyond->log_half_width, std::log(1.2), 1e-9);
+  ASSERT_FALSE(fit.intervals.empty());
+  EXPECT_EQ(fit.intervals.front().beyond_workers, 0);
+  EXPECT_EQ(fit.intervals.front().configurations, 40);
+  const ModelConfig five = Configuration(Architecture::kRing, 5, 0, 50, 1e9);
+  EXPECT_GE(IntervalOf(fit, five, 1.0)->high_s, 1.2 - 1e-9);
 }
 
 TEST(IntervalTest, AValidationRunIsNeverLeftOutOrFitted) {

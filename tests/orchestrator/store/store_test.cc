@@ -379,6 +379,46 @@ TEST_F(StoreTest, AnOlderDatabasesParametersStayAndANewFitMayHoldMeasuredOnes) {
   EXPECT_EQ(Int(store, "SELECT count(*) FROM model_fits"), 2);
 }
 
+// A database as version 17 left it, with a fit's interval: read as it is,
+// and opened for writing, the row serves every prediction (beyond_workers
+// 0); a new fit stores its row beyond the calibration's workers beside the
+// others and reads it back, and a second row of one scope and count is
+// refused.
+TEST_F(StoreTest, AnOlderDatabasesIntervalsServeEveryPredictionAndANewFitKeepsItsRowBeyondTheWorkers) {
+  WriteOldDatabase(db_, 17);
+  ExecuteAsItIs(db_, R"(
+    INSERT INTO model_fits (fit_id, model, model_version, created_unix_s, code_commit, points)
+      VALUES (3, 'counts', 1, 1, 'old', 40);
+    INSERT INTO model_intervals (fit_id, scope, level, log_half_width, configurations)
+      VALUES (3, '', 0.9, 0.1, 40))");
+  {
+    const Store old(db_, Store::Mode::kReadOnly);
+    const std::optional<ModelFitRecord> fit = old.ModelFitById(3);
+    ASSERT_TRUE(fit);
+    ASSERT_EQ(fit->intervals.size(), 1u);
+    EXPECT_EQ(fit->intervals[0].beyond_workers, 0);
+    EXPECT_EQ(fit->intervals[0].configurations, 40);
+  }
+  Store store(db_);
+  EXPECT_EQ(store.schema_version(), Store::KnownSchemaVersion());
+  EXPECT_EQ(Text(store, "SELECT scope || ':' || beyond_workers || ':' || log_half_width FROM model_intervals"),
+            ":0:0.1");
+  ModelFitRecord fit;
+  fit.model = "counts";
+  fit.intervals = {{"", 0.9, 0.1, 40}, {"ring", 0.9, 0.2, 6}, {"", 0.9, 0.3, 12, 4}};
+  const std::int64_t id = store.AddModelFit(fit);
+  const std::optional<ModelFitRecord> stored = store.ModelFitById(id);
+  ASSERT_TRUE(stored);
+  ASSERT_EQ(stored->intervals.size(), 3u);
+  EXPECT_EQ(stored->intervals[0].scope + "/" + stored->intervals[1].scope, "/ring");
+  EXPECT_EQ(stored->intervals[0].beyond_workers + stored->intervals[1].beyond_workers, 0);
+  EXPECT_EQ(stored->intervals[2].beyond_workers, 4);
+  EXPECT_EQ(stored->intervals[2].configurations, 12);
+  EXPECT_DOUBLE_EQ(stored->intervals[2].log_half_width, 0.3);
+  fit.intervals.push_back({"", 0.9, 0.5, 12, 4});
+  EXPECT_THROW(store.AddModelFit(fit), StoreError);
+}
+
 TEST_F(StoreTest, AttemptPhasesAreKeptSummedPerExperimentAndGoWithTheirAttempt) {
   Store store(db_);
   const auto [run, attempt] = RunWithAnAttempt(store);
