@@ -17,6 +17,7 @@
 #include <optional>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
 
 #include "orchestrator/core/clock.h"
 
@@ -108,12 +109,21 @@ struct Prepared {
   Report(status_fd, StartStage::kExec, errno);
 }
 
-// argv, and this process's environment with options.extra_env added, as
-// execve takes them; the highest fd a child may have to close.
+// The NAME of "NAME=value".
+std::string_view VariableName(std::string_view entry) { return entry.substr(0, entry.find('=')); }
+
+// argv, and this process's environment with options.extra_env added (an
+// extra variable in place of an inherited one of its name), as execve
+// takes them; the highest fd a child may have to close.
 void PrepareArgvAndEnvironment(const std::vector<std::string>& argv, const ChildOptions& options, Prepared* p) {
   for (const std::string& arg : argv) p->argv.push_back(const_cast<char*>(arg.c_str()));
   p->argv.push_back(nullptr);
-  for (char** e = environ; *e; ++e) p->env_strings.emplace_back(*e);
+  for (char** e = environ; *e; ++e) {
+    const std::string_view name = VariableName(*e);
+    const bool replaced = std::any_of(options.extra_env.begin(), options.extra_env.end(),
+                                      [name](const std::string& extra) { return VariableName(extra) == name; });
+    if (!replaced) p->env_strings.emplace_back(*e);
+  }
   for (const std::string& extra : options.extra_env) p->env_strings.push_back(extra);
   for (const std::string& e : p->env_strings) p->env.push_back(const_cast<char*>(e.c_str()));
   p->env.push_back(nullptr);

@@ -82,7 +82,7 @@ class TailBuffer {
 
 // Where and how a child starts.
 struct ChildOptions {
-  std::vector<std::string> extra_env;   // NAME=value added to this process's environment
+  std::vector<std::string> extra_env;   // NAME=value added to this process's environment, replacing NAME's value
   bool die_with_parent = true;          // SIGTERM when the starting thread ends (prctl)
   bool merge_stderr = false;            // stderr goes to the stdout pipe
   bool close_other_fds = false;         // close every fd above 2 (for daemons such as sshd)

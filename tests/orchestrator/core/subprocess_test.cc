@@ -8,9 +8,12 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <fstream>
+#include <sstream>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -191,6 +194,27 @@ TEST(SubprocessTest, StartsInTheWorkingDirectory) {
   const CommandOutput output = RunCommand({"pwd"}, 10, options);
   EXPECT_EQ(output.exit_code, 0);
   EXPECT_EQ(output.out, dir.path() + "\n");
+}
+
+// An extra variable replaces one of the same name this process has, and
+// the child sees each name once; the others it inherits.
+TEST(SubprocessTest, AnExtraVariableReplacesTheInheritedOneOfItsName) {
+  ASSERT_EQ(::setenv("DMLBENCH_SUBPROCESS_TEST", "inherited", 1), 0);
+  ASSERT_EQ(::setenv("DMLBENCH_SUBPROCESS_TEST_KEPT", "kept", 1), 0);
+  ChildOptions options;
+  options.extra_env = {"DMLBENCH_SUBPROCESS_TEST=extra", "DMLBENCH_SUBPROCESS_TEST_NEW=new"};
+  const CommandOutput output = RunCommand({"env"}, 10, options);
+  ::unsetenv("DMLBENCH_SUBPROCESS_TEST");
+  ::unsetenv("DMLBENCH_SUBPROCESS_TEST_KEPT");
+  ASSERT_EQ(output.exit_code, 0);
+  std::vector<std::string> ours;
+  std::istringstream lines(output.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.starts_with("DMLBENCH_SUBPROCESS_TEST")) ours.push_back(line);
+  }
+  std::sort(ours.begin(), ours.end());
+  EXPECT_EQ(ours, (std::vector<std::string>{"DMLBENCH_SUBPROCESS_TEST=extra", "DMLBENCH_SUBPROCESS_TEST_KEPT=kept",
+                                            "DMLBENCH_SUBPROCESS_TEST_NEW=new"}));
 }
 
 TEST(SubprocessTest, MissingWorkingDirectoryIs126AndNamesIt) {
