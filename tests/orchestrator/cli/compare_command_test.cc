@@ -425,11 +425,11 @@ TEST(CompareRealTrainerTest, ARingTwiceAsSlowIsReportedSlower) {
   testing::WriteFile(dir / "ring.toml",
                      "[experiment]\nname = \"ring\"\n[defaults]\ndataset = \"fashion-mnist\"\nepochs = 6\n"
                      "max_iterations_per_epoch = 100\n[matrix]\narchitecture = [\"ring\"]\nworkers = [2]\n"
-                     "[execution]\nrepetitions = 4\ntimeout_s = 120\nattempts = 1\n");
+                     "[execution]\nrepetitions = 5\ntimeout_s = 120\nattempts = 1\n");
   const std::string slowed = TwiceTheWorkTrainer(dir / "twice-the-work");
   // The repetitions alternate between the builds, so that a drift of this
   // machine's load falls on both alike.
-  for (int rep = 0; rep < 4; ++rep) {
+  for (int rep = 0; rep < 5; ++rep) {
     for (const auto& [trainer, tag] : std::vector<std::pair<std::string, std::string>>{
              {DMLBENCH_TRAINER, "baseline"}, {slowed, "slowed"}}) {
       const CommandOutput run = Dmlbench({"--db", db, "run", dir / "ring.toml", "--trainer", trainer, "--tag", tag,
@@ -444,11 +444,14 @@ TEST(CompareRealTrainerTest, ARingTwiceAsSlowIsReportedSlower) {
                                   "WHERE r.tags = 'slowed'"),
               200);
   }
-  // The gate: four runs a side are enough for one configuration (p down
-  // to 2/70); the build against itself passes, the slowed one fails.
+  // The gate: five runs a side for one configuration (p down to 2/252,
+  // still below 0.05 with two of the 25 pairs the other way round, as a
+  // burst of load on a shared machine can turn them; four a side had no
+  // such room: 2/70, and one pair inverted gives 4/70); the build against
+  // itself passes, the slowed one fails.
   const CommandOutput self = Dmlbench({"--db", db, "compare", "baseline", "baseline", "--fail-if", "slower"});
   EXPECT_EQ(self.exit_code, 0) << self.out << self.err;
-  EXPECT_NE(self.out.find("  1.000  no significant difference       4/4  1.000 ["), std::string::npos) << self.out;
+  EXPECT_NE(self.out.find("  1.000  no significant difference       5/5  1.000 ["), std::string::npos) << self.out;
   EXPECT_NE(self.out.find("]         1  ~\n"), std::string::npos) << self.out;
 
   const CommandOutput compare = Dmlbench({"--db", db, "compare", "baseline", "slowed", "--json", "--fail-if", "slower"});
@@ -457,9 +460,9 @@ TEST(CompareRealTrainerTest, ARingTwiceAsSlowIsReportedSlower) {
   ASSERT_EQ(report["configurations"].size(), 1u);
   const nlohmann::json& ring = report["configurations"][0];
   EXPECT_EQ(ring["verdict"], "slower") << compare.out;
-  EXPECT_EQ(ring["a"]["epochs"], 20);  // 5 steady epochs of each of 4 repetitions
+  EXPECT_EQ(ring["a"]["epochs"], 25);  // 5 steady epochs of each of 5 repetitions
   EXPECT_EQ(ring["u_test"]["change"], "slower") << compare.out;
-  EXPECT_NEAR(ring["u_test"]["p"].get<double>(), 2.0 / 70, 1e-12) << "every slowed run slower than every other";
+  EXPECT_LT(ring["u_test"]["p"].get<double>(), 0.05) << compare.out;
   EXPECT_EQ(report["gate"]["failed"], nlohmann::json::array({"ring w=2 b=100"}));
   // Twice the iterations cost about twice the time: 1.97 to 2.03 measured
   // on an idle machine. The bounds leave room for a machine shared with
