@@ -53,6 +53,9 @@ TEST_F(ModelJudgeTest, PrintsEachSchemesErrorBesideTheSplitHalfAndTheIntervalsCo
   const std::string row = "\nsweep  linear v" + std::to_string(ModelNamed("linear").version()) + "  ";
   EXPECT_NE(judged.out.find(row + "mpi  "), std::string::npos) << judged.out;
   EXPECT_NE(judged.out.find(row + "ring  "), std::string::npos) << judged.out;
+  EXPECT_NE(judged.out.find("  sweep: linear has no interval of its own beyond its calibration's workers"),
+            std::string::npos)
+      << judged.out;
   EXPECT_EQ(Sha256Hex(ReadFile(db_)), before) << "judge wrote into the database";
 }
 
@@ -70,6 +73,9 @@ TEST_F(ModelJudgeTest, JsonHoldsEveryFigureOfEveryScheme) {
   EXPECT_EQ(linear["model"], "linear");
   EXPECT_EQ(linear["calibration_configurations"], 10);
   EXPECT_EQ(linear["interval"]["level"], 0.8);
+  // Two configurations at the largest worker count are too few for an
+  // interval of their own beyond it (interval.h, BeyondWorkersRow).
+  EXPECT_TRUE(linear["interval"]["beyond_workers"].is_null()) << judged.out;
   ASSERT_EQ(linear["schemes"].size(), 2u);
   for (const nlohmann::json& scheme : linear["schemes"]) {
     EXPECT_EQ(scheme["validation_configurations"], 4);
@@ -185,8 +191,17 @@ TEST(ModelJudgeCommittedTest, TheCommittedSweepsJudgeAsTheJudgementLogAndTheRead
 
   // What the log records last for the current versions: every row, and
   // no fewer than judge prints.
-  const std::map<std::string, std::vector<std::string>> recorded =
-      LatestRecordedRows(ReadFile(std::string(DMLBENCH_SOURCE_DIR) + "/docs/model-judgements.md"));
+  const std::string log = ReadFile(std::string(DMLBENCH_SOURCE_DIR) + "/docs/model-judgements.md");
+  const std::map<std::string, std::vector<std::string>> recorded = LatestRecordedRows(log);
+  // Each interval beyond the calibration's workers, as the log records it.
+  std::istringstream lines(judged.out);
+  int beyond_notes = 0;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find("'s interval beyond ") == std::string::npos) continue;
+    ++beyond_notes;
+    EXPECT_NE(log.find(line + "\n"), std::string::npos) << "docs/model-judgements.md does not record:\n" << line;
+  }
+  EXPECT_EQ(beyond_notes, 20) << "4 models on 5 sweeps, each with 12 configurations at 4 workers\n" << judged.out;
   const std::set<std::string> printed(rows.begin(), rows.end());
   for (const std::string& model : judged_models) {
     const auto it = recorded.find(model);
