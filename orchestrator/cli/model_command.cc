@@ -540,7 +540,15 @@ void PredictCommand(const GlobalOptions& global, const ModelOptions& o) {
                       Number(p.epoch_s), Number(p.throughput_samples_per_s, "%.0f"), Number(1e3 * p.compute_s),
                       Number(1e3 * p.update_s), Number(1e3 * p.comm_s), Number(1e3 * p.hidden_comm_s),
                       IntervalText(IntervalOf(fit, config, p.epoch_s)), ""});
-      coverages.emplace_back(std::string(model->name()), CoverageOf(*model, fit, data, config));
+      Coverage coverage = CoverageOf(*model, fit, data, config);
+      if (const ModelIntervalRow* beyond = BeyondWorkersRowOf(fit); beyond && config.workers > beyond->beyond_workers) {
+        coverage.beyond.push_back("its interval is at least " + Reach(beyond->log_half_width) + ", the fit's beyond " +
+                                  std::to_string(beyond->beyond_workers) + " workers (its " +
+                                  std::to_string(beyond->configurations) + " calibration configurations of " +
+                                  std::to_string(beyond->beyond_workers) +
+                                  " workers, each predicted by a fit on fewer workers)");
+      }
+      coverages.emplace_back(std::string(model->name()), std::move(coverage));
     } catch (const ModelError& e) {
       rows.push_back({std::string(model->name()), std::to_string(fit.fit_id), "", "", "", "", "", "", "", "", e.what()});
     }

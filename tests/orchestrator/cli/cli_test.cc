@@ -325,6 +325,12 @@ TEST_F(CliTest, PredictSaysWhatEachPredictionRestsOn) {
                             "run used it\n"),
             std::string::npos)
       << folded.out;
+  // More workers than any calibration run had: the fit's wider interval.
+  EXPECT_TRUE(std::regex_search(folded.out, std::regex(R"(\n      its interval is at least -[0-9.]+% / \+[0-9.]+%, )"
+                                                       R"(the fit's beyond 4 workers \(its 12 calibration )"
+                                                       R"(configurations of 4 workers, each predicted by a fit on )"
+                                                       R"(fewer workers\)\n)")))
+      << folded.out;
   // What the model expects of the CPU, and what it says sets the iteration.
   EXPECT_TRUE(std::regex_search(folded.out, std::regex(R"(\n  corrected: [0-9.e+-]+ ms of CPU per iteration for the )"
                                                        R"(busiest worker; the iteration is set by the )")))
@@ -333,6 +339,7 @@ TEST_F(CliTest, PredictSaysWhatEachPredictionRestsOn) {
                                          "workers=2", "bandwidth=100mbit", "cpu=0.15"});
   ASSERT_EQ(inside.exit_code, 0) << inside.err;
   EXPECT_NE(inside.out.find("    every setting within its calibration\n"), std::string::npos) << inside.out;
+  EXPECT_EQ(inside.out.find("its interval is at least"), std::string::npos) << inside.out;
   // A single server's pulls in turn, which the study never ran, and where
   // they mean nothing.
   const CommandOutput turn = Dmlbench({"--db", db_, "model", "predict", "--model", "corrected", "architecture=ps",
