@@ -152,6 +152,14 @@ std::string Reach(double log_half_width) {
          Number(100 * (std::exp(log_half_width) - 1), "%+.1f%%");
 }
 
+// What a fit's interval beyond its calibration's workers rests on, after
+// `article` ("the", "its"): "(the 12 calibration configurations of 4
+// workers, each predicted by a fit on fewer workers)".
+std::string BeyondWorkersSource(const ModelIntervalRow& beyond, const std::string& article) {
+  return "(" + article + " " + std::to_string(beyond.configurations) + " calibration configurations of " +
+         std::to_string(beyond.beyond_workers) + " workers, each predicted by a fit on fewer workers)";
+}
+
 // The fit's prediction interval: its level, what it rests on and its reach
 // per regime (interval.h).
 void PrintInterval(const ModelFitRecord& fit) {
@@ -164,7 +172,7 @@ void PrintInterval(const ModelFitRecord& fit) {
   const ModelIntervalRow* beyond = BeyondWorkersRowOf(fit);
   std::cout << Percent(all.level) << " prediction interval of epoch time (split-conformal on " << all.configurations
             << " calibration configurations, each left out and predicted by a fit on the others): ";
-  if (fit.intervals.size() == (beyond ? 2u : 1u)) {
+  if (!ScaledPerRegime(fit)) {
     std::cout << Reach(all.log_half_width) << " of the prediction\n";
   } else {
     std::cout << "scaled per scheme, its residuals differing between schemes (Kruskal-Wallis p < "
@@ -178,9 +186,8 @@ void PrintInterval(const ModelFitRecord& fit) {
     PrintTable(std::cout, {"scheme", "left out", "interval"}, rows, {false, true, true});
   }
   if (beyond) {
-    std::cout << "beyond " << beyond->beyond_workers << " workers, at least " << Reach(beyond->log_half_width)
-              << " (the " << beyond->configurations << " calibration configurations of " << beyond->beyond_workers
-              << " workers, each predicted by a fit on fewer workers)\n";
+    std::cout << "beyond " << beyond->beyond_workers << " workers, at least " << Reach(beyond->log_half_width) << " "
+              << BeyondWorkersSource(*beyond, "the") << "\n";
   }
 }
 
@@ -543,10 +550,8 @@ void PredictCommand(const GlobalOptions& global, const ModelOptions& o) {
       Coverage coverage = CoverageOf(*model, fit, data, config);
       if (const ModelIntervalRow* beyond = BeyondWorkersRowOf(fit); beyond && config.workers > beyond->beyond_workers) {
         coverage.beyond.push_back("its interval is at least " + Reach(beyond->log_half_width) + ", the fit's beyond " +
-                                  std::to_string(beyond->beyond_workers) + " workers (its " +
-                                  std::to_string(beyond->configurations) + " calibration configurations of " +
-                                  std::to_string(beyond->beyond_workers) +
-                                  " workers, each predicted by a fit on fewer workers)");
+                                  std::to_string(beyond->beyond_workers) + " workers " +
+                                  BeyondWorkersSource(*beyond, "its"));
       }
       coverages.emplace_back(std::string(model->name()), std::move(coverage));
     } catch (const ModelError& e) {
@@ -641,10 +646,8 @@ void PrintJudgements(const std::vector<std::pair<std::string, std::vector<ModelJ
       }
       if (j.beyond_workers) {
         notes.push_back(sweep + ": " + j.model + "'s interval beyond " + std::to_string(j.beyond_workers->beyond_workers) +
-                        " workers is at least " + Reach(j.beyond_workers->log_half_width) + " (its " +
-                        std::to_string(j.beyond_workers->configurations) + " calibration configurations of " +
-                        std::to_string(j.beyond_workers->beyond_workers) +
-                        " workers, each predicted by a fit on fewer workers)");
+                        " workers is at least " + Reach(j.beyond_workers->log_half_width) + " " +
+                        BeyondWorkersSource(*j.beyond_workers, "its"));
       } else if (!j.schemes.empty() && j.schemes.front().coverage) {
         notes.push_back(sweep + ": " + j.model + " has no interval of its own beyond its calibration's workers "
                         "(a fit on fewer workers cannot predict enough of the largest count): those predictions "

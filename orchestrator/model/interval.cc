@@ -179,6 +179,11 @@ const ModelIntervalRow* BeyondWorkersRowOf(const ModelFitRecord& fit) {
   return nullptr;
 }
 
+bool ScaledPerRegime(const ModelFitRecord& fit) {
+  return std::count_if(fit.intervals.begin(), fit.intervals.end(),
+                       [](const ModelIntervalRow& r) { return r.beyond_workers == 0; }) > 1;
+}
+
 std::optional<EpochInterval> IntervalOf(const ModelFitRecord& fit, const ModelConfig& config, double predicted_s) {
   const ModelIntervalRow* row = nullptr;
   const std::string regime = SchemeLabel(config);

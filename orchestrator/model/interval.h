@@ -89,6 +89,10 @@ ModelFitRecord FitWithInterval(const PerformanceModel& model, const ModelData& c
 // The fit's row for predictions beyond its calibration's workers, or null.
 const ModelIntervalRow* BeyondWorkersRowOf(const ModelFitRecord& fit);
 
+// Whether the fit's interval has rows per regime (IntervalRows found the
+// regimes' residuals differ), besides its row beyond the workers.
+bool ScaledPerRegime(const ModelFitRecord& fit);
+
 // The interval of an epoch time predicted for `config` under `fit`: its
 // regime's row, else the row of every regime; for more workers than the
 // fit's beyond-workers row names, the wider of that row and the regime's.

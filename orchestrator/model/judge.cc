@@ -31,9 +31,8 @@ ModelJudgement JudgeOne(const PerformanceModel& model, const ModelData& calibrat
     return judgement;
   }
   judgement.calibration_configurations = fit.points;
-  const ModelIntervalRow* beyond = BeyondWorkersRowOf(fit);
-  judgement.scaled_by_regime = fit.intervals.size() > (beyond ? 2u : 1u);
-  if (beyond) judgement.beyond_workers = *beyond;
+  judgement.scaled_by_regime = ScaledPerRegime(fit);
+  if (const ModelIntervalRow* beyond = BeyondWorkersRowOf(fit)) judgement.beyond_workers = *beyond;
   const ValidationResult result = Validate(model, fit, validation);
   judgement.skipped = result.skipped;
   std::map<std::string, IntervalCoverage> coverage;  // by scheme
