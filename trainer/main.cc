@@ -1,6 +1,9 @@
 // dmlbench-trainer: one MPI rank of the distributed trainer. Parses the
 // command line, loads the data, trains (trainer.h) and writes the events
-// stream (schemas/trainer-events.md). Bad input gives one line on stderr from
+// stream (schemas/trainer-events.md). With `--run "OPTIONS"` given several
+// times, one job trains several runs one after the other, each with the
+// options outside any --run and its own, each its own run_start ... run_end;
+// a run that fails ends the job. Bad input gives one line on stderr from
 // rank 0 and exit status 1 on every rank, without aborting MPI. Alone, with
 // --dataset-sha256 DIR, it prints a dataset's checksum without starting MPI.
 #include <mpi.h>
@@ -16,6 +19,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "trainer/dataset.h"
 #include "trainer/dataset_cache.h"
@@ -36,6 +40,7 @@ namespace {
 
 constexpr const char* kProgram = "dmlbench-trainer";
 constexpr std::string_view kDatasetSha256Option = "--dataset-sha256";
+constexpr std::string_view kRunOption = "--run";
 using Clock = std::chrono::steady_clock;
 
 // Prints the message as the program's error; returns exit status 1.
@@ -60,8 +65,9 @@ struct CommandLine {
   bool quiet = false;                       // no progress lines
 };
 
-// Declares the options of `app`; parsing writes them into `line`.
-void AddOptions(CLI::App& app, CommandLine& line) {
+// Declares the options of `app`; parsing writes them into `line`, and each
+// --run's value into `runs`.
+void AddOptions(CLI::App& app, CommandLine& line, std::vector<std::string>& runs) {
   TrainerOptions& options = line.options;
   app.add_option("--architecture", options.architecture,
                  "Gradient exchange: ring, mpi, ps or p2p")->capture_default_str();
@@ -110,6 +116,11 @@ void AddOptions(CLI::App& app, CommandLine& line) {
   app.add_flag_callback("--no-evaluate", [&options] { options.evaluate = false; },
                         "Skip the test-set evaluation after each epoch");
   app.add_flag("--quiet", line.quiet, "No progress lines on standard error");
+  app.add_option(std::string(kRunOption), runs,
+                 "Options of one run (\"--architecture ring --epochs 3 ...\"); given several times, the job "
+                 "trains each run in turn, with the options outside --run and its own")
+      ->take_all()
+      ->allow_extra_args(false);
 }
 
 // The problem with `line` in one line ("" if none). Depends on the command
@@ -191,16 +202,63 @@ void Finish(RunEndEvent end, const StartTimes& times, const TrainResult* result,
              << std::endl;
 }
 
-int Run(int argc, char** argv, StartTimes times) {
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+// The command line without its --run options ("--run X" and "--run=X").
+std::vector<std::string> WithoutRuns(int argc, char** argv) {
+  std::vector<std::string> words;
+  for (int i = 0; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == kRunOption) {
+      ++i;
+    } else if (!(arg.starts_with(kRunOption) && arg.size() > kRunOption.size() &&
+                 arg[kRunOption.size()] == '=')) {
+      words.emplace_back(arg);
+    }
+  }
+  return words;
+}
 
+// A --run value's words, split at blanks.
+std::vector<std::string> Words(std::string_view text) {
+  std::vector<std::string> words;
+  std::size_t at = 0;
+  while ((at = text.find_first_not_of(" \t\n", at)) != std::string_view::npos) {
+    const std::size_t end = std::min(text.find_first_of(" \t\n", at), text.size());
+    words.emplace_back(text.substr(at, end - at));
+    at = end;
+  }
+  return words;
+}
+
+// Parses `words` (the program name first) with the trainer's options into
+// `line`; the problem in one line, or "".
+std::string ParseRun(const std::vector<std::string>& words, CommandLine* line) {
+  CLI::App app("", kProgram);
+  std::vector<std::string> nested;
+  AddOptions(app, *line, nested);
+  std::vector<char*> argv;
+  for (const std::string& word : words) argv.push_back(const_cast<char*>(word.c_str()));
+  try {
+    app.parse(static_cast<int>(argv.size()), argv.data());
+  } catch (const CLI::CallForHelp&) {
+    return "--help is the job's option, not a run's";
+  } catch (const CLI::ParseError& error) {
+    return error.what();
+  }
+  if (!nested.empty()) return std::string(kRunOption) + " cannot hold another " + std::string(kRunOption);
+  return CheckCommandLine(*line);
+}
+
+// The runs the command line asks for, into `runs`: one, or one per --run.
+// Returns the exit status when the process stops here (help printed: 0; bad
+// input: 1, after rank 0 said why).
+std::optional<int> ParseRuns(int argc, char** argv, int rank, std::vector<CommandLine>* runs) {
   CLI::App app("One rank of the distributed MLP trainer; run it under mpirun.", kProgram);
   app.footer("Alone, without mpirun: " + std::string(kProgram) + " " +
              std::string(kDatasetSha256Option) +
              " DIR prints the dataset checksum a run with --dataset DIR reports.");
   CommandLine line;
-  AddOptions(app, line);
+  std::vector<std::string> values;
+  AddOptions(app, line, values);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -209,40 +267,84 @@ int Run(int argc, char** argv, StartTimes times) {
   } catch (const CLI::ParseError& error) {
     return Fail(rank, error.what());
   }
-  if (std::string problem = CheckCommandLine(line); !problem.empty()) return Fail(rank, problem);
+  if (values.empty()) {
+    if (std::string problem = CheckCommandLine(line); !problem.empty()) return Fail(rank, problem);
+    runs->push_back(std::move(line));
+    return std::nullopt;
+  }
+  const std::vector<std::string> common = WithoutRuns(argc, argv);
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    std::vector<std::string> words = common;
+    for (std::string& word : Words(values[i])) words.push_back(std::move(word));
+    CommandLine run;
+    std::string problem = ParseRun(words, &run);
+    if (problem.empty() && run.events_path != line.events_path)
+      problem = "--events is the job's option, not a run's: give it outside --run";
+    if (!problem.empty())
+      return Fail(rank, std::string(kRunOption) + " " + std::to_string(i + 1) + ": " + problem);
+    runs->push_back(std::move(run));
+  }
+  return std::nullopt;
+}
+
+// What the data of `line` is: runs with the same key share one copy.
+std::string DataKey(const CommandLine& line) {
+  if (line.synthetic)
+    return "synthetic " + std::to_string(*line.synthetic) + " " + std::to_string(line.options.seed);
+  return line.dataset_dir + "\n" + line.dataset_cache;
+}
+
+int Run(int argc, char** argv, StartTimes times) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  std::vector<CommandLine> runs;
+  if (std::optional<int> status = ParseRuns(argc, argv, rank, &runs)) return *status;
 
   // Each rank reads its own copy of the data: one bad copy stops the job.
+  // Runs of the same data after the first use the copy loaded already.
   std::optional<Dataset> dataset;
-  if (std::string first = FirstError(LoadData(line, &dataset)); !first.empty())
-    return Fail(rank, first);
-  times.loaded = Clock::now();
+  std::string dataset_key;
   std::unique_ptr<EventWriter> events;
-  if (std::string first = FirstError(rank == 0 ? OpenEvents(line.events_path, &events) : "");
-      !first.empty())
-    return Fail(rank, first);
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const CommandLine& line = runs[i];
+    if (i > 0) times.started = times.initialised = Clock::now();  // a later run has no MPI_Init
+    if (!dataset || DataKey(line) != dataset_key) {
+      dataset.reset();
+      if (std::string first = FirstError(LoadData(line, &dataset)); !first.empty())
+        return Fail(rank, first);
+      dataset_key = DataKey(line);
+    }
+    times.loaded = Clock::now();
+    if (i == 0) {
+      if (std::string first = FirstError(rank == 0 ? OpenEvents(line.events_path, &events) : "");
+          !first.empty())
+        return Fail(rank, first);
+    }
 
-  TrainerOutputs outputs;
-  if (rank == 0) {
-    outputs.events = events.get();
-    if (!line.quiet) outputs.progress = &std::cerr;
+    TrainerOutputs outputs;
+    if (rank == 0) {
+      outputs.events = events.get();
+      if (!line.quiet) outputs.progress = &std::cerr;
+    }
+    TrainResult result;
+    times.training = Clock::now();
+    // Thrown identically on every rank: std::invalid_argument before training
+    // starts, QuotaWaitError before epoch 2. It ends the job: the runs after
+    // it are not trained.
+    const auto failed = [&](const std::exception& e) {
+      Finish({"error", e.what(), std::nullopt}, times, nullptr, events.get(), nullptr);
+      return Fail(rank, e.what());
+    };
+    try {
+      result = Train(line.options, *dataset, outputs);
+    } catch (const std::invalid_argument& e) {
+      return failed(e);
+    } catch (const QuotaWaitError& e) {
+      return failed(e);
+    }
+    Finish({"ok", "", rank == 0 ? std::optional(result.parameter_checksum) : std::nullopt}, times,
+           &result, events.get(), outputs.progress);
   }
-  TrainResult result;
-  times.training = Clock::now();
-  // Thrown identically on every rank: std::invalid_argument before training
-  // starts, QuotaWaitError before epoch 2.
-  const auto failed = [&](const std::exception& e) {
-    Finish({"error", e.what(), std::nullopt}, times, nullptr, events.get(), nullptr);
-    return Fail(rank, e.what());
-  };
-  try {
-    result = Train(line.options, *dataset, outputs);
-  } catch (const std::invalid_argument& e) {
-    return failed(e);
-  } catch (const QuotaWaitError& e) {
-    return failed(e);
-  }
-  Finish({"ok", "", rank == 0 ? std::optional(result.parameter_checksum) : std::nullopt}, times,
-         &result, events.get(), outputs.progress);
   return 0;
 }
 

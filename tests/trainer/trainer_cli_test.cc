@@ -389,6 +389,59 @@ TEST_F(TrainerCli, SameSeedSameChecksumAndEventsOnStdout) {
   EXPECT_NE(first.err.find(a[2].at("parameter_checksum").get<std::string>()), std::string::npos);
 }
 
+// --run given twice: one job trains both runs in turn, each reported as a
+// run of its own, and each computes what it computes alone; the second has
+// no MPI_Init of its own.
+TEST_F(TrainerCli, SeveralRunsInOneJobEachTrainAsTheyWouldAlone) {
+  const std::string common = "--synthetic 120 --no-evaluate --events - --quiet ";
+  const std::string ring = "--architecture ring --epochs 2 --batch-size 5 --hidden 8 --max-iterations-per-epoch 4";
+  const std::string mpi = "--architecture mpi --epochs 1 --batch-size 6 --hidden 8 --seed 3 "
+                          "--max-iterations-per-epoch 4";
+  Outcome both = Run(2, common + "--run '" + ring + "' --run='" + mpi + "'");
+  Outcome ring_alone = Run(2, common + ring);
+  Outcome mpi_alone = Run(2, common + mpi);
+  ASSERT_EQ(both.exit_code, 0) << both.err;
+  ASSERT_EQ(ring_alone.exit_code, 0) << ring_alone.err;
+  ASSERT_EQ(mpi_alone.exit_code, 0) << mpi_alone.err;
+  const std::vector<json> events = Events(both.out);
+  ASSERT_EQ(events.size(), 4u + 3u);
+  EXPECT_EQ(events[0].at("event"), "run_start");
+  EXPECT_EQ(events[0].at("config").at("architecture"), "ring");
+  EXPECT_EQ(events[3].at("event"), "run_end");
+  EXPECT_EQ(events[4].at("event"), "run_start");
+  EXPECT_EQ(events[4].at("config").at("architecture"), "mpi");
+  EXPECT_EQ(events[4].at("config").at("batch_size"), 6);
+  EXPECT_EQ(events[4].at("config").at("seed"), 3);
+  EXPECT_EQ(events[6].at("event"), "run_end");
+  EXPECT_EQ(events[3].at("parameter_checksum"), Events(ring_alone.out).back().at("parameter_checksum"));
+  EXPECT_EQ(events[6].at("parameter_checksum"), Events(mpi_alone.out).back().at("parameter_checksum"));
+  EXPECT_GT(events[3].at("phases").at("mpi_init_s").get<double>(), 0);
+  EXPECT_EQ(events[6].at("phases").at("mpi_init_s").get<double>(), 0);
+}
+
+// A run that fails ends the job: the run before it stays reported as ok,
+// the one after it is not trained.
+TEST_F(TrainerCli, ARunThatFailsEndsTheJob) {
+  const std::string run = "--epochs 1 --hidden 8 --max-iterations-per-epoch 2 --batch-size ";
+  Outcome outcome = Run(2, "--synthetic 20 --no-evaluate --events - --quiet --run '" + run + "5' --run '" + run +
+                               "50' --run '" + run + "5'");
+  EXPECT_NE(outcome.exit_code, 0);
+  const std::vector<json> events = Events(outcome.out);
+  ASSERT_EQ(events.size(), 3u + 1u);
+  EXPECT_EQ(events[2].at("status"), "ok");
+  EXPECT_EQ(events[3].at("event"), "run_end");
+  EXPECT_EQ(events[3].at("status"), "error");
+  EXPECT_NE(outcome.err.find("fewer than one global batch of 100"), std::string::npos) << outcome.err;
+}
+
+// A bad --run is refused before any run is trained, naming which.
+TEST_F(TrainerCli, ABadRunNamesWhichRunIsBad) {
+  EXPECT_EQ(Error(2, "--synthetic 20 --run '--epochs 1' --run '--epochs 0'"),
+            "dmlbench-trainer: error: --run 2: --epochs must be at least 1, got 0\n");
+  EXPECT_EQ(Error(2, "--synthetic 20 --run '--epochs 1 --run 2'"),
+            "dmlbench-trainer: error: --run 1: --run cannot hold another --run\n");
+}
+
 TEST_F(TrainerCli, DefaultLearningRateIsTheExperimentMatrixDefault) {
   Outcome outcome = Run(1, "--synthetic 20 --batch-size 10 --hidden 4 --no-evaluate --quiet "
                            "--events -");
