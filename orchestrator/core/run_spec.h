@@ -20,6 +20,8 @@ struct NetworkProfile {
   std::string name;                   // "" = the hosts' own network, unshaped
   double bandwidth_bits_per_s = 0;    // 0 = unshaped
   double latency_s = 0;               // one-way delay added per direction
+
+  bool operator==(const NetworkProfile&) const = default;
 };
 
 // What an emulated link sends at once after it idled: the token bucket that
@@ -123,6 +125,10 @@ struct ExecutionOptions {
   int attempts = 2;                      // tries per run before it is failed
   std::string dataset_dir;               // "" = the default Fashion-MNIST directory
   bool shuffled = true;                  // run the pending runs in a seeded random order
+  // Runs one MPI job may train one after the other (Runner): those of the
+  // same ranks, data and network, taken in the sweep's order. 1 = a job
+  // per run.
+  int runs_per_job = 1;
   std::uint64_t order_seed = 1;          // that order's seed (execution.seed unless order_seed is given)
   // Repetitions beyond the planned ones, for a point whose measurement is
   // still too loose (run/repetitions.h): while the 95% interval of the

@@ -80,6 +80,8 @@ class Ingest {
 
   // True once the trainer's run_start arrived: it got past its input.
   bool run_start_seen() const { return run_start_seen_; }
+  // True once a run_end arrived, ok or not: the trainer is done with the run.
+  bool run_end_seen() const { return run_end_seen_; }
   // True once a run_end with status "ok" has been stored.
   bool run_end_ok() const { return run_end_ok_; }
   // The trainer's own message from a run_end with status "error", else "".

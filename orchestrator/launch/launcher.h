@@ -39,6 +39,7 @@ struct LaunchSpec {
   std::string run_key;                     // for naming work files and logs
   int ranks = 1;                           // MPI world size (workers + servers)
   std::vector<std::string> trainer_args;   // after the trainer binary; must include `--events -`
+  int runs = 1;                            // runs the job trains in turn (--run each), a run_end each
   std::string dataset_dir;                 // local directory of IDX files to use; "" = none (synthetic)
   NetworkProfile network;
   double timeout_s = 600;                  // wall-clock limit of the whole mpirun

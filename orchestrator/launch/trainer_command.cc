@@ -1,6 +1,7 @@
 #include "orchestrator/launch/trainer_command.h"
 
 #include <charconv>
+#include <iterator>
 
 namespace dmlbench {
 namespace {
@@ -12,9 +13,8 @@ std::string ExactDouble(double value) {
   return std::string(buffer, end);
 }
 
-}  // namespace
-
-std::vector<std::string> TrainerArgs(const RunParams& p) {
+// The options of the run itself: all but where its events go.
+std::vector<std::string> RunOptions(const RunParams& p) {
   std::string hidden;
   for (size_t i = 0; i < p.hidden.size(); ++i) hidden += (i ? "," : "") + std::to_string(p.hidden[i]);
   std::vector<std::string> args = {
@@ -42,7 +42,26 @@ std::vector<std::string> TrainerArgs(const RunParams& p) {
     args.push_back("--synthetic");
     args.push_back(std::to_string(kSyntheticTrainSamples));
   }
-  args.insert(args.end(), {"--events", "-", "--quiet"});
+  return args;
+}
+
+constexpr const char* kJobOptions[] = {"--events", "-", "--quiet"};
+
+}  // namespace
+
+std::vector<std::string> TrainerArgs(const RunParams& params) {
+  std::vector<std::string> args = RunOptions(params);
+  args.insert(args.end(), std::begin(kJobOptions), std::end(kJobOptions));
+  return args;
+}
+
+std::vector<std::string> TrainerArgs(const std::vector<const RunParams*>& runs) {
+  std::vector<std::string> args(std::begin(kJobOptions), std::end(kJobOptions));
+  for (const RunParams* run : runs) {
+    std::string words;
+    for (const std::string& word : RunOptions(*run)) words += (words.empty() ? "" : " ") + word;
+    args.push_back("--run=" + words);  // "=": a value that begins with "--" is not read as an option
+  }
   return args;
 }
 

@@ -25,7 +25,7 @@ const std::vector<std::string_view> kTopLevelKeys = {"experiment", "defaults", "
 const std::vector<std::string_view> kExperimentKeys = {"name", "description", "tags"};
 const std::vector<std::string_view> kExecutionKeys = {
     "provider", "inventory", "repetitions", "max_repetitions", "interval_within", "seed",
-    "timeout_s", "attempts", "dataset_dir", "order", "order_seed"};
+    "timeout_s", "attempts", "dataset_dir", "order", "order_seed", "runs_per_job"};
 const std::vector<std::string_view> kOrders = {"shuffled", "matrix"};
 const std::vector<std::string_view> kSlurmKeys = {"partition",   "account",   "qos",    "constraint", "time_limit_min",
                                                   "allocation",  "ranks",     "launch",     "salloc_args", "srun_args"};
@@ -33,6 +33,7 @@ const std::vector<std::string_view> kSlurmAllocations = {"per-sweep", "per-run"}
 const std::vector<std::string_view> kSlurmRanks = {"packed", "per-node"};
 const std::vector<std::string_view> kSlurmLaunches = {"srun", "mpirun"};
 constexpr int kMaxSlurmTimeLimitMin = 525600;  // a year
+constexpr int kMaxRunsPerJob = 1000;
 const std::vector<std::string_view> kNetworkKeys = {"bandwidth_mbit_per_s", "latency_ms"};
 const std::vector<std::string_view> kSplitKeys = {"calibration"};
 const std::vector<std::string_view> kParamKeys(kParamNames.begin(), kParamNames.end());
@@ -345,6 +346,9 @@ class ExperimentReader : public TomlReader {
     }
     if (const toml::node* node = table->get("attempts")) {
       execution.attempts = static_cast<int>(ReadInteger(*node, "attempts", 1, kMaxAttempts));
+    }
+    if (const toml::node* node = table->get("runs_per_job")) {
+      execution.runs_per_job = static_cast<int>(ReadInteger(*node, "runs_per_job", 1, kMaxRunsPerJob));
     }
     if (const toml::node* node = table->get("dataset_dir")) {
       const std::string directory = ReadString(*node, "dataset_dir");

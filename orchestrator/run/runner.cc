@@ -10,6 +10,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <random>
 #include <set>
@@ -87,21 +88,65 @@ class Runner::Sweep {
 
  private:
   // Executes the runnable items of plan, in the sweep's order; report_.runs
-  // from `first` on are plan's items. Stops at cancellation, at a failure no
-  // retry can fix and when the trainer changed.
+  // from `first` on are plan's items. With [execution] runs_per_job above
+  // 1, a run shares its job with the next runnable ones in that order that
+  // can (SameJob), never with another repetition of its own configuration:
+  // repetitions stay as independent as separate launches make them (each
+  // its own processes, placement and connections). Stops at cancellation,
+  // at a failure no retry can fix and when the trainer changed.
   void ExecuteAll(std::vector<PlanItem>& plan, std::size_t first, ProgressLine& progress, int remaining) {
-    for (std::size_t index : ExecutionOrder(plan)) {
-      PlanItem& item = plan[index];
-      if (!Runnable(item)) continue;
-      report_.cancelled = report_.cancelled || cancel_.load();
-      if (report_.cancelled || !report_.stopped.empty()) break;
-      if (TrainerChanged()) break;
-      progress.SetRemaining(remaining--);
-      order_ = SweepOrder{experiment_.execution.order_seed, position_++};
-      ExecuteRun(item, progress);
-      report_.runs[first + index].item = item;
-      report_.runs[first + index].ran_now = true;
+    const std::vector<std::size_t> order = ExecutionOrder(plan);
+    const std::size_t per_job = static_cast<std::size_t>(std::max(1, experiment_.execution.runs_per_job));
+    std::vector<bool> taken(plan.size(), false);
+    for (std::size_t at = 0; at < order.size(); ++at) {
+      const std::size_t index = order[at];
+      if (taken[index] || !Runnable(plan[index])) continue;
+      if (Stopping()) break;
+      std::vector<std::size_t> job = {index};
+      std::set<std::string> points = {ConfigurationJson(plan[index].run.params)};
+      for (std::size_t later = at + 1; later < order.size() && job.size() < per_job; ++later) {
+        const std::size_t other = order[later];
+        if (!taken[other] && Runnable(plan[other]) && SameJob(plan[index], plan[other]) &&
+            points.insert(ConfigurationJson(plan[other].run.params)).second) {
+          job.push_back(other);
+        }
+      }
+      std::vector<bool> begun(job.size(), false);
+      if (job.size() > 1) ExecuteJob(plan, job, progress, begun, remaining);
+      // A run alone, and the runs a shared job did not finish: their tries
+      // (left), each in a job of its own.
+      for (std::size_t i = 0; i < job.size(); ++i) {
+        PlanItem& item = plan[job[i]];
+        taken[job[i]] = true;
+        if (Runnable(item) && !Stopping()) {
+          if (!begun[i]) progress.SetRemaining(remaining--);
+          begun[i] = true;
+          order_ = SweepOrder{experiment_.execution.order_seed, position_++};
+          ExecuteRun(item, progress);
+        }
+        if (begun[i]) {
+          report_.runs[first + job[i]].item = item;
+          report_.runs[first + job[i]].ran_now = true;
+        }
+      }
     }
+  }
+
+  // Whether the sweep starts no more runs: cancelled, stopped by a failure
+  // no retry can fix, or its trainer changed.
+  bool Stopping() {
+    report_.cancelled = report_.cancelled || cancel_.load();
+    return report_.cancelled || !report_.stopped.empty() || TrainerChanged();
+  }
+
+  // Whether two runs can share one job: what a launcher sets up before
+  // mpirun is the same for both (ranks, dataset, network). The trainer
+  // loads the data again for a run whose data differ (a synthetic run's
+  // are drawn from its seed).
+  static bool SameJob(const PlanItem& a, const PlanItem& b) {
+    const RunParams& x = a.run.params;
+    const RunParams& y = b.run.params;
+    return x.ranks() == y.ranks() && x.dataset == y.dataset && x.network == y.network;
   }
 
   // After the planned runs: rounds of one more repetition for each point the
@@ -276,10 +321,9 @@ class Runner::Sweep {
 
   // Runs one run through its remaining tries; updates `item` to its new state.
   void ExecuteRun(PlanItem& item, ProgressLine& progress) {
-    const RunParams& params = item.run.params;
     const LaunchSpec spec = SpecOf(item);
     while (!Exhausted(item)) {
-      progress.StartRun(Describe(params, shown_), item.attempts + 1, params.epochs);
+      progress.StartRun(Describe(item.run.params, shown_), item.attempts + 1, item.run.params.epochs);
       Decision decision;
       try {
         decision = Attempt(item, spec, progress);
@@ -287,43 +331,138 @@ class Runner::Sweep {
         KeepWhyTheAttemptStopped(item.run_id, error);
         throw;
       }
-      const AttemptOutcome& outcome = decision.outcome;
-      const bool failed = outcome.status != AttemptState::kOk && outcome.status != AttemptState::kInterrupted;
-      item.attempts += 1;
-      // A lost host is not the run's fault: the launcher left it out, and the
-      // run is tried again on the others without using up its attempts.
-      item.failures += failed && !outcome.host_failure;
-      RunDisposition disposition = RunDisposition::kRetry;
-      if (outcome.status == AttemptState::kInterrupted) {
-        disposition = RunDisposition::kInterrupted;
-      } else if (failed && (decision.permanent || item.failures >= Bound())) {
-        disposition = RunDisposition::kFailed;
-      }
-      store_.FinishAttempt(item.run_id, current_attempt_id_, outcome, disposition, HostIds(outcome.hosts));
+      const bool done = Conclude(item, decision, progress);
       StorePhases();
-      if (outcome.status == AttemptState::kOk) {
-        item.state = RunState::kComplete;
-        item.failure_reason.clear();
-        progress.FinishRun(true, std::string(Text(RunState::kComplete)));
-        return;
-      }
-      item.failure_reason = outcome.reason;
-      if (disposition == RunDisposition::kInterrupted) {
-        item.state = RunState::kInterrupted;
-        report_.cancelled = true;
-        progress.FinishRun(false, std::string(Text(RunState::kInterrupted)));
-        return;
-      }
-      if (disposition == RunDisposition::kFailed) {
-        item.state = RunState::kFailed;
-        progress.FinishRun(false, std::string(Text(RunState::kFailed)) + ": " + outcome.reason);
-        if (decision.permanent) {
-          report_.stopped = Describe(params, shown_) + " failed with an error that every attempt would meet: " +
-                            outcome.reason;
-        }
-        return;
-      }
+      if (done) return;
     }
+  }
+
+  // Trains the runs `job` (plan indices) in one MPI job, in that order, each
+  // its own attempt: the first begun before the launch, each next one when
+  // the run before it ended, each stored as soon as its run_end ok arrived
+  // (so a crash of the orchestrator keeps it). When the job ends, the run
+  // under way takes the job's outcome as ExecuteRun's attempt would, and the
+  // runs after it are left as they were; `begun` says which were begun. Each
+  // attempt keeps the job's output, which its runs share.
+  void ExecuteJob(std::vector<PlanItem>& plan, const std::vector<std::size_t>& job, ProgressLine& progress,
+                  std::vector<bool>& begun, int& remaining) {
+    std::vector<const RunParams*> runs;
+    for (std::size_t index : job) runs.push_back(&plan[index].run.params);
+    LaunchSpec spec = SpecOf(plan[job.front()]);
+    spec.trainer_args = TrainerArgs(runs);
+    spec.runs = static_cast<int>(runs.size());
+    spec.timeout_s *= static_cast<double>(job.size());
+    const OutputDir output;
+    spec.output_dir = output.path();
+    std::size_t current = 0;
+    std::optional<Ingest> ingest;
+    struct Ended {  // a run stored before the job ended
+      std::int64_t attempt_id;
+      AttemptClock clock;
+      EventTimes events;
+    };
+    std::vector<Ended> ended;
+    const auto begin = [&](double launch_s) {
+      PlanItem& item = plan[job[current]];
+      begun[current] = true;
+      progress.SetRemaining(remaining--);
+      order_ = SweepOrder{experiment_.execution.order_seed, position_++};
+      progress.StartRun(Describe(item.run.params, shown_), item.attempts + 1, item.run.params.epochs);
+      current_attempt_id_ = 0;
+      current_attempt_id_ = store_.BeginAttempt(item.run_id, UnixNow(), order_);
+      ingest.emplace(store_, item.run_id, current_attempt_id_, LaunchedRun{item.run.params, item.dataset_sha256});
+      clock_ = AttemptClock{previous_end_s_, host_preparation_s_};
+      host_preparation_s_ = 0;
+      clock_.launch_s = launch_s;
+    };
+    LaunchResult launch;
+    try {
+      begin(MonotonicNow());
+      launch = launcher_.Launch(
+          spec,
+          [&](std::string_view line) {
+            ingest->Consume(line);
+            progress.Epoch(ingest->epochs_stored());
+            // The last run, and a run that did not end well, end with the job.
+            if (current + 1 == job.size() || !ingest->run_end_ok() || !ingest->error().empty()) return;
+            clock_.returned_s = MonotonicNow();
+            ingest->Flush();
+            events_ = ingest->times();
+            Decision decision = DecideOutcome(LaunchResult{}, *ingest, UnixNow());
+            decision.outcome.exit_code.reset();  // the job's, once it ended
+            Conclude(plan[job[current]], decision, progress);
+            clock_.end_s = previous_end_s_ = MonotonicNow();
+            ended.push_back({current_attempt_id_, clock_, events_});
+            ++current;
+            begin(previous_end_s_);
+          },
+          cancel_);
+    } catch (const StoreError& error) {
+      KeepWhyTheAttemptStopped(plan[job[current]].run_id, error);
+      throw;
+    }
+    clock_.returned_s = MonotonicNow();
+    // The links were shaped before the first run's mpirun.
+    (ended.empty() ? clock_ : ended.front().clock).link_shaping_s = launch.link_shaping_s;
+    ingest->Flush();
+    std::vector<AttemptLog> logs;
+    for (const JobOutputFile& file : ListJobOutput(output.path())) {
+      logs.push_back({file.rank, file.stream, file.path});
+      if (file.rank.value_or(0) > 0 && file.stream == "stdout") CheckOtherRank(*ingest, *file.rank, file.path);
+    }
+    for (const Ended& run : ended) {
+      store_.AddAttemptJob(run.attempt_id, launch.exit_code, launch.command_line, launch.hosts, HostIds(launch.hosts));
+      store_.KeepAttemptLogs(run.attempt_id, logs);
+      const std::vector<PhaseTime> phases = AttemptPhases(run.clock, run.events);
+      store_.AddAttemptPhases(run.attempt_id, phases);
+      report_.time.Add(phases);
+    }
+    store_.KeepAttemptLogs(current_attempt_id_, logs);
+    events_ = ingest->times();
+    Conclude(plan[job[current]], DecideOutcome(launch, *ingest, UnixNow()), progress);
+    StorePhases();
+  }
+
+  // Stores how the current attempt of `item` ended (its hosts those of the
+  // decision's outcome) and moves `item` to its new state. Returns whether
+  // the run is done trying: complete, failed for good or interrupted.
+  bool Conclude(PlanItem& item, const Decision& decision, ProgressLine& progress) {
+    const AttemptOutcome& outcome = decision.outcome;
+    const bool failed = outcome.status != AttemptState::kOk && outcome.status != AttemptState::kInterrupted;
+    item.attempts += 1;
+    // A lost host is not the run's fault: the launcher left it out, and the
+    // run is tried again on the others without using up its attempts.
+    item.failures += failed && !outcome.host_failure;
+    RunDisposition disposition = RunDisposition::kRetry;
+    if (outcome.status == AttemptState::kInterrupted) {
+      disposition = RunDisposition::kInterrupted;
+    } else if (failed && (decision.permanent || item.failures >= Bound())) {
+      disposition = RunDisposition::kFailed;
+    }
+    store_.FinishAttempt(item.run_id, current_attempt_id_, outcome, disposition, HostIds(outcome.hosts));
+    if (outcome.status == AttemptState::kOk) {
+      item.state = RunState::kComplete;
+      item.failure_reason.clear();
+      progress.FinishRun(true, std::string(Text(RunState::kComplete)));
+      return true;
+    }
+    item.failure_reason = outcome.reason;
+    if (disposition == RunDisposition::kInterrupted) {
+      item.state = RunState::kInterrupted;
+      report_.cancelled = true;
+      progress.FinishRun(false, std::string(Text(RunState::kInterrupted)));
+      return true;
+    }
+    if (disposition == RunDisposition::kFailed) {
+      item.state = RunState::kFailed;
+      progress.FinishRun(false, std::string(Text(RunState::kFailed)) + ": " + outcome.reason);
+      if (decision.permanent) {
+        report_.stopped = Describe(item.run.params, shown_) +
+                          " failed with an error that every attempt would meet: " + outcome.reason;
+      }
+      return true;
+    }
+    return false;
   }
 
   // A database that cannot be written mid-attempt (a full disk) stops the

@@ -12,6 +12,18 @@
 namespace dmlbench {
 namespace {
 
+// Links an attempt to hosts (attempt_hosts), each once.
+void LinkAttemptHosts(SQLite::Database& db, std::int64_t attempt_id, const std::vector<std::int64_t>& host_ids) {
+  SQLite::Statement link(db, "INSERT OR IGNORE INTO attempt_hosts (attempt_id, host_id) VALUES (?, ?)");
+  for (std::int64_t host_id : host_ids) {
+    link.bind(1, attempt_id);
+    link.bind(2, host_id);
+    link.exec();
+    link.reset();
+  }
+}
+
+
 std::string JoinInts(const std::vector<int>& values) {
   std::string out;
   for (size_t i = 0; i < values.size(); ++i) {
@@ -505,13 +517,7 @@ void Store::FinishAttempt(std::int64_t run_id, std::int64_t attempt_id, const At
                            " does not exist",
                        -1);
     }
-    SQLite::Statement link(impl_->db, "INSERT OR IGNORE INTO attempt_hosts (attempt_id, host_id) VALUES (?, ?)");
-    for (std::int64_t host_id : host_ids) {
-      link.bind(1, attempt_id);
-      link.bind(2, host_id);
-      link.exec();
-      link.reset();
-    }
+    LinkAttemptHosts(impl_->db, attempt_id, host_ids);
     if (ok) {
       SQLite::Statement check(impl_->db, R"(
         SELECT 1 FROM attempts WHERE attempt_id = ? AND trainer_status = 'ok' AND parameter_checksum IS NOT NULL)");
@@ -537,6 +543,22 @@ void Store::FinishAttempt(std::int64_t run_id, std::int64_t attempt_id, const At
     run.bind(3, run_id);
     run.bind(4, ok ? 1 : 0);
     run.exec();
+    transaction.commit();
+  });
+}
+
+void Store::AddAttemptJob(std::int64_t attempt_id, std::optional<int> exit_code, const std::string& command_line,
+                          const std::vector<std::string>& hosts, const std::vector<std::int64_t>& host_ids) {
+  WithStoreErrors(path_, [&] {
+    SQLite::Transaction transaction(impl_->db, SQLite::TransactionBehavior::IMMEDIATE);
+    SQLite::Statement update(impl_->db,
+                             "UPDATE attempts SET exit_code = ?, command_line = ?, hosts = ? WHERE attempt_id = ?");
+    BindOptional(update, 1, exit_code);
+    update.bind(2, command_line);
+    update.bind(3, JoinStrings(hosts));
+    update.bind(4, attempt_id);
+    if (update.exec() != 1) throw StoreError(path_ + ": attempt " + std::to_string(attempt_id) + " does not exist", -1);
+    LinkAttemptHosts(impl_->db, attempt_id, host_ids);
     transaction.commit();
   });
 }

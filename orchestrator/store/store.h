@@ -174,6 +174,13 @@ class Store {
   // run follows `disposition`. host_ids link the attempt to the hosts table.
   void FinishAttempt(std::int64_t run_id, std::int64_t attempt_id, const AttemptOutcome& outcome,
                      RunDisposition disposition, const std::vector<std::int64_t>& host_ids);
+  // Completes a finished attempt with what its job was, when that was known
+  // only after it was finished (a job that trains several runs tells its
+  // exit status, command line and hosts when it ends): mpirun's exit
+  // status, the command line, `hosts` (names) and host_ids, as
+  // FinishAttempt stores them.
+  void AddAttemptJob(std::int64_t attempt_id, std::optional<int> exit_code, const std::string& command_line,
+                     const std::vector<std::string>& hosts, const std::vector<std::int64_t>& host_ids);
   // The attempts of a run, by number.
   std::vector<AttemptRecord> Attempts(std::int64_t run_id) const;
 

@@ -134,19 +134,21 @@ class ClusterLauncher : public Launcher {
     // start-up at 0.15 core took seconds per run and is never measured, and
     // the switch falls in the first epoch, which is warm-up and never used;
     // the trainer waits for it before epoch 2 (--await-cpu-quota-s above).
-    // It is lifted again on run_end, the trainer's last line, which follows
-    // every epoch and evaluation: what follows (MPI_Finalize, the daemons'
-    // and ssh's exit, the output's collection) is never measured, and at
-    // 0.15 core took 2.8 s per run, more than the steady epochs.
+    // It is lifted again on the last run's run_end, the trainer's last line,
+    // which follows every epoch and evaluation: what follows (MPI_Finalize,
+    // the daemons' and ssh's exit, the output's collection) is never
+    // measured, and at 0.15 core took 2.8 s per run, more than the steady
+    // epochs. Between the runs of a job that trains several, it stays.
     QuotaLift lift(used, spec.ranks);
     std::optional<QuotaLift> exit_lift;
     MeasuredStart measured;
+    int run_ends = 0;
     LaunchResult result = LocalLauncher(options).Launch(
         remote,
         [&](std::string_view line) {
           lift.Restore();
           measured.Observe(line);
-          if (!exit_lift && IsRunEnd(line)) LiftForExit(used, spec.ranks, exit_lift);
+          if (!exit_lift && IsRunEnd(line) && ++run_ends >= spec.runs) LiftForExit(used, spec.ranks, exit_lift);
           on_line(line);
         },
         cancel);

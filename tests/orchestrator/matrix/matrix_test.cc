@@ -431,6 +431,7 @@ TEST(MatrixExecutionTest, DefaultsWhenAbsent) {
   EXPECT_EQ(experiment.execution.timeout_s, defaults.timeout_s);
   EXPECT_EQ(experiment.execution.attempts, defaults.attempts);
   EXPECT_EQ(experiment.execution.dataset_dir, "");
+  EXPECT_EQ(experiment.execution.runs_per_job, 1);
 }
 
 TEST(MatrixExecutionTest, PathsAreRelativeToTheMatrixFile) {
@@ -442,7 +443,9 @@ TEST(MatrixExecutionTest, PathsAreRelativeToTheMatrixFile) {
       "inventory = \"../hosts/ec2.toml\"\n"
       "dataset_dir = \"/data/mnist\"\n"
       "timeout_s = 60\n"
-      "attempts = 3\n");
+      "attempts = 3\n"
+      "runs_per_job = 6\n");
+  EXPECT_EQ(experiment.execution.runs_per_job, 6);
   EXPECT_EQ(experiment.execution.provider, Provider::kSsh);
   EXPECT_EQ(experiment.execution.inventory, "hosts/ec2.toml");
   EXPECT_EQ(experiment.execution.dataset_dir, "/data/mnist");
@@ -1271,11 +1274,16 @@ TEST(MatrixErrorTest, AttemptsOutOfRange) {
             "experiments/sweep.toml:6:12: attempts must be between 1 and 100, got 0");
 }
 
+TEST(MatrixErrorTest, RunsPerJobOutOfRange) {
+  EXPECT_EQ(ErrorOfBody("[matrix]\nworkers = [1]\n[execution]\nruns_per_job = 0\n"),
+            "experiments/sweep.toml:6:16: runs_per_job must be between 1 and 1000, got 0");
+}
+
 TEST(MatrixErrorTest, UnknownExecutionKey) {
   EXPECT_EQ(ErrorOfBody("[matrix]\nworkers = [1]\n[execution]\nretries = 3\n"),
             "experiments/sweep.toml:6:1: unknown key 'retries' in [execution], expected one of: "
             "provider, inventory, repetitions, max_repetitions, interval_within, seed, timeout_s, attempts, "
-            "dataset_dir, order, order_seed");
+            "dataset_dir, order, order_seed, runs_per_job");
 }
 
 TEST(MatrixErrorTest, SplitOfUnknownParameter) {

@@ -131,6 +131,107 @@ TEST_F(RunnerMpirunTest, RepetitionsBeyondThePlannedOnesAreRealRuns) {
   EXPECT_EQ(Int(store, "SELECT count(*) FROM attempts"), 6);
 }
 
+// ---- several runs in one job ([execution] runs_per_job) ----------------------
+
+// 8 runs: 2 configurations of 1 rank and 2 of 2, 2 repetitions each, at
+// most 3 a job. A job never holds two repetitions of one configuration, so
+// 4 jobs of 2 runs, each run stored as its own complete attempt with the
+// job's command line, hosts, exit status and output; MPI is initialised
+// once a job.
+TEST_F(RunnerMpirunTest, RunsSharingAJobAreEachStoredAsARunOfTheirOwn) {
+  const Experiment experiment =
+      Load(MatrixText("architecture = [\"ring\", \"mpi\"]\nworkers = [1, 2]\n", 120, 1, "epochs = 2\nbatch_size = 10\n",
+                      "repetitions = 2\nruns_per_job = 3\n"));
+  Store store(db_);
+  const SweepReport report = Sweep(store, DMLBENCH_TRAINER, experiment);
+  ASSERT_EQ(report.complete, 8) << progress_.str();
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM attempts WHERE status = 'ok' AND exit_code = 0"), 8);
+  EXPECT_EQ(Int(store, "SELECT count(DISTINCT command_line) FROM attempts"), 4);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM attempts WHERE command_line LIKE '%--run=--architecture%'"), 8);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM (SELECT 1 FROM attempts JOIN runs USING (run_id) "
+                       "GROUP BY attempts.command_line, architecture, workers HAVING count(*) > 1)"),
+            0);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM attempts WHERE hosts <> ''"), 8);
+  EXPECT_EQ(Int(store, "SELECT count(DISTINCT attempt_id) FROM attempt_hosts"), 8);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM attempts WHERE log_dir IS NOT NULL"), 8);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM attempt_phases WHERE phase = 'mpi_init' AND seconds > 0"), 4);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM attempt_phases WHERE phase = 'steady_epochs' AND seconds > 0"), 8);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM epochs"), 16);
+  EXPECT_EQ(Int(store, "SELECT count(DISTINCT sweep_position) FROM attempts"), 8);
+  // Each run computes what it computes alone.
+  const std::string shared = Text(store, "SELECT group_concat(parameter_checksum, ' ') FROM "
+                                         "(SELECT parameter_checksum FROM runs ORDER BY run_key)");
+  Store alone_store(dir_ / "alone.db");
+  RunLock alone_lock(dir_ / "alone.db");
+  LocalLauncher launcher = MakeLauncher(DMLBENCH_TRAINER);
+  Experiment one_a_job = experiment;
+  one_a_job.execution.runs_per_job = 1;
+  ASSERT_EQ(Runner(alone_store, launcher, RunnerOptions{}).Run(one_a_job, alone_lock, no_cancel_).complete, 8);
+  EXPECT_EQ(Text(alone_store, "SELECT group_concat(parameter_checksum, ' ') FROM "
+                              "(SELECT parameter_checksum FROM runs ORDER BY run_key)"),
+            shared);
+  EXPECT_EQ(Int(alone_store, "SELECT count(DISTINCT command_line) FROM attempts"), 8);
+}
+
+// Launches through the local launcher and raises `cancel` once the job's
+// first run_end went by: the orchestrator stopped in the middle of a job.
+// The lines after it are not passed on and the job ends interrupted, as
+// when the stop comes before the next run ends (a run here takes less
+// time than the launcher takes to see the stop).
+class CancelAfterFirstRun : public Launcher {
+ public:
+  CancelAfterFirstRun(Launcher& inner, std::atomic<bool>& cancel) : inner_(inner), cancel_(cancel) {}
+  std::vector<HostFacts> Prepare() override { return inner_.Prepare(); }
+  std::string TrainerSha256() const override { return inner_.TrainerSha256(); }
+  LaunchResult Launch(const LaunchSpec& spec, const std::function<void(std::string_view line)>& on_line,
+                      const std::atomic<bool>& cancel) override {
+    LaunchResult result = inner_.Launch(
+        spec,
+        [&](std::string_view line) {
+          if (cancel_) return;
+          on_line(line);
+          if (line.find("\"run_end\"") != std::string_view::npos) cancel_ = true;
+        },
+        cancel);
+    result.interrupted = true;
+    result.failure_reason = "interrupted";
+    return result;
+  }
+
+ private:
+  Launcher& inner_;
+  std::atomic<bool>& cancel_;
+};
+
+// Stopped in the middle of a job of 3 runs: the run that ended is kept, the
+// one under way is interrupted, the last was never begun; the next sweep
+// runs the two left and nothing twice.
+TEST_F(RunnerMpirunTest, AJobStoppedHalfwayKeepsItsFinishedRunAndTheNextSweepRunsTheRest) {
+  const Experiment experiment =
+      Load(MatrixText("architecture = [\"ring\"]\nworkers = [1]\nbatch_size = [10, 20, 30]\n", 120, 2,
+                      "epochs = 3\n", "runs_per_job = 3\n"));
+  Store store(db_);
+  std::atomic<bool> cancel{false};
+  LocalLauncher local = MakeLauncher(DMLBENCH_TRAINER);
+  CancelAfterFirstRun stopping(local, cancel);
+  SweepReport report = Runner(store, stopping, RunnerOptions{}).Run(experiment, lock_, cancel);
+  EXPECT_TRUE(report.cancelled);
+  EXPECT_EQ(report.complete, 1);
+  EXPECT_EQ(report.interrupted, 1);
+  EXPECT_EQ(report.pending, 1);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM attempts"), 2);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM attempts WHERE status = 'interrupted'"), 1);
+  // The finished run has the job's hosts and output though the job was stopped.
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM attempts WHERE status = 'ok' AND hosts <> '' AND log_dir IS NOT NULL"),
+            1);
+
+  report = Sweep(store, DMLBENCH_TRAINER, experiment);
+  EXPECT_EQ(report.complete, 3);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM attempts WHERE status = 'ok'"), 3);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM attempts"), 4);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM epochs"), 9);
+}
+
 // ---- errors that no retry can fix, through the real mpirun and trainer -----
 
 TEST_F(RunnerMpirunTest, MoreRanksThanSlotsFailOnceAndStopTheSweep) {
