@@ -7,15 +7,17 @@
 # with its epoch caps, 3 repetitions: 108 runs a sweep. The builds' sweeps
 # go in turn (A B B A A B ...), SWEEPS each, each sweep a whole new
 # experiment of that matrix into the build's own database. B's matrix may
-# add lines (B_EXTRA, e.g. `warmup_iterations = 5`) to [defaults]: what
-# B's build can do that A's cannot.
+# add lines (B_EXTRA, e.g. `warmup_iterations = 5`) to [defaults] and
+# (B_EXECUTION, e.g. `runs_per_job = 6`) to [execution]: what B's build
+# can do that A's cannot; A_EXTRA and A_EXECUTION do the same for A.
 #
 # Prints each sweep's closing line (efficiency and largest overheads), the
 # median efficiency per build, the median seconds of each phase per run,
 # and `dmlbench compare A.db B.db` of the steady epochs (B's dmlbench).
 #   bench/cluster/bench_sweep_efficiency.sh A_DMLBENCH A_TRAINER B_DMLBENCH B_TRAINER
 #   env: SWEEPS (3), A_SWEEPS (SWEEPS: A sits out the sweeps after these, when
-#        its figures are known and only the compare needs its runs), REPETITIONS (3; the subset has 108 runs at 3), B_EXTRA (""), CPU (0.15), DATASET
+#        its figures are known and only the compare needs its runs), REPETITIONS (3; the subset has 108 runs at 3),
+#        A_EXTRA, B_EXTRA, A_EXECUTION, B_EXECUTION (""), CPU (0.15), DATASET
 #        (/usr/share/datasets/fashion-mnist), KEEP (a directory: A.db and B.db are copied there at the end)
 # Each sweep's runs are new ones: sweep s seeds its repetitions from
 # (s - 1) REPETITIONS + 1 on (a run's seed is the matrix's plus its
@@ -35,7 +37,10 @@ B_TRAINER=$(realpath "$4")
 SWEEPS=${SWEEPS:-3}
 A_SWEEPS=${A_SWEEPS:-$SWEEPS}
 REPETITIONS=${REPETITIONS:-3}
+A_EXTRA=${A_EXTRA:-}
 B_EXTRA=${B_EXTRA:-}
+A_EXECUTION=${A_EXECUTION:-}
+B_EXECUTION=${B_EXECUTION:-}
 CPU=${CPU:-0.15}
 DATASET=${DATASET:-/usr/share/datasets/fashion-mnist}
 PYTHON=/usr/bin/python3
@@ -47,7 +52,7 @@ cluster_before_down() {
 }
 cluster_up ef 11 1gbit "$CPU"
 
-matrix() {  # sweep number, extra [defaults] lines
+matrix() {  # sweep number, extra [defaults] lines, extra [execution] lines
   cat <<TOML
 [experiment]
 name = "efficiency-$1"
@@ -80,6 +85,7 @@ seed = $(( ($1 - 1) * REPETITIONS + 1 ))
 timeout_s = 300
 attempts = 2
 order = "shuffled"
+$3
 [split]
 calibration = { workers = [2, 4] }
 TOML
@@ -91,11 +97,11 @@ for ((sweep = 1; sweep <= SWEEPS; sweep++)); do
   for side in "${sides[@]}"; do
     if [[ $side == A ]] && ((sweep > A_SWEEPS)); then continue; fi
     if [[ $side == A ]]; then
-      dmlbench=$A_DMLBENCH trainer=$A_TRAINER extra=""
+      dmlbench=$A_DMLBENCH trainer=$A_TRAINER extra=$A_EXTRA execution=$A_EXECUTION
     else
-      dmlbench=$B_DMLBENCH trainer=$B_TRAINER extra=$B_EXTRA
+      dmlbench=$B_DMLBENCH trainer=$B_TRAINER extra=$B_EXTRA execution=$B_EXECUTION
     fi
-    matrix "$sweep" "$extra" > "$work/$side-$sweep.toml"
+    matrix "$sweep" "$extra" "$execution" > "$work/$side-$sweep.toml"
     "$dmlbench" run "$work/$side-$sweep.toml" --db "$work/$side.db" --trainer "$trainer" --dataset-dir "$DATASET" \
         > "$work/$side-$sweep.out" 2>&1 || { cat "$work/$side-$sweep.out"; exit 1; }
     line=$(grep '^sweep ' "$work/$side-$sweep.out" | tail -n 1)
