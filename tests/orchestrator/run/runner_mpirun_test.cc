@@ -173,6 +173,16 @@ TEST_F(RunnerMpirunTest, RunsSharingAJobAreEachStoredAsARunOfTheirOwn) {
   EXPECT_EQ(Int(alone_store, "SELECT count(DISTINCT command_line) FROM attempts"), 8);
 }
 
+// A run of one epoch measures its start too: it never shares a job.
+TEST_F(RunnerMpirunTest, ARunOfOneEpochHasAJobOfItsOwn) {
+  const Experiment experiment = Load(MatrixText("architecture = [\"ring\", \"mpi\"]\nworkers = [1]\n", 120, 1,
+                                                "epochs = 1\n", "runs_per_job = 3\n"));
+  Store store(db_);
+  ASSERT_EQ(Sweep(store, DMLBENCH_TRAINER, experiment).complete, 2) << progress_.str();
+  EXPECT_EQ(Int(store, "SELECT count(DISTINCT command_line) FROM attempts"), 2);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM attempts WHERE command_line LIKE '%--run=%'"), 0);
+}
+
 // Launches through the local launcher and raises `cancel` once the job's
 // first run_end went by: the orchestrator stopped in the middle of a job.
 // The lines after it are not passed on and the job ends interrupted, as
