@@ -26,6 +26,17 @@ std::string StreamName(const AttemptLog& log) {
   return (log.rank ? "rank " + std::to_string(*log.rank) : std::string("mpirun")) + " " + log.stream;
 }
 
+// How many runs the job of an attempt trained in turn ([execution]
+// runs_per_job): the run_start events in rank 0's standard output, `text`;
+// 1 for a job of its own.
+int RunsInJob(const std::string& text) {
+  int runs = 0;
+  for (std::size_t at = text.find("\"event\":\"run_start\""); at != std::string::npos;
+       at = text.find("\"event\":\"run_start\"", at + 1))
+    ++runs;
+  return std::max(1, runs);
+}
+
 void LogsCommand(const GlobalOptions& global, const LogsOptions& options) {
   const Filter filter = Filter::Parse(options.run, "RUN");
   const std::unique_ptr<Store> store = OpenExistingReadOnly(global.db);
@@ -49,6 +60,11 @@ void LogsCommand(const GlobalOptions& global, const LogsOptions& options) {
 
   std::vector<AttemptLog> logs = store->AttemptLogs(attempt->attempt_id);
   if (logs.empty()) throw Error(which + " kept no output");
+  std::string events;  // rank 0's standard output, whatever --rank shows
+  for (const AttemptLog& log : logs) {
+    const std::string path = store->logs_dir() + "/" + log.file;
+    if (log.rank == 0 && log.stream == "stdout" && std::filesystem::exists(path)) events = GunzipFile(path);
+  }
   if (options.rank) {
     int highest = 0;
     for (const AttemptLog& log : logs) highest = std::max(highest, log.rank.value_or(0));
@@ -70,6 +86,10 @@ void LogsCommand(const GlobalOptions& global, const LogsOptions& options) {
             << attempts.back().number << ": " << Text(attempt->status)
             << (attempt->reason.empty() ? "" : " (" + TerminalText(attempt->reason) + ")") << "\n";
   if (!attempt->note.empty()) std::cout << "note: " << TerminalText(attempt->note) << "\n";
+  if (const int runs = RunsInJob(events); runs > 1) {
+    std::cout << "its job trained " << runs << " runs in turn (runs_per_job): the output below is the job's, "
+              << "this run's events among theirs\n";
+  }
   for (const AttemptLog& log : logs) {
     const std::string text = GunzipFile(store->logs_dir() + "/" + log.file);
     std::cout << "==> " << StreamName(log) << " ("

@@ -785,6 +785,26 @@ TEST_F(CliTest, LogsPrintWhatEachRankOfAnAttemptWrote) {
   EXPECT_EQ(Dmlbench({"--db", db_, "logs", mpi_key, "--attempt", "1", "--rank", "1"}).out, mpi.out);
 }
 
+// A run that shared its job with another: its logs are the job's, and say so.
+TEST_F(CliTest, LogsOfARunThatSharedItsJobSayTheOutputIsTheJobs) {
+  const std::string matrix = WriteMatrix(
+      "architecture = [\"ring\", \"mpi\"]\nworkers = [1]\nepochs = [2]\nmax_iterations_per_epoch = [2]\n", 1,
+      "runs_per_job = 2\n[split]\ncalibration = { workers = [1] }\n");
+  const CommandOutput run = Dmlbench({"--db", db_, "run", matrix, "--trainer", DMLBENCH_TRAINER});
+  ASSERT_EQ(run.exit_code, 0) << run.err << run.out;
+  const CommandOutput logs = Dmlbench({"--db", db_, "logs", "architecture=mpi", "--rank", "0"});
+  EXPECT_EQ(logs.exit_code, 0) << logs.err;
+  EXPECT_NE(logs.out.find("\nits job trained 2 runs in turn (runs_per_job): the output below is the job's, this "
+                          "run's events among theirs\n==> rank 0 stdout"),
+            std::string::npos)
+      << logs.out;
+  std::size_t starts = 0;
+  for (std::size_t at = logs.out.find("\"run_start\""); at != std::string::npos;
+       at = logs.out.find("\"run_start\"", at + 1))
+    ++starts;
+  EXPECT_EQ(starts, 2u);
+}
+
 TEST_F(CliTest, LogsOfADatabaseCopiedWithoutThemAreMissing) {
   const std::string matrix = WriteMatrix("architecture = [\"ring\"]\nworkers = [2]\n", 1);
   ASSERT_EQ(Dmlbench({"--db", db_, "run", matrix, "--trainer", WriteScript(dir_ / "trainer", TwoRankTrainerBody())})
