@@ -252,6 +252,27 @@ TEST_F(SlurmSweepTest, QuickstartLikeSweepCompletesAsStepsOfOneAllocation) {
   EXPECT_TRUE(QueueEmpties()) << "the allocation was not released at the end of the sweep";
 }
 
+// Runs of one shape in one job step ([execution] runs_per_job): each its
+// own complete attempt, with the step's command line and node.
+TEST_F(SlurmSweepTest, RunsOfOneShapeShareAJobStep) {
+  const std::string matrix = WriteMatrix(
+      "[defaults]\nepochs = 2\nbatch_size = 50\nhidden = [16]\nmax_iterations_per_epoch = 5\n"
+      "dataset = \"synthetic\"\n[matrix]\narchitecture = [\"ring\", \"mpi\", \"p2p\"]\nworkers = [2]\n"
+      "[execution]\nprovider = \"slurm\"\ntimeout_s = 120\nattempts = 1\nruns_per_job = 3\n[slurm]\n"
+      "partition = \"debug\"\n");
+  const CommandOutput run = Run(matrix);
+  ASSERT_EQ(run.exit_code, 0) << run.err << run.out << slurm_->logs();
+  Store store(db());
+  EXPECT_EQ(testing::Int(store, "SELECT count(*) FROM runs WHERE status = 'complete'"), 3);
+  EXPECT_EQ(testing::Int(store, "SELECT count(*) FROM epochs"), 6);
+  EXPECT_EQ(testing::Int(store, "SELECT count(*) FROM attempts WHERE status = 'ok' AND hosts = 'n1' AND "
+                                "command_line LIKE '%--run=%--run=%--run=%COMPLETED (srun exit 0)'"),
+            3)
+      << testing::Text(store, "SELECT group_concat(command_line, ' | ') FROM attempts");
+  EXPECT_EQ(testing::Int(store, "SELECT count(DISTINCT command_line) FROM attempts"), 1);
+  EXPECT_TRUE(QueueEmpties());
+}
+
 TEST_F(SlurmSweepTest, StepBeyondItsTimeLimitIsRecordedAsTimeout) {
   // Slurm counts time limits in minutes and checks them about every 30 s:
   // this test takes 60 to 95 s.
