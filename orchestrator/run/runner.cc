@@ -381,9 +381,7 @@ class Runner::Sweep {
       current_attempt_id_ = 0;
       current_attempt_id_ = store_.BeginAttempt(item.run_id, UnixNow(), order_);
       ingest.emplace(store_, item.run_id, current_attempt_id_, LaunchedRun{item.run.params, item.dataset_sha256});
-      clock_ = AttemptClock{previous_end_s_, host_preparation_s_};
-      host_preparation_s_ = 0;
-      clock_.launch_s = launch_s;
+      StartClock(launch_s);
     };
     LaunchResult launch;
     try {
@@ -415,17 +413,11 @@ class Runner::Sweep {
     // The links were shaped before the first run's mpirun.
     (ended.empty() ? clock_ : ended.front().clock).link_shaping_s = launch.link_shaping_s;
     ingest->Flush();
-    std::vector<AttemptLog> logs;
-    for (const JobOutputFile& file : ListJobOutput(output.path())) {
-      logs.push_back({file.rank, file.stream, file.path});
-      if (file.rank.value_or(0) > 0 && file.stream == "stdout") CheckOtherRank(*ingest, *file.rank, file.path);
-    }
+    const std::vector<AttemptLog> logs = JobLogs(output.path(), *ingest);
     for (const Ended& run : ended) {
       store_.AddAttemptJob(run.attempt_id, launch.exit_code, launch.command_line, launch.hosts, HostIds(launch.hosts));
       store_.KeepAttemptLogs(run.attempt_id, logs);
-      const std::vector<PhaseTime> phases = AttemptPhases(run.clock, run.events);
-      store_.AddAttemptPhases(run.attempt_id, phases);
-      report_.time.Add(phases);
+      AddPhases(run.attempt_id, run.clock, run.events);
     }
     store_.KeepAttemptLogs(current_attempt_id_, logs);
     events_ = ingest->times();
@@ -508,9 +500,7 @@ class Runner::Sweep {
     Ingest ingest(store_, item.run_id, current_attempt_id_, LaunchedRun{item.run.params, item.dataset_sha256});
     const OutputDir output;
     spec.output_dir = output.path();
-    clock_ = AttemptClock{previous_end_s_, host_preparation_s_};
-    host_preparation_s_ = 0;
-    clock_.launch_s = MonotonicNow();
+    StartClock(MonotonicNow());
     const LaunchResult launch = launcher_.Launch(
         spec,
         [&](std::string_view line) {
@@ -521,11 +511,7 @@ class Runner::Sweep {
     clock_.returned_s = MonotonicNow();
     clock_.link_shaping_s = launch.link_shaping_s;
     ingest.Flush();
-    std::vector<AttemptLog> logs;
-    for (const JobOutputFile& file : ListJobOutput(output.path())) {
-      logs.push_back({file.rank, file.stream, file.path});
-      if (file.rank.value_or(0) > 0 && file.stream == "stdout") CheckOtherRank(ingest, *file.rank, file.path);
-    }
+    const std::vector<AttemptLog> logs = JobLogs(output.path(), ingest);
     store_.KeepAttemptLogs(current_attempt_id_, logs);
     events_ = ingest.times();
     return DecideOutcome(launch, ingest, UnixNow());
@@ -535,10 +521,36 @@ class Runner::Sweep {
   // the sweep's account; the next attempt's plan_to_launch starts here.
   void StorePhases() {
     clock_.end_s = MonotonicNow();
-    const std::vector<PhaseTime> phases = AttemptPhases(clock_, events_);
-    store_.AddAttemptPhases(current_attempt_id_, phases);
-    report_.time.Add(phases);
+    AddPhases(current_attempt_id_, clock_, events_);
     previous_end_s_ = clock_.end_s;
+  }
+
+  // An attempt's phases, from its clock and events, into the database and
+  // the sweep's account.
+  void AddPhases(std::int64_t attempt_id, const AttemptClock& clock, const EventTimes& events) {
+    const std::vector<PhaseTime> phases = AttemptPhases(clock, events);
+    store_.AddAttemptPhases(attempt_id, phases);
+    report_.time.Add(phases);
+  }
+
+  // The files a job's output directory holds, as the attempt's logs; each
+  // line another rank printed on its standard output goes to `ingest`
+  // (CheckOtherRank).
+  static std::vector<AttemptLog> JobLogs(const std::string& output_dir, Ingest& ingest) {
+    std::vector<AttemptLog> logs;
+    for (const JobOutputFile& file : ListJobOutput(output_dir)) {
+      logs.push_back({file.rank, file.stream, file.path});
+      if (file.rank.value_or(0) > 0 && file.stream == "stdout") CheckOtherRank(ingest, *file.rank, file.path);
+    }
+    return logs;
+  }
+
+  // Starts the clock of the current attempt, whose launch is at `launch_s`;
+  // the hosts' preparation not yet given to an attempt becomes its.
+  void StartClock(double launch_s) {
+    clock_ = AttemptClock{previous_end_s_, host_preparation_s_};
+    host_preparation_s_ = 0;
+    clock_.launch_s = launch_s;
   }
 
   // Hands the ingest each line rank `rank` (not 0) printed on its standard
