@@ -116,6 +116,10 @@ struct SlurmOptions {
   bool launch_mpirun = false;            // mpirun inside the allocation starts the ranks instead of `srun --mpi=pmix`
   std::vector<std::string> salloc_args;  // extra words for salloc, verbatim
   std::vector<std::string> srun_args;    // extra words for each run's srun (or mpirun, with launch_mpirun), verbatim
+  // A directory on every node's own disk (absolute): each allocation copies
+  // the trainer into a directory of its own made there (sbcast), removed
+  // when the allocation is given back.
+  std::string stage_dir = "/tmp";
 };
 
 struct ExecutionOptions {

@@ -28,7 +28,8 @@ const std::vector<std::string_view> kExecutionKeys = {
     "timeout_s", "attempts", "dataset_dir", "order", "order_seed", "runs_per_job"};
 const std::vector<std::string_view> kOrders = {"shuffled", "matrix"};
 const std::vector<std::string_view> kSlurmKeys = {"partition",   "account",   "qos",    "constraint", "time_limit_min",
-                                                  "allocation",  "ranks",     "launch",     "salloc_args", "srun_args"};
+                                                  "allocation",  "ranks",     "launch",     "salloc_args", "srun_args",
+                                                  "stage_dir"};
 const std::vector<std::string_view> kSlurmAllocations = {"per-sweep", "per-run"};
 const std::vector<std::string_view> kSlurmRanks = {"packed", "per-node"};
 const std::vector<std::string_view> kSlurmLaunches = {"srun", "mpirun"};
@@ -392,6 +393,13 @@ class ExperimentReader : public TomlReader {
       if (slurm.launch_mpirun) {
         Fail(*node, "srun_args are not used with launch = \"mpirun\" (mpirun starts its own srun), got " +
                         std::to_string(slurm.srun_args.size()) + " of them");
+      }
+    }
+    if (const toml::node* node = table->get("stage_dir")) {
+      slurm.stage_dir = ReadSlurmWord(*node, "stage_dir");
+      if (slurm.stage_dir.front() != '/') {
+        Fail(*node, "stage_dir must be an absolute path on the nodes' own disk (e.g. \"/tmp\"), got " +
+                        Quoted(slurm.stage_dir));
       }
     }
   }

@@ -24,6 +24,14 @@ namespace {
 constexpr size_t kStderrTailBytes = 8192;
 constexpr double kQueryTimeoutS = 30;  // sinfo, scancel: answered by the controller at once
 
+// Makes the directory $1 on a node unless this user's own directory (not a
+// link) is there already, as on nodes that share it; says why not.
+constexpr char kMakeOwnDirectory[] =
+    "e=$(mkdir -m 0700 -- \"$1\" 2>&1)\n"
+    "if [ -L \"$1\" ] || [ ! -d \"$1\" ] || [ ! -O \"$1\" ]; then\n"
+    "  echo \"${e:-$1 is not a directory of this user}\" >&2; exit 1\n"
+    "fi\n";
+
 std::string FirstLine(const std::string& text) { return text.substr(0, text.find('\n')); }
 
 // The words after `prefix` up to the first of `stops`, or "" when `line`
@@ -101,6 +109,15 @@ StepReport ReadStepReport(std::string_view srun_stderr) {
       }
       continue;
     }
+    if (const size_t at = line.find("error: execve(): "); at != std::string::npos && report.cannot_execute.empty()) {
+      report.cannot_execute = line.substr(at + std::string_view("error: execve(): ").size());
+      continue;
+    }
+    // "srun: error: n1: task 0: Exited with exit code 2"
+    if (line.rfind("srun: error: ", 0) == 0 && line.find(": task ") != std::string::npos && report.exited_node.empty()) {
+      report.exited_node = After(line, "srun: error: ", ":");
+      continue;
+    }
     // Sometimes srun says only this, and exits 0.
     if (line.rfind("srun: error: Node failure on ", 0) == 0) {
       report.failed_nodes.push_back(line.substr(std::string_view("srun: error: Node failure on ").size()));
@@ -160,13 +177,46 @@ class SlurmLauncher::Allocation {
       }
     }
   }
-  ~Allocation() { RunCommand({"scancel", job_id_}, kQueryTimeoutS); }
+  ~Allocation() {
+    if (!staged_dir_.empty()) RunCommand(OnEachNode({"rm", "-rf", "--", staged_dir_}), kQueryTimeoutS);
+    RunCommand({"scancel", job_id_}, kQueryTimeoutS);
+  }
   Allocation(const Allocation&) = delete;
   Allocation& operator=(const Allocation&) = delete;
 
   const std::string& job_id() const { return job_id_; }
   int ranks() const { return ranks_; }
   const std::string& node_list() const { return node_list_; }
+
+  // The trainer as its steps run it: its copy on the nodes once Stage()
+  // made it, else `local`.
+  const std::string& Trainer(const std::string& local) const { return staged_trainer_.empty() ? local : staged_trainer_; }
+
+  // Copies `trainer` onto the own disk of every node of the allocation, into
+  // <stage_dir>/dmlbench-<job id>, a directory of this user's alone (made
+  // 0700; one that another user or a link holds is refused, so nothing is
+  // written through what someone else placed there; nodes that share the
+  // directory share the copy), removed at destruction. Returns why not; ""
+  // when the copy is there.
+  std::string Stage(const std::string& trainer, const std::string& stage_dir) {
+    const std::string dir = (std::filesystem::path(stage_dir) / ("dmlbench-" + job_id_)).string();
+    const CommandOutput made = RunCommand(OnEachNode({"/bin/sh", "-c", kMakeOwnDirectory, "sh", dir}), kQueryTimeoutS);
+    if (made.exit_code != 0) {
+      return "cannot make " + dir + " on the nodes of slurm job " + job_id_ + " ([slurm] stage_dir): " +
+             SlurmError(made);
+    }
+    staged_dir_ = dir;
+    const std::string copy = dir + "/" + std::filesystem::path(trainer).filename().string();
+    // --force: nodes that share the directory write the same bytes in turn.
+    const CommandOutput copied =
+        RunCommand({"sbcast", "--force", "--jobid=" + job_id_, trainer, copy}, kQueryTimeoutS);
+    if (copied.exit_code != 0) {
+      return "cannot copy the trainer to " + copy + " on the nodes of slurm job " + job_id_ + " (sbcast): " +
+             SlurmError(copied);
+    }
+    staged_trainer_ = copy;
+    return "";
+  }
 
   // SLURM_TASKS_PER_NODE as Open MPI reads it: "2,1".
   std::string TasksPerNode() const {
@@ -192,6 +242,23 @@ class SlurmLauncher::Allocation {
   std::string node_list_;
   std::vector<std::string> nodes_;
   std::vector<int> cpus_;  // of each of nodes_
+  std::string staged_dir_;      // made on every node by Stage(); "" = none
+  std::string staged_trainer_;  // the trainer's copy in it
+
+  // A step of one task on each node of the allocation, running `command`.
+  std::vector<std::string> OnEachNode(const std::vector<std::string>& command) const {
+    const std::string n = std::to_string(std::max<std::size_t>(1, nodes_.size()));
+    std::vector<std::string> argv = {"srun",          "--jobid=" + job_id_, "--nodes=" + n, "--ntasks=" + n,
+                                     "--ntasks-per-node=1", "--quiet"};
+    argv.insert(argv.end(), command.begin(), command.end());
+    return argv;
+  }
+
+  // The first line of what a Slurm command said on failure.
+  static std::string SlurmError(const CommandOutput& output) {
+    const std::string& text = output.err.empty() ? output.out : output.err;
+    return text.empty() ? "exit " + std::to_string(output.exit_code) : FirstLine(text);
+  }
 };
 
 SlurmLauncher::SlurmLauncher(SlurmLauncherOptions options) : options_(std::move(options)) {
@@ -309,11 +376,18 @@ bool SlurmLauncher::EnsureAllocation(int ranks, LaunchResult& result, const std:
     return false;
   }
   allocation_ = std::make_unique<Allocation>(job_id, size);
+  const std::string not_staged = allocation_->Stage(options_.trainer, options_.slurm.stage_dir);
+  if (!not_staged.empty()) {
+    result.failure_reason = not_staged;
+    result.permanent = true;  // every allocation would meet it
+    allocation_.reset();
+    return false;
+  }
   return true;
 }
 
 std::vector<std::string> SlurmLauncher::TrainerArgv(const LaunchSpec& spec) const {
-  std::vector<std::string> argv = {options_.trainer};
+  std::vector<std::string> argv = {allocation_->Trainer(options_.trainer)};
   argv.insert(argv.end(), spec.trainer_args.begin(), spec.trainer_args.end());
   if (!spec.dataset_dir.empty()) {
     argv.insert(argv.end(), {"--dataset", spec.dataset_dir});
@@ -457,6 +531,12 @@ void SlurmLauncher::ReadEnd(const LaunchSpec& spec, const std::string& stderr_te
     result.host_failure = true;
     const std::string down = DownNodes(step.failed_nodes.empty() ? result.hosts : step.failed_nodes);
     result.failure_reason = which + " ended NODE_FAIL" + (down.empty() ? "" : ": " + down + " now");
+  } else if (state == "FAILED" && !step.cannot_execute.empty()) {
+    // Every step would meet it: the nodes cannot run the program as given.
+    result.permanent = true;
+    result.failure_reason = "the trainer cannot be executed on " +
+                            (step.exited_node.empty() ? std::string("a node") : "node " + step.exited_node) + ": " +
+                            step.cannot_execute + " (" + which + " ended FAILED)";
   } else if (state == "FAILED") {
     result.failure_reason = which + " ended FAILED: " + ExitDescription(program, wait_status);
   } else if (state != "COMPLETED") {

@@ -54,6 +54,12 @@ struct StepReport {
   // "CANCELLED", "NODE_FAIL" (also when srun only names a failed node),
   // "PREEMPTED" or "OUT_OF_MEMORY".
   std::string state;
+  // A node could not start the program ("slurmstepd: error: execve():
+  // /x/dmlbench-trainer: No such file or directory"): "<path>: <cause>",
+  // and the node whose task exited first ("srun: error: n1: task 0:
+  // Exited with exit code 2"); "" otherwise.
+  std::string cannot_execute;
+  std::string exited_node;
 };
 StepReport ReadStepReport(std::string_view srun_stderr);
 

@@ -328,6 +328,7 @@ TEST(MatrixSlurmTest, DefaultsWhenAbsent) {
   EXPECT_FALSE(slurm.launch_mpirun);
   EXPECT_TRUE(slurm.salloc_args.empty());
   EXPECT_TRUE(slurm.srun_args.empty());
+  EXPECT_EQ(slurm.stage_dir, "/tmp");
 }
 
 TEST(MatrixSlurmTest, EveryKeyIsRead) {
@@ -336,7 +337,8 @@ TEST(MatrixSlurmTest, EveryKeyIsRead) {
       "[slurm]\n"
       "partition = \"debug\"\naccount = \"proj-1\"\nqos = \"short\"\nconstraint = \"ib&avx2\"\n"
       "time_limit_min = 15\nallocation = \"per-run\"\nranks = \"per-node\"\n"
-      "salloc_args = [\"--exclusive\", \"--comment=a b\"]\nsrun_args = [\"--cpu-bind=cores\"]\n");
+      "salloc_args = [\"--exclusive\", \"--comment=a b\"]\nsrun_args = [\"--cpu-bind=cores\"]\n"
+      "stage_dir = \"/scratch/local\"\n");
   const SlurmOptions& slurm = experiment.execution.slurm;
   EXPECT_EQ(slurm.partition, "debug");
   EXPECT_EQ(slurm.account, "proj-1");
@@ -348,6 +350,7 @@ TEST(MatrixSlurmTest, EveryKeyIsRead) {
   EXPECT_FALSE(slurm.launch_mpirun);
   EXPECT_EQ(slurm.salloc_args, (std::vector<std::string>{"--exclusive", "--comment=a b"}));
   EXPECT_EQ(slurm.srun_args, (std::vector<std::string>{"--cpu-bind=cores"}));
+  EXPECT_EQ(slurm.stage_dir, "/scratch/local");
 }
 
 TEST(MatrixSlurmTest, HostileStringsAreKeptAsTheyAre) {
@@ -391,6 +394,12 @@ TEST(MatrixSlurmErrorTest, NulInAnArgument) {
 TEST(MatrixSlurmErrorTest, TimeLimitOutOfRange) {
   EXPECT_EQ(ErrorOfBody("[matrix]\nworkers = [1]\n[execution]\nprovider = \"slurm\"\n[slurm]\ntime_limit_min = 0\n"),
             "experiments/sweep.toml:8:18: time_limit_min must be between 1 and 525600, got 0");
+}
+
+TEST(MatrixSlurmErrorTest, StageDirMustBeAbsolute) {
+  EXPECT_EQ(ErrorOfBody("[matrix]\nworkers = [1]\n[execution]\nprovider = \"slurm\"\n[slurm]\nstage_dir = \"tmp\"\n"),
+            "experiments/sweep.toml:8:13: stage_dir must be an absolute path on the nodes' own disk (e.g. \"/tmp\"), "
+            "got \"tmp\"");
 }
 
 TEST(MatrixSlurmErrorTest, UnknownAllocation) {

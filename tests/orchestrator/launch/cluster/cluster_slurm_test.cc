@@ -136,9 +136,15 @@ TEST_F(ClusterSlurmTest, TheQuickstartMatrixCompletesOnTheClustersSlurm) {
   matrix.replace(matrix.find(local), local.size(), "provider = \"slurm\"");
   testing::WriteFile(dir_ / "quickstart.toml", matrix);
   const std::string db = dir_ / "results.db";
-  const CommandOutput run = testing::Dmlbench({"run", dir_ / "quickstart.toml", "--db", db, "--trainer",
-                                               DMLBENCH_TRAINER, "--dataset-dir", DMLBENCH_DATASET_DIR},
-                                              540);
+  // The trainer where a clone under /tmp builds it: a path no host sees
+  // (each has its own /tmp), as a user's build is on no node of many sites.
+  char unseen[] = "/tmp/dmlbench-unseen-XXXXXX";
+  ASSERT_NE(::mkdtemp(unseen), nullptr);
+  const std::string trainer = std::string(unseen) + "/dmlbench-trainer";
+  fs::copy_file(DMLBENCH_TRAINER, trainer);
+  const CommandOutput run = testing::Dmlbench(
+      {"run", dir_ / "quickstart.toml", "--db", db, "--trainer", trainer, "--dataset-dir", DMLBENCH_DATASET_DIR}, 540);
+  fs::remove_all(unseen);
   ASSERT_EQ(run.exit_code, 0) << run.err << run.out;
 
   Store store(db);

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <signal.h>
+#include <sys/mount.h>
 
 #include <atomic>
 #include <cctype>
@@ -14,6 +15,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -75,6 +77,18 @@ TEST(StepReportTest, NodeFailureSaidOnlyBySrun) {
                                                                     "srun: Complete StepId=1.3+0 received\n");
   EXPECT_EQ(report.state, "NODE_FAIL");
   EXPECT_EQ(report.failed_nodes, (std::vector<std::string>{"n1"}));
+}
+
+// A node that cannot start the program: slurmstepd's execve() error names
+// the path and the cause, srun the node.
+TEST(StepReportTest, AProgramANodeCannotExecuteIsNamedWithItsNode) {
+  const StepReport report = ReadStepReport(
+      std::string(kLaunched) +
+      "slurmstepd: error: execve(): /tmp/x/build/trainer/dmlbench-trainer: No such file or directory\n"
+      "srun: error: n1: task 0: Exited with exit code 2\n");
+  EXPECT_EQ(report.cannot_execute, "/tmp/x/build/trainer/dmlbench-trainer: No such file or directory");
+  EXPECT_EQ(report.exited_node, "n1");
+  EXPECT_EQ(ReadStepReport(kLaunched).cannot_execute, "");
 }
 
 TEST(StepReportTest, NothingLaunched) {
@@ -183,16 +197,31 @@ class SlurmSweepTest : public ::testing::Test {
     return testing::WriteScript(dir_ / "trainer", body);
   }
 
-  // The step id and node list of the first job step of the sweep that runs
-  // (waits up to 60 s; "" and "" when none ran).
+  // The step id and node list of a job step of the sweep's trainer running
+  // now ("" and "" when there is none): not a step that stages the trainer
+  // on the nodes (a shell) or removes it.
+  static std::pair<std::string, std::string> TrainerStep() {
+    std::istringstream steps(RunCommand({"squeue", "--steps", "--noheader", "--format=%i|%N|%j"}, 30).out);
+    for (std::string line; std::getline(steps, line);) {
+      const size_t dot = line.find('.');
+      const size_t bar = line.find('|');
+      const size_t name = line.rfind('|');
+      if (dot == std::string::npos || bar == std::string::npos || dot > bar ||
+          !std::isdigit(static_cast<unsigned char>(line[dot + 1]))) {
+        continue;
+      }
+      const std::string program = line.substr(name + 1);
+      if (program == "sh" || program == "rm") continue;
+      return {line.substr(0, bar), line.substr(bar + 1, name - bar - 1)};
+    }
+    return {"", ""};
+  }
+
+  // TrainerStep() once there is one (waits up to 60 s).
   static std::pair<std::string, std::string> RunningStep() {
     for (int i = 0; i < 600; ++i) {
-      const std::string steps = RunCommand({"squeue", "--steps", "--noheader", "--format=%i|%N"}, 30).out;
-      const size_t dot = steps.find('.');
-      if (dot != std::string::npos && std::isdigit(static_cast<unsigned char>(steps[dot + 1]))) {
-        const std::string line = steps.substr(0, steps.find('\n'));
-        return {line.substr(0, line.find('|')), line.substr(line.find('|') + 1)};
-      }
+      const auto step = TrainerStep();
+      if (!step.first.empty()) return step;
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
     return {"", ""};
@@ -293,11 +322,10 @@ TEST_F(SlurmSweepTest, StepCancelledFromOutsideIsRecordedAsCancelled) {
   std::thread outside([&finished] {
     // The run's step, once it runs: "<job>.<step>".
     while (!finished.load()) {
-      const std::string steps = RunCommand({"squeue", "--steps", "--noheader", "--format=%i"}, 30).out;
-      const size_t dot = steps.find('.');
-      if (dot != std::string::npos && std::isdigit(static_cast<unsigned char>(steps[dot + 1]))) {
+      const std::string step = TrainerStep().first;
+      if (!step.empty()) {
         std::this_thread::sleep_for(std::chrono::milliseconds(500));
-        RunCommand({"scancel", steps.substr(0, steps.find('\n'))}, 30);
+        RunCommand({"scancel", step}, 30);
         return;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -326,7 +354,8 @@ TEST_F(SlurmSweepTest, AllocationCancelledFromOutsideIsRecordedAndReplaced) {
   Store store(db());
   EXPECT_EQ(testing::Int(store, "SELECT count(*) FROM runs WHERE status = 'complete'"), 2);
   const std::string reason = testing::Text(store, "SELECT reason FROM attempts WHERE status = 'failed'");
-  EXPECT_NE(reason.find("slurm step 1.0 ended CANCELLED"), std::string::npos) << reason;
+  // Step 1.0 staged the trainer on the node.
+  EXPECT_NE(reason.find("slurm step 1.1 ended CANCELLED"), std::string::npos) << reason;
   // The runs after it ran in a new allocation.
   EXPECT_EQ(testing::Int(store, "SELECT count(*) FROM attempts WHERE status = 'ok' AND command_line LIKE "
                                 "'%# slurm job 2, step %'"),
@@ -365,6 +394,58 @@ TEST_F(SlurmSweepTest, MpirunInsideTheAllocation) {
                                 "command_line LIKE 'mpirun -np _ %# slurm job %: COMPLETED (mpirun exit 0)'"),
             2)
       << testing::Text(store, "SELECT group_concat(command_line, ' | ') FROM attempts");
+  EXPECT_TRUE(QueueEmpties());
+}
+
+// The nodes run a copy of the trainer that the allocation put on their own
+// disk ([slurm] stage_dir), gone once the allocation is given back.
+TEST_F(SlurmSweepTest, TheTrainerIsCopiedOntoTheNodesAndRemovedAfterTheSweep) {
+  const std::string stage = dir_ / "stage";
+  std::filesystem::create_directories(stage);
+  const std::string matrix = WriteTinyRunsMatrix("architecture = [\"ring\"]\nworkers = [1, 2]\n",
+                                                 "stage_dir = " + Quoted(stage) + "\n");
+  const CommandOutput run = Run(matrix);
+  ASSERT_EQ(run.exit_code, 0) << run.err << run.out << slurm_->logs();
+  Store store(db());
+  EXPECT_EQ(testing::Int(store, "SELECT count(*) FROM attempts WHERE status = 'ok' AND command_line LIKE 'srun % " +
+                                    stage + "/dmlbench-1/dmlbench-trainer %'"),
+            2)
+      << testing::Text(store, "SELECT group_concat(command_line, ' | ') FROM attempts");
+  EXPECT_TRUE(QueueEmpties());
+  EXPECT_TRUE(std::filesystem::is_empty(stage)) << "the trainer's copy was left on the node";
+}
+
+// What the nodes cannot do stops the sweep at its first run, naming it:
+// a stage_dir they cannot make a directory in, a copy they cannot execute.
+TEST_F(SlurmSweepTest, AStageDirTheNodesCannotUseStopsTheSweepNamingIt) {
+  const std::string matrix = WriteTinyRunsMatrix("architecture = [\"ring\", \"mpi\"]\n",
+                                                 "stage_dir = " + Quoted(dir_ / "missing") + "\n");
+  const CommandOutput run = Run(matrix);
+  EXPECT_NE(run.exit_code, 0);
+  Store store(db());
+  EXPECT_EQ(testing::Int(store, "SELECT count(*) FROM attempts"), 1) << "a sweep went on that no run could finish";
+  const std::string reason = testing::Text(store, "SELECT reason FROM attempts");
+  EXPECT_EQ(reason.substr(0, reason.find(": mkdir")),
+            "cannot make " + (dir_ / "missing") + "/dmlbench-1 on the nodes of slurm job 1 ([slurm] stage_dir)")
+      << reason;
+  EXPECT_NE(reason.find("No such file or directory"), std::string::npos) << reason;
+  EXPECT_TRUE(QueueEmpties());
+}
+
+TEST_F(SlurmSweepTest, ATrainerTheNodesCannotExecuteStopsTheSweepNamingIt) {
+  const std::string noexec = dir_ / "noexec";
+  std::filesystem::create_directories(noexec);
+  if (::mount("tmpfs", noexec.c_str(), "tmpfs", MS_NOEXEC, "size=64m") != 0) GTEST_SKIP() << "cannot mount a tmpfs";
+  const std::string matrix = WriteTinyRunsMatrix("architecture = [\"ring\", \"mpi\"]\n",
+                                                 "stage_dir = " + Quoted(noexec) + "\n");
+  const CommandOutput run = Run(matrix);
+  ::umount2(noexec.c_str(), MNT_DETACH);
+  EXPECT_NE(run.exit_code, 0);
+  Store store(db());
+  EXPECT_EQ(testing::Int(store, "SELECT count(*) FROM attempts"), 1) << "a sweep went on that no run could finish";
+  EXPECT_EQ(testing::Text(store, "SELECT reason FROM attempts"),
+            "the trainer cannot be executed on node n1: " + noexec +
+                "/dmlbench-1/dmlbench-trainer: Permission denied (slurm step 1.1 ended FAILED)");
   EXPECT_TRUE(QueueEmpties());
 }
 
@@ -557,7 +638,7 @@ TEST_F(SlurmTwoNodeTest, NodeSetDownUnderARunOfBothNodesStopsTheSweepNamingIt) {
   // The step on the lost node, then the allocation that could not start: neither counts as the run's failure.
   EXPECT_EQ(testing::Text(store, "SELECT group_concat(host_failure || ' ' || substr(reason, 1, 34), ', ') "
                                  "FROM (SELECT * FROM attempts ORDER BY attempt_id)"),
-            "1 slurm step 1.0 ended NODE_FAIL: n2, 1 slurm job 2 waits for nodes that a");
+            "1 slurm step 1.1 ended NODE_FAIL: n2, 1 slurm job 2 waits for nodes that a");
   EXPECT_EQ(testing::Text(store, "SELECT status FROM runs"), "failed");
   EXPECT_TRUE(QueueEmpties()) << "the pending allocation was not withdrawn";
 }
