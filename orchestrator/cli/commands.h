@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "orchestrator/core/run_spec.h"
 #include "orchestrator/store/store.h"
@@ -33,6 +34,7 @@ inline constexpr int kDataErrorStatus = 2;
 struct GlobalOptions {
   std::string db = "results.db";  // the results database
   int error_status = kErrorStatus;  // set by the chosen command as its parsing starts
+  std::vector<std::string> command_line;  // argv as the program was started, for a hint that repeats it
 };
 
 // Exit status of a run stopped by signal N (SIGINT 130, SIGTERM 143), as a

@@ -17,6 +17,7 @@ int Main(int argc, char** argv) {
   app.require_subcommand(1);
   app.fallthrough();
   GlobalOptions global;
+  global.command_line.assign(argv, argv + argc);
   app.add_option("--db", global.db, "results database")->capture_default_str();
   AddPlanCommand(app, global);
   AddRunCommand(app, global);

@@ -11,6 +11,7 @@
 #include <iostream>
 
 #include "orchestrator/cli/commands.h"
+#include "orchestrator/core/shell_quote.h"
 #include "orchestrator/core/terminal_text.h"
 #include "orchestrator/cli/launcher_factory.h"
 #include "orchestrator/cli/table.h"
@@ -150,7 +151,8 @@ void RunCommand(const GlobalOptions& global, const ExperimentInputs& inputs, con
   const SweepReport report = runner.Run(experiment, lock, g_cancel);
   PrintSummary(std::cout, experiment, report);
   if (report.cancelled) {
-    std::cerr << "dmlbench: interrupted; `dmlbench run " << TerminalText(inputs.matrix) << "` resumes\n";
+    // The same command line: the same database, trainer and choice of runs.
+    std::cerr << "dmlbench: interrupted; `" << TerminalText(ShellJoin(global.command_line)) << "` resumes\n";
     throw CLI::RuntimeError(ExitStatusOfSignal(g_signal == 0 ? SIGINT : g_signal));
   }
   if (!report.stopped.empty()) throw Error("stopped the sweep after " + report.stopped);

@@ -19,6 +19,7 @@
 #include "orchestrator/cli/launcher_factory.h"
 #include "orchestrator/core/build_info.h"
 #include "orchestrator/core/subprocess.h"
+#include "orchestrator/core/shell_quote.h"
 #include "orchestrator/store/store.h"
 #include "tests/orchestrator/support/dmlbench_program.h"
 #include "tests/orchestrator/support/run_fixture.h"
@@ -1112,8 +1113,13 @@ TEST_F(CliTest, SigintInterruptsTheCurrentRun) {
   ::waitpid(pid, &status, 0);
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 130);
-  EXPECT_NE(testing::ReadFile(dir_ / "err").find("dmlbench: interrupted; `dmlbench run " + matrix + "` resumes\n"),
-            std::string::npos);
+  // The hint repeats the command as given: with --db, following it resumes this sweep.
+  EXPECT_NE(testing::ReadFile(dir_ / "err").find("dmlbench: interrupted; `" +
+                                                 ShellJoin({testing::DmlbenchProgram(), "--db", db_, "run", matrix,
+                                                            "--trainer", trainer}) +
+                                                 "` resumes\n"),
+            std::string::npos)
+      << testing::ReadFile(dir_ / "err");
   EXPECT_NE(testing::ReadFile(dir_ / "out").find("0 complete (0 just now), 0 failed, 1 interrupted, 1 pending"),
             std::string::npos);
   Store store(db_, Store::Mode::kReadOnly);

@@ -551,7 +551,11 @@ TEST_P(SlurmSignalTest, CancelsTheAllocationAndMarksTheAttemptInterrupted) {
   ASSERT_NE(signalled, std::chrono::steady_clock::time_point{}) << "no step ran: " << err << out << slurm_->logs();
   EXPECT_EQ(ExitCode(orchestrator.status()), 128 + signal_number) << err << out;
   EXPECT_LT(std::chrono::duration<double>(exited - signalled).count(), 15) << "the orchestrator did not stop promptly";
-  EXPECT_NE(err.find("dmlbench: interrupted; `dmlbench run "), std::string::npos) << err;
+  EXPECT_NE(err.find("dmlbench: interrupted; `" +
+                     ShellJoin({testing::DmlbenchProgram(), "run", matrix, "--db", db(), "--trainer", trainer}) +
+                     "` resumes\n"),
+            std::string::npos)
+      << err;
   // The allocation was cancelled, not left to its time limit.
   bool gone = false;
   for (int i = 0; i < 50 && !gone; ++i) {
