@@ -1,6 +1,7 @@
 // `dmlbench run MATRIX`: executes the runs that are not complete, with live
-// progress on stderr, then prints the summary table. SIGINT and SIGTERM stop
-// the current run (stored as interrupted) and end with status 130 and 143.
+// progress on stderr, then prints the summary table. SIGINT, SIGTERM and
+// SIGHUP (a closed terminal or SSH session) stop the current run (stored as
+// interrupted) and end with status 130, 143 and 129.
 #include <signal.h>
 #include <unistd.h>
 
@@ -24,7 +25,7 @@ namespace dmlbench {
 namespace {
 
 std::atomic<bool> g_cancel{false};
-volatile std::sig_atomic_t g_signal = 0;  // the first SIGINT or SIGTERM
+volatile std::sig_atomic_t g_signal = 0;  // the first SIGINT, SIGTERM or SIGHUP
 
 void OnSignal(int signal_number) {
   if (g_signal == 0) g_signal = signal_number;
@@ -37,6 +38,10 @@ void InstallSignalHandlers() {
   sigemptyset(&action.sa_mask);
   ::sigaction(SIGINT, &action, nullptr);
   ::sigaction(SIGTERM, &action, nullptr);
+  ::sigaction(SIGHUP, &action, nullptr);
+  // With the terminal gone, what is printed to it must not kill the sweep
+  // before it stored the attempt it stopped.
+  ::signal(SIGPIPE, SIG_IGN);
 }
 
 void PrintSummary(std::ostream& out, const Experiment& experiment, const SweepReport& report) {

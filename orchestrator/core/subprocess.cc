@@ -84,6 +84,7 @@ struct Prepared {
   ::signal(SIGPIPE, SIG_DFL);
   ::signal(SIGINT, SIG_DFL);
   ::signal(SIGTERM, SIG_DFL);
+  ::signal(SIGHUP, SIG_DFL);
   // "0" moves the writing process itself (cgroup v1 and v2).
   if (p.cgroup.get() >= 0 && ::write(p.cgroup.get(), "0", 1) != 1) Report(status_fd, StartStage::kCgroup, errno);
   if (p.netns.get() >= 0 && ::setns(p.netns.get(), CLONE_NEWNET) != 0) {

@@ -1146,6 +1146,32 @@ TEST_F(CliTest, SigtermInterruptsTheCurrentRunWithStatus143) {
   EXPECT_EQ(Text(store, "SELECT status FROM runs"), "interrupted");
 }
 
+// A closed terminal or SSH session (SIGHUP) stops the sweep as SIGTERM
+// does: the attempt is stored as interrupted, its output is not left here,
+// and the status is 129.
+TEST_F(CliTest, SighupInterruptsTheCurrentRunWithStatus129) {
+  const std::string matrix = WriteMatrix("workers = [1]\n");
+  const pid_t pid =
+      StartDmlbench({"--db", db_, "run", matrix, "--trainer", SlowTrainer("60")}, dir_ / "out", dir_ / "err");
+  ASSERT_GT(pid, 0);
+  ASSERT_TRUE(WaitFor(db_, "SELECT count(*) FROM attempts WHERE world_size IS NOT NULL"));
+  ::kill(pid, SIGHUP);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status)) << testing::ReadFile(dir_ / "err");
+  EXPECT_EQ(WEXITSTATUS(status), 129);
+  Store store(db_, Store::Mode::kReadOnly);
+  EXPECT_EQ(Text(store, "SELECT status FROM runs"), "interrupted");
+  EXPECT_EQ(Text(store, "SELECT status FROM attempts"), "interrupted");
+  // The trainer is gone, and so is the attempt's output directory.
+  std::istringstream pids(testing::ReadFile(dir_ / "pids"));
+  for (pid_t trainer_pid; pids >> trainer_pid;) EXPECT_FALSE(Running(trainer_pid)) << trainer_pid;
+  for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::temp_directory_path())) {
+    EXPECT_EQ(entry.path().filename().string().find("dmlbench-output-" + std::to_string(pid) + "-"),
+              std::string::npos);
+  }
+}
+
 // ---- what `query` shows --------------------------------------------------
 
 TEST_F(CliTest, QueryTableShowsEveryLineOfEveryValue) {
