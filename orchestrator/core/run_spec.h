@@ -196,6 +196,9 @@ struct ShownParams {
 ShownParams VaryingIn(const std::vector<RunParams>& runs);
 ShownParams VaryingIn(const std::vector<PlannedRun>& runs);
 
+// The most hidden layers a run has, and the widest one.
+inline constexpr int kMaxHiddenLayers = 16;
+inline constexpr int kMaxLayerSize = 65536;
 // The longest experiment name or tag.
 inline constexpr std::size_t kMaxNameLength = 64;
 // Whether `name` can name an experiment or a tag: 1 to kMaxNameLength

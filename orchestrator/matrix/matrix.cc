@@ -44,8 +44,6 @@ constexpr int kMaxWorkers = 64;
 constexpr int kMaxServers = 64;
 constexpr int kMaxBatchSize = 65536;
 constexpr int kMaxEpochs = 10000;
-constexpr int kMaxHiddenLayers = 16;
-constexpr int kMaxLayerSize = 65536;
 constexpr int kMaxRepetitions = 1000;
 constexpr int kMaxAttempts = 100;
 

@@ -1,5 +1,7 @@
 #include "orchestrator/store/store.h"
 
+#include "orchestrator/core/toml_reader.h"
+#include "orchestrator/store/checked_text.h"
 #include "orchestrator/store/gzip.h"
 #include "orchestrator/store/store_impl.h"
 
@@ -31,14 +33,6 @@ std::string JoinInts(const std::vector<int>& values) {
     out += std::to_string(values[i]);
   }
   return out;
-}
-
-// "128,32" -> {128, 32}; the hidden column's text.
-std::vector<int> SplitInts(const std::string& text) {
-  std::vector<int> values;
-  std::istringstream parts(text);
-  for (std::string part; std::getline(parts, part, ',');) values.push_back(std::stoi(part));
-  return values;
 }
 
 std::string JoinStrings(const std::vector<std::string>& values) {
@@ -99,19 +93,25 @@ std::string RunColumns(const Store& store) {
 // How many columns RunColumns() selects; a statement's own columns follow.
 constexpr int kRunColumnCount = 28;
 
-// A run from the current row of a statement that selects RunColumns();
-// without its tags and experiments.
-RunRecord ReadRun(SQLite::Statement& select) {
+// A run from the current row of a statement of database `db` that selects
+// RunColumns(); without its tags and experiments. Its key and layers are
+// checked (checked_text.h): paths and models are built from them.
+RunRecord ReadRun(SQLite::Statement& select, const std::string& db) {
   RunRecord run;
   run.run_id = select.getColumn(0).getInt64();
-  run.run_key = select.getColumn(1).getString();
+  run.run_key = CheckedRunKey(db, run.run_id, select.getColumn(1).getString());
   RunParams& p = run.params;
-  p.architecture = FromText<Architecture>(select.getColumn(2).getString()).value_or(Architecture::kRing);
+  const std::string architecture = select.getColumn(2).getString();
+  if (!FromText<Architecture>(architecture)) {
+    throw StoreError(db + ": run " + std::to_string(run.run_id) + ": runs.architecture is not one of ring, mpi, ps, "
+                     "p2p, got " + dmlbench::Quoted(architecture), -1);
+  }
+  p.architecture = *FromText<Architecture>(architecture);
   p.workers = select.getColumn(3).getInt();
   p.servers = select.getColumn(4).getInt();
   p.batch_size = select.getColumn(5).getInt();
   p.epochs = select.getColumn(6).getInt();
-  p.hidden = SplitInts(select.getColumn(7).getString());
+  p.hidden = CheckedLayerWidths(db, run.run_id, select.getColumn(7).getString());
   p.learning_rate = select.getColumn(8).getDouble();
   p.overlap = select.getColumn(9).getInt() != 0;
   p.bucket_bytes = select.getColumn(10).getInt64();
@@ -198,7 +198,7 @@ std::unordered_map<std::string, RunRecord> Store::FindRuns(const std::vector<std
     for (const std::string& key : run_keys) {
       select.bind(1, key);
       if (select.executeStep()) {
-        RunRecord run = ReadRun(select);
+        RunRecord run = ReadRun(select, path_);
         tags.bind(1, run.run_id);
         while (tags.executeStep()) run.tags.push_back(tags.getColumn(0).getString());
         tags.reset();
@@ -232,7 +232,7 @@ std::vector<RunRecord> Store::Runs() const {
     SQLite::Statement select(impl_->db, "SELECT " + RunColumns(*this) + " FROM runs r ORDER BY r.run_id");
     std::vector<RunRecord> runs;
     while (select.executeStep()) {
-      RunRecord run = ReadRun(select);
+      RunRecord run = ReadRun(select, path_);
       if (auto it = tags.find(run.run_id); it != tags.end()) run.tags = std::move(it->second);
       if (auto it = experiments.find(run.run_id); it != experiments.end()) run.experiments = std::move(it->second);
       runs.push_back(std::move(run));
@@ -257,7 +257,7 @@ std::vector<CompleteRun> Store::CompleteRuns(const std::vector<std::string>& exp
     for (std::size_t i = 0; i < experiments.size(); ++i) select.bind(static_cast<int>(i) + 1, experiments[i]);
     std::vector<CompleteRun> runs;
     while (select.executeStep()) {
-      RunRecord record = ReadRun(select);
+      RunRecord record = ReadRun(select, path_);
       CompleteRun run;
       run.run_id = record.run_id;
       run.run_key = std::move(record.run_key);
@@ -421,7 +421,9 @@ void Store::Forget(const std::vector<RunRecord>& runs, const std::string& filter
   });
   for (const RunRecord& run : runs) {
     std::error_code ignored;
-    std::filesystem::remove_all(logs_dir() + "/" + run.run_key, ignored);
+    std::filesystem::remove_all(PathInside(path_, logs_dir(), CheckedRunKey(path_, run.run_id, run.run_key),
+                                           "the logs of run " + std::to_string(run.run_id)),
+                                ignored);
   }
 }
 
@@ -578,6 +580,9 @@ std::vector<AttemptRecord> Store::Attempts(std::int64_t run_id) const {
       attempt.status = FromText<AttemptState>(select.getColumn(2).getString()).value_or(AttemptState::kRunning);
       attempt.reason = select.getColumn(3).getString();
       attempt.log_dir = select.getColumn(4).getString();
+      if (!attempt.log_dir.empty()) {
+        PathInside(path_, logs_dir(), attempt.log_dir, "attempts.log_dir of attempt " + std::to_string(attempt.attempt_id));
+      }
       attempt.note = select.getColumn(5).getString();
       attempts.push_back(std::move(attempt));
     }
@@ -617,12 +622,13 @@ void Store::KeepAttemptLogs(std::int64_t attempt_id, const std::vector<AttemptLo
   if (logs.empty()) return;
   const std::string dir = WithStoreErrors(path_, [&] {
     SQLite::Statement select(impl_->db, R"(
-      SELECT r.run_key, a.number FROM attempts a JOIN runs r USING (run_id) WHERE a.attempt_id = ?)");
+      SELECT r.run_key, a.number, r.run_id FROM attempts a JOIN runs r USING (run_id) WHERE a.attempt_id = ?)");
     select.bind(1, attempt_id);
     if (!select.executeStep()) {
       throw StoreError(path_ + ": attempt " + std::to_string(attempt_id) + " does not exist", -1);
     }
-    return select.getColumn(0).getString() + "/attempt-" + std::to_string(select.getColumn(1).getInt());
+    return CheckedRunKey(path_, select.getColumn(2).getInt64(), select.getColumn(0).getString()) + "/attempt-" +
+           std::to_string(select.getColumn(1).getInt());
   });
   std::error_code error;
   std::filesystem::create_directories(logs_dir() + "/" + dir, error);
@@ -671,6 +677,7 @@ std::vector<AttemptLog> Store::AttemptLogs(std::int64_t attempt_id) const {
       if (!select.getColumn(0).isNull()) log.rank = select.getColumn(0).getInt();
       log.stream = select.getColumn(1).getString();
       log.file = select.getColumn(2).getString();
+      PathInside(path_, logs_dir(), log.file, "attempt_logs.file of attempt " + std::to_string(attempt_id));
       log.bytes = select.getColumn(3).getInt64();
       logs.push_back(std::move(log));
     }
