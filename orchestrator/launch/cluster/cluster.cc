@@ -11,6 +11,7 @@
 #include <exception>
 #include <filesystem>
 #include <functional>
+#include <iostream>
 #include <sstream>
 #include <thread>
 
@@ -20,6 +21,7 @@
 #include "orchestrator/launch/cluster/host_setup.h"
 #include "orchestrator/launch/cluster/links.h"
 #include "orchestrator/launch/cluster/privileges.h"
+#include "orchestrator/launch/cluster/subnet_lock.h"
 
 namespace dmlbench {
 namespace {
@@ -30,24 +32,9 @@ constexpr int kMaxHosts = 64;
 constexpr double kUsableCoreFraction = 0.9;
 constexpr int kFirstHostOctet = 10;          // host i (1-based) is .10+i
 
-// Serialises subnet choice between clusters being brought up at once: the
-// bridge address that claims the /24 exists before the lock is released.
-class SubnetLock {
- public:
-  SubnetLock() {
-    const fs::path path = fs::temp_directory_path() / "dmlbench-cluster-subnet.lock";
-    fd_ = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (fd_ < 0 || flock(fd_, LOCK_EX) != 0) {
-      throw ClusterError("cannot lock " + path.string() + ": " + std::strerror(errno));
-    }
-  }
-  ~SubnetLock() { close(fd_); }
-  SubnetLock(const SubnetLock&) = delete;
-  SubnetLock& operator=(const SubnetLock&) = delete;
-
- private:
-  int fd_ = -1;
-};
+// How long `up` waits for another `up` choosing its subnet: that takes
+// well under a second (a bridge and its address).
+constexpr double kSubnetLockWaitS = 60;
 
 bool SameShaping(const NetworkProfile& a, const NetworkProfile& b) {
   return a.bandwidth_bits_per_s == b.bandwidth_bits_per_s && a.latency_s == b.latency_s;
@@ -209,8 +196,8 @@ void MakeDirectories(const ClusterState& state, CommandRunner& runner) {
 
 // Chooses a free /24, makes the bridge that claims it, and names the hosts
 // on it.
-void AddBridgeOnAFreeSubnet(ClusterState& state, int hosts, CommandRunner& runner) {
-  SubnetLock lock;
+void AddBridgeOnAFreeSubnet(ClusterState& state, int hosts, CommandRunner& runner, const InterruptCheck& interrupted) {
+  const SubnetLock lock(SubnetLockPath(), kSubnetLockWaitS, std::cerr, interrupted);
   const Subnet subnet = ChooseSubnet(RunChecked(runner, {"ip", "-o", "-4", "addr", "show"}),
                                      RunChecked(runner, {"ip", "-4", "route", "show", "table", "all"}),
                                      static_cast<int>(std::hash<std::string>()(state.name) % 256));
@@ -256,7 +243,7 @@ ClusterState BringUp(const ClusterOptions& options, ClusterState state, CommandR
   const InterruptCheck interrupted = [cancel] { ThrowIfCancelled(cancel); };
   MakeDirectories(state, runner);
   interrupted();
-  AddBridgeOnAFreeSubnet(state, options.hosts, runner);
+  AddBridgeOnAFreeSubnet(state, options.hosts, runner, interrupted);
   // sshd refuses to start without its privilege separation directory.
   std::error_code error;
   fs::create_directories("/run/sshd", error);
