@@ -142,7 +142,7 @@ bool LabelsInRange(std::span<const std::uint8_t> labels) {
 
 // The cached copy at `path`, mapped, if it is one whole and sound (Whole).
 std::optional<Dataset> ReadCache(const std::string& path, const std::string& directory) {
-  const FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  const FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
   if (fd.get() < 0) return std::nullopt;
   Header header;
   if (::pread(fd.get(), &header, sizeof header, 0) != ssize_t(sizeof header) || !Whole(fd.get(), header))
@@ -200,14 +200,15 @@ bool WriteCopy(int fd, const Dataset& dataset) {
          ::ftruncate(fd, off_t(layout.file_bytes)) == 0 && ::futimens(fd, times) == 0 && ::fsync(fd) == 0;
 }
 
-// Keeps `dataset` at `path`: written whole under a name of this process's,
+// Keeps `dataset` at `path`: written whole under a new name no one could
+// have placed beforehand (mkostemp: created, never opened through a link),
 // then renamed over it. Failures leave no file behind and are not reported.
 void WriteCache(const std::string& path, const Dataset& dataset) {
   if (dataset.sha256.size() != kSha256Hex) return;
-  const std::string temporary = path + "." + std::to_string(::getpid()) + ".tmp";
+  std::string temporary = path + ".XXXXXX";
   bool written = false;
   {
-    const FileDescriptor fd(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+    const FileDescriptor fd(::mkostemp(temporary.data(), O_CLOEXEC));
     if (fd.get() < 0) return;
     written = WriteCopy(fd.get(), dataset);
   }
@@ -241,11 +242,14 @@ void PruneCache(const std::string& cache_dir, const std::string& kept_path) {
   for (std::size_t i = kKeptCopies - 1; i < copies.size(); ++i) fs::remove(copies[i].second, error);
 }
 
-// Whether `directory` exists and belongs to this user: the ranks trust what
-// they read from it, so nobody else may have put it there.
+// Whether `directory` is a directory of this user's alone: not a link
+// (lstat), this user's, and writable by no one else. The ranks trust what
+// they read from it and write into it, so nobody else may have put it or
+// anything in it there.
 bool Ours(const std::string& directory) {
   struct stat info {};
-  return ::stat(directory.c_str(), &info) == 0 && S_ISDIR(info.st_mode) && info.st_uid == ::geteuid();
+  return ::lstat(directory.c_str(), &info) == 0 && S_ISDIR(info.st_mode) && info.st_uid == ::geteuid() &&
+         (info.st_mode & (S_IWGRP | S_IWOTH)) == 0;
 }
 
 }  // namespace

@@ -23,12 +23,17 @@ std::string ClusterStateDir(const ExecutionOptions& execution) {
   return state_dir.empty() ? "." : state_dir;
 }
 
-// Where this machine keeps the SSH hosts' lock files.
-std::string HostLockDir() {
+// <this user's cache directory>/dmlbench/<name>: $XDG_CACHE_HOME when set
+// to an absolute path, else ~/.cache. A directory of this user's, never a
+// shared one such as /tmp.
+std::string UserCacheDir(const std::string& name) {
   const char* cache = std::getenv("XDG_CACHE_HOME");
-  if (cache != nullptr && *cache == '/') return std::string(cache) + "/dmlbench/host-locks";
-  return ExpandLocalPath("~/.cache/dmlbench/host-locks", "");
+  if (cache != nullptr && *cache == '/') return std::string(cache) + "/dmlbench/" + name;
+  return ExpandLocalPath("~/.cache/dmlbench/" + name, "");
 }
+
+// Where this machine keeps the SSH hosts' lock files.
+std::string HostLockDir() { return UserCacheDir("host-locks"); }
 
 // "alice@10.0.0.1:22.lock"; characters a file name cannot hold become '_'.
 std::string HostLockName(const InventoryHost& host) {
@@ -77,8 +82,7 @@ std::unique_ptr<Launcher> MakeLauncher(const ExecutionOptions& execution, const 
       options.trainer = paths.trainer;
       options.mpirun = paths.mpirun;
       // This user's, on this machine: decoded by the first run, reused by the next.
-      options.dataset_cache_dir =
-          (std::filesystem::temp_directory_path() / ("dmlbench-" + std::to_string(::geteuid()) + "-datasets")).string();
+      options.dataset_cache_dir = UserCacheDir("dataset-cache");
       return std::make_unique<LocalLauncher>(options);
     }
     case Provider::kSsh:

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <chrono>
@@ -216,6 +217,53 @@ TEST_F(DatasetCacheTest, TheDirectoryKeepsTheThreeCopiesUsedLast) {
 TEST_F(DatasetCacheTest, ACacheThatCannotBeMadeIsNoError) {
   { std::ofstream(dir_ / "file") << "x"; }
   ExpectSame(LoadDatasetCached(data_, (dir_ / "file" / "cache").string()), LoadDataset(data_));
+}
+
+// The cache directory must be this user's alone: a link to a directory (even
+// one of this user's), or one that others can write, is not used, and
+// nothing is written through it.
+TEST_F(DatasetCacheTest, ACacheDirectoryThatIsALinkIsNotUsed) {
+  const fs::path elsewhere = dir_ / "elsewhere";
+  fs::create_directories(elsewhere);
+  fs::permissions(elsewhere, fs::perms::owner_all);
+  fs::create_directory_symlink(elsewhere, cache_);
+  ExpectSame(LoadDatasetCached(data_, cache_), LoadDataset(data_));
+  EXPECT_TRUE(fs::is_empty(elsewhere));
+}
+
+TEST_F(DatasetCacheTest, ACacheDirectoryOthersCanWriteIsNotUsed) {
+  fs::create_directories(cache_);
+  fs::permissions(cache_, fs::perms::all);
+  ExpectSame(LoadDatasetCached(data_, cache_), LoadDataset(data_));
+  EXPECT_TRUE(fs::is_empty(cache_));
+}
+
+TEST_F(DatasetCacheTest, ACacheDirectoryOfAnotherUserIsNotUsed) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root, to give the directory to another user";
+  fs::create_directories(cache_);
+  fs::permissions(cache_, fs::perms::owner_all);
+  ASSERT_EQ(::chown(cache_.c_str(), 65534, 65534), 0);
+  ExpectSame(LoadDatasetCached(data_, cache_), LoadDataset(data_));
+  EXPECT_TRUE(fs::is_empty(cache_));
+}
+
+// A link placed beforehand at a name a writer could have picked (the copy's
+// name with this process's id) is not written through.
+TEST_F(DatasetCacheTest, AWriterOpensNoLinkPlacedBeforehand) {
+  fs::create_directories(cache_);
+  fs::permissions(cache_, fs::perms::owner_all);
+  const std::string victim = (dir_ / "victim").string();
+  { std::ofstream(victim) << "kept"; }
+  const std::string copy = DatasetCachePath(data_, cache_);
+  for (const std::string& name : {copy + "." + std::to_string(::getpid()) + ".tmp", copy + ".tmp"}) {
+    fs::create_symlink(victim, name);
+  }
+  LoadDatasetCached(data_, cache_);
+  std::ifstream in(victim);
+  std::string text;
+  in >> text;
+  EXPECT_EQ(text, "kept");
+  EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(copy)));
 }
 
 TEST_F(DatasetCacheTest, MissingFilesAreTheDatasetsError) {
