@@ -2,8 +2,12 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+
+#include "common/sha256.h"
+#include "orchestrator/launch/cluster/cluster_state.h"
 
 #include "orchestrator/launch/cluster/cluster.h"
 #include "orchestrator/launch/cluster/cluster_launcher.h"
@@ -94,7 +98,6 @@ std::unique_ptr<Launcher> MakeLauncher(const ExecutionOptions& execution, const 
       options.slurm = execution.slurm;
       options.trainer = paths.trainer;
       options.mpirun = paths.mpirun;
-      options.largest_ranks = paths.largest_ranks;
       // In the work directory the SSH provider uses by default, under this
       // user's home as the nodes see it (the same path on a cluster's nodes;
       // each emulated host its own).
@@ -104,6 +107,56 @@ std::unique_ptr<Launcher> MakeLauncher(const ExecutionOptions& execution, const 
     }
   }
   throw LaunchError("provider '" + std::string(Text(execution.provider)) + "' is not available in this build");
+}
+
+namespace {
+
+std::string MachineName() {
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0 || host[0] == '\0') return "localhost";
+  return host;
+}
+
+// `name` when short enough, else its start, the count of what was cut and a
+// hash of the whole, together kMaxSystemNameLength characters at most.
+std::string Bounded(const std::string& name) {
+  if (name.size() <= kMaxSystemNameLength) return name;
+  const std::string tail = "... #" + Sha256Hex(name).substr(0, 12);
+  return name.substr(0, kMaxSystemNameLength - tail.size()) + tail;
+}
+
+}  // namespace
+
+std::string SystemOf(const ExecutionOptions& execution) {
+  if (!execution.system.empty()) return execution.system;
+  switch (execution.provider) {
+    case Provider::kLocal:
+      return Bounded("local/" + MachineName());
+    case Provider::kSlurm:
+      return Bounded("slurm/" + MachineName() + "/" +
+                     (execution.slurm.partition.empty() ? "default" : execution.slurm.partition));
+    case Provider::kSsh: {
+      const Inventory inventory = LoadInventory(execution.inventory);
+      if (!inventory.system.empty()) return inventory.system;
+      std::vector<std::string> names;
+      for (const InventoryHost& host : inventory.hosts) names.push_back(host.name);
+      std::sort(names.begin(), names.end());
+      std::string joined;
+      for (const std::string& name : names) joined += (joined.empty() ? "" : ",") + name;
+      return Bounded("ssh/" + joined);
+    }
+    case Provider::kCluster: {
+      const std::string state_dir = ClusterStateDir(execution);
+      std::string name = "main";
+      if (std::filesystem::exists(state_dir + "/inventory.toml")) {
+        const Inventory inventory = LoadInventory(state_dir + "/inventory.toml");
+        if (!inventory.system.empty()) return inventory.system;
+        name = LoadClusterState(state_dir).name;
+      }
+      return Bounded("cluster/" + MachineName() + "/" + name);
+    }
+  }
+  return "";
 }
 
 std::optional<HostSlots> SlotsOf(const ExecutionOptions& execution) {

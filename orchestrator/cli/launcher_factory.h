@@ -23,7 +23,6 @@ struct LauncherPaths {
   std::string mpirun = "mpirun";
   std::string dataset_dir;  // IDX files of `fashion-mnist` runs; "" when no run needs them
                             // (ssh and cluster copy it to every host)
-  int largest_ranks = 1;    // ranks of the sweep's largest run (slurm: the size of its allocation)
   std::string db;           // the database of the sweep (slurm: the name of its jobs)
 };
 
@@ -43,6 +42,16 @@ std::unique_ptr<HostPoolLock> LockHostPool(const ExecutionOptions& execution, co
 // emulated cluster when one is up. nullopt for this machine (it
 // oversubscribes) and for a cluster that is not up. Throws InventoryError.
 std::optional<HostSlots> SlotsOf(const ExecutionOptions& execution);
+
+// The name of the system `execution` measures on, part of every run's key
+// (DESIGN.md section 5), read without contacting any host: the matrix's
+// [execution] system, else the inventory's `system`, else the provider's
+// default: "local/<this machine>", "ssh/<the inventory's host names>",
+// "cluster/<this machine>/<the cluster's name>" ("main" when no cluster is
+// up), "slurm/<this machine>/<partition>" ("default" for Slurm's). A default
+// longer than kMaxSystemNameLength keeps its start and ends with a hash of
+// the whole. Throws InventoryError for a bad inventory.
+std::string SystemOf(const ExecutionOptions& execution);
 
 }  // namespace dmlbench
 

@@ -11,6 +11,7 @@
 #include "orchestrator/cli/commands.h"
 #include "orchestrator/cli/launcher_factory.h"
 #include "orchestrator/core/subprocess.h"
+#include "orchestrator/core/terminal_text.h"
 #include "orchestrator/launch/launcher.h"
 #include "orchestrator/cli/table.h"
 #include "orchestrator/filter/filter.h"
@@ -94,23 +95,28 @@ void PrintPlanTable(const std::vector<PlanItem>& plan, const std::vector<Column>
     headers.push_back(column.header);
     right.push_back(column.right);
   }
-  headers.insert(headers.end(), {"split", "state", "attempts", "last failure"});
-  right.insert(right.end(), {false, false, true, false});
+  headers.insert(headers.end(), {"split", "state", "measured on", "attempts", "last failure"});
+  right.insert(right.end(), {false, false, false, true, false});
 
   std::vector<std::vector<std::string>> rows;
   int index = 0;
   for (const PlanItem& item : plan) {
     std::vector<std::string> row = {std::to_string(++index), item.run_key.substr(0, 12)};
     for (const Column& column : parameters) row.push_back(column.value(item.run.params));
-    row.insert(row.end(), {item.run.split, std::string(Text(item.state)),
+    // A stored run: the system its attempts ran on, or that none was recorded.
+    const std::string measured_on =
+        item.attempts == 0 ? "" : item.system.empty() ? "(not recorded)" : TerminalText(item.system);
+    row.insert(row.end(), {item.run.split, std::string(Text(item.state)), measured_on,
                            item.attempts ? std::to_string(item.attempts) : "", Shorten(item.failure_reason, 60)});
     rows.push_back(std::move(row));
   }
   PrintTable(std::cout, headers, rows, right);
 }
 
-// "<experiment>: 3 of 12 runs: 1 complete, 2 pending, ..."
-void PrintPlanSummary(const std::string& experiment, const std::vector<PlanItem>& plan, std::size_t planned) {
+// "<experiment>: 3 of 12 runs: 1 complete, 2 pending, ..." and the system
+// they are measured on.
+void PrintPlanSummary(const std::string& experiment, const std::vector<PlanItem>& plan, std::size_t planned,
+                      const std::string& system) {
   std::map<RunState, int> counts;
   for (const PlanItem& item : plan) ++counts[item.state];
   std::cout << experiment << ": "
@@ -119,6 +125,14 @@ void PrintPlanSummary(const std::string& experiment, const std::vector<PlanItem>
             << " complete, " << counts[RunState::kPending] << " pending, " << counts[RunState::kFailed]
             << " failed, " << counts[RunState::kInterrupted] << " interrupted";
   if (counts[RunState::kRunning]) std::cout << ", " << counts[RunState::kRunning] << " running";
+  std::cout << "\n";
+  int unrecorded = 0;
+  for (const PlanItem& item : plan) unrecorded += item.attempts > 0 && item.system.empty();
+  std::cout << "system: " << TerminalText(system);
+  if (unrecorded) {
+    std::cout << " (" << unrecorded << (unrecorded == 1 ? " run was" : " runs were")
+              << " stored before systems were recorded: found wherever they ran)";
+  }
   std::cout << "\n";
 }
 
@@ -129,11 +143,12 @@ void PlanCommand(const GlobalOptions& global, const ExperimentInputs& inputs, co
   const std::string trainer_sha = TrainerSha256(inputs);
   const bool exists = std::filesystem::exists(global.db);
   Store store(exists ? global.db : ":memory:", exists ? Store::Mode::kReadOnly : Store::Mode::kReadWrite);
-  const std::vector<PlanItem> planned = Plan(experiment, store, {inputs.trainer, trainer_sha, dataset_dir});
+  const std::string system = SystemOf(experiment.execution);
+  const std::vector<PlanItem> planned = Plan(experiment, store, {inputs.trainer, trainer_sha, dataset_dir, system});
   const std::vector<PlanItem> plan = Select(planned, filter, experiment.name, trainer_sha);
   if (const std::optional<HostSlots> slots = SlotsOf(experiment.execution)) CheckSlots(plan, *slots);
   PrintPlanTable(plan, ParameterColumns(VaryingIn(experiment.runs)));
-  PrintPlanSummary(experiment.name, plan, planned.size());
+  PrintPlanSummary(experiment.name, plan, planned.size(), system);
 }
 
 }  // namespace

@@ -151,6 +151,7 @@ void RunCommand(const GlobalOptions& global, const ExperimentInputs& inputs, con
   options.progress = &std::cerr;
   options.progress_redraws = ::isatty(STDERR_FILENO) != 0;
   options.slots = SlotsOf(experiment.execution);
+  options.system = SystemOf(experiment.execution);
   Runner runner(store, *launcher, options);
   InstallSignalHandlers();
   const SweepReport report = runner.Run(experiment, lock, g_cancel);

@@ -32,6 +32,13 @@ bool IsValidName(std::string_view name) {
          });
 }
 
+bool IsValidSystemName(std::string_view name) {
+  return !name.empty() && name.size() <= kMaxSystemNameLength && name.front() != ' ' && name.back() != ' ' &&
+         std::none_of(name.begin(), name.end(), [](char c) {
+           return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+         });
+}
+
 ShownParams VaryingIn(const std::vector<RunParams>& runs) {
   ShownParams varying;
   if (runs.empty()) return varying;
@@ -122,8 +129,9 @@ std::string ConfigurationJson(const RunParams& params) {
 }
 
 std::string RunKey(const RunParams& params, const std::string& trainer_sha256,
-                   const std::string& dataset_sha256) {
-  return Sha256Hex(CanonicalJson(params) + trainer_sha256 + dataset_sha256);
+                   const std::string& dataset_sha256, const std::string& system) {
+  return Sha256Hex(CanonicalJson(params) + trainer_sha256 + dataset_sha256 +
+                   (system.empty() ? "" : "\nsystem:" + system));
 }
 
 }  // namespace dmlbench

@@ -124,6 +124,10 @@ struct SlurmOptions {
 
 struct ExecutionOptions {
   Provider provider = Provider::kLocal;
+  // [execution] system: the name of where the runs are measured, part of
+  // each run's key; "" = the inventory's, else the provider's default
+  // (cli/launcher_factory.h SystemOf).
+  std::string system;
   std::string inventory;                 // ssh: inventory file (relative to the matrix file)
   double timeout_s = 900;                // per run
   int attempts = 2;                      // tries per run before it is failed
@@ -199,6 +203,12 @@ ShownParams VaryingIn(const std::vector<PlannedRun>& runs);
 // The most hidden layers a run has, and the widest one.
 inline constexpr int kMaxHiddenLayers = 16;
 inline constexpr int kMaxLayerSize = 65536;
+// The longest system name (a run's `system`, DESIGN.md section 5).
+inline constexpr std::size_t kMaxSystemNameLength = 128;
+// Whether `name` can name a system: 1 to kMaxSystemNameLength printable
+// characters (no control character), not starting or ending with a space.
+bool IsValidSystemName(std::string_view name);
+
 // The longest experiment name or tag.
 inline constexpr std::size_t kMaxNameLength = 64;
 // Whether `name` can name an experiment or a tag: 1 to kMaxNameLength
@@ -215,10 +225,12 @@ std::string ArchitectureLabel(Architecture architecture, int servers);
 std::string Describe(const RunParams& params, const ShownParams& shown = {});
 
 // The canonical form of the parameters (sorted keys, no whitespace JSON);
-// the run key is sha256(canonical || trainer sha256 || dataset checksum).
+// the run key is sha256(canonical || trainer sha256 || dataset checksum ||
+// "\nsystem:" system). With `system` "", the key runs had before the system
+// was part of it (their `system` is NULL in the database).
 std::string CanonicalJson(const RunParams& params);
 std::string RunKey(const RunParams& params, const std::string& trainer_sha256,
-                   const std::string& dataset_sha256);
+                   const std::string& dataset_sha256, const std::string& system = "");
 // A configuration: CanonicalJson without the seed, warmup_iterations and
 // evaluate (the repetition and the profile's name are not in it either) —
 // what the repetitions of one point share, and what `compare` matches

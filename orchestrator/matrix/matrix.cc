@@ -25,7 +25,7 @@ const std::vector<std::string_view> kTopLevelKeys = {"experiment", "defaults", "
 const std::vector<std::string_view> kExperimentKeys = {"name", "description", "tags"};
 const std::vector<std::string_view> kExecutionKeys = {
     "provider", "inventory", "repetitions", "max_repetitions", "interval_within", "seed",
-    "timeout_s", "attempts", "dataset_dir", "order", "order_seed", "runs_per_job"};
+    "timeout_s", "attempts", "dataset_dir", "order", "order_seed", "runs_per_job", "system"};
 const std::vector<std::string_view> kOrders = {"shuffled", "matrix"};
 const std::vector<std::string_view> kSlurmKeys = {"partition",   "account",   "qos",    "constraint", "time_limit_min",
                                                   "allocation",  "ranks",     "launch",     "salloc_args", "srun_args",
@@ -348,6 +348,14 @@ class ExperimentReader : public TomlReader {
     }
     if (const toml::node* node = table->get("runs_per_job")) {
       execution.runs_per_job = static_cast<int>(ReadInteger(*node, "runs_per_job", 1, kMaxRunsPerJob));
+    }
+    if (const toml::node* node = table->get("system")) {
+      execution.system = ReadString(*node, "system");
+      if (!IsValidSystemName(execution.system)) {
+        Fail(*node, "system must be 1 to " + std::to_string(kMaxSystemNameLength) +
+                        " printable characters, not starting or ending with a space (e.g. \"ec2-c5.xlarge-eu\"), "
+                        "got " + Quoted(execution.system));
+      }
     }
     if (const toml::node* node = table->get("dataset_dir")) {
       const std::string directory = ReadString(*node, "dataset_dir");

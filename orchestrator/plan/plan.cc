@@ -45,24 +45,36 @@ std::vector<PlanItem> Plan(const Experiment& experiment, const Store& store, con
   std::vector<PlanItem> items;
   items.reserve(experiment.runs.size());
   std::vector<std::string> keys;
-  keys.reserve(experiment.runs.size());
+  std::vector<std::string> legacy_keys;  // the keys of runs stored before systems were recorded
+  keys.reserve(2 * experiment.runs.size());
   for (const PlannedRun& run : experiment.runs) {
     PlanItem item;
     item.run = run;
     item.dataset_sha256 = DatasetChecksum(run.params, inputs.dataset_dir, inputs.trainer);
-    item.run_key = RunKey(run.params, inputs.trainer_sha256, item.dataset_sha256);
+    item.run_key = RunKey(run.params, inputs.trainer_sha256, item.dataset_sha256, inputs.system);
+    legacy_keys.push_back(RunKey(run.params, inputs.trainer_sha256, item.dataset_sha256));
     item.experiments = {experiment.name};
     keys.push_back(item.run_key);
     items.push_back(std::move(item));
   }
-  const auto stored = store.FindRuns(keys);
-  for (PlanItem& item : items) {
+  std::vector<std::string> looked_up = keys;
+  if (!inputs.system.empty()) looked_up.insert(looked_up.end(), legacy_keys.begin(), legacy_keys.end());
+  const auto stored = store.FindRuns(looked_up);
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    PlanItem& item = items[i];
     auto it = stored.find(item.run_key);
+    if (it == stored.end() && !inputs.system.empty()) {
+      // Stored before systems were part of a key: it is that run, wherever it ran.
+      it = stored.find(legacy_keys[i]);
+      if (it != stored.end() && !it->second.system.empty()) it = stored.end();
+      if (it != stored.end()) item.run_key = legacy_keys[i];
+    }
     if (it == stored.end()) {
       item.state = RunState::kPending;
       continue;
     }
     const RunRecord& run = it->second;
+    item.system = run.system;
     item.state = run.status;
     item.run_id = run.run_id;
     item.attempts = run.attempts;

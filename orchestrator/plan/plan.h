@@ -34,6 +34,9 @@ struct PlanItem {
   int failures = 0;   // of those, failed or timed out
   std::string failure_reason;
   std::vector<std::string> tags;  // stored so far, sorted
+  // Where the stored run was measured: PlanInputs::system, or "" for a run
+  // stored before systems were recorded (found under its key of then).
+  std::string system;
   // The experiments that planned it: the database's (the first planner
   // first), and this one.
   std::vector<std::string> experiments;
@@ -44,9 +47,12 @@ struct PlanInputs {
   std::string trainer;         // the local dmlbench-trainer (it computes dataset checksums)
   std::string trainer_sha256;  // of the binary the runs execute
   std::string dataset_dir;     // IDX files of `fashion-mnist` runs
+  std::string system;          // where the runs are measured (cli/launcher_factory.h SystemOf); "" = legacy keys
 };
 
-// The runs of `experiment` with their keys and database state. Throws
+// The runs of `experiment` with their keys and database state. A run's key
+// names `inputs.system`; a run stored before systems were recorded (system
+// NULL) is found under the key it had then, wherever it ran. Throws
 // PlanError when the dataset cannot be read.
 std::vector<PlanItem> Plan(const Experiment& experiment, const Store& store, const PlanInputs& inputs);
 

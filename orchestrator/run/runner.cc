@@ -57,7 +57,7 @@ class Runner::Sweep {
     provenance_.trainer_sha256 = launcher_.TrainerSha256();
     AddGitState(experiment_.source_path, &provenance_);
     std::vector<PlanItem> planned =
-        Plan(experiment_, store_, {options_.trainer, provenance_.trainer_sha256, options_.dataset_dir});
+        Plan(experiment_, store_, {options_.trainer, provenance_.trainer_sha256, options_.dataset_dir, options_.system});
     report_.planned = static_cast<int>(planned.size());
     std::vector<PlanItem> plan = Select(planned, options_.only, experiment_.name, provenance_.trainer_sha256);
     if (options_.slots) CheckSlots(plan, *options_.slots);
@@ -169,7 +169,7 @@ class Runner::Sweep {
     std::set<std::string> points;
     for (const PlanItem& item : chosen) points.insert(ConfigurationJson(item.run.params));
     Experiment extended = experiment_;
-    const PlanInputs inputs{options_.trainer, provenance_.trainer_sha256, options_.dataset_dir};
+    const PlanInputs inputs{options_.trainer, provenance_.trainer_sha256, options_.dataset_dir, options_.system};
     while (!report_.cancelled && report_.stopped.empty() && !cancel_.load()) {
       std::vector<PlanItem> items;
       for (PlanItem& item : Plan(extended, store_, inputs)) {
@@ -299,6 +299,7 @@ class Runner::Sweep {
     for (const PlanItem& item : plan) {
       RunProvenance provenance = provenance_;
       provenance.dataset_sha256 = item.dataset_sha256;
+      provenance.system = options_.system;
       runs.push_back(NewRun{&item.run, item.run_key, std::move(provenance)});
     }
     std::vector<std::int64_t> run_ids;

@@ -46,6 +46,7 @@ struct RunnerOptions {
   std::ostream* progress = nullptr;   // live progress; nullptr = silent
   bool progress_redraws = false;      // one line redrawn with \r (a terminal), else a line per event
   std::optional<HostSlots> slots;     // the hosts' slots, when known before they are contacted
+  std::string system;                 // where the runs are measured: part of their keys (plan.h PlanInputs)
 };
 
 // One row of the summary table.

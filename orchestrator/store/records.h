@@ -23,6 +23,7 @@ struct RunProvenance {
   std::string dataset_sha256;
   std::optional<std::string> git_commit;  // repository holding the matrix file
   std::optional<bool> git_dirty;
+  std::string system;  // where the run is measured (part of its key); "" = not recorded (runs.system NULL)
 };
 
 // A run as the database holds it: its parameters rebuilt from their columns,
@@ -42,6 +43,7 @@ struct RunRecord {
   // that first did first, each name once.
   std::vector<std::string> experiments;
   std::string trainer_sha256;
+  std::string system;  // where it is measured; "" = not recorded (stored before systems were)
 };
 
 // A run as a sweep registers it (Store::AddExperimentRuns).

@@ -59,6 +59,8 @@ void BindState(SQLite::Statement& statement, int index, Enum state) {
 // Schema version from which experiment_runs holds which experiments planned
 // each run (migration 7); before it a run belonged to runs.experiment_id.
 constexpr int kExperimentRunsVersion = 7;
+// Schema version from which runs.system says where a run is measured (migration 20).
+constexpr int kRunSystemVersion = 20;
 
 // The (experiment_id, run_id) pairs of experiments and the runs they
 // planned, as a table expression for a FROM clause of `db`'s schema (a
@@ -87,11 +89,12 @@ std::string RunColumns(const Store& store) {
          store.RunsColumnOrZero("pulls_in_turn") + R"(, coalesce(r.failure_reason, ''),
     (SELECT count(*) FROM attempts a WHERE a.run_id = r.run_id AND a.status IN ()" + failed + R"() AND NOT a.host_failure),
     coalesce(json_extract(r.canonical_params, '$.warmup_iterations'), 0),
-    coalesce(json_extract(r.canonical_params, '$.evaluate'), 1))";
+    coalesce(json_extract(r.canonical_params, '$.evaluate'), 1), )" +
+         (store.schema_version() >= kRunSystemVersion ? "coalesce(r.system, '')" : "''");
 }
 
 // How many columns RunColumns() selects; a statement's own columns follow.
-constexpr int kRunColumnCount = 28;
+constexpr int kRunColumnCount = 29;
 
 // A run from the current row of a statement of database `db` that selects
 // RunColumns(); without its tags and experiments. Its key and layers are
@@ -133,6 +136,7 @@ RunRecord ReadRun(SQLite::Statement& select, const std::string& db) {
   // Kept in canonical_params alone, named there only when not the default.
   p.warmup_iterations = select.getColumn(26).getInt64();
   p.evaluate = select.getColumn(27).getInt() != 0;
+  run.system = select.getColumn(28).getString();
   return run;
 }
 
@@ -298,8 +302,8 @@ std::int64_t Store::AddRun(std::int64_t experiment_id, const PlannedRun& run, co
       INSERT INTO runs (run_key, experiment_id, architecture, workers, servers, ranks, batch_size, epochs,
         hidden, learning_rate, overlap, bucket_bytes, max_iterations_per_epoch, dataset, seed, repetition,
         network, network_bandwidth_bits_per_s, network_latency_s, canonical_params, split,
-        trainer_sha256, dataset_sha256, git_commit, git_dirty, partition_bytes, pulls_in_turn)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        trainer_sha256, dataset_sha256, git_commit, git_dirty, partition_bytes, pulls_in_turn, system)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (run_key) DO NOTHING)");
     insert.bind(1, run_key);
     insert.bind(2, experiment_id);
@@ -332,6 +336,7 @@ std::int64_t Store::AddRun(std::int64_t experiment_id, const PlannedRun& run, co
     }
     insert.bind(26, p.partition_bytes);
     insert.bind(27, p.pulls_in_turn ? 1 : 0);
+    BindTextOrNull(insert, 28, provenance.system);
     insert.exec();
     SQLite::Statement select(impl_->db, "SELECT run_id FROM runs WHERE run_key = ?");
     select.bind(1, run_key);

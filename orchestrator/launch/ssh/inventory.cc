@@ -11,6 +11,7 @@
 
 #include <toml++/toml.h>
 
+#include "orchestrator/core/run_spec.h"
 #include "orchestrator/core/toml_reader.h"
 
 namespace dmlbench {
@@ -20,7 +21,7 @@ constexpr int kFormatVersion = 1;
 
 const std::vector<std::string_view> kTopLevelKeys = {
     "format_version", "known_hosts", "host_key_policy", "connect_timeout_s", "ssh_config",
-    "work_dir",       "mpi_args",    "max_concurrent_runs", "host",          "emulated_cluster"};
+    "work_dir",       "mpi_args",    "max_concurrent_runs", "host",          "emulated_cluster", "system"};
 const std::vector<std::string_view> kHostKeys = {"name", "address", "port", "user", "identity_file", "slots",
                                                  "tags"};
 const std::vector<std::string_view> kHostKeyPolicies = {"strict", "accept-new"};
@@ -58,6 +59,13 @@ class Reader : public TomlReader {
     if (const toml::node* node = root.get("mpi_args")) inventory.mpi_args = ReadStrings(*node, "mpi_args");
     if (const toml::node* node = root.get("max_concurrent_runs")) {
       inventory.max_concurrent_runs = static_cast<int>(ReadInteger(*node, "max_concurrent_runs", 1, 1024));
+    }
+    if (const toml::node* node = root.get("system")) {
+      inventory.system = ReadString(*node, "system");
+      if (!IsValidSystemName(inventory.system)) {
+        Fail(*node, "system must be 1 to " + std::to_string(kMaxSystemNameLength) +
+                        " printable characters, not starting or ending with a space, got " + Quoted(inventory.system));
+      }
     }
     std::map<std::string, toml::source_region> seen;
     for (const toml::table* host : TableArray(root, "host")) inventory.hosts.push_back(Host(*host, seen));

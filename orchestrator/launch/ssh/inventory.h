@@ -46,6 +46,7 @@ struct Inventory {
   std::string work_dir = "~/.cache/dmlbench";  // remote; "~/" is the remote home
   std::vector<std::string> mpi_args;       // extra mpirun arguments, each one word
   int max_concurrent_runs = 1;             // Launch() calls at once, on disjoint hosts
+  std::string system;                      // the name of these hosts as a system (runs' keys); "" = default
   std::vector<InventoryHost> hosts;        // in file order, at least one
   // The [emulated_cluster] table, untouched by this reader, as TOML text
   // (re-emitted by toml++; parses back to the same values); "" when absent.

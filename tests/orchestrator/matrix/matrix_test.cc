@@ -441,6 +441,24 @@ TEST(MatrixExecutionTest, DefaultsWhenAbsent) {
   EXPECT_EQ(experiment.execution.attempts, defaults.attempts);
   EXPECT_EQ(experiment.execution.dataset_dir, "");
   EXPECT_EQ(experiment.execution.runs_per_job, 1);
+  EXPECT_EQ(experiment.execution.system, "");
+}
+
+TEST(MatrixExecutionTest, SystemNamesWhereTheRunsAreMeasured) {
+  EXPECT_EQ(Parse("[matrix]\nworkers = [1]\n[execution]\nsystem = \"ec2 c5.xlarge/eu-west-1\"\n").execution.system,
+            "ec2 c5.xlarge/eu-west-1");
+}
+
+TEST(MatrixExecutionErrorTest, ASystemNameMustBePrintable) {
+  for (const char* system : {"", " x", "a\\u0007b"}) {
+    const std::string error =
+        ErrorOfBody("[matrix]\nworkers = [1]\n[execution]\nsystem = \"" + std::string(system) + "\"\n");
+    EXPECT_EQ(error.rfind("experiments/sweep.toml:6:10: system must be 1 to 128 printable characters, not starting "
+                          "or ending with a space (e.g. \"ec2-c5.xlarge-eu\"), got \"",
+                          0),
+              0u)
+        << error;
+  }
 }
 
 TEST(MatrixExecutionTest, PathsAreRelativeToTheMatrixFile) {

@@ -85,6 +85,14 @@ TEST(InventoryTest, DefaultsFollowTheSchema) {
   EXPECT_EQ(inventory.work_dir, "~/.cache/dmlbench");
   EXPECT_EQ(inventory.max_concurrent_runs, 1);
   EXPECT_EQ(inventory.emulated_cluster_toml, "");
+  EXPECT_EQ(inventory.system, "");
+}
+
+TEST(InventoryTest, SystemNamesTheHostsAsASystem) {
+  EXPECT_EQ(ParseInventory(std::string("system = \"lab rack 3\"\n") + kMinimal, "hosts.toml").system, "lab rack 3");
+  EXPECT_EQ(ErrorOf(std::string("system = \" \"\n") + kMinimal),
+            "inv/hosts.toml:1:10: system must be 1 to 128 printable characters, not starting or ending with a space, "
+            "got \" \"");
 }
 
 TEST(InventoryTest, ExpandLocalPath) {
