@@ -17,7 +17,9 @@
 #include "orchestrator/cli/launcher_factory.h"
 #include "orchestrator/cli/table.h"
 #include "orchestrator/core/toml_reader.h"
+#include "orchestrator/core/programs.h"
 #include "orchestrator/filter/filter.h"
+#include "orchestrator/launch/local/local_link_probe.h"
 #include "orchestrator/matrix/matrix.h"
 #include "orchestrator/run/runner.h"
 
@@ -115,6 +117,30 @@ void PrintSummary(std::ostream& out, const Experiment& experiment, const SweepRe
   }
 }
 
+// Local runs are modelled with this machine's shared memory as their link:
+// it is probed once per database, by the first local sweep that finds no
+// probe of the unshaped profile there. A probe that cannot run costs the
+// sweep nothing but the model its link: a warning says so.
+void ProbeThisMachineOnce(Store& store, const ExperimentInputs& inputs) {
+  for (const LinkProbeRow& row : store.LatestCalibrationProbes()) {
+    if (row.bandwidth_bits_per_s == 0 && row.latency_s == 0) return;
+  }
+  LocalLinkProbeOptions options;
+  options.probe_binary = SiblingProgram("dmlbench-linkprobe");
+  options.mpirun = inputs.mpirun;
+  try {
+    const LinkProbeResult result = ProbeThisMachine(options);
+    store.AddLinkProbe(LinkProbeRows(result));
+    std::fprintf(stderr,
+                 "dmlbench: probed this machine's shared memory once for `dmlbench model fit`: alpha %.2g s, "
+                 "B %.3g GB/s\n",
+                 result.fit.alpha_s, result.fit.bandwidth_bytes_per_s / 1e9);
+  } catch (const LinkProbeError& error) {
+    std::cerr << "dmlbench: warning: " << TerminalText(error.what())
+              << "; `dmlbench model fit` needs this machine's link probed\n";
+  }
+}
+
 // What `run` takes besides the experiment inputs.
 struct RunChoices {
   std::string only;  // --only FILTER
@@ -152,6 +178,7 @@ void RunCommand(const GlobalOptions& global, const ExperimentInputs& inputs, con
   options.progress_redraws = ::isatty(STDERR_FILENO) != 0;
   options.slots = SlotsOf(experiment.execution);
   options.system = SystemOf(experiment.execution);
+  if (experiment.execution.provider == Provider::kLocal) ProbeThisMachineOnce(store, inputs);
   Runner runner(store, *launcher, options);
   InstallSignalHandlers();
   const SweepReport report = runner.Run(experiment, lock, g_cancel);
