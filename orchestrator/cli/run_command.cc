@@ -168,7 +168,6 @@ void RunCommand(const GlobalOptions& global, const ExperimentInputs& inputs, con
   paths.mpirun = inputs.mpirun;
   paths.db = global.db;
   paths.dataset_dir = DatasetDir(inputs, experiment);
-  for (const PlannedRun& run : experiment.runs) paths.largest_ranks = std::max(paths.largest_ranks, run.params.ranks());
   // Before any host is touched; held until every run of the sweep is done.
   const std::unique_ptr<HostPoolLock> hosts_lock = LockHostPool(experiment.execution, global.db);
   std::unique_ptr<Launcher> launcher = MakeLauncher(experiment.execution, paths);

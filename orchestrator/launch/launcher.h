@@ -18,6 +18,7 @@
 
 #include "orchestrator/core/error.h"
 #include "orchestrator/core/run_spec.h"
+#include "orchestrator/core/slurm_job.h"
 
 namespace dmlbench {
 
@@ -48,6 +49,21 @@ struct LaunchSpec {
   // stdout and stderr, mpirun's stderr), however the job ended; output of a
   // host that was lost may be missing. "" = keep none.
   std::string output_dir;
+  // The most ranks of any run the sweep has still to run, this one's
+  // included (0: only this job's): what hosts held for the rest of the
+  // sweep must hold.
+  int sweep_ranks = 0;
+  // Told, from the calling thread, what the launch waits on before the job
+  // runs (a Slurm request pending, and Slurm's reason), "" once it no
+  // longer waits; for the progress line. May be empty.
+  std::function<void(const std::string& waiting_on)> on_status;
+};
+
+// How many ranks one job can have on the hosts a launcher prepared, and
+// what says so ("slurm partition \"debug\" (2 nodes, 16 CPUs)").
+struct LaunchCapacity {
+  int ranks = 0;
+  std::string source;
 };
 
 struct LaunchResult {
@@ -61,6 +77,7 @@ struct LaunchResult {
   std::string command_line;                // as executed (shell-quoted)
   std::vector<std::string> hosts;          // host names the ranks ran on
   double link_shaping_s = 0;               // of the call, shaping the links to spec.network before mpirun
+  std::optional<SlurmJobFacts> slurm;      // the Slurm job and step the ranks ran in, if any
 };
 
 class Launcher {
@@ -76,6 +93,11 @@ class Launcher {
 
   // How many Launch() calls may run at once (disjoint hosts).
   virtual int max_concurrent_runs() const { return 1; }
+
+  // After Prepare(): how many ranks one job can have, when only the hosts
+  // could say (a Slurm partition); nullopt when known before (an inventory)
+  // or not bounded.
+  virtual std::optional<LaunchCapacity> Capacity() const { return std::nullopt; }
 
   // Runs one job to completion. Each stdout line of the trainer is passed to
   // on_line (from the calling thread) as soon as it arrives. Returns when the

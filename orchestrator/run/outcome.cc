@@ -80,6 +80,7 @@ Decision DecideOutcome(const LaunchResult& launch, const Ingest& ingest, double 
   outcome.hosts = launch.hosts;
   outcome.host_failure = launch.host_failure;
   outcome.end_unix_s = end_unix_s;
+  outcome.slurm = launch.slurm;
   const std::string detail = TrainerDetail(ingest, launch.stderr_tail);
   if (launch.interrupted) {
     outcome.status = AttemptState::kInterrupted;

@@ -29,7 +29,15 @@ void ProgressLine::StartRun(const std::string& what, int attempt, int epochs) {
   attempt_ = attempt;
   epochs_ = epochs;
   epochs_done_ = 0;
+  waiting_on_.clear();
   run_start_ = MonotonicNow();
+  Show();
+}
+
+void ProgressLine::Status(const std::string& waiting_on) {
+  const std::string text = TerminalText(waiting_on);
+  if (text == waiting_on_) return;
+  waiting_on_ = text;
   Show();
 }
 
@@ -61,7 +69,9 @@ void ProgressLine::Show() {
   std::ostringstream line;
   line << "[" << done_ << "/" << total_ << "] " << what_;
   if (attempt_ > 1) line << " attempt " << attempt_;
-  line << " epoch " << epochs_done_ << "/" << epochs_ << " | elapsed " << ClockText(now - start_) << " | ETA ";
+  line << " epoch " << epochs_done_ << "/" << epochs_;
+  if (!waiting_on_.empty()) line << " | " << waiting_on_;
+  line << " | elapsed " << ClockText(now - start_) << " | ETA ";
   if (durations_.empty()) {
     line << "--";
   } else {

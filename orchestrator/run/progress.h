@@ -20,6 +20,10 @@ class ProgressLine {
   void Epoch(int epochs_done);
   // `counted`: the run is now done (it adds to done/total).
   void FinishRun(bool counted, const std::string& outcome);
+  // What the current run waits on before its job runs ("slurm job 12
+  // pending: Resources"), shown after its epoch until ""; a log gets a
+  // line each time it changes.
+  void Status(const std::string& waiting_on);
   void SetRemaining(int remaining) { remaining_ = remaining; }
   void End();
 
@@ -38,6 +42,7 @@ class ProgressLine {
   int attempt_ = 1;
   int epochs_ = 0;
   int epochs_done_ = 0;
+  std::string waiting_on_;
 };
 
 // "1:05" or "1:02:03".

@@ -62,6 +62,11 @@ class Runner::Sweep {
     std::vector<PlanItem> plan = Select(planned, options_.only, experiment_.name, provenance_.trainer_sha256);
     if (options_.slots) CheckSlots(plan, *options_.slots);
     PrepareHosts();
+    // What only the prepared hosts know (a Slurm partition's CPUs): refused
+    // before anything is asked of them, and before the sweep is recorded.
+    if (const std::optional<LaunchCapacity> capacity = launcher_.Capacity()) {
+      CheckSlots(plan, HostSlots{capacity->ranks, capacity->source});
+    }
     // Every run the experiment plans belongs to it, chosen or not.
     AddExperimentRuns(planned);
     for (PlanItem& item : plan) item.run_id = run_ids_.at(item.run_key);
@@ -103,6 +108,12 @@ class Runner::Sweep {
       const std::size_t index = order[at];
       if (taken[index] || !Runnable(plan[index])) continue;
       if (Stopping()) break;
+      sweep_ranks_ = 0;
+      for (std::size_t later = at; later < order.size(); ++later) {
+        if (!taken[order[later]] && Runnable(plan[order[later]])) {
+          sweep_ranks_ = std::max(sweep_ranks_, plan[order[later]].run.params.ranks());
+        }
+      }
       std::vector<std::size_t> job = {index};
       std::set<std::string> points = {ConfigurationJson(plan[index].run.params)};
       for (std::size_t later = at + 1; later < order.size() && job.size() < per_job; ++later) {
@@ -332,7 +343,8 @@ class Runner::Sweep {
 
   // Runs one run through its remaining tries; updates `item` to its new state.
   void ExecuteRun(PlanItem& item, ProgressLine& progress) {
-    const LaunchSpec spec = SpecOf(item);
+    LaunchSpec spec = SpecOf(item);
+    spec.on_status = [&progress](const std::string& waiting_on) { progress.Status(waiting_on); };
     while (!Exhausted(item)) {
       progress.StartRun(Describe(item.run.params, shown_), item.attempts + 1, item.run.params.epochs);
       Decision decision;
@@ -360,6 +372,7 @@ class Runner::Sweep {
     std::vector<const RunParams*> runs;
     for (std::size_t index : job) runs.push_back(&plan[index].run.params);
     LaunchSpec spec = SpecOf(plan[job.front()]);
+    spec.on_status = [&progress](const std::string& waiting_on) { progress.Status(waiting_on); };
     spec.trainer_args = TrainerArgs(runs);
     spec.runs = static_cast<int>(runs.size());
     spec.timeout_s *= static_cast<double>(job.size());
@@ -416,7 +429,8 @@ class Runner::Sweep {
     ingest->Flush();
     const std::vector<AttemptLog> logs = JobLogs(output.path(), *ingest);
     for (const Ended& run : ended) {
-      store_.AddAttemptJob(run.attempt_id, launch.exit_code, launch.command_line, launch.hosts, HostIds(launch.hosts));
+      store_.AddAttemptJob(run.attempt_id, launch.exit_code, launch.command_line, launch.hosts, HostIds(launch.hosts),
+                           launch.slurm);
       store_.KeepAttemptLogs(run.attempt_id, logs);
       AddPhases(run.attempt_id, run.clock, run.events);
     }
@@ -577,6 +591,7 @@ class Runner::Sweep {
     spec.dataset_dir = params.dataset == "synthetic" ? "" : options_.dataset_dir;
     spec.network = params.network;
     spec.timeout_s = experiment_.execution.timeout_s;
+    spec.sweep_ranks = sweep_ranks_;
     return spec;
   }
 
@@ -623,6 +638,7 @@ class Runner::Sweep {
   EventTimes events_;   // what its events said
   std::optional<SweepOrder> order_;
   int position_ = 0;  // the next run's place in the sweep's order
+  int sweep_ranks_ = 0;  // the most ranks of any run the sweep has still to run
 };
 
 Runner::Runner(Store& store, Launcher& launcher, RunnerOptions options)

@@ -14,6 +14,7 @@
 
 #include "orchestrator/core/enums.h"
 #include "orchestrator/core/run_spec.h"
+#include "orchestrator/core/slurm_job.h"
 
 namespace dmlbench {
 
@@ -139,6 +140,7 @@ struct AttemptOutcome {
   bool host_failure = false;
   double end_unix_s = 0;
   std::string note;    // one line on what the numbers of an ok attempt hide; "" when none
+  std::optional<SlurmJobFacts> slurm;  // the Slurm job its ranks ran in, if any
 };
 
 // The next status of the run when an attempt that is not ok ends.

@@ -26,6 +26,22 @@ void LinkAttemptHosts(SQLite::Database& db, std::int64_t attempt_id, const std::
 }
 
 
+std::string JoinStrings(const std::vector<std::string>& values);
+
+// The Slurm job of an attempt into its slurm_* columns (schema version 19).
+void SetAttemptSlurm(SQLite::Database& db, std::int64_t attempt_id, const SlurmJobFacts& slurm) {
+  SQLite::Statement update(db, R"(
+    UPDATE attempts SET slurm_job_id = :job, slurm_step_id = :step, slurm_nodes = :nodes, slurm_state = :state,
+      slurm_exit = :exit WHERE attempt_id = :attempt)");
+  update.bind(":job", slurm.job_id);
+  BindTextOrNull(update, update.getIndex(":step"), slurm.step_id);
+  update.bind(":nodes", JoinStrings(slurm.nodes));
+  update.bind(":state", slurm.state);
+  update.bind(":exit", slurm.exit);
+  update.bind(":attempt", attempt_id);
+  update.exec();
+}
+
 std::string JoinInts(const std::vector<int>& values) {
   std::string out;
   for (size_t i = 0; i < values.size(); ++i) {
@@ -525,6 +541,7 @@ void Store::FinishAttempt(std::int64_t run_id, std::int64_t attempt_id, const At
                        -1);
     }
     LinkAttemptHosts(impl_->db, attempt_id, host_ids);
+    if (outcome.slurm) SetAttemptSlurm(impl_->db, attempt_id, *outcome.slurm);
     if (ok) {
       SQLite::Statement check(impl_->db, R"(
         SELECT 1 FROM attempts WHERE attempt_id = ? AND trainer_status = 'ok' AND parameter_checksum IS NOT NULL)");
@@ -555,7 +572,8 @@ void Store::FinishAttempt(std::int64_t run_id, std::int64_t attempt_id, const At
 }
 
 void Store::AddAttemptJob(std::int64_t attempt_id, std::optional<int> exit_code, const std::string& command_line,
-                          const std::vector<std::string>& hosts, const std::vector<std::int64_t>& host_ids) {
+                          const std::vector<std::string>& hosts, const std::vector<std::int64_t>& host_ids,
+                          const std::optional<SlurmJobFacts>& slurm) {
   WithStoreErrors(path_, [&] {
     SQLite::Transaction transaction(impl_->db, SQLite::TransactionBehavior::IMMEDIATE);
     SQLite::Statement update(impl_->db,
@@ -566,6 +584,7 @@ void Store::AddAttemptJob(std::int64_t attempt_id, std::optional<int> exit_code,
     update.bind(4, attempt_id);
     if (update.exec() != 1) throw StoreError(path_ + ": attempt " + std::to_string(attempt_id) + " does not exist", -1);
     LinkAttemptHosts(impl_->db, attempt_id, host_ids);
+    if (slurm) SetAttemptSlurm(impl_->db, attempt_id, *slurm);
     transaction.commit();
   });
 }

@@ -180,7 +180,8 @@ class Store {
   // status, the command line, `hosts` (names) and host_ids, as
   // FinishAttempt stores them.
   void AddAttemptJob(std::int64_t attempt_id, std::optional<int> exit_code, const std::string& command_line,
-                     const std::vector<std::string>& hosts, const std::vector<std::int64_t>& host_ids);
+                     const std::vector<std::string>& hosts, const std::vector<std::int64_t>& host_ids,
+                     const std::optional<SlurmJobFacts>& slurm = std::nullopt);
   // The attempts of a run, by number.
   std::vector<AttemptRecord> Attempts(std::int64_t run_id) const;
 

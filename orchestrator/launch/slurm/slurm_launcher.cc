@@ -23,6 +23,14 @@ namespace {
 
 constexpr size_t kStderrTailBytes = 8192;
 constexpr double kQueryTimeoutS = 30;  // sinfo, scancel: answered by the controller at once
+constexpr double kPendingPollS = 2;     // how often a pending request's reason is asked (squeue)
+// The least time srun may retry "step creation temporarily disabled" before
+// the attempt gives up (a restarted controller waits for its nodes to
+// register, two minutes seen here); a run's own timeout_s when longer.
+constexpr double kStepCreationWaitS = 300;
+// After this long without its step, a launch says it waits for it (srun
+// often waits silently while the controller is away).
+constexpr double kStepNoticeS = 5;
 
 // Makes the directory $1 on a node unless this user's own directory (not a
 // link) is there already, as on nodes that share it; says why not.
@@ -300,20 +308,33 @@ std::vector<HostFacts> SlurmLauncher::Prepare() {
   if (!nodes) throw LaunchError("slurm: `scontrol show node` cannot describe the nodes sinfo lists");
   const CommandOutput version = RunCommand({options_.mpirun, "--version"}, kQueryTimeoutS);
   std::vector<HostFacts> hosts;
+  int cpus = 0;
   for (const SlurmNode& node : *nodes) {
     hosts.push_back(node.facts);
     if (version.exit_code == 0) hosts.back().mpi_version = FirstLine(version.out);
+    cpus += node.facts.cores;
   }
+  const int count = static_cast<int>(nodes->size());
+  capacity_ = LaunchCapacity{options_.slurm.one_rank_per_node ? count : cpus,
+                             (options_.slurm.partition.empty() ? std::string("the default slurm partition")
+                                                               : "slurm partition " + Quoted(options_.slurm.partition)) +
+                                 " (" + std::to_string(count) + (count == 1 ? " node, " : " nodes, ") +
+                                 std::to_string(cpus) + (cpus == 1 ? " CPU" : " CPUs") +
+                                 (options_.slurm.one_rank_per_node ? "; ranks = \"per-node\": one rank a node" : "") +
+                                 ")"};
   return hosts;
 }
 
 std::string SlurmLauncher::TrainerSha256() const { return local_->TrainerSha256(); }
 
-bool SlurmLauncher::EnsureAllocation(int ranks, LaunchResult& result, const std::atomic<bool>& cancel) {
+std::optional<LaunchCapacity> SlurmLauncher::Capacity() const { return capacity_; }
+
+bool SlurmLauncher::EnsureAllocation(const LaunchSpec& spec, LaunchResult& result, const std::atomic<bool>& cancel) {
+  const int ranks = spec.ranks;
   if (allocation_ && allocation_->ranks() >= ranks) return true;
   allocation_.reset();  // too small for this run (a run larger than the sweep's largest): ask again
   const SlurmOptions& slurm = options_.slurm;
-  const int size = slurm.allocation_per_run ? ranks : std::max(ranks, options_.largest_ranks);
+  const int size = slurm.allocation_per_run ? ranks : std::max(ranks, spec.sweep_ranks);
   std::vector<std::string> argv = {"salloc", "--no-shell", "--job-name=" + options_.job_name};
   const std::vector<std::string> placement = PlacementArgs(slurm);
   argv.insert(argv.end(), placement.begin(), placement.end());
@@ -338,6 +359,14 @@ bool SlurmLauncher::EnsureAllocation(int ranks, LaunchResult& result, const std:
     output.append(chunk);
     if (job_id.empty()) job_id = After(output, "job allocation ", " \n");
   };
+  // While Slurm keeps the request pending, its reason, as squeue shows it.
+  double next_poll_s = MonotonicNow() + kPendingPollS;
+  std::string shown;
+  const auto show = [&](const std::string& status) {
+    if (status == shown || !spec.on_status) return;
+    shown = status;
+    spec.on_status(status);
+  };
   Pump(
       child, [&](std::string_view line) { read(std::string(line) + "\n"); }, read,
       [&] {
@@ -346,10 +375,18 @@ bool SlurmLauncher::EnsureAllocation(int ranks, LaunchResult& result, const std:
           checked = true;
           unstartable = Unstartable(job_id);
         }
+        if (!job_id.empty() && output.find("Granted job allocation") == std::string::npos &&
+            MonotonicNow() >= next_poll_s) {
+          next_poll_s = MonotonicNow() + kPendingPollS;
+          const CommandOutput reason = RunCommand({"squeue", "--noheader", "--jobs=" + job_id, "--format=%r"}, 5);
+          const std::string why = reason.exit_code == 0 ? FirstLine(reason.out) : "";
+          show("slurm job " + job_id + " pending" + (why.empty() ? "" : ": " + why));
+        }
         return cancel.load() || !unstartable.empty();
       },
       options_.kill_grace_s);
   child.Reap(/*block=*/true);
+  show("");
   if (cancel.load() || !unstartable.empty()) {
     if (!job_id.empty()) RunCommand({"scancel", job_id}, kQueryTimeoutS);
   }
@@ -437,7 +474,7 @@ std::vector<std::string> SlurmLauncher::Environment() const {
 LaunchResult SlurmLauncher::Launch(const LaunchSpec& spec, const std::function<void(std::string_view line)>& on_line,
                                    const std::atomic<bool>& cancel) {
   LaunchResult result;
-  if (!EnsureAllocation(spec.ranks, result, cancel)) return result;
+  if (!EnsureAllocation(spec, result, cancel)) return result;
   const std::string job_id = allocation_->job_id();
   const std::vector<std::string> argv = options_.slurm.launch_mpirun ? MpirunArgv(spec) : StepArgv(spec);
   result.command_line = ShellJoin(argv);
@@ -451,7 +488,20 @@ LaunchResult SlurmLauncher::Launch(const LaunchSpec& spec, const std::function<v
     result.permanent = true;
     return result;
   }
-  const double deadline = MonotonicNow() + spec.timeout_s;
+  // A step's time counts from its creation ("srun: Step created for job
+  // 12"): while srun waits for a step Slurm does not create yet ("step
+  // creation temporarily disabled, retrying", as after a controller
+  // restart), the run is not charged, and the wait is bounded on its own.
+  // mpirun's daemons' step is not srun's to report: its run's time counts
+  // from the start.
+  const double start_s = MonotonicNow();
+  const double step_wait_s = std::max(spec.timeout_s, kStepCreationWaitS);
+  std::optional<double> deadline;
+  if (options_.slurm.launch_mpirun) deadline = start_s + spec.timeout_s;
+  bool retrying = false;     // srun said it retries, and has not created the step since
+  std::string retry_reason;  // Slurm's, "Requested nodes are busy"
+  bool step_never_created = false;
+  bool noticed = false;      // the wait for the step was shown
   std::string srun_stderr;  // whole, for ReadStepReport
   TailBuffer stderr_tail(kStderrTailBytes);
   std::ofstream stderr_file;
@@ -459,6 +509,19 @@ LaunchResult SlurmLauncher::Launch(const LaunchSpec& spec, const std::function<v
   LineSplitter stderr_lines;
   const LineSplitter::Sink keep = [&](std::string_view line) {
     srun_stderr.append(line).append("\n");
+    // "srun: Job 12 step creation temporarily disabled, retrying (Requested nodes are busy)"
+    if (line.find(" step creation temporarily disabled, retrying") != std::string_view::npos) {
+      retrying = true;
+      retry_reason = After(line, "retrying (", ")");
+      if (spec.on_status) {
+        spec.on_status("slurm job " + job_id + ": step creation temporarily disabled, srun retries" +
+                       (retry_reason.empty() ? "" : " (" + retry_reason + ")"));
+      }
+    } else if (line.rfind("srun: Step created for ", 0) == 0 && !deadline) {
+      deadline = MonotonicNow() + spec.timeout_s;
+      if ((retrying || noticed) && spec.on_status) spec.on_status("");
+      retrying = false;
+    }
     if (IsSrunProgressLine(line)) return;
     const std::string kept = std::string(line) + "\n";
     stderr_tail.Add(kept);
@@ -467,18 +530,25 @@ LaunchResult SlurmLauncher::Launch(const LaunchSpec& spec, const std::function<v
   Pump(
       child, on_line, [&](std::string_view chunk) { stderr_lines.Add(chunk, keep); },
       [&] {
-        const bool stopping = result.interrupted || result.timed_out;
+        const bool stopping = result.interrupted || result.timed_out || step_never_created;
         if (!stopping) {
+          const double now = MonotonicNow();
+          if (!deadline && !retrying && !noticed && now - start_s >= kStepNoticeS) {
+            noticed = true;
+            if (spec.on_status) spec.on_status("slurm job " + job_id + ": no step created yet, srun waits");
+          }
           result.interrupted = cancel.load();
-          result.timed_out = !result.interrupted && MonotonicNow() >= deadline;
+          step_never_created = !result.interrupted && !deadline && (retrying || noticed) && now - start_s >= step_wait_s;
+          result.timed_out = !result.interrupted && !step_never_created &&
+                             now >= (deadline ? *deadline : start_s + step_wait_s);
           // Once: cancel what was submitted, the step or the whole job of this run.
-          if (result.interrupted || result.timed_out) {
+          if (result.interrupted || result.timed_out || step_never_created) {
             const std::string step = ReadStepReport(srun_stderr).step_id;
             const bool whole_job = options_.slurm.allocation_per_run || step.empty();
             RunCommand({"scancel", whole_job ? job_id : step}, kQueryTimeoutS);
           }
         }
-        return result.interrupted || result.timed_out;
+        return result.interrupted || result.timed_out || step_never_created;
       },
       options_.kill_grace_s);
   child.Reap(/*block=*/true);
@@ -486,6 +556,18 @@ LaunchResult SlurmLauncher::Launch(const LaunchSpec& spec, const std::function<v
   result.stderr_tail = stderr_tail.str();
   result.exit_code = ExitCode(child.status());
   ReadEnd(spec, srun_stderr, child.status(), result);
+  if (step_never_created) {
+    // Not the run's failure, and every run would wait as long now.
+    std::ostringstream waited;
+    waited << step_wait_s;
+    result.host_failure = true;
+    result.permanent = true;
+    result.failure_reason = "slurm job " + job_id + " created no step for " + waited.str() + " s" +
+                            (retrying ? ": step creation temporarily disabled" +
+                                            (retry_reason.empty() ? std::string() : " (" + retry_reason + ")")
+                                      : std::string()) +
+                            "; a restarted slurmctld waits for its nodes to register";
+  }
   return result;
 }
 
@@ -516,10 +598,7 @@ void SlurmLauncher::ReadEnd(const LaunchSpec& spec, const std::string& stderr_te
   if (state.empty() || (state == "COMPLETED" && result.exit_code != 0)) state = result.exit_code == 0 ? "COMPLETED" : "FAILED";
 
   const std::string which = "slurm " + (step.step_id.empty() ? "job " + job_id : "step " + step.step_id);
-  // The job and step ids are not part of the command; they follow as a shell comment.
-  result.command_line += "  # slurm job " + job_id + (step.step_id.empty() ? "" : ", step " + step.step_id) +
-                         (options_.slurm.launch_mpirun ? " (mpirun's daemons)" : "") + ": " + state + " (" +
-                         exit_text + ")";
+  result.slurm = SlurmJobFacts{job_id, step.step_id, result.hosts, state, exit_text};
   if (result.interrupted) {
     result.failure_reason = "interrupted";
   } else if (result.timed_out) {

@@ -1,6 +1,7 @@
 // SlurmLauncher: the Launcher of provider "slurm". It asks Slurm for nodes
-// with `salloc --no-shell` — one allocation for the whole sweep, sized to its
-// largest run, or one per run — and starts each run inside it: a job step
+// with `salloc --no-shell` — one allocation for the rest of the sweep, sized
+// to the largest run it has still to run, or one per run — and starts each
+// run inside it: a job step
 // (`srun --jobid=J --mpi=pmix`), or mpirun, which starts its daemons as a
 // step. After each run it reads how the run ended from Slurm (sacct where
 // the cluster keeps accounting, else srun's report and `scontrol show job`)
@@ -39,7 +40,6 @@ struct SlurmLauncherOptions {
   // every run.
   std::string dataset_cache_dir;
   std::string mpirun = "mpirun";
-  int largest_ranks = 1;       // ranks of the sweep's largest run: the size of a per-sweep allocation
   double kill_grace_s = 5;     // SIGTERM to srun, then SIGKILL
 };
 
@@ -88,13 +88,18 @@ class SlurmLauncher : public Launcher {
   // Needs no allocation.
   std::vector<HostFacts> Prepare() override;
   std::string TrainerSha256() const override;
+  // After Prepare(): the partition's CPUs (its nodes, with ranks =
+  // "per-node"): no allocation can hold a run of more ranks.
+  std::optional<LaunchCapacity> Capacity() const override;
   LaunchResult Launch(const LaunchSpec& spec, const std::function<void(std::string_view line)>& on_line,
                       const std::atomic<bool>& cancel) override;
 
  private:
   class Allocation;
-  // Holds an allocation of at least `ranks` tasks, or says why not in `result`.
-  bool EnsureAllocation(int ranks, LaunchResult& result, const std::atomic<bool>& cancel);
+  // Holds an allocation for `spec` (its ranks; per sweep, also the
+  // sweep_ranks to come), or says why not in `result`; while Slurm keeps the
+  // request pending, tells spec.on_status why every few seconds.
+  bool EnsureAllocation(const LaunchSpec& spec, LaunchResult& result, const std::atomic<bool>& cancel);
   // The trainer and its arguments, as the step or mpirun starts it.
   std::vector<std::string> TrainerArgv(const LaunchSpec& spec) const;
   std::vector<std::string> StepArgv(const LaunchSpec& spec) const;
@@ -107,6 +112,7 @@ class SlurmLauncher : public Launcher {
   SlurmLauncherOptions options_;
   std::unique_ptr<LocalLauncher> local_;  // hashes the trainer
   std::unique_ptr<Allocation> allocation_;
+  std::optional<LaunchCapacity> capacity_;  // found by Prepare()
 };
 
 }  // namespace dmlbench

@@ -114,17 +114,11 @@ SlurmFixture::SlurmFixture(int nodes, int cpus_per_node) : nodes_(nodes) {
          "--seed-file=" + dir_ + "/munge/munged.seed"});
     munged_pid_ = std::atoi(ReadWhole(dir_ + "/run/munged.pid").c_str());
 
+    StartController(/*keep_state=*/false);
     std::string error;
-    slurmctld_ = std::make_unique<Child>();
     ChildOptions daemon;
     daemon.close_other_fds = true;
     daemon.die_with_parent = false;  // the fixture stops it, in order
-    if (!slurmctld_->Start({sbin + "slurmctld", "-D", "-i", "-f", conf()}, daemon, &error)) {
-      throw std::runtime_error("slurmctld: " + error);
-    }
-    if (!WaitFor([] { return RunCommand({"scontrol", "ping"}, 5).exit_code == 0; }, 15)) {
-      throw std::runtime_error("slurmctld does not answer:\n" + logs());
-    }
     for (int n = 1; n <= nodes_; ++n) {
       slurmds_.push_back(std::make_unique<Child>());
       if (!slurmds_.back()->Start({sbin + "slurmd", "-D", "-f", conf(), "-N", "n" + std::to_string(n)}, daemon,
@@ -145,6 +139,28 @@ SlurmFixture::SlurmFixture(int nodes, int cpus_per_node) : nodes_(nodes) {
 }
 
 SlurmFixture::~SlurmFixture() { Stop(); }
+
+void SlurmFixture::StartController(bool keep_state) {
+  const std::string sbin = ResolveProgram("slurmctld").empty() ? "/usr/sbin/" : "";
+  std::string error;
+  slurmctld_ = std::make_unique<Child>();
+  ChildOptions daemon;
+  daemon.close_other_fds = true;
+  daemon.die_with_parent = false;  // the fixture stops it, in order
+  std::vector<std::string> argv = {sbin + "slurmctld", "-D", "-f", conf()};
+  if (!keep_state) argv.insert(argv.begin() + 2, "-i");
+  if (!slurmctld_->Start(argv, daemon, &error)) throw std::runtime_error("slurmctld: " + error);
+  if (!WaitFor([] { return RunCommand({"scontrol", "ping"}, 5).exit_code == 0; }, 15)) {
+    throw std::runtime_error("slurmctld does not answer:\n" + logs());
+  }
+}
+
+void SlurmFixture::RestartController() {
+  slurmctld_->SignalGroup(SIGTERM);
+  for (int i = 0; i < 200 && !slurmctld_->Reap(false); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  slurmctld_.reset();
+  StartController(/*keep_state=*/true);
+}
 
 void SlurmFixture::Stop() noexcept {
   // Reverse order: slurmd stalls ~9 s when its controller is gone first.

@@ -39,9 +39,14 @@ class SlurmFixture {
   std::string conf() const { return dir_ + "/etc/slurm.conf"; }
   std::string jobcomp() const { return dir_ + "/log/jobcomp.txt"; }
   std::string logs() const;  // the daemons' logs, for a failing test's message
+  // Stops slurmctld and starts it again from its saved state, as an
+  // administrator's restart does (running jobs are kept); returns once it
+  // answers.
+  void RestartController();
 
  private:
   void Stop() noexcept;
+  void StartController(bool keep_state);
 
   std::string dir_;
   int nodes_;

@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -266,12 +267,13 @@ TEST_F(SlurmSweepTest, QuickstartLikeSweepCompletesAsStepsOfOneAllocation) {
   EXPECT_EQ(testing::Int(store, "SELECT count(*) FROM attempts WHERE status = 'ok' AND hosts = 'n1'"), 8);
   EXPECT_EQ(testing::Int(store, "SELECT count(*) FROM epochs"), 8);
   // One allocation for the sweep: every step's command names the same job.
-  EXPECT_EQ(testing::Int(store, "SELECT count(DISTINCT substr(command_line, instr(command_line, '--jobid='), 12)) "
-                                "FROM attempts"),
-            1);
-  EXPECT_EQ(testing::Int(store, "SELECT count(*) FROM attempts "
-                                "WHERE command_line LIKE '%# slurm job %, step %: COMPLETED (srun exit 0)'"),
-            8);
+  EXPECT_EQ(testing::Int(store, "SELECT count(DISTINCT slurm_job_id) FROM attempts"), 1);
+  EXPECT_EQ(testing::Int(store, "SELECT count(*) FROM attempts WHERE command_line LIKE 'srun % --jobid=' || "
+                                "slurm_job_id || ' %' AND slurm_step_id LIKE slurm_job_id || '._' AND "
+                                "slurm_nodes = 'n1' AND slurm_state = 'COMPLETED' AND slurm_exit = 'srun exit 0'"),
+            8)
+      << testing::Text(store, "SELECT group_concat(slurm_job_id || ' ' || slurm_step_id || ' ' || slurm_state || ' ' "
+                              "|| slurm_exit, ' | ') FROM attempts");
   // The node's facts as `scontrol show node` gives them.
   EXPECT_EQ(testing::Text(store, "SELECT provider FROM hosts WHERE name = 'n1'"), "slurm");
   EXPECT_EQ(testing::Int(store, "SELECT cores FROM hosts WHERE name = 'n1'"), 8);
@@ -295,7 +297,8 @@ TEST_F(SlurmSweepTest, RunsOfOneShapeShareAJobStep) {
   EXPECT_EQ(testing::Int(store, "SELECT count(*) FROM runs WHERE status = 'complete'"), 3);
   EXPECT_EQ(testing::Int(store, "SELECT count(*) FROM epochs"), 6);
   EXPECT_EQ(testing::Int(store, "SELECT count(*) FROM attempts WHERE status = 'ok' AND hosts = 'n1' AND "
-                                "command_line LIKE '%--run=%--run=%--run=%COMPLETED (srun exit 0)'"),
+                                "command_line LIKE '%--run=%--run=%--run=%' AND slurm_state = 'COMPLETED' AND "
+                                "slurm_exit = 'srun exit 0'"),
             3)
       << testing::Text(store, "SELECT group_concat(command_line, ' | ') FROM attempts");
   EXPECT_EQ(testing::Int(store, "SELECT count(DISTINCT command_line) FROM attempts"), 1);
@@ -357,9 +360,7 @@ TEST_F(SlurmSweepTest, AllocationCancelledFromOutsideIsRecordedAndReplaced) {
   // Step 1.0 staged the trainer on the node.
   EXPECT_NE(reason.find("slurm step 1.1 ended CANCELLED"), std::string::npos) << reason;
   // The runs after it ran in a new allocation.
-  EXPECT_EQ(testing::Int(store, "SELECT count(*) FROM attempts WHERE status = 'ok' AND command_line LIKE "
-                                "'%# slurm job 2, step %'"),
-            2)
+  EXPECT_EQ(testing::Int(store, "SELECT count(*) FROM attempts WHERE status = 'ok' AND slurm_job_id = '2'"), 2)
       << testing::Text(store, "SELECT group_concat(command_line, ' | ') FROM attempts");
   EXPECT_TRUE(QueueEmpties());
 }
@@ -391,10 +392,106 @@ TEST_F(SlurmSweepTest, MpirunInsideTheAllocation) {
   Store store(db());
   EXPECT_EQ(testing::Int(store, "SELECT count(*) FROM runs WHERE status = 'complete'"), 2);
   EXPECT_EQ(testing::Int(store, "SELECT count(*) FROM attempts WHERE status = 'ok' AND hosts = 'n1' AND "
-                                "command_line LIKE 'mpirun -np _ %# slurm job %: COMPLETED (mpirun exit 0)'"),
+                                "command_line LIKE 'mpirun -np _ %' AND slurm_step_id IS NULL AND "
+                                "slurm_state = 'COMPLETED' AND slurm_exit = 'mpirun exit 0'"),
             2)
       << testing::Text(store, "SELECT group_concat(command_line, ' | ') FROM attempts");
   EXPECT_TRUE(QueueEmpties());
+}
+
+// A run no allocation of the partition can hold is refused before anything
+// is asked of Slurm, naming the run, what it needs and what the partition
+// has; the sweep is not recorded.
+TEST_F(SlurmSweepTest, ARunThePartitionCannotHoldIsRefusedBeforeAsking) {
+  const std::string matrix = WriteTinyRunsMatrix("architecture = [\"ring\"]\nworkers = [1, 9]\n", "partition = \"debug\"\n");
+  const CommandOutput run = Run(matrix);
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_EQ(run.err, "dmlbench: error: slurm partition \"debug\" (1 node, 8 CPUs) has 8 slots, but 1 run needs more "
+                     "ranks: ring w=9 b=50 rep=0 (9 ranks); remove such runs with [[exclude]] (or leave them out with "
+                     "--only) or add hosts\n");
+  EXPECT_EQ(testing::ReadFile(slurm_->jobcomp()), "") << "a job was submitted";
+  Store store(db());
+  EXPECT_EQ(testing::Int(store, "SELECT count(*) FROM experiments"), 0);
+}
+
+// The allocation holds what the runs the sweep runs need: with --only
+// choosing the one-rank runs, one CPU, not the largest run's nine.
+TEST_F(SlurmSweepTest, TheAllocationIsSizedForTheRunsTheSweepRuns) {
+  const std::string matrix = WriteTinyRunsMatrix("architecture = [\"ring\"]\nworkers = [1, 9]\n", "");
+  const CommandOutput run =
+      testing::Dmlbench({"run", matrix, "--db", db(), "--trainer", DMLBENCH_TRAINER, "--only", "workers=1"}, 300);
+  ASSERT_EQ(run.exit_code, 0) << run.err << run.out;
+  const std::string jobs = testing::ReadFile(slurm_->jobcomp());
+  EXPECT_NE(jobs.find(" Name=" + SlurmJobName(db()) + " "), std::string::npos) << jobs;
+  EXPECT_NE(jobs.find(" ProcCnt=1 "), std::string::npos) << jobs;
+}
+
+// While Slurm keeps the request pending, the progress line says why, as
+// squeue does; the sweep goes on once it is granted.
+TEST_F(SlurmSweepTest, APendingRequestShowsSlurmsReason) {
+  const CommandOutput blocker = RunCommand({"salloc", "--no-shell", "--ntasks=8", "--job-name=blocker"}, 30);
+  ASSERT_EQ(blocker.exit_code, 0) << blocker.err;
+  const std::string matrix = WriteTinyRunsMatrix("architecture = [\"ring\"]\nworkers = [1]\n", "");
+  Child orchestrator;
+  ASSERT_NO_FATAL_FAILURE(StartRun(orchestrator, matrix, DMLBENCH_TRAINER));
+  std::string out, err;
+  bool released = false;
+  Pump(
+      orchestrator, [&out](std::string_view line) { out.append(line).append("\n"); },
+      [&](std::string_view chunk) {
+        err.append(chunk);
+        if (!released && err.find(" pending: Resources") != std::string::npos) {
+          released = true;
+          RunCommand({"scancel", "--name=blocker"}, 30);
+        }
+      },
+      [] { return false; }, 5);
+  orchestrator.Reap(/*block=*/true);
+  EXPECT_EQ(ExitCode(orchestrator.status()), 0) << err << out;
+  EXPECT_TRUE(released) << err;
+  EXPECT_NE(err.find("ring w=1 b=50 rep=0 epoch 0/1 | slurm job 2 pending: Resources | elapsed "), std::string::npos)
+      << err;
+  EXPECT_NE(out.find("1 complete"), std::string::npos) << out;
+}
+
+// A controller restarted under a sweep: srun retries a step Slurm does not
+// create yet (for about two minutes here); the run is not charged for the
+// wait, and the progress line says what it waits on.
+TEST_F(SlurmSweepTest, AStepSlurmDoesNotCreateYetIsWaitedForWithoutChargingTheRun) {
+  const std::string matrix = WriteOneRunMatrix("repetitions = 2\ntimeout_s = 5\n", 1, 1);
+  Child orchestrator;
+  ASSERT_NO_FATAL_FAILURE(StartRun(orchestrator, matrix, SlowTrainer(3)));
+  std::string out, err;
+  bool restarted = false;
+  std::optional<std::chrono::steady_clock::time_point> waiting_since;
+  Pump(
+      orchestrator, [&out](std::string_view line) { out.append(line).append("\n"); },
+      [&](std::string_view chunk) {
+        err.append(chunk);
+        // Under the first run's step: the next run's srun meets the restarted controller.
+        if (!restarted && err.find(" epoch 0/1 ") != std::string::npos) {
+          restarted = true;
+          std::this_thread::sleep_for(std::chrono::seconds(1));
+          slurm_->RestartController();
+        }
+        if (!waiting_since && (err.find("| slurm job 1: step creation temporarily disabled, srun retries (") !=
+                                   std::string::npos ||
+                               err.find("| slurm job 1: no step created yet, srun waits |") != std::string::npos)) {
+          waiting_since = std::chrono::steady_clock::now();
+        }
+      },
+      // Three times the run's timeout into the wait, the run still waits,
+      // not timed out: stop the sweep.
+      [&] {
+        return waiting_since && std::chrono::steady_clock::now() - *waiting_since > std::chrono::seconds(15);
+      },
+      5);
+  orchestrator.Reap(/*block=*/true);
+  ASSERT_TRUE(waiting_since.has_value()) << err << out << slurm_->logs();
+  Store store(db());
+  EXPECT_EQ(testing::Int(store, "SELECT count(*) FROM attempts WHERE status IN ('failed', 'timed_out')"), 0)
+      << testing::Text(store, "SELECT group_concat(status || ' ' || coalesce(reason, ''), ' | ') FROM attempts");
+  EXPECT_EQ(testing::Int(store, "SELECT count(*) FROM attempts WHERE status = 'interrupted'"), 1);
 }
 
 // The nodes run a copy of the trainer that the allocation put on their own
