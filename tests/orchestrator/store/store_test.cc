@@ -103,7 +103,7 @@ AttemptOutcome Outcome(const std::string& status, const std::string& reason = ""
 // is running. Returns the run id and the attempt id.
 std::pair<std::int64_t, std::int64_t> RunWithAnAttempt(Store& store) {
   const std::int64_t run =
-      store.AddRun(store.AddExperiment(MakeExperiment(), 1), MakeRun(), std::string(64, 'k'), MakeProvenance());
+      store.AddRun(store.AddExperiment(MakeExperiment(), 1), MakeRun(), std::string(64, 'c'), MakeProvenance());
   return {run, store.BeginAttempt(run, 10)};
 }
 
@@ -131,8 +131,8 @@ TEST_F(StoreTest, ARunBelongsToEveryExperimentThatPlansIt) {
   Store store(db_);
   const PlannedRun ring = MakeRun();
   const PlannedRun mpi = MakeRun(Architecture::kMpi);
-  const std::string ring_key(64, 'r');
-  const std::string mpi_key(64, 'm');
+  const std::string ring_key(64, 'e');
+  const std::string mpi_key(64, 'd');
   std::vector<std::int64_t> first_ids;
   const std::int64_t first = store.AddExperimentRuns(
       MakeExperiment("a"), {{&ring, ring_key, MakeProvenance()}, {&mpi, mpi_key, MakeProvenance()}}, 1, &first_ids);
@@ -156,8 +156,8 @@ TEST_F(StoreTest, ARunNamesEveryExperimentThatPlannedItTheFirstPlannerFirst) {
   Store store(db_);
   const PlannedRun ring = MakeRun();
   const PlannedRun mpi = MakeRun(Architecture::kMpi);
-  const std::string ring_key(64, 'r');
-  const std::string mpi_key(64, 'm');
+  const std::string ring_key(64, 'e');
+  const std::string mpi_key(64, 'd');
   Experiment original = MakeExperiment("a");
   original.name = "original";
   Experiment copy = MakeExperiment("b");
@@ -484,11 +484,11 @@ TEST_F(StoreTest, ExperimentsAndHostsAreDeduplicated) {
 TEST_F(StoreTest, RunLifeCycleFromPendingToComplete) {
   Store store(db_);
   const std::int64_t experiment = store.AddExperiment(MakeExperiment(), 1);
-  const std::string key(64, 'k');
+  const std::string key(64, 'c');
   const std::int64_t run = store.AddRun(experiment, MakeRun(), key, MakeProvenance());
   EXPECT_EQ(store.AddRun(experiment, MakeRun(), key, MakeProvenance()), run);
   EXPECT_EQ(store.FindRuns({key}).at(key).status, RunState::kPending);
-  EXPECT_TRUE(store.FindRuns({std::string(64, 'z')}).empty());
+  EXPECT_TRUE(store.FindRuns({std::string(64, 'f')}).empty());
 
   const std::int64_t attempt = store.BeginAttempt(run, 10);
   EXPECT_EQ(store.FindRuns({key}).at(key).status, RunState::kRunning);
@@ -538,25 +538,25 @@ TEST_F(StoreTest, AShortWarmupAndNoEvaluationComeBackFromTheCanonicalParameters)
   run.params.epochs = 2;
   run.params.warmup_iterations = 10;
   run.params.evaluate = false;
-  store.AddRun(experiment, run, std::string(64, 'w'), MakeProvenance());
-  store.AddRun(experiment, MakeRun(), std::string(64, 'p'), MakeProvenance());
-  const auto runs = store.FindRuns({std::string(64, 'w'), std::string(64, 'p')});
-  EXPECT_EQ(runs.at(std::string(64, 'w')).params.warmup_iterations, 10);
-  EXPECT_FALSE(runs.at(std::string(64, 'w')).params.evaluate);
-  EXPECT_EQ(CanonicalJson(runs.at(std::string(64, 'w')).params), CanonicalJson(run.params));
-  EXPECT_EQ(runs.at(std::string(64, 'p')).params.warmup_iterations, 0);
-  EXPECT_TRUE(runs.at(std::string(64, 'p')).params.evaluate);
+  store.AddRun(experiment, run, std::string(64, '8'), MakeProvenance());
+  store.AddRun(experiment, MakeRun(), std::string(64, '9'), MakeProvenance());
+  const auto runs = store.FindRuns({std::string(64, '8'), std::string(64, '9')});
+  EXPECT_EQ(runs.at(std::string(64, '8')).params.warmup_iterations, 10);
+  EXPECT_FALSE(runs.at(std::string(64, '8')).params.evaluate);
+  EXPECT_EQ(CanonicalJson(runs.at(std::string(64, '8')).params), CanonicalJson(run.params));
+  EXPECT_EQ(runs.at(std::string(64, '9')).params.warmup_iterations, 0);
+  EXPECT_TRUE(runs.at(std::string(64, '9')).params.evaluate);
   EXPECT_EQ(Int(store, "SELECT count(*) FROM runs WHERE canonical_params LIKE '%warmup%'"), 1);
 }
 
 TEST_F(StoreTest, NewAttemptDropsThePartialEpochsOfTheLastOne) {
   Store store(db_);
-  const std::int64_t run = store.AddRun(store.AddExperiment(MakeExperiment(), 1), MakeRun(), std::string(64, 'k'),
+  const std::int64_t run = store.AddRun(store.AddExperiment(MakeExperiment(), 1), MakeRun(), std::string(64, 'c'),
                                         MakeProvenance());
   const std::int64_t first = store.BeginAttempt(run, 10);
   store.AddEpoch(run, first, MakeEpoch(1));
   store.FinishAttempt(run, first, Outcome("failed", "mpirun exited with status 1"), RunDisposition::kRetry, {});
-  EXPECT_EQ(store.FindRuns({std::string(64, 'k')}).begin()->second.status, RunState::kRunning);
+  EXPECT_EQ(store.FindRuns({std::string(64, 'c')}).begin()->second.status, RunState::kRunning);
   EXPECT_EQ(Int(store, "SELECT count(*) FROM iterations"), 10);
   const std::int64_t second = store.BeginAttempt(run, 11);
   EXPECT_EQ(Int(store, "SELECT count(*) FROM epochs"), 0);
@@ -575,7 +575,7 @@ TEST_F(StoreTest, NewAttemptDropsThePartialEpochsOfTheLastOne) {
 TEST_F(StoreTest, FailedRunAppearsInFailuresWithItsReason) {
   Store store(db_);
   const std::int64_t run = store.AddRun(store.AddExperiment(MakeExperiment(), 1), MakeRun(Architecture::kP2p),
-                                        std::string(64, 'k'), MakeProvenance());
+                                        std::string(64, 'c'), MakeProvenance());
   const std::int64_t attempt = store.BeginAttempt(run, 10);
   store.FinishAttempt(run, attempt, Outcome("timed_out", "timed out after 5 s"), RunDisposition::kFailed, {});
   const QueryResult failures = store.Query("SELECT architecture, status, failure_reason, stderr_tail FROM failures");
@@ -589,7 +589,7 @@ TEST_F(StoreTest, FailedRunAppearsInFailuresWithItsReason) {
 
 TEST_F(StoreTest, ARunFoundByItsKeyIsTheRunAmongAllRuns) {
   Store store(db_);
-  const std::string key(64, 'k');
+  const std::string key(64, 'c');
   const std::int64_t run =
       store.AddRun(store.AddExperiment(MakeExperiment(), 1), MakeRun(Architecture::kPs, 3), key, MakeProvenance());
   store.TagRun(run, {"nightly"}, 2);
@@ -1124,7 +1124,7 @@ TEST_F(StoreTest, UnknownArchitectureViolatesItsCheckConstraint) {
   Store store(db_);
   try {
     // Architecture is an enum in the program, so only SQL can name another.
-    store.AddRun(store.AddExperiment(MakeExperiment(), 1), MakeRun(), std::string(64, 'k'), MakeProvenance());
+    store.AddRun(store.AddExperiment(MakeExperiment(), 1), MakeRun(), std::string(64, 'c'), MakeProvenance());
     store.Query("UPDATE runs SET architecture = 'allgather'");
     FAIL() << "stored an unknown architecture";
   } catch (const StoreError& e) {
@@ -1136,7 +1136,7 @@ TEST_F(StoreTest, UnknownArchitectureViolatesItsCheckConstraint) {
 
 TEST_F(StoreTest, SplitOfARunNeverChanges) {
   Store store(db_);
-  store.AddRun(store.AddExperiment(MakeExperiment(), 1), MakeRun(), std::string(64, 'k'), MakeProvenance());
+  store.AddRun(store.AddExperiment(MakeExperiment(), 1), MakeRun(), std::string(64, 'c'), MakeProvenance());
   try {
     store.Query("UPDATE runs SET split = 'calibration'");
     FAIL() << "changed a split";
