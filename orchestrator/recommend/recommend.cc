@@ -8,7 +8,6 @@
 #include <tuple>
 #include <utility>
 
-#include <nlohmann/json.hpp>
 
 namespace dmlbench {
 namespace {
@@ -116,22 +115,16 @@ double ParseDuration(const std::string& text) {
 CalibratedHosts CalibratedHostsOf(const Store& store, const ModelFitRecord& fit) {
   CalibratedHosts hosts;
   if (fit.runs.empty()) return hosts;
-  std::string ids;
-  for (const ModelFitRunRow& row : fit.runs) ids += (ids.empty() ? "" : ",") + std::to_string(row.run_id);
-  const QueryResult rows = store.Query(
-      "SELECT DISTINCT h.tags_json FROM runs r JOIN attempt_hosts ah ON ah.attempt_id = r.complete_attempt_id "
-      "JOIN hosts h USING (host_id) WHERE r.run_id IN (" + ids + ")");
-  for (const auto& row : rows.rows) {
-    const nlohmann::json tags = nlohmann::json::parse(std::get<std::string>(row[0]), nullptr, false);
-    if (!tags.is_object()) continue;
-    if (tags.contains("instance_type") && tags["instance_type"].is_string()) {
-      hosts.instance_types.insert(tags["instance_type"].get<std::string>());
+  const std::map<std::int64_t, std::vector<HostTags>> tags = store.CompleteRunHostTags();
+  for (const ModelFitRunRow& row : fit.runs) {
+    const auto it = tags.find(row.run_id);
+    if (it == tags.end()) continue;
+    for (const HostTags& host : it->second) {
+      if (const auto type = host.tags.find("instance_type"); type != host.tags.end()) {
+        hosts.instance_types.insert(type->second);
+      }
+      hosts.cpu_shares.insert(host.cpu_cores);
     }
-    double share = 0;
-    if (tags.contains("cpu_cores") && tags["cpu_cores"].is_string()) {
-      share = std::atof(tags["cpu_cores"].get<std::string>().c_str());
-    }
-    hosts.cpu_shares.insert(share);
   }
   return hosts;
 }

@@ -230,6 +230,10 @@ class Store {
   // every complete run's complete attempt.
   std::set<std::string> HostCpuShares(const std::vector<std::int64_t>& host_ids) const;
   std::map<std::int64_t, std::set<std::string>> CompleteRunCpuShares() const;
+  // By run id, the tags of the hosts of every complete run's complete
+  // attempt, each host once, in host order. Throws StoreError naming a
+  // host whose tags are not a JSON object or whose cpu_cores is no share.
+  std::map<std::int64_t, std::vector<HostTags>> CompleteRunHostTags() const;
   // The rows of one link probe, in one transaction.
   void AddLinkProbe(const std::vector<LinkProbeRow>& rows);
   // Of each configured profile (bandwidth and latency), the rows of its most
