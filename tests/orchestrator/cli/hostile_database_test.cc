@@ -1,13 +1,17 @@
 // A results database someone else wrote (mailed, committed, opened from a
 // colleague's home): text read from it never names a path outside the
-// tool's own files, and a malformed column fails with the database, the row
-// and the column named. Each database is made by a real sweep, then changed
-// with the sqlite3 shell as a hostile hand would.
+// tool's own files; a malformed column fails with the database, the row
+// and the column named; and a fit edited into nonsense is refused by every
+// command that reads it. Each database is made by a real sweep (or is a
+// copy of the committed study), then changed with the sqlite3 shell as a
+// hostile hand would.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "orchestrator/core/subprocess.h"
 #include "tests/orchestrator/support/dmlbench_program.h"
@@ -164,6 +168,95 @@ TEST_F(HostileDatabaseTest, AMalformedColumnFailsEveryCommandThatReadsItNamingTh
     }
     EXPECT_EQ(Value(db_, "SELECT count(*) FROM runs"), "1") << c.sql;
   }
+}
+
+// ---- a stored fit edited into nonsense ------------------------------------
+
+// A copy of the committed study, whose latest corrected fit is edited.
+class HostileFitTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    fs::copy_file(std::string(DMLBENCH_SOURCE_DIR) + "/reports/data/paper-reproduction.db", db_);
+    fit_ = Value(db_, "SELECT max(fit_id) FROM model_fits WHERE model = 'corrected'");
+  }
+
+  void SetParameter(const std::string& name, const std::string& value) {
+    SqlOn(db_, "UPDATE model_parameters SET value = " + value + " WHERE fit_id = " + fit_ +
+                                      " AND name = '" + name + "'");
+  }
+
+  CommandOutput Predict() {
+    return Dmlbench({"--db", db_, "model", "predict", "--model", "corrected", "architecture=ring", "workers=4",
+                     "bandwidth=1gbit"});
+  }
+  CommandOutput Recommend() {
+    return Dmlbench({"--db", db_, "model", "recommend", "--catalog",
+                     std::string(DMLBENCH_SOURCE_DIR) + "/experiments/instances/emulated-cluster.toml", "--epochs",
+                     "10", "--workers", "1,2,4", "--deadline", "1h", "--json"});
+  }
+
+  testing::TempDir dir_;
+  std::string db_ = dir_ / "study.db";
+  std::string fit_;
+};
+
+// An infinite value, or text, is refused as the fit is read: every command
+// fails naming it, and validate stores nothing.
+TEST_F(HostileFitTest, AValueThatIsNoFiniteNumberIsRefusedWhereTheFitIsRead) {
+  for (const std::string& value : {std::string("9e999"), std::string("'abc'")}) {
+    SetParameter("cpu_per_byte_s", value);
+    SqlOn(db_, "DELETE FROM predictions");
+    const std::string message = "dmlbench: error: " + db_ + ": fit " + fit_ +
+                                ": model_parameters.value of cpu_per_byte_s is not a finite number, got " +
+                                (value == "9e999" ? "inf" : "\"abc\"") + "\n";
+    const CommandOutput predict = Predict();
+    EXPECT_NE(predict.exit_code, 0);
+    EXPECT_EQ(predict.err, message);
+    const CommandOutput recommend = Recommend();
+    EXPECT_NE(recommend.exit_code, 0);
+    EXPECT_EQ(recommend.err, message);
+    const CommandOutput validate = Dmlbench({"--db", db_, "model", "validate"});
+    EXPECT_NE(validate.exit_code, 0);
+    EXPECT_EQ(validate.err, message);
+    EXPECT_EQ(Value(db_, "SELECT count(*) FROM predictions"), "0");
+  }
+}
+
+// A finite value that gives no time is refused where the prediction is
+// made, alike by predict, recommend and validate; a value outside the
+// range the fit keeps it in is refused as the model reads it.
+TEST_F(HostileFitTest, AParameterThatGivesNoTimeIsRefusedByEveryCommandThatPredicts) {
+  SetParameter("cpu_per_sample_s", "-1");
+  const std::string refused = "fit " + fit_ + " predicts an epoch time of ";
+  const std::string why = " s, not a positive finite time: refit it (dmlbench model fit)";
+  const CommandOutput predict = Predict();
+  ASSERT_EQ(predict.exit_code, 0) << predict.err;
+  EXPECT_NE(predict.out.find(refused + "-nan" + why), std::string::npos) << predict.out;
+  const CommandOutput recommend = Recommend();
+  ASSERT_EQ(recommend.exit_code, 0) << recommend.err;
+  const nlohmann::json json = nlohmann::json::parse(recommend.out);
+  EXPECT_TRUE(json["ranked"].empty());
+  ASSERT_EQ(json["ruled_out"].size(), json["candidates"].get<std::size_t>());
+  for (const nlohmann::json& r : json["ruled_out"]) {
+    const std::string reason = r["reason"];
+    EXPECT_TRUE(reason.starts_with("the model cannot predict it: " + refused) && reason.ends_with(why)) << reason;
+  }
+  // validate predicts every other fit and stores them all, none of this one.
+  SqlOn(db_, "DELETE FROM predictions");
+  const CommandOutput validate = Dmlbench({"--db", db_, "model", "validate"});
+  ASSERT_EQ(validate.exit_code, 0) << validate.err;
+  EXPECT_NE(validate.out.find("corrected cannot predict"), std::string::npos) << validate.out;
+  EXPECT_EQ(Value(db_, "SELECT count(*) FROM predictions WHERE fit_id = " + fit_), "0");
+  EXPECT_NE(Value(db_, "SELECT count(*) FROM predictions WHERE fit_id > " + fit_), "0");
+
+  SetParameter("cpu_per_sample_s", "5.91363206677072e-06");
+  SetParameter("combine_exponent", "-1");
+  const CommandOutput outside = Predict();
+  ASSERT_EQ(outside.exit_code, 0) << outside.err;
+  EXPECT_NE(outside.out.find("fit " + fit_ + " holds combine_exponent = -1, outside its range (1 or more): refit it "
+                             "(dmlbench model fit)"),
+            std::string::npos)
+      << outside.out;
 }
 
 }  // namespace
