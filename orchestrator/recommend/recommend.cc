@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <sstream>
 #include <tuple>
@@ -25,6 +26,16 @@ std::string Short(double value) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%.4g", value);
   return buffer;
+}
+
+// 1440000 as "1,440,000".
+std::string Grouped(std::int64_t value) {
+  std::string digits = std::to_string(value), grouped;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) grouped += ',';
+    grouped += digits[i];
+  }
+  return grouped;
 }
 
 bool HasShare(const std::set<double>& shares, double share) {
@@ -92,6 +103,7 @@ double ParseDuration(const std::string& text) {
   const std::string expected = "a duration must be numbers with units d, h, m or s (e.g. 2h, 90m, 1h30m), got \"" +
                                text + "\"";
   double seconds = 0;
+  double previous_scale = 0;  // of the unit before; each must be smaller
   std::size_t at = 0;
   if (text.empty()) throw RecommendError(expected);
   while (at < text.size()) {
@@ -105,11 +117,29 @@ double ParseDuration(const std::string& text) {
     const char unit = *end;
     const double scale = unit == 'd' ? 86400 : unit == 'h' ? 3600 : unit == 'm' ? 60 : unit == 's' ? 1 : 0;
     if (scale == 0) throw RecommendError(expected);
+    if (previous_scale > 0 && scale >= previous_scale) {
+      throw RecommendError("a duration names each unit once, the largest first (e.g. 1h30m), got \"" + text + "\"");
+    }
+    previous_scale = scale;
     seconds += value * scale;
     at = static_cast<std::size_t>(end - text.c_str()) + 1;
   }
   if (!(seconds > 0)) throw RecommendError("a duration must be greater than 0, got \"" + text + "\"");
   return seconds;
+}
+
+std::int64_t CandidateCount(const CandidateSpace& space, std::size_t types) {
+  std::int64_t architectures = 0;
+  for (const Architecture architecture : space.architectures) {
+    architectures += architecture == Architecture::kPs ? static_cast<std::int64_t>(space.servers.size()) : 1;
+  }
+  std::int64_t count = architectures;
+  for (const std::size_t factor : {space.workers.size(), space.batch_sizes.size(), types}) {
+    if (__builtin_mul_overflow(count, static_cast<std::int64_t>(factor), &count)) {
+      return std::numeric_limits<std::int64_t>::max();
+    }
+  }
+  return count;
 }
 
 CalibratedHosts CalibratedHostsOf(const Store& store, const ModelFitRecord& fit) {
@@ -138,6 +168,13 @@ Recommendation Recommend(const PerformanceModel& model, const ModelFitRecord& fi
     throw RecommendError("the candidate space is empty: give architectures, workers, batch sizes (and servers for ps)");
   }
   if (workload.epochs < 1) throw RecommendError("epochs must be at least 1, got " + std::to_string(workload.epochs));
+  if (const std::int64_t count = CandidateCount(space, catalog.types.size()); count > kMaxCandidates) {
+    throw RecommendError("the candidate space holds " + Grouped(count) + " candidates (" +
+                         Grouped(count / static_cast<std::int64_t>(catalog.types.size())) + " configurations x " +
+                         std::to_string(catalog.types.size()) + " instance types), more than the " +
+                         Grouped(kMaxCandidates) + " one search tries: give fewer --workers, --batch, --servers or "
+                         "--architecture values, or a catalog of fewer types");
+  }
   const std::vector<ModelConfig> configs = Configurations(space, workload);
   Recommendation result;
   result.ranked.reserve(configs.size() * catalog.types.size());
