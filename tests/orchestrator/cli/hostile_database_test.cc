@@ -1,10 +1,11 @@
 // A results database someone else wrote (mailed, committed, opened from a
 // colleague's home): text read from it never names a path outside the
 // tool's own files; a malformed column fails with the database, the row
-// and the column named; and a fit edited into nonsense is refused by every
-// command that reads it. Each database is made by a real sweep (or is a
-// copy of the committed study), then changed with the sqlite3 shell as a
-// hostile hand would.
+// and the column named; a fit edited into nonsense is refused by every
+// command that reads it; and control characters it holds are written
+// visibly. Each database is made by a real sweep (or is a copy of the
+// committed study), then changed with the sqlite3 shell as a hostile hand
+// would.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -170,6 +171,12 @@ TEST_F(HostileDatabaseTest, AMalformedColumnFailsEveryCommandThatReadsItNamingTh
   }
 }
 
+TEST_F(HostileDatabaseTest, QueryCsvWritesControlCharactersFromTheDatabaseVisibly) {
+  Sql("UPDATE runs SET failure_reason = 'a' || char(27) || '[2J' || char(7) || 'b,c'");
+  const CommandOutput query = Dmlbench({"--db", db_, "query", "--csv", "SELECT failure_reason FROM runs"});
+  ASSERT_EQ(query.exit_code, 0) << query.err;
+  EXPECT_EQ(query.out, "failure_reason\n\"a\\e[2J\\x07b,c\"\n");
+}
 // ---- a stored fit edited into nonsense ------------------------------------
 
 // A copy of the committed study, whose latest corrected fit is edited.
