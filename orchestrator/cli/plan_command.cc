@@ -11,6 +11,7 @@
 #include "orchestrator/cli/commands.h"
 #include "orchestrator/cli/launcher_factory.h"
 #include "orchestrator/core/subprocess.h"
+#include "orchestrator/core/terminal_text.h"
 #include "orchestrator/launch/launcher.h"
 #include "orchestrator/cli/table.h"
 #include "orchestrator/filter/filter.h"
@@ -129,6 +130,7 @@ void PlanCommand(const GlobalOptions& global, const ExperimentInputs& inputs, co
   const std::string trainer_sha = TrainerSha256(inputs);
   const bool exists = std::filesystem::exists(global.db);
   Store store(exists ? global.db : ":memory:", exists ? Store::Mode::kReadOnly : Store::Mode::kReadWrite);
+  if (!store.open_note().empty()) std::cerr << "dmlbench: note: " << TerminalText(store.open_note()) << "\n";
   const std::vector<PlanItem> planned = Plan(experiment, store, {inputs.trainer, trainer_sha, dataset_dir});
   const std::vector<PlanItem> plan = Select(planned, filter, experiment.name, trainer_sha);
   if (const std::optional<HostSlots> slots = SlotsOf(experiment.execution)) CheckSlots(plan, *slots);

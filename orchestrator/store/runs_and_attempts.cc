@@ -392,6 +392,7 @@ RunContents Store::Contents(const std::vector<std::int64_t>& run_ids) const {
 }
 
 void Store::Forget(const std::vector<RunRecord>& runs, const std::string& filter, double now_unix_s) {
+  const std::string logs = logs_dir();  // before anything is removed: it may refuse
   WithStoreErrors(path_, [&] {
     SQLite::Transaction transaction(impl_->db, SQLite::TransactionBehavior::IMMEDIATE);
     SQLite::Statement used(impl_->db, "SELECT min(fit_id) FROM model_fit_runs WHERE run_id = ?");
@@ -440,7 +441,7 @@ void Store::Forget(const std::vector<RunRecord>& runs, const std::string& filter
   });
   for (const RunRecord& run : runs) {
     std::error_code ignored;
-    std::filesystem::remove_all(PathInside(path_, logs_dir(), CheckedRunKey(path_, run.run_id, run.run_key),
+    std::filesystem::remove_all(PathInside(path_, logs, CheckedRunKey(path_, run.run_id, run.run_key),
                                            "the logs of run " + std::to_string(run.run_id)),
                                 ignored);
   }

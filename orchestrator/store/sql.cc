@@ -112,7 +112,13 @@ QueryResult Store::Query(const std::string& sql) const {
     const char* rest = nullptr;
     if (sqlite3_prepare_v2(impl_->db.getHandle(), sql.c_str(), static_cast<int>(sql.size()), &first, &rest) ==
         SQLITE_OK) {
+      const bool writes = first != nullptr && sqlite3_stmt_readonly(first) == 0;
       sqlite3_finalize(first);
+      if (writes && mode_ != Mode::kReadWrite) {
+        throw StoreError(path_ + ": the database is open read-only, and this statement would write (to it, or as "
+                                 "VACUUM INTO to a file of its own): " + Trimmed(sql),
+                         -1);
+      }
       sqlite3_stmt* second = nullptr;
       const int status = sqlite3_prepare_v2(impl_->db.getHandle(), rest, -1, &second, nullptr);
       sqlite3_finalize(second);

@@ -239,6 +239,7 @@ TEST_F(StoreTest, ADatabaseOnAReadOnlyFileSystemIsReadAsItIs) {
   Store reader(db, Store::Mode::kReadOnly);
   EXPECT_EQ(Text(reader, "SELECT name FROM experiments"), "unit");
   EXPECT_FALSE(std::filesystem::exists(db + "-shm"));
+  EXPECT_EQ(reader.open_note(), "");  // a read-only mount has no writer whose rows it could miss
 }
 
 // A database as version 7 left it, with a run: opened for writing it gains
@@ -1030,8 +1031,69 @@ TEST_F(StoreTest, ReadOnlyRefusesWrites) {
     store.Query("DELETE FROM runs");
     FAIL() << "wrote through a read-only store";
   } catch (const StoreError& e) {
+    EXPECT_EQ(std::string(e.what()), db_ + ": the database is open read-only, and this statement would write (to "
+                                           "it, or as VACUUM INTO to a file of its own): DELETE FROM runs");
+    EXPECT_EQ(e.extended_code(), -1);
+  }
+  try {
+    store.ExecuteScript("DELETE FROM runs");
+    FAIL() << "wrote through a read-only store";
+  } catch (const StoreError& e) {
     EXPECT_EQ(std::string(e.what()), db_ + ": attempt to write a readonly database");
     EXPECT_EQ(e.extended_code(), SQLITE_READONLY);
+  }
+}
+
+TEST_F(StoreTest, ReadOnlyQueryWritesNoFileOfItsOwn) {
+  { Store store(db_); }
+  for (const Store::Mode mode : {Store::Mode::kReadOnly, Store::Mode::kReadOnlyScratch}) {
+    Store store(db_, mode);
+    EXPECT_THROW(store.Query("VACUUM INTO '" + (dir_ / "copy.db") + "'"), StoreError);
+    EXPECT_FALSE(std::filesystem::exists(dir_ / "copy.db"));
+  }
+}
+
+// The logs directory sits beside the database's real file, whatever name
+// it is opened by; a file of two names keeps none.
+TEST_F(StoreTest, TheLogsDirectoryIsBesideTheRealFile) {
+  { Store store(db_); }
+  std::filesystem::create_directories(dir_ / "links");
+  std::filesystem::create_symlink(db_, dir_ / "links/link.db");
+  EXPECT_EQ(Store(dir_ / "links/link.db").logs_dir(), db_ + ".logs");
+  EXPECT_EQ(Store(dir_ / "links/../results.db", Store::Mode::kReadOnly).logs_dir(), db_ + ".logs");
+}
+
+TEST_F(StoreTest, ADatabaseOfTwoNamesHasNoLogsDirectory) {
+  { Store store(db_); }
+  std::filesystem::create_hard_link(db_, dir_ / "other.db");
+  for (const std::string& name : {db_, dir_ / "other.db"}) {
+    Store store(name, Store::Mode::kReadOnly);
+    try {
+      store.logs_dir();
+      FAIL() << "a logs directory for " << name;
+    } catch (const StoreError& e) {
+      EXPECT_EQ(std::string(e.what()),
+                name + ": the database file has 2 names (hard links), and its logs directory sits beside one of "
+                       "them, which no name can tell: dmlbench keeps, shows and forgets logs only of a database of "
+                       "one name (remove the other links, or copy the file; a symbolic link is followed)");
+    }
+  }
+}
+
+// A user_version set below what the database's tables hold is named: a
+// migration would otherwise fail on a table that exists.
+TEST_F(StoreTest, AUserVersionBelowItsTablesIsRefused) {
+  { Store(db_).Query("PRAGMA user_version = 2"); }
+  for (const Store::Mode mode : {Store::Mode::kReadWrite, Store::Mode::kReadOnly}) {
+    try {
+      Store store(db_, mode);
+      FAIL() << "opened a database whose user_version was set below its tables";
+    } catch (const StoreError& e) {
+      EXPECT_EQ(std::string(e.what()),
+                db_ + ": the database's schema says version 2 (PRAGMA user_version), but it holds tables of "
+                      "version 16 or later (predictions.predicted_epoch_high_s): its user_version was changed "
+                      "after it was written; refusing to open it");
+    }
   }
 }
 
