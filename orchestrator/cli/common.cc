@@ -1,4 +1,5 @@
 #include <filesystem>
+#include <iostream>
 #include <ostream>
 
 #include "orchestrator/cli/commands.h"
@@ -40,7 +41,9 @@ std::unique_ptr<Store> OpenExistingReadOnly(const std::string& db) {
   if (!std::filesystem::exists(db)) {
     throw StoreError(db + ": no such database (it is created by `dmlbench run MATRIX`)", -1);
   }
-  return std::make_unique<Store>(db, Store::Mode::kReadOnly);
+  auto store = std::make_unique<Store>(db, Store::Mode::kReadOnly);
+  if (!store->open_note().empty()) std::cerr << "dmlbench: note: " << TerminalText(store->open_note()) << "\n";
+  return store;
 }
 
 std::string VersionText() {

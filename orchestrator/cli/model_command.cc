@@ -29,7 +29,6 @@
 #include "orchestrator/model/models.h"
 #include "orchestrator/model/observations.h"
 #include "orchestrator/model/validation.h"
-#include "orchestrator/store/epoch_validity.h"
 
 namespace dmlbench {
 namespace {
@@ -146,20 +145,6 @@ void PrintParameters(const ModelFitRecord& fit) {
              {false, false, true, false, false, false});
 }
 
-// A log half-width as the interval's reach below and above the prediction.
-std::string Reach(double log_half_width) {
-  return Number(100 * (std::exp(-log_half_width) - 1), "%+.1f%%") + " / " +
-         Number(100 * (std::exp(log_half_width) - 1), "%+.1f%%");
-}
-
-// What a fit's interval beyond its calibration's workers rests on, after
-// `article` ("the", "its"): "(the 12 calibration configurations of 4
-// workers, each predicted by a fit on fewer workers)".
-std::string BeyondWorkersSource(const ModelIntervalRow& beyond, const std::string& article) {
-  return "(" + article + " " + std::to_string(beyond.configurations) + " calibration configurations of " +
-         std::to_string(beyond.beyond_workers) + " workers, each predicted by a fit on fewer workers)";
-}
-
 // The fit's prediction interval: its level, what it rests on and its reach
 // per regime (interval.h).
 void PrintInterval(const ModelFitRecord& fit) {
@@ -173,7 +158,7 @@ void PrintInterval(const ModelFitRecord& fit) {
   std::cout << Percent(all.level) << " prediction interval of epoch time (split-conformal on " << all.configurations
             << " calibration configurations, each left out and predicted by a fit on the others): ";
   if (!ScaledPerRegime(fit)) {
-    std::cout << Reach(all.log_half_width) << " of the prediction\n";
+    std::cout << ReachText(all.log_half_width) << " of the prediction\n";
   } else {
     std::cout << "scaled per scheme, its residuals differing between schemes (Kruskal-Wallis p < "
               << Number(kRegimeScaleAlpha) << ")\n";
@@ -181,13 +166,13 @@ void PrintInterval(const ModelFitRecord& fit) {
     for (const ModelIntervalRow& row : fit.intervals) {
       if (&row == beyond) continue;
       rows.push_back({row.scope.empty() ? "(any other)" : row.scope, std::to_string(row.configurations),
-                      Reach(row.log_half_width)});
+                      ReachText(row.log_half_width)});
     }
     PrintTable(std::cout, {"scheme", "left out", "interval"}, rows, {false, true, true});
   }
   if (beyond) {
-    std::cout << "beyond " << beyond->beyond_workers << " workers, at least " << Reach(beyond->log_half_width) << " "
-              << BeyondWorkersSource(*beyond, "the") << "\n";
+    std::cout << "beyond " << beyond->beyond_workers << " workers, at least " << ReachText(beyond->log_half_width)
+              << " " << BeyondWorkersSource(*beyond, "the") << "\n";
   }
 }
 
@@ -390,9 +375,18 @@ void ValidateCommand(const GlobalOptions& global, const ModelOptions& o) {
   std::vector<std::pair<std::string, std::vector<ErrorSummary>>> coverage_rows;
   std::vector<std::pair<std::string, std::vector<CpuSummary>>> cpu_rows;
   std::vector<std::vector<std::string>> interval_rows;
+  // Every fit's predictions first, then stored in one transaction: a fit
+  // that fails leaves none stored.
+  std::vector<ValidationResult> results;
+  std::vector<PredictionRow> predictions;
   for (const auto& [model, fit] : fits) {
-    const ValidationResult result = Validate(*model, fit, data);
-    store.AddPredictions(result.predictions);
+    results.push_back(Validate(*model, fit, data));
+    predictions.insert(predictions.end(), results.back().predictions.begin(), results.back().predictions.end());
+  }
+  store.AddPredictions(predictions);
+  for (std::size_t i = 0; i < fits.size(); ++i) {
+    const auto& [model, fit] = fits[i];
+    const ValidationResult& result = results[i];
     cpu_rows.push_back({std::string(model->name()), result.cpu});
     PrintSummaries(std::string(model->name()), result.summaries);
     if (o.points) PrintPoints(std::string(model->name()), result);
@@ -530,12 +524,6 @@ void PredictCommand(const GlobalOptions& global, const ModelOptions& o) {
   for (const auto& [model, fit] : ChosenFits(*store, o)) {
     try {
       const Prediction p = model->Predict(fit, config);
-      // A fit made from invalid epochs (by an older dmlbench, or a database
-      // edited since) can predict what no epoch takes: refused, not shown.
-      if (EpochFault(p.epoch_s, 1, 0)) {
-        throw ModelError("fit " + std::to_string(fit.fit_id) + " predicts an epoch time of " + Number(p.epoch_s) +
-                         " s, not a positive finite time: refit it (dmlbench model fit)");
-      }
       if (!p.limited_by.empty()) {
         std::string line = "  " + std::string(model->name()) + ": " + Number(1e3 * p.worker_cpu_s) +
                            " ms of CPU per iteration for the busiest worker";
@@ -549,8 +537,8 @@ void PredictCommand(const GlobalOptions& global, const ModelOptions& o) {
                       IntervalText(IntervalOf(fit, config, p.epoch_s)), ""});
       Coverage coverage = CoverageOf(*model, fit, data, config);
       if (const ModelIntervalRow* beyond = BeyondWorkersRowOf(fit); beyond && config.workers > beyond->beyond_workers) {
-        coverage.beyond.push_back("its interval is at least " + Reach(beyond->log_half_width) + ", the fit's beyond " +
-                                  std::to_string(beyond->beyond_workers) + " workers " +
+        coverage.beyond.push_back("its interval is at least " + ReachText(beyond->log_half_width) +
+                                  ", the fit's beyond " + std::to_string(beyond->beyond_workers) + " workers " +
                                   BeyondWorkersSource(*beyond, "its"));
       }
       coverages.emplace_back(std::string(model->name()), std::move(coverage));
@@ -646,7 +634,7 @@ void PrintJudgements(const std::vector<std::pair<std::string, std::vector<ModelJ
       }
       if (j.beyond_workers) {
         notes.push_back(sweep + ": " + j.model + "'s interval beyond " + std::to_string(j.beyond_workers->beyond_workers) +
-                        " workers is at least " + Reach(j.beyond_workers->log_half_width) + " " +
+                        " workers is at least " + ReachText(j.beyond_workers->log_half_width) + " " +
                         BeyondWorkersSource(*j.beyond_workers, "its"));
       } else if (!j.schemes.empty() && j.schemes.front().coverage) {
         notes.push_back(sweep + ": " + j.model + " has no interval of its own beyond its calibration's workers "

@@ -143,6 +143,7 @@ void PlanCommand(const GlobalOptions& global, const ExperimentInputs& inputs, co
   const std::string trainer_sha = TrainerSha256(inputs);
   const bool exists = std::filesystem::exists(global.db);
   Store store(exists ? global.db : ":memory:", exists ? Store::Mode::kReadOnly : Store::Mode::kReadWrite);
+  if (!store.open_note().empty()) std::cerr << "dmlbench: note: " << TerminalText(store.open_note()) << "\n";
   const std::string system = SystemOf(experiment.execution);
   const std::vector<PlanItem> planned = Plan(experiment, store, {inputs.trainer, trainer_sha, dataset_dir, system});
   const std::vector<PlanItem> plan = Select(planned, filter, experiment.name, trainer_sha);

@@ -28,6 +28,7 @@ std::string DefaultDefinition() {
 
 void ReportCommand(const ReportOptions& options) {
   const ReportSummary summary = GenerateReport(options);
+  if (!summary.open_note.empty()) std::cerr << "dmlbench: note: " << TerminalText(summary.open_note) << "\n";
   std::cout << "report: " << summary.tables << " tables and " << summary.figures << " figures in "
             << (std::filesystem::path(options.out_dir) / "index.html").string() << "\n";
   for (const std::string& missing : summary.missing) std::cout << "  not shown: " << missing << "\n";

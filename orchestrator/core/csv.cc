@@ -1,9 +1,12 @@
 #include "orchestrator/core/csv.h"
 
+#include "orchestrator/core/terminal_text.h"
+
 namespace dmlbench {
 
-std::string CsvField(std::string_view text) {
-  if (text.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(text);
+std::string CsvField(std::string_view raw) {
+  const std::string text = VisibleControls(raw);
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
   std::string quoted = "\"";
   for (char c : text) {
     if (c == '"') quoted += '"';

@@ -10,7 +10,10 @@
 namespace dmlbench {
 
 // The text itself when it holds no comma, double quote, CR or LF;
-// otherwise wrapped in double quotes with each " written as "".
+// otherwise wrapped in double quotes with each " written as "". Control
+// characters other than CR, LF and TAB are written as visible escapes
+// ("\e", "\x07"; core/terminal_text.h VisibleControls): a CSV file is read
+// by people too, and printed raw an ESC redraws their terminal.
 std::string CsvField(std::string_view text);
 
 }  // namespace dmlbench

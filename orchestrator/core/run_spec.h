@@ -200,7 +200,14 @@ struct ShownParams {
 ShownParams VaryingIn(const std::vector<RunParams>& runs);
 ShownParams VaryingIn(const std::vector<PlannedRun>& runs);
 
-// The most hidden layers a run has, and the widest one.
+// The largest value of each parameter an experiment may give and a run
+// read from a database may hold: workers, servers, batch size, epochs,
+// repetitions; the most hidden layers a run has, and the widest one.
+inline constexpr int kMaxWorkers = 64;
+inline constexpr int kMaxServers = 64;
+inline constexpr int kMaxBatchSize = 65536;
+inline constexpr int kMaxEpochs = 10000;
+inline constexpr int kMaxRepetitions = 1000;
 inline constexpr int kMaxHiddenLayers = 16;
 inline constexpr int kMaxLayerSize = 65536;
 // The longest system name (a run's `system`, DESIGN.md section 5).

@@ -37,4 +37,17 @@ std::string TerminalText(std::string_view text, bool keep_layout) {
   return safe;
 }
 
+std::string VisibleControls(std::string_view text) {
+  std::string visible;
+  visible.reserve(text.size());
+  for (std::size_t begin = 0;;) {
+    const std::size_t cr = text.find('\r', begin);
+    visible += TerminalText(text.substr(begin, cr == std::string_view::npos ? std::string_view::npos : cr - begin),
+                            /*keep_layout=*/true);
+    if (cr == std::string_view::npos) return visible;
+    visible += '\r';
+    begin = cr + 1;
+  }
+}
+
 }  // namespace dmlbench

@@ -3,8 +3,10 @@
 // the database may hold control characters; printed raw, an ESC sequence
 // redraws the screen (a failure reason once overwrote the progress line with
 // a fake "complete") and a newline forges a line. Every place that prints
-// such a string to a person passes it through here; machine formats (CSV,
-// JSON, the logs' own bytes) keep the bytes as they are. Pure; thread-safe.
+// such a string to a person passes it through here; the files written for
+// a person to read (CSV, the report's HTML, Markdown and LaTeX) keep their
+// line breaks and escape the rest (VisibleControls); JSON escapes its own,
+// and the logs keep their bytes as they are. Pure; thread-safe.
 #ifndef DMLBENCH_ORCHESTRATOR_CORE_TERMINAL_TEXT_H_
 #define DMLBENCH_ORCHESTRATOR_CORE_TERMINAL_TEXT_H_
 
@@ -20,6 +22,12 @@ namespace dmlbench {
 // whose caret line relies on tabs).
 // Everything else, valid UTF-8 or not, is kept.
 std::string TerminalText(std::string_view text, bool keep_layout = false);
+
+// For the files a person opens and reads (CSV, HTML, Markdown, LaTeX, the
+// figures' data), whose own line breaks are LF, CR and TAB: those three
+// kept, every other control character as TerminalText escapes it, so that
+// `cat` of a report or `query --csv` cannot ring or redraw a terminal.
+std::string VisibleControls(std::string_view text);
 
 }  // namespace dmlbench
 

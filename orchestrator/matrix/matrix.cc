@@ -40,11 +40,6 @@ const std::vector<std::string_view> kSplitKeys = {"calibration"};
 const std::vector<std::string_view> kParamKeys(kParamNames.begin(), kParamNames.end());
 const std::vector<std::string_view> kDatasets = {"fashion-mnist", "synthetic"};
 
-constexpr int kMaxWorkers = 64;
-constexpr int kMaxServers = 64;
-constexpr int kMaxBatchSize = 65536;
-constexpr int kMaxEpochs = 10000;
-constexpr int kMaxRepetitions = 1000;
 constexpr int kMaxAttempts = 100;
 
 std::string JoinNames(const std::vector<std::string_view>& names) {

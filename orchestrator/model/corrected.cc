@@ -321,11 +321,15 @@ CorrectedCoefficients CoefficientsOf(const ModelFitRecord& fit) {
   CorrectedCoefficients k;
   for (const CorrectedParameter& p : Parameters()) {
     if (p.unscoped()) {
-      p.Set(k, "", Parameter(fit, p.spec.name));
+      const double value = Parameter(fit, p.spec.name);
+      CheckStored(fit.fit_id, p.spec, "", value);
+      p.Set(k, "", value);
       continue;
     }
     for (const ModelParameterRow& row : fit.parameters) {
-      if (row.name == p.spec.name && !row.scope.empty()) p.Set(k, row.scope, row.value);
+      if (row.name != p.spec.name || row.scope.empty()) continue;
+      CheckStored(fit.fit_id, p.spec, row.scope, row.value);
+      p.Set(k, row.scope, row.value);
     }
   }
   return k;
@@ -337,7 +341,7 @@ ModelFitRecord CorrectedModel::Fit(const ModelData& data, const FixedParameters&
   return CorrectedFit(*this, overlap_, CheckHeld(name(), asked)).Run(data);
 }
 
-Prediction CorrectedModel::Predict(const ModelFitRecord& fit, const ModelConfig& config) const {
+Prediction CorrectedModel::PredictUnchecked(const ModelFitRecord& fit, const ModelConfig& config) const {
   const CorrectedCoefficients k = CoefficientsOf(fit);
   const CorrectedTerms terms = Evaluate(k, config, GradientBytes(config), LinkFor(fit, config), overlap_);
   Prediction p;

@@ -41,11 +41,11 @@ class CorrectedModel : public PerformanceModel {
   int version() const override { return 19; }
   ModelFitRecord Fit(const ModelData& data, const FixedParameters& fixed) const override;
   using PerformanceModel::Fit;
+ private:
   // Per term: compute (stretched by the quota when a CPU binds), the
   // exchange left on the path, and with overlap what ran behind backward.
-  Prediction Predict(const ModelFitRecord& fit, const ModelConfig& config) const override;
+  Prediction PredictUnchecked(const ModelFitRecord& fit, const ModelConfig& config) const override;
 
- private:
   bool overlap_;
 };
 

@@ -243,7 +243,7 @@ ModelFitRecord CountsModel::Fit(const ModelData& data, const FixedParameters& fi
   return CountsFit(*this, fixed).Run(data);
 }
 
-Prediction CountsModel::Predict(const ModelFitRecord& fit, const ModelConfig& config) const {
+Prediction CountsModel::PredictUnchecked(const ModelFitRecord& fit, const ModelConfig& config) const {
   const CountsCoefficients k = CountsCoefficientsOf(CountsParameters().ValuesOf(fit));
   const CountsTerms terms = Evaluate(k, config, LinkFor(fit, config));
   Prediction p;

@@ -78,7 +78,8 @@ class CountsModel : public PerformanceModel {
   int version() const override { return 1; }
   ModelFitRecord Fit(const ModelData& data, const FixedParameters& fixed) const override;
   using PerformanceModel::Fit;
-  Prediction Predict(const ModelFitRecord& fit, const ModelConfig& config) const override;
+ private:
+  Prediction PredictUnchecked(const ModelFitRecord& fit, const ModelConfig& config) const override;
 };
 
 }  // namespace dmlbench

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <map>
 #include <thread>
@@ -222,6 +223,18 @@ std::vector<IntervalCoverage> CoverageByScheme(const std::vector<PointError>& po
     coverage.push_back(c);
   }
   return coverage;
+}
+
+std::string ReachText(double log_half_width) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%+.1f%% / %+.1f%%", 100 * (std::exp(-log_half_width) - 1),
+                100 * (std::exp(log_half_width) - 1));
+  return text;
+}
+
+std::string BeyondWorkersSource(const ModelIntervalRow& beyond, const std::string& article) {
+  return "(" + article + " " + std::to_string(beyond.configurations) + " calibration configurations of " +
+         std::to_string(beyond.beyond_workers) + " workers, each predicted by a fit on fewer workers)";
 }
 
 }  // namespace dmlbench

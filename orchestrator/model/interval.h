@@ -118,6 +118,14 @@ struct IntervalCoverage {
 };
 std::vector<IntervalCoverage> CoverageByScheme(const std::vector<PointError>& points, const std::string& split);
 
+// An interval in words, as the model commands print it. A log half-width
+// as its reach below and above the prediction: "-9.5% / +10.5%".
+std::string ReachText(double log_half_width);
+// What a fit's interval beyond its calibration's workers rests on, after
+// `article` ("the", "its"): "(the 12 calibration configurations of 4
+// workers, each predicted by a fit on fewer workers)".
+std::string BeyondWorkersSource(const ModelIntervalRow& beyond, const std::string& article);
+
 }  // namespace dmlbench
 
 #endif  // DMLBENCH_ORCHESTRATOR_MODEL_INTERVAL_H_

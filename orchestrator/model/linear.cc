@@ -61,7 +61,7 @@ ModelFitRecord LinearModel::Fit(const ModelData& data, const FixedParameters& fi
   return fit;
 }
 
-Prediction LinearModel::Predict(const ModelFitRecord& fit, const ModelConfig& config) const {
+Prediction LinearModel::PredictUnchecked(const ModelFitRecord& fit, const ModelConfig& config) const {
   std::string scope = LinearScope(config);
   if (FindParameter(fit, "intercept_s", scope) == nullptr) {
     const int batch = config.batch_size;

@@ -19,9 +19,10 @@ class LinearModel : public PerformanceModel {
   // intercept alone, the slope held at 0, where the runs have one w).
   ModelFitRecord Fit(const ModelData& data, const FixedParameters& fixed) const override;
   using PerformanceModel::Fit;
+ private:
   // The group of the configuration, else the same architecture and profile
   // at the nearest batch size (the baseline knows nothing of batches).
-  Prediction Predict(const ModelFitRecord& fit, const ModelConfig& config) const override;
+  Prediction PredictUnchecked(const ModelFitRecord& fit, const ModelConfig& config) const override;
 };
 
 }  // namespace dmlbench

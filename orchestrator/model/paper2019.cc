@@ -65,7 +65,7 @@ ModelFitRecord Paper2019::Fit(const ModelData& data, const FixedParameters& fixe
   return fit;
 }
 
-Prediction Paper2019::Predict(const ModelFitRecord& fit, const ModelConfig& config) const {
+Prediction Paper2019::PredictUnchecked(const ModelFitRecord& fit, const ModelConfig& config) const {
   const std::string scope = ArchitectureLabel(config);
   if (FindParameter(fit, "processing_s", scope) == nullptr) {
     throw ModelError("paper2019 has no processing time for " + scope + ": no calibration run of it");

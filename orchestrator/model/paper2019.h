@@ -20,8 +20,9 @@ class Paper2019 : public PerformanceModel {
   // iterations per epoch, over the calibration runs of that architecture.
   ModelFitRecord Fit(const ModelData& data, const FixedParameters& fixed) const override;
   using PerformanceModel::Fit;
+ private:
   // processing_s plus the epoch's communication spread over its iterations.
-  Prediction Predict(const ModelFitRecord& fit, const ModelConfig& config) const override;
+  Prediction PredictUnchecked(const ModelFitRecord& fit, const ModelConfig& config) const override;
 };
 
 }  // namespace dmlbench

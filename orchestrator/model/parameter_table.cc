@@ -47,15 +47,37 @@ double ParameterTable::Coordinate(std::size_t j, double value) const {
   return std::log(value / specs_[j].scale);
 }
 
-void CheckHoldable(std::string_view model, const ParameterSpec& spec, std::string_view key, double value) {
+namespace {
+
+// Whether `value` lies in the range of `spec`'s transform; its words.
+bool InRange(const ParameterSpec& spec, double value) {
   const double floor = spec.transform == Transform::kLogAboveOne ? 1 : 0;
-  const bool fraction = spec.transform == Transform::kLogit;
-  if (!std::isfinite(value) || value <= floor || (fraction && value >= 1)) {
+  return std::isfinite(value) && value > floor && (spec.transform != Transform::kLogit || value < 1);
+}
+std::string RangeText(const ParameterSpec& spec) {
+  if (spec.transform == Transform::kLogit) return "above 0 and below 1";
+  return spec.transform == Transform::kLogAboveOne ? "above 1" : "above 0";
+}
+
+}  // namespace
+
+void CheckHoldable(std::string_view model, const ParameterSpec& spec, std::string_view key, double value) {
+  if (!InRange(spec, value)) {
     std::ostringstream text;
-    text << model << ": cannot hold " << key << " at " << value << ": it must be above " << floor
-         << (fraction ? " and below 1" : "");
+    text << model << ": cannot hold " << key << " at " << value << ": it must be " << RangeText(spec);
     throw ModelError(text.str());
   }
+}
+
+void CheckStored(std::int64_t fit_id, const ParameterSpec& spec, std::string_view scope, double value) {
+  // The range's ends included: a fitted value may round onto one.
+  const double floor = spec.transform == Transform::kLogAboveOne ? 1 : 0;
+  const bool fraction = spec.transform == Transform::kLogit;
+  if (spec.identified != Identified::kFitted || (value >= floor && (!fraction || value <= 1))) return;
+  std::ostringstream text;
+  text << "fit " << fit_id << " holds " << HeldKey(spec.name, scope) << " = " << value << ", outside its range ("
+       << (fraction ? "0 to 1" : floor == 1 ? "1 or more" : "0 or more") << "): refit it (dmlbench model fit)";
+  throw ModelError(text.str());
 }
 
 SettledRows ParameterTable::Held(const FixedParameters& fixed) const {
@@ -106,7 +128,10 @@ std::vector<ModelParameterRow> ParameterTable::Rows(const SettledRows& settled, 
 
 std::vector<double> ParameterTable::ValuesOf(const ModelFitRecord& fit) const {
   std::vector<double> values;
-  for (const ParameterSpec& s : specs_) values.push_back(Parameter(fit, s.name, s.scope));
+  for (const ParameterSpec& s : specs_) {
+    values.push_back(Parameter(fit, s.name, s.scope));
+    CheckStored(fit.fit_id, s, s.scope, values.back());
+  }
   return values;
 }
 

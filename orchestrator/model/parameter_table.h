@@ -43,6 +43,16 @@ struct ParameterSpec {
 // lies in the range of `spec`'s transform.
 void CheckHoldable(std::string_view model, const ParameterSpec& spec, std::string_view key, double value);
 
+// Throws ModelError unless `value`, which fit `fit_id` stores for `spec`
+// (of `scope`), lies in the range of the spec's transform (its ends
+// included), where the spec is fitted: a fitted value cannot leave it and a
+// held one was checked by CheckHoldable, so one outside was edited into the
+// database since ("fit 7 holds combine_exponent = -1, outside its range (1
+// or more): refit it (dmlbench model fit)"). A NaN never reaches it (the
+// store refuses what is not a finite number); measured parameters are not
+// bounded by a transform and pass.
+void CheckStored(std::int64_t fit_id, const ParameterSpec& spec, std::string_view scope, double value);
+
 // Per parameter, in table order, its row once it is settled before the
 // nonlinear fit (held at a value, or measured), else nullopt (fitted).
 using SettledRows = std::vector<std::optional<ModelParameterRow>>;
@@ -82,7 +92,8 @@ class ParameterTable {
   std::vector<ModelParameterRow> Rows(const SettledRows& settled, const LeastSquaresFit& fit) const;
 
   // Each parameter's value from a stored fit, in table order. Throws
-  // ModelError naming one the fit lacks.
+  // ModelError naming one the fit lacks or holds outside its range
+  // (CheckStored).
   std::vector<double> ValuesOf(const ModelFitRecord& fit) const;
 
  private:

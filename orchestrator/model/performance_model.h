@@ -71,8 +71,17 @@ class PerformanceModel {
   // outside its range.
   virtual ModelFitRecord Fit(const ModelData& data, const FixedParameters& fixed) const = 0;
   ModelFitRecord Fit(const ModelData& data) const { return Fit(data, {}); }
-  // Predicts `config` from a fit of this model. Throws ModelError.
-  virtual Prediction Predict(const ModelFitRecord& fit, const ModelConfig& config) const = 0;
+  // Predicts `config` from a fit of this model. Throws ModelError, also
+  // when the fit's values give no time: an epoch that is not a positive
+  // finite time (EpochFault, store/epoch_validity.h) or a part of the
+  // iteration that is not finite. Every command that predicts (predict,
+  // validate, recommend, judge) comes through here, so a fit edited into
+  // nonsense is refused alike by each.
+  Prediction Predict(const ModelFitRecord& fit, const ModelConfig& config) const;
+
+ private:
+  // The model's own equations, unchecked.
+  virtual Prediction PredictUnchecked(const ModelFitRecord& fit, const ModelConfig& config) const = 0;
 };
 
 }  // namespace dmlbench

@@ -98,6 +98,7 @@ class Reader : public TomlReader {
     type.price_per_hour = per_host != nullptr
                               ? ReadNumber(*per_host, "price_per_hour", 0, /*inclusive=*/true)
                               : type.cores * ReadNumber(*per_core, "price_per_core_hour", 0, /*inclusive=*/true);
+    type.price_per_hour += 0.0;  // a price written -0.0 is 0: no cost is printed as "-0"
     if (const toml::node* node = table.get("cpu_share")) {
       type.cpu_share = ReadNumber(*node, "cpu_share", 0, /*inclusive=*/false);
       if (type.cpu_share > 1) {

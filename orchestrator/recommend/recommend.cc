@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <sstream>
 #include <tuple>
 #include <utility>
 
-#include <nlohmann/json.hpp>
 
 namespace dmlbench {
 namespace {
@@ -26,6 +26,16 @@ std::string Short(double value) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%.4g", value);
   return buffer;
+}
+
+// 1440000 as "1,440,000".
+std::string Grouped(std::int64_t value) {
+  std::string digits = std::to_string(value), grouped;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) grouped += ',';
+    grouped += digits[i];
+  }
+  return grouped;
 }
 
 bool HasShare(const std::set<double>& shares, double share) {
@@ -93,6 +103,7 @@ double ParseDuration(const std::string& text) {
   const std::string expected = "a duration must be numbers with units d, h, m or s (e.g. 2h, 90m, 1h30m), got \"" +
                                text + "\"";
   double seconds = 0;
+  double previous_scale = 0;  // of the unit before; each must be smaller
   std::size_t at = 0;
   if (text.empty()) throw RecommendError(expected);
   while (at < text.size()) {
@@ -106,6 +117,10 @@ double ParseDuration(const std::string& text) {
     const char unit = *end;
     const double scale = unit == 'd' ? 86400 : unit == 'h' ? 3600 : unit == 'm' ? 60 : unit == 's' ? 1 : 0;
     if (scale == 0) throw RecommendError(expected);
+    if (previous_scale > 0 && scale >= previous_scale) {
+      throw RecommendError("a duration names each unit once, the largest first (e.g. 1h30m), got \"" + text + "\"");
+    }
+    previous_scale = scale;
     seconds += value * scale;
     at = static_cast<std::size_t>(end - text.c_str()) + 1;
   }
@@ -113,25 +128,33 @@ double ParseDuration(const std::string& text) {
   return seconds;
 }
 
+std::int64_t CandidateCount(const CandidateSpace& space, std::size_t types) {
+  std::int64_t architectures = 0;
+  for (const Architecture architecture : space.architectures) {
+    architectures += architecture == Architecture::kPs ? static_cast<std::int64_t>(space.servers.size()) : 1;
+  }
+  std::int64_t count = architectures;
+  for (const std::size_t factor : {space.workers.size(), space.batch_sizes.size(), types}) {
+    if (__builtin_mul_overflow(count, static_cast<std::int64_t>(factor), &count)) {
+      return std::numeric_limits<std::int64_t>::max();
+    }
+  }
+  return count;
+}
+
 CalibratedHosts CalibratedHostsOf(const Store& store, const ModelFitRecord& fit) {
   CalibratedHosts hosts;
   if (fit.runs.empty()) return hosts;
-  std::string ids;
-  for (const ModelFitRunRow& row : fit.runs) ids += (ids.empty() ? "" : ",") + std::to_string(row.run_id);
-  const QueryResult rows = store.Query(
-      "SELECT DISTINCT h.tags_json FROM runs r JOIN attempt_hosts ah ON ah.attempt_id = r.complete_attempt_id "
-      "JOIN hosts h USING (host_id) WHERE r.run_id IN (" + ids + ")");
-  for (const auto& row : rows.rows) {
-    const nlohmann::json tags = nlohmann::json::parse(std::get<std::string>(row[0]), nullptr, false);
-    if (!tags.is_object()) continue;
-    if (tags.contains("instance_type") && tags["instance_type"].is_string()) {
-      hosts.instance_types.insert(tags["instance_type"].get<std::string>());
+  const std::map<std::int64_t, std::vector<HostTags>> tags = store.CompleteRunHostTags();
+  for (const ModelFitRunRow& row : fit.runs) {
+    const auto it = tags.find(row.run_id);
+    if (it == tags.end()) continue;
+    for (const HostTags& host : it->second) {
+      if (const auto type = host.tags.find("instance_type"); type != host.tags.end()) {
+        hosts.instance_types.insert(type->second);
+      }
+      hosts.cpu_shares.insert(host.cpu_cores);
     }
-    double share = 0;
-    if (tags.contains("cpu_cores") && tags["cpu_cores"].is_string()) {
-      share = std::atof(tags["cpu_cores"].get<std::string>().c_str());
-    }
-    hosts.cpu_shares.insert(share);
   }
   return hosts;
 }
@@ -145,6 +168,13 @@ Recommendation Recommend(const PerformanceModel& model, const ModelFitRecord& fi
     throw RecommendError("the candidate space is empty: give architectures, workers, batch sizes (and servers for ps)");
   }
   if (workload.epochs < 1) throw RecommendError("epochs must be at least 1, got " + std::to_string(workload.epochs));
+  if (const std::int64_t count = CandidateCount(space, catalog.types.size()); count > kMaxCandidates) {
+    throw RecommendError("the candidate space holds " + Grouped(count) + " candidates (" +
+                         Grouped(count / static_cast<std::int64_t>(catalog.types.size())) + " configurations x " +
+                         std::to_string(catalog.types.size()) + " instance types), more than the " +
+                         Grouped(kMaxCandidates) + " one search tries: give fewer --workers, --batch, --servers or "
+                         "--architecture values, or a catalog of fewer types");
+  }
   const std::vector<ModelConfig> configs = Configurations(space, workload);
   Recommendation result;
   result.ranked.reserve(configs.size() * catalog.types.size());

@@ -56,7 +56,8 @@ struct Goal {
 };
 
 // "2h", "90m", "1h30m", "45s", "1.5h", "2d": a duration in seconds (d, h, m,
-// s; at least one part; greater than 0). Throws RecommendError naming the text.
+// s; at least one part, each unit at most once and the largest first;
+// greater than 0). Throws RecommendError naming the text.
 double ParseDuration(const std::string& text);
 
 // Which hosts the fit's calibration runs ran on: their instance_type tags
@@ -102,11 +103,22 @@ struct Recommendation {
   std::int64_t candidates = 0;      // configurations x types tried
 };
 
+// The most candidates (configurations x instance types) one search tries.
+// Each is predicted and kept in memory (about 0.9 KB), so the bound keeps
+// a search within about 200 MB and a few seconds; a space larger than any
+// question of a cluster's size asks is refused before anything is
+// predicted (docs/recommend.md).
+inline constexpr std::int64_t kMaxCandidates = 200000;
+
+// How many candidates `space` gives on each of `types` instance types.
+std::int64_t CandidateCount(const CandidateSpace& space, std::size_t types);
+
 // The search. `hosts` says which types are calibrated (a type the catalog
 // calls calibrated that they do not hold is ruled out); `coverage` is the
 // fit's (CalibrationCoverage on the database's runs). Ranked by cost under
 // a deadline, by total time under a budget; ties by the other, then by
-// fewer hosts. Throws RecommendError for an empty space or no epochs.
+// fewer hosts. Throws RecommendError for an empty space, one of more than
+// kMaxCandidates candidates, or no epochs.
 Recommendation Recommend(const PerformanceModel& model, const ModelFitRecord& fit, const CalibrationCoverage& coverage,
                          const CalibratedHosts& hosts, const Catalog& catalog, const CandidateSpace& space,
                          const Workload& workload, const Goal& goal);

@@ -4,6 +4,7 @@
 #include <future>
 
 #include "orchestrator/core/subprocess.h"
+#include "orchestrator/core/terminal_text.h"
 #include "orchestrator/report/definition.h"
 #include "orchestrator/report/formats.h"
 
@@ -14,7 +15,7 @@ constexpr double kGnuplotTimeoutS = 120;
 
 std::string DataText(const Cell& cell) {
   if (std::holds_alternative<std::nullptr_t>(cell)) return "NaN";
-  std::string text = CellText(cell);
+  std::string text = VisibleControls(CellText(cell));
   for (char& c : text) {
     if (c == '\t' || c == '\n' || c == '\r') c = ' ';
     if (c == '"') c = '\'';

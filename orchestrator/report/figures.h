@@ -18,7 +18,7 @@ namespace dmlbench {
 // a first comment line naming the columns, and a new block (two blank
 // lines: gnuplot's `index`) wherever the first column changes. NULL is NaN;
 // tabs, line breaks and double quotes inside text become spaces and single
-// quotes.
+// quotes, other control characters visible escapes (VisibleControls).
 std::string GnuplotData(const QueryResult& result);
 
 struct FigureJob {

@@ -3,10 +3,12 @@
 #include <charconv>
 
 #include "orchestrator/core/csv.h"
+#include "orchestrator/core/terminal_text.h"
 
 namespace dmlbench {
 
-std::string EscapeHtml(std::string_view text) {
+std::string EscapeHtml(std::string_view raw) {
+  const std::string text = VisibleControls(raw);
   std::string escaped;
   escaped.reserve(text.size());
   for (char c : text) {
@@ -22,7 +24,8 @@ std::string EscapeHtml(std::string_view text) {
   return escaped;
 }
 
-std::string EscapeLatex(std::string_view text) {
+std::string EscapeLatex(std::string_view raw) {
+  const std::string text = VisibleControls(raw);
   std::string escaped;
   for (char c : text) {
     switch (c) {
@@ -40,7 +43,8 @@ std::string EscapeLatex(std::string_view text) {
   return escaped;
 }
 
-std::string EscapeMarkdown(std::string_view text) {
+std::string EscapeMarkdown(std::string_view raw) {
+  const std::string text = VisibleControls(raw);
   std::string escaped;
   for (char c : text) {
     switch (c) {

@@ -14,6 +14,9 @@
 
 namespace dmlbench {
 
+// Each of these first writes control characters other than CR, LF and TAB
+// as visible escapes (core/terminal_text.h VisibleControls): text from a
+// database reaches no terminal that `cat`s a report as ESC or BEL.
 // &, <, >, " and ' as entities.
 std::string EscapeHtml(std::string_view text);
 // LaTeX's special characters (& % $ # _ { } ~ ^ \) as commands.

@@ -210,6 +210,7 @@ ReportSummary GenerateReport(const ReportOptions& options) {
   page.provenance = Provenance(runner, definition, options.database);
   for (const std::string& line : left_out) page.provenance.rows.push_back({std::string("left out"), line});
   summary.left_out = left_out;
+  summary.open_note = store.open_note();
   WriteText(out / "index.html", HtmlPage(page));
   WriteText(out / "report.md", MarkdownPage(page));
   return summary;

@@ -34,6 +34,9 @@ struct ReportSummary {
   // store/epoch_validity.h) no section used; the page's provenance lists
   // them too.
   std::vector<std::string> left_out;
+  // Store::open_note() of the database: "" unless it was read as an
+  // unchanging file (another user's directory).
+  std::string open_note;
 };
 
 // Throws ReportError (a bad definition, an SQL file that fails on a database

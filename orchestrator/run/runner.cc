@@ -645,6 +645,7 @@ Runner::Runner(Store& store, Launcher& launcher, RunnerOptions options)
     : store_(store), launcher_(launcher), options_(std::move(options)) {}
 
 SweepReport Runner::Run(const Experiment& experiment, const RunLock& lock, const std::atomic<bool>& cancel) {
+  store_.logs_dir();  // where every attempt's output goes; refused (a database of two names) before any run
   return Sweep(*this, experiment, cancel).Run(lock);
 }
 

@@ -2,6 +2,10 @@
 
 #include "orchestrator/store/store_impl.h"
 
+#include <limits>
+
+#include "orchestrator/store/checked_text.h"
+
 namespace dmlbench {
 
 std::int64_t Store::AddModelFit(const ModelFitRecord& fit) {
@@ -124,15 +128,25 @@ std::optional<ModelFitRecord> Store::ModelFitById(std::int64_t fit_id) const {
       FROM model_fits WHERE fit_id = ?)");
     select.bind(1, fit_id);
     if (!select.executeStep()) return std::nullopt;
+    // Every number of a fit is checked as it is read (checked_text.h): a
+    // value SQLite holds as text, or an infinite one, is refused here, so
+    // no command predicts from it. Whether finite values make a time is
+    // the model's to say (PerformanceModel::Predict).
+    const std::string row = "fit " + std::to_string(fit_id);
+    const auto place = [&](std::string_view column) { return ColumnPlace(path_, row, column); };
+    constexpr int kIntMax = std::numeric_limits<int>::max();
     ModelFitRecord fit;
     fit.fit_id = select.getColumn(0).getInt64();
     fit.model = select.getColumn(7).getString();
-    fit.model_version = select.getColumn(1).getInt();
-    fit.created_unix_s = select.getColumn(2).getDouble();
+    fit.model_version =
+        static_cast<int>(CheckedInteger(place("model_fits.model_version"), CellOf(select.getColumn(1)), 1, kIntMax));
+    fit.created_unix_s = CheckedReal(place("model_fits.created_unix_s"), CellOf(select.getColumn(2)), 0);
     fit.code_commit = select.getColumn(3).getString();
     fit.scope = select.getColumn(4).getString();
-    fit.points = select.getColumn(5).getInt();
-    if (!select.getColumn(6).isNull()) fit.residual_rms_s = select.getColumn(6).getDouble();
+    fit.points = static_cast<int>(CheckedInteger(place("model_fits.points"), CellOf(select.getColumn(5)), 0, kIntMax));
+    if (!select.getColumn(6).isNull()) {
+      fit.residual_rms_s = CheckedReal(place("model_fits.residual_rms_s"), CellOf(select.getColumn(6)), 0);
+    }
     SQLite::Statement parameters(impl_->db, R"(
       SELECT name, value, ci_low, ci_high, unit, source, scope FROM model_parameters WHERE fit_id = ?
       ORDER BY rowid)");
@@ -140,19 +154,30 @@ std::optional<ModelFitRecord> Store::ModelFitById(std::int64_t fit_id) const {
     while (parameters.executeStep()) {
       ModelParameterRow p;
       p.name = parameters.getColumn(0).getString();
-      p.value = parameters.getColumn(1).getDouble();
-      if (!parameters.getColumn(2).isNull()) p.ci_low = parameters.getColumn(2).getDouble();
-      if (!parameters.getColumn(3).isNull()) p.ci_high = parameters.getColumn(3).getDouble();
-      p.unit = parameters.getColumn(4).getString();
-      p.source = parameters.getColumn(5).getString();
       p.scope = parameters.getColumn(6).getString();
+      const std::string of = " of " + p.name + (p.scope.empty() ? "" : " " + p.scope);
+      // A value may be negative (a line's slope), never infinite.
+      p.value = CheckedReal(place("model_parameters.value") + of, CellOf(parameters.getColumn(1)), -kNoBound);
+      if (!parameters.getColumn(2).isNull()) {
+        p.ci_low = CheckedReal(place("model_parameters.ci_low") + of, CellOf(parameters.getColumn(2)), -kNoBound);
+      }
+      if (!parameters.getColumn(3).isNull()) {
+        p.ci_high = CheckedReal(place("model_parameters.ci_high") + of, CellOf(parameters.getColumn(3)), -kNoBound);
+      }
+      p.unit = parameters.getColumn(4).getString();
+      p.source = CheckedWord(place("model_parameters.source") + of, CellOf(parameters.getColumn(5)),
+                             {"fitted", "measured", "probe", "run_start", "fixed"});
       fit.parameters.push_back(std::move(p));
     }
     SQLite::Statement runs(impl_->db, R"(
       SELECT run_id, measured_iteration_s, fitted_iteration_s FROM model_fit_runs WHERE fit_id = ? ORDER BY run_id)");
     runs.bind(1, fit.fit_id);
     while (runs.executeStep()) {
-      fit.runs.push_back({runs.getColumn(0).getInt64(), runs.getColumn(1).getDouble(), runs.getColumn(2).getDouble()});
+      const std::string of = " of run " + std::to_string(runs.getColumn(0).getInt64());
+      fit.runs.push_back({runs.getColumn(0).getInt64(),
+                          CheckedReal(place("model_fit_runs.measured_iteration_s") + of, CellOf(runs.getColumn(1)), 0),
+                          CheckedReal(place("model_fit_runs.fitted_iteration_s") + of, CellOf(runs.getColumn(2)),
+                                      -kNoBound)});
     }
     SQLite::Statement probes(impl_->db, "SELECT link_probe_id FROM model_fit_probes WHERE fit_id = ? ORDER BY 1");
     probes.bind(1, fit.fit_id);
@@ -163,9 +188,18 @@ std::optional<ModelFitRecord> Store::ModelFitById(std::int64_t fit_id) const {
                                                beyond_workers + " FROM model_intervals WHERE fit_id = ? ORDER BY 5, scope");
     intervals.bind(1, fit.fit_id);
     while (intervals.executeStep()) {
-      fit.intervals.push_back({intervals.getColumn(0).getString(), intervals.getColumn(1).getDouble(),
-                               intervals.getColumn(2).getDouble(), intervals.getColumn(3).getInt(),
-                               intervals.getColumn(4).getInt()});
+      const std::string scope = intervals.getColumn(0).getString();
+      const std::string of = scope.empty() ? "" : " of " + scope;
+      ModelIntervalRow interval;
+      interval.scope = scope;
+      interval.level = CheckedPositiveReal(place("model_intervals.level") + of, CellOf(intervals.getColumn(1)), 1);
+      interval.log_half_width =
+          CheckedReal(place("model_intervals.log_half_width") + of, CellOf(intervals.getColumn(2)), 0);
+      interval.configurations = static_cast<int>(
+          CheckedInteger(place("model_intervals.configurations") + of, CellOf(intervals.getColumn(3)), 1, kIntMax));
+      interval.beyond_workers = static_cast<int>(
+          CheckedInteger(place("model_intervals.beyond_workers") + of, CellOf(intervals.getColumn(4)), 0, kIntMax));
+      fit.intervals.push_back(std::move(interval));
     }
     return fit;
   });

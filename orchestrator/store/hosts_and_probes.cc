@@ -2,10 +2,41 @@
 
 #include "orchestrator/store/store_impl.h"
 
+#include <cstdio>
+#include <limits>
+
+#include <nlohmann/json.hpp>
+
+#include "orchestrator/store/checked_text.h"
+
 namespace dmlbench {
 namespace {
-// A host's CPU share as HostCpuShares gives it.
-constexpr char kHostShare[] = "printf('%g', CAST(json_extract(h.tags_json, '$.cpu_cores') AS REAL))";
+
+// The largest CPU share a host's cpu_cores tag may say, in cores.
+constexpr double kMaxCpuCores = 4096;
+
+// The tags of host `host_id` from its tags_json `text`, checked.
+HostTags ReadHostTags(const std::string& db, std::int64_t host_id, const std::string& text) {
+  const std::string place = ColumnPlace(db, "host " + std::to_string(host_id), "hosts.tags_json");
+  const nlohmann::json json = nlohmann::json::parse(text, nullptr, false);
+  if (!json.is_object()) throw StoreError(place + " is not a JSON object, got " + CellQuoted(text), -1);
+  HostTags tags;
+  for (const auto& [key, value] : json.items()) {
+    tags.tags[key] = value.is_string() ? value.get<std::string>() : value.dump();
+  }
+  if (const auto cores = tags.tags.find("cpu_cores"); cores != tags.tags.end()) {
+    tags.cpu_cores = CheckedNumberText(place + " cpu_cores", cores->second, 0, kMaxCpuCores);
+  }
+  return tags;
+}
+
+// A CPU share as HostCpuShares gives it ("%g", "0" uncapped).
+std::string ShareText(double cpu_cores) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", cpu_cores);
+  return text;
+}
+
 }  // namespace
 
 std::int64_t Store::AddHost(const HostFacts& facts, double now_unix_s) {
@@ -39,10 +70,12 @@ std::int64_t Store::AddHost(const HostFacts& facts, double now_unix_s) {
 std::set<std::string> Store::HostCpuShares(const std::vector<std::int64_t>& host_ids) const {
   return WithStoreErrors(path_, [&] {
     std::set<std::string> shares;
-    SQLite::Statement select(impl_->db, std::string("SELECT ") + kHostShare + " FROM hosts h WHERE h.host_id = ?");
+    SQLite::Statement select(impl_->db, "SELECT h.tags_json FROM hosts h WHERE h.host_id = ?");
     for (const std::int64_t id : host_ids) {
       select.bind(1, id);
-      if (select.executeStep()) shares.insert(select.getColumn(0).getString());
+      if (select.executeStep()) {
+        shares.insert(ShareText(ReadHostTags(path_, id, select.getColumn(0).getString()).cpu_cores));
+      }
       select.reset();
     }
     return shares;
@@ -50,13 +83,25 @@ std::set<std::string> Store::HostCpuShares(const std::vector<std::int64_t>& host
 }
 
 std::map<std::int64_t, std::set<std::string>> Store::CompleteRunCpuShares() const {
+  std::map<std::int64_t, std::set<std::string>> shares;
+  for (const auto& [run_id, hosts] : CompleteRunHostTags()) {
+    for (const HostTags& host : hosts) shares[run_id].insert(ShareText(host.cpu_cores));
+  }
+  return shares;
+}
+
+std::map<std::int64_t, std::vector<HostTags>> Store::CompleteRunHostTags() const {
   return WithStoreErrors(path_, [&] {
-    std::map<std::int64_t, std::set<std::string>> shares;
-    SQLite::Statement select(impl_->db, std::string("SELECT DISTINCT r.run_id, ") + kHostShare + R"(
-      FROM runs r JOIN attempt_hosts ah ON ah.attempt_id = r.complete_attempt_id
-      JOIN hosts h ON h.host_id = ah.host_id)");
-    while (select.executeStep()) shares[select.getColumn(0).getInt64()].insert(select.getColumn(1).getString());
-    return shares;
+    std::map<std::int64_t, std::vector<HostTags>> tags;
+    SQLite::Statement select(impl_->db, R"(
+      SELECT r.run_id, h.host_id, h.tags_json
+      FROM runs r JOIN attempt_hosts ah ON ah.attempt_id = r.complete_attempt_id JOIN hosts h ON h.host_id = ah.host_id
+      WHERE r.status = 'complete' ORDER BY r.run_id, h.host_id)");
+    while (select.executeStep()) {
+      tags[select.getColumn(0).getInt64()].push_back(
+          ReadHostTags(path_, select.getColumn(1).getInt64(), select.getColumn(2).getString()));
+    }
+    return tags;
   });
 }
 
@@ -98,18 +143,26 @@ std::vector<LinkProbeRow> Store::LatestCalibrationProbes() const {
       ORDER BY p.bandwidth_bits_per_s, p.latency_s, p.link_probe_id)");
     std::vector<LinkProbeRow> rows;
     while (select.executeStep()) {
+      // What every model fits its links from: checked (checked_text.h).
       LinkProbeRow row;
-      row.profile = select.getColumn(0).getString();
-      row.bandwidth_bits_per_s = select.getColumn(1).getDouble();
-      row.latency_s = select.getColumn(2).getDouble();
-      row.message_bytes = select.getColumn(3).getInt64();
-      row.repetitions = select.getColumn(4).getInt();
-      row.median_one_way_s = select.getColumn(5).getDouble();
-      row.alpha_s = select.getColumn(6).getDouble();
-      row.bandwidth_bytes_per_s = select.getColumn(7).getDouble();
-      row.time_unix_s = select.getColumn(8).getDouble();
-      row.hosts = select.getColumn(9).getString();
       row.link_probe_id = select.getColumn(10).getInt64();
+      const std::string probe = "link probe " + std::to_string(row.link_probe_id);
+      const auto place = [&](std::string_view column) {
+        return ColumnPlace(path_, probe, "link_probes." + std::string(column));
+      };
+      const auto cell = [&](int index) { return CellOf(select.getColumn(index)); };
+      row.profile = select.getColumn(0).getString();
+      row.bandwidth_bits_per_s = CheckedReal(place("bandwidth_bits_per_s"), cell(1), 0);
+      row.latency_s = CheckedReal(place("latency_s"), cell(2), 0);
+      row.message_bytes =
+          CheckedInteger(place("message_bytes"), cell(3), 1, std::numeric_limits<std::int64_t>::max());
+      row.repetitions =
+          static_cast<int>(CheckedInteger(place("repetitions"), cell(4), 1, std::numeric_limits<int>::max()));
+      row.median_one_way_s = CheckedPositiveReal(place("median_one_way_s"), cell(5));
+      row.alpha_s = CheckedReal(place("alpha_s"), cell(6), -kNoBound);
+      row.bandwidth_bytes_per_s = CheckedPositiveReal(place("bandwidth_bytes_per_s"), cell(7));
+      row.time_unix_s = CheckedReal(place("time_unix_s"), cell(8), -kNoBound);
+      row.hosts = select.getColumn(9).getString();
       rows.push_back(std::move(row));
     }
     return rows;

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <variant>
@@ -167,6 +168,13 @@ struct SteadyEpoch {
   // total, seconds (the epoch event's phase means).
   double forward_mean_s = 0, backward_mean_s = 0, update_mean_s = 0, exchange_mean_s = 0,
          exposed_comm_mean_s = 0;
+};
+
+// A host's tags (hosts.tags_json), as the store read and checked them: a
+// JSON object; each value's text (a string's own, any other its JSON).
+struct HostTags {
+  std::map<std::string, std::string> tags;
+  double cpu_cores = 0;  // the cpu_cores tag (the emulated cluster's share of a core); 0 without one (uncapped)
 };
 
 // A complete run as the performance model reads it: its parameters, the

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -104,55 +105,74 @@ std::string RunColumns(const Store& store) {
     r.trainer_sha256, )" + store.RunsColumnOrZero("partition_bytes") + ", " +
          store.RunsColumnOrZero("pulls_in_turn") + R"(, coalesce(r.failure_reason, ''),
     (SELECT count(*) FROM attempts a WHERE a.run_id = r.run_id AND a.status IN ()" + failed + R"() AND NOT a.host_failure),
-    coalesce(json_extract(r.canonical_params, '$.warmup_iterations'), 0),
-    coalesce(json_extract(r.canonical_params, '$.evaluate'), 1), )" +
-         (store.schema_version() >= kRunSystemVersion ? "coalesce(r.system, '')" : "''");
+    CASE WHEN json_valid(r.canonical_params)
+         THEN coalesce(json_extract(r.canonical_params, '$.warmup_iterations'), 0) END,
+    CASE WHEN json_valid(r.canonical_params) THEN coalesce(json_extract(r.canonical_params, '$.evaluate'), 1) END,
+    CASE WHEN json_valid(r.canonical_params) AND json_type(r.canonical_params) = 'object' THEN NULL
+         ELSE r.canonical_params END, )" +
+         (store.schema_version() >= kRunSystemVersion ? "r.system" : "NULL");
 }
 
 // How many columns RunColumns() selects; a statement's own columns follow.
-constexpr int kRunColumnCount = 29;
+constexpr int kRunColumnCount = 30;
 
 // A run from the current row of a statement of database `db` that selects
-// RunColumns(); without its tags and experiments. Its key and layers are
-// checked (checked_text.h): paths and models are built from them.
+// RunColumns(); without its tags and experiments. Every column is checked
+// (checked_text.h): paths, models and choices are built from them.
 RunRecord ReadRun(SQLite::Statement& select, const std::string& db) {
   RunRecord run;
   run.run_id = select.getColumn(0).getInt64();
+  const std::string row = "run " + std::to_string(run.run_id);
+  const auto place = [&](std::string_view column) { return ColumnPlace(db, row, "runs." + std::string(column)); };
+  const auto integer = [&](int index, std::string_view column, std::int64_t low, std::int64_t high) {
+    return CheckedInteger(place(column), CellOf(select.getColumn(index)), low, high);
+  };
+  constexpr std::int64_t kAny = std::numeric_limits<std::int64_t>::max();
+  constexpr int kIntMax = std::numeric_limits<int>::max();
   run.run_key = CheckedRunKey(db, run.run_id, select.getColumn(1).getString());
   RunParams& p = run.params;
-  const std::string architecture = select.getColumn(2).getString();
-  if (!FromText<Architecture>(architecture)) {
-    throw StoreError(db + ": run " + std::to_string(run.run_id) + ": runs.architecture is not one of ring, mpi, ps, "
-                     "p2p, got " + dmlbench::Quoted(architecture), -1);
-  }
-  p.architecture = *FromText<Architecture>(architecture);
-  p.workers = select.getColumn(3).getInt();
-  p.servers = select.getColumn(4).getInt();
-  p.batch_size = select.getColumn(5).getInt();
-  p.epochs = select.getColumn(6).getInt();
+  p.architecture = CheckedState<Architecture>(place("architecture"), CellOf(select.getColumn(2)));
+  p.workers = static_cast<int>(integer(3, "workers", 1, kMaxWorkers));
+  p.servers = static_cast<int>(integer(4, "servers", 0, kMaxServers));
+  p.batch_size = static_cast<int>(integer(5, "batch_size", 1, kMaxBatchSize));
+  p.epochs = static_cast<int>(integer(6, "epochs", 1, kMaxEpochs));
   p.hidden = CheckedLayerWidths(db, run.run_id, select.getColumn(7).getString());
-  p.learning_rate = select.getColumn(8).getDouble();
-  p.overlap = select.getColumn(9).getInt() != 0;
-  p.bucket_bytes = select.getColumn(10).getInt64();
-  p.max_iterations_per_epoch = select.getColumn(11).getInt64();
-  p.dataset = select.getColumn(12).getString();
-  p.seed = static_cast<std::uint64_t>(select.getColumn(13).getInt64());
-  p.repetition = select.getColumn(14).getInt();
+  p.learning_rate = CheckedPositiveReal(place("learning_rate"), CellOf(select.getColumn(8)));
+  p.overlap = CheckedFlag(place("overlap"), CellOf(select.getColumn(9)));
+  p.bucket_bytes = integer(10, "bucket_bytes", 1, kAny);
+  p.max_iterations_per_epoch = integer(11, "max_iterations_per_epoch", 0, kAny);
+  p.dataset = CheckedWord(place("dataset"), CellOf(select.getColumn(12)), {"fashion-mnist", "synthetic"});
+  p.seed = static_cast<std::uint64_t>(integer(13, "seed", std::numeric_limits<std::int64_t>::min(), kAny));
+  p.repetition = static_cast<int>(integer(14, "repetition", 0, kMaxRepetitions));
   p.network.name = select.getColumn(15).getString();
-  p.network.bandwidth_bits_per_s = select.getColumn(16).getDouble();
-  p.network.latency_s = select.getColumn(17).getDouble();
-  run.split = select.getColumn(18).getString();
-  run.status = FromText<RunState>(select.getColumn(19).getString()).value_or(RunState::kPending);
-  run.attempts = select.getColumn(20).getInt();
+  p.network.bandwidth_bits_per_s = CheckedReal(place("network_bandwidth_bits_per_s"), CellOf(select.getColumn(16)), 0);
+  p.network.latency_s = CheckedReal(place("network_latency_s"), CellOf(select.getColumn(17)), 0);
+  run.split = CheckedWord(place("split"), CellOf(select.getColumn(18)), {"calibration", "validation"});
+  run.status = CheckedState<RunState>(place("status"), CellOf(select.getColumn(19)));
+  run.attempts = static_cast<int>(integer(20, "attempts", 0, kIntMax));
   run.trainer_sha256 = select.getColumn(21).getString();
-  p.partition_bytes = select.getColumn(22).getInt64();
-  p.pulls_in_turn = select.getColumn(23).getInt() != 0;
+  p.partition_bytes = integer(22, "partition_bytes", 0, kAny);
+  p.pulls_in_turn = CheckedFlag(place("pulls_in_turn"), CellOf(select.getColumn(23)));
   run.failure_reason = select.getColumn(24).getString();
   run.failures = select.getColumn(25).getInt();
   // Kept in canonical_params alone, named there only when not the default.
-  p.warmup_iterations = select.getColumn(26).getInt64();
-  p.evaluate = select.getColumn(27).getInt() != 0;
-  run.system = select.getColumn(28).getString();
+  if (!select.getColumn(28).isNull()) {
+    throw StoreError(place("canonical_params") + " is not a JSON object, got " +
+                         CellQuoted(CellOf(select.getColumn(28))),
+                     -1);
+  }
+  p.warmup_iterations = CheckedInteger(place("canonical_params") + " warmup_iterations", CellOf(select.getColumn(26)),
+                                       0, kAny);
+  p.evaluate = CheckedFlag(place("canonical_params") + " evaluate", CellOf(select.getColumn(27)));
+  // NULL: stored before systems were recorded.
+  if (!select.getColumn(29).isNull()) {
+    run.system = select.getColumn(29).getString();
+    if (!IsValidSystemName(run.system)) {
+      throw StoreError(place("system") + " is not a system name (1 to 128 printable characters), got " +
+                           CellQuoted(CellOf(select.getColumn(29))),
+                       -1);
+    }
+  }
   return run;
 }
 
@@ -266,11 +286,10 @@ std::vector<CompleteRun> Store::CompleteRuns(const std::vector<std::string>& exp
     std::string names;
     for (std::size_t i = 0; i < experiments.size(); ++i) names += i == 0 ? "?" : ", ?";
     // The columns after RunColumns, in their order.
-    enum Extra { kExperiment = kRunColumnCount, kParameters, kIterationsPerEpoch, kTrainSamples, kCpuCores };
+    enum Extra { kExperiment = kRunColumnCount, kParameters, kIterationsPerEpoch, kTrainSamples, kAttemptId };
+    const std::map<std::int64_t, std::vector<HostTags>> hosts = CompleteRunHostTags();
     SQLite::Statement select(impl_->db, "SELECT " + RunColumns(*this) + R"(, e.name, a.parameters,
-             a.iterations_per_epoch, a.train_samples,
-             (SELECT max(CAST(json_extract(h.tags_json, '$.cpu_cores') AS REAL))
-                FROM attempt_hosts ah JOIN hosts h USING (host_id) WHERE ah.attempt_id = a.attempt_id)
+             a.iterations_per_epoch, a.train_samples, a.attempt_id
       FROM runs r JOIN experiments e USING (experiment_id) JOIN attempts a ON a.attempt_id = r.complete_attempt_id
       WHERE r.status = 'complete')" + (names.empty() ? "" : " AND e.name IN (" + names + ")") +
                                             " ORDER BY r.run_id");
@@ -284,10 +303,18 @@ std::vector<CompleteRun> Store::CompleteRuns(const std::vector<std::string>& exp
       run.split = std::move(record.split);
       run.params = std::move(record.params);
       run.experiment = select.getColumn(kExperiment).getString();
-      run.parameters = select.getColumn(kParameters).getInt64();
-      run.iterations_per_epoch = select.getColumn(kIterationsPerEpoch).getInt64();
-      run.train_samples = select.getColumn(kTrainSamples).getInt64();
-      run.cpu_cores = select.getColumn(kCpuCores).getDouble();
+      // What the trainer reported at run_start, which every model divides by.
+      const std::string attempt = "attempt " + std::to_string(select.getColumn(kAttemptId).getInt64());
+      constexpr std::int64_t kAny = std::numeric_limits<std::int64_t>::max();
+      run.parameters = CheckedInteger(ColumnPlace(path_, attempt, "attempts.parameters"),
+                                      CellOf(select.getColumn(kParameters)), 1, kAny);
+      run.iterations_per_epoch = CheckedInteger(ColumnPlace(path_, attempt, "attempts.iterations_per_epoch"),
+                                                CellOf(select.getColumn(kIterationsPerEpoch)), 1, kAny);
+      run.train_samples = CheckedInteger(ColumnPlace(path_, attempt, "attempts.train_samples"),
+                                         CellOf(select.getColumn(kTrainSamples)), 1, kAny);
+      if (const auto it = hosts.find(run.run_id); it != hosts.end()) {
+        for (const HostTags& host : it->second) run.cpu_cores = std::max(run.cpu_cores, host.cpu_cores);
+      }
       runs.push_back(std::move(run));
     }
     return runs;
@@ -394,6 +421,7 @@ RunContents Store::Contents(const std::vector<std::int64_t>& run_ids) const {
 }
 
 void Store::Forget(const std::vector<RunRecord>& runs, const std::string& filter, double now_unix_s) {
+  const std::string logs = logs_dir();  // before anything is removed: it may refuse
   WithStoreErrors(path_, [&] {
     SQLite::Transaction transaction(impl_->db, SQLite::TransactionBehavior::IMMEDIATE);
     SQLite::Statement used(impl_->db, "SELECT min(fit_id) FROM model_fit_runs WHERE run_id = ?");
@@ -442,7 +470,7 @@ void Store::Forget(const std::vector<RunRecord>& runs, const std::string& filter
   });
   for (const RunRecord& run : runs) {
     std::error_code ignored;
-    std::filesystem::remove_all(PathInside(path_, logs_dir(), CheckedRunKey(path_, run.run_id, run.run_key),
+    std::filesystem::remove_all(PathInside(path_, logs, CheckedRunKey(path_, run.run_id, run.run_key),
                                            "the logs of run " + std::to_string(run.run_id)),
                                 ignored);
   }
@@ -600,8 +628,11 @@ std::vector<AttemptRecord> Store::Attempts(std::int64_t run_id) const {
     while (select.executeStep()) {
       AttemptRecord attempt;
       attempt.attempt_id = select.getColumn(0).getInt64();
-      attempt.number = select.getColumn(1).getInt();
-      attempt.status = FromText<AttemptState>(select.getColumn(2).getString()).value_or(AttemptState::kRunning);
+      const std::string row = "attempt " + std::to_string(attempt.attempt_id);
+      attempt.number = static_cast<int>(CheckedInteger(ColumnPlace(path_, row, "attempts.number"),
+                                                       CellOf(select.getColumn(1)), 1, std::numeric_limits<int>::max()));
+      attempt.status =
+          CheckedState<AttemptState>(ColumnPlace(path_, row, "attempts.status"), CellOf(select.getColumn(2)));
       attempt.reason = select.getColumn(3).getString();
       attempt.log_dir = select.getColumn(4).getString();
       if (!attempt.log_dir.empty()) {
@@ -698,11 +729,17 @@ std::vector<AttemptLog> Store::AttemptLogs(std::int64_t attempt_id) const {
     std::vector<AttemptLog> logs;
     while (select.executeStep()) {
       AttemptLog log;
-      if (!select.getColumn(0).isNull()) log.rank = select.getColumn(0).getInt();
-      log.stream = select.getColumn(1).getString();
+      const std::string row = "attempt " + std::to_string(attempt_id);
+      if (!select.getColumn(0).isNull()) {
+        log.rank = static_cast<int>(CheckedInteger(ColumnPlace(path_, row, "attempt_logs.rank"),
+                                                   CellOf(select.getColumn(0)), 0, std::numeric_limits<int>::max()));
+      }
+      log.stream = CheckedWord(ColumnPlace(path_, row, "attempt_logs.stream"), CellOf(select.getColumn(1)),
+                               {"stdout", "stderr"});
       log.file = select.getColumn(2).getString();
       PathInside(path_, logs_dir(), log.file, "attempt_logs.file of attempt " + std::to_string(attempt_id));
-      log.bytes = select.getColumn(3).getInt64();
+      log.bytes = CheckedInteger(ColumnPlace(path_, row, "attempt_logs.bytes"), CellOf(select.getColumn(3)), 0,
+                                 std::numeric_limits<std::int64_t>::max());
       logs.push_back(std::move(log));
     }
     return logs;

@@ -90,6 +90,21 @@ void FinishAggregate(sqlite3_context* context) {
 
 }  // namespace
 
+Cell CellOf(const SQLite::Column& column) {
+  switch (column.getType()) {
+    case SQLITE_INTEGER:
+      return column.getInt64();
+    case SQLITE_FLOAT:
+      return column.getDouble();
+    case SQLITE_NULL:
+      return nullptr;
+    case SQLITE_BLOB:
+      return "<blob of " + std::to_string(column.getBytes()) + " bytes>";
+    default:
+      return column.getString();
+  }
+}
+
 QueryResult Store::Query(const std::string& sql) const {
   return WithStoreErrors(path_, [&] {
     // SQLite compiles the first statement and would silently drop the rest.
@@ -97,7 +112,13 @@ QueryResult Store::Query(const std::string& sql) const {
     const char* rest = nullptr;
     if (sqlite3_prepare_v2(impl_->db.getHandle(), sql.c_str(), static_cast<int>(sql.size()), &first, &rest) ==
         SQLITE_OK) {
+      const bool writes = first != nullptr && sqlite3_stmt_readonly(first) == 0;
       sqlite3_finalize(first);
+      if (writes && mode_ != Mode::kReadWrite) {
+        throw StoreError(path_ + ": the database is open read-only, and this statement would write (to it, or as "
+                                 "VACUUM INTO to a file of its own): " + Trimmed(sql),
+                         -1);
+      }
       sqlite3_stmt* second = nullptr;
       const int status = sqlite3_prepare_v2(impl_->db.getHandle(), rest, -1, &second, nullptr);
       sqlite3_finalize(second);
@@ -112,25 +133,7 @@ QueryResult Store::Query(const std::string& sql) const {
     while (statement.executeStep()) {
       std::vector<Cell> row;
       row.reserve(count);
-      for (int i = 0; i < count; ++i) {
-        const SQLite::Column column = statement.getColumn(i);
-        switch (column.getType()) {
-          case SQLITE_INTEGER:
-            row.emplace_back(column.getInt64());
-            break;
-          case SQLITE_FLOAT:
-            row.emplace_back(column.getDouble());
-            break;
-          case SQLITE_NULL:
-            row.emplace_back(nullptr);
-            break;
-          case SQLITE_BLOB:
-            row.emplace_back("<blob of " + std::to_string(column.getBytes()) + " bytes>");
-            break;
-          default:
-            row.emplace_back(column.getString());
-        }
-      }
+      for (int i = 0; i < count; ++i) row.push_back(CellOf(statement.getColumn(i)));
       result.rows.push_back(std::move(row));
     }
     return result;

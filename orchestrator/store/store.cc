@@ -4,6 +4,8 @@
 #include "orchestrator/store/store_impl.h"
 
 #include <sqlite3.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,6 +15,8 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <regex>
+#include <set>
 
 namespace dmlbench {
 
@@ -46,6 +50,70 @@ std::map<int, std::string> Migrations() {
   return found;
 }
 
+// What a migration adds that a database shows it holds: a table it creates
+// first, or a column it adds to one (column "" for a table).
+struct SchemaMark {
+  int migration = 0;
+  std::string table, column;
+};
+
+// Every migration's marks, in migration order (comments stripped first).
+const std::vector<SchemaMark>& SchemaMarks() {
+  static const std::vector<SchemaMark> marks = [] {
+    static const std::regex comment("--[^\n]*");
+    static const std::regex statement(
+        "CREATE\\s+TABLE\\s+(\\w+)|ALTER\\s+TABLE\\s+(\\w+)\\s+ADD\\s+COLUMN\\s+(\\w+)", std::regex::icase);
+    std::vector<SchemaMark> found;
+    std::set<std::string> tables;
+    for (const auto& [number, sql] : Migrations()) {
+      const std::string text = std::regex_replace(sql, comment, "");
+      for (std::sregex_iterator it(text.begin(), text.end(), statement), end; it != end; ++it) {
+        if ((*it)[1].matched) {
+          if (tables.insert((*it)[1].str()).second) found.push_back({number, (*it)[1].str(), ""});
+        } else {
+          found.push_back({number, (*it)[2].str(), (*it)[3].str()});
+        }
+      }
+    }
+    return found;
+  }();
+  return marks;
+}
+
+// Refuses (StoreError) a database whose user_version is below
+// the migration its own tables and columns come from: migrating it would
+// create what it holds ("table experiments already exists"), and reading
+// it as that version would take columns it has for absent.
+void RequireVersionOfItsTables(SQLite::Database& db, const std::string& path) {
+  // The version and the tables of one snapshot: another process may be
+  // migrating the database meanwhile.
+  SQLite::Transaction snapshot(db);
+  const int version = db.execAndGet("PRAGMA user_version").getInt();
+  std::set<std::string> tables;
+  SQLite::Statement select(db, "SELECT name FROM sqlite_schema WHERE type = 'table'");
+  while (select.executeStep()) tables.insert(select.getColumn(0).getString());
+  std::map<std::string, std::set<std::string>> columns;
+  const SchemaMark* newest = nullptr;
+  for (const SchemaMark& mark : SchemaMarks()) {
+    if (mark.migration <= version || !tables.count(mark.table)) continue;
+    if (!mark.column.empty()) {
+      if (!columns.count(mark.table)) {
+        SQLite::Statement info(db, "SELECT name FROM pragma_table_info(?)");
+        info.bind(1, mark.table);
+        while (info.executeStep()) columns[mark.table].insert(info.getColumn(0).getString());
+      }
+      if (!columns[mark.table].count(mark.column)) continue;
+    }
+    newest = &mark;
+  }
+  if (newest == nullptr) return;
+  throw StoreError(path + ": the database's schema says version " + std::to_string(version) +
+                       " (PRAGMA user_version), but it holds tables of version " + std::to_string(newest->migration) +
+                       " or later (" + (newest->column.empty() ? newest->table : newest->table + "." + newest->column) +
+                       "): its user_version was changed after it was written; refusing to open it",
+                   -1);
+}
+
 // SQLite would silently open a write-protected file read-only, or fail with
 // "unable to open database file" in a read-only directory (WAL needs its
 // -wal and -shm files next to the database): say what is wrong instead.
@@ -68,6 +136,14 @@ bool DirectoryWritable(const std::string& path) {
   std::filesystem::path directory = std::filesystem::path(path).parent_path();
   if (directory.empty()) directory = ".";
   return ::access(directory.c_str(), W_OK) == 0;
+}
+
+// Whether the directory of `path` is on a file system mounted read-only.
+bool OnReadOnlyFileSystem(const std::string& path) {
+  std::filesystem::path directory = std::filesystem::path(path).parent_path();
+  if (directory.empty()) directory = ".";
+  struct statvfs mount {};
+  return ::statvfs(directory.c_str(), &mount) == 0 && (mount.f_flag & ST_RDONLY) != 0;
 }
 
 // The "file:" URI of `path` (absolute; what URIs reserve percent-encoded).
@@ -136,7 +212,7 @@ void BindTextOrNull(SQLite::Statement& statement, int index, const std::string& 
 // Opening, in steps: the connection for the mode (and the schema version it
 // finds), the refusal of a newer schema, then for kReadWrite the pragmas,
 // the pending migrations and the statements prepared once.
-Store::Store(const std::string& path, Mode mode) : path_(path) {
+Store::Store(const std::string& path, Mode mode) : path_(path), mode_(mode) {
   WithStoreErrors(path_, [&] {
     const int version = mode == Mode::kReadWrite ? OpenReadWrite() : OpenReadOnly();
     const int known = KnownSchemaVersion();
@@ -145,6 +221,8 @@ Store::Store(const std::string& path, Mode mode) : path_(path) {
                            ", newer than this program's " + std::to_string(known) + "; use a newer dmlbench",
                        -1);
     }
+    RequireVersionOfItsTables(impl_->db, path_);
+    ResolveLogsDir();
     if (mode == Mode::kReadOnly) impl_->db.exec("PRAGMA query_only = ON");
     if (mode != Mode::kReadWrite) return;
     impl_->db.exec("PRAGMA journal_mode = WAL");
@@ -157,26 +235,63 @@ Store::Store(const std::string& path, Mode mode) : path_(path) {
 
 Store::~Store() = default;
 
+void Store::ResolveLogsDir() {
+  logs_dir_ = path_ + ".logs";
+  if (path_ == ":memory:") return;
+  std::error_code error;
+  const std::filesystem::path real = std::filesystem::canonical(path_, error);
+  if (error) return;  // no file yet
+  logs_dir_ = real.string() + ".logs";
+  struct stat file {};
+  if (::stat(real.c_str(), &file) == 0 && file.st_nlink > 1) {
+    logs_refusal_ = path_ + ": the database file has " + std::to_string(file.st_nlink) +
+                    " names (hard links), and its logs directory sits beside one of them, which no name can tell: "
+                    "dmlbench keeps, shows and forgets logs only of a database of one name (remove the other "
+                    "links, or copy the file; a symbolic link is followed)";
+  }
+}
+
+std::string Store::logs_dir() const {
+  if (!logs_refusal_.empty()) throw StoreError(logs_refusal_, -1);
+  return logs_dir_;
+}
+
 int Store::OpenReadOnly() {
   impl_ = std::make_unique<Impl>(path_, SQLite::OPEN_READONLY);
   try {
     return impl_->db.execAndGet("PRAGMA user_version").getInt();
   } catch (const SQLite::Exception& e) {
-    // A WAL database whose directory is read-only (a read-only mount):
-    // readers need the -shm file beside it, which cannot be created. With
-    // no write-ahead log left nobody can be writing there, and the file
-    // alone is the whole database: open it as immutable.
-    if ((e.getExtendedErrorCode() & 0xff) != SQLITE_CANTOPEN || !std::filesystem::exists(path_) ||
-        DirectoryWritable(path_)) {
+    // A WAL database in a directory this process cannot write (another
+    // user's, or a read-only mount): a reader needs the -shm file beside
+    // it, which it cannot create. Unless a write-ahead log holds changes,
+    // the file alone is the whole database: open it as immutable.
+    const int code = e.getExtendedErrorCode();
+    if (((code & 0xff) != SQLITE_CANTOPEN && code != SQLITE_READONLY_DIRECTORY && code != SQLITE_READONLY_CANTINIT) ||
+        !std::filesystem::exists(path_) || DirectoryWritable(path_)) {
       throw;
     }
+    // On a read-only mount nobody writes; elsewhere its owner may.
+    const bool mounted_read_only = OnReadOnlyFileSystem(path_);
     std::error_code ignored;
     if (std::filesystem::file_size(path_ + "-wal", ignored) > 0 && !ignored) {
-      throw StoreError(path_ + ": cannot read a database on a read-only file system while its write-ahead log " +
-                           path_ + "-wal holds changes; copy the database with its -wal file to a writable directory",
+      if (mounted_read_only) {
+        throw StoreError(path_ + ": cannot read a database on a read-only file system while its write-ahead log " +
+                             path_ + "-wal holds changes; copy the database with its -wal file to a writable "
+                             "directory",
+                         -1);
+      }
+      throw StoreError(path_ + ": cannot read it: its write-ahead log " + path_ + "-wal holds changes, and this user "
+                           "cannot create " + path_ + "-shm beside it (the directory is not writable for it); copy "
+                           "the database with its -wal file to a directory of your own, or ask its owner to "
+                           "checkpoint it (sqlite3 DB 'PRAGMA wal_checkpoint(TRUNCATE)')",
                        -1);
     }
     impl_ = std::make_unique<Impl>(FileUri(path_) + "?immutable=1", SQLite::OPEN_READONLY | SQLite::OPEN_URI);
+    if (!mounted_read_only) {
+      open_note_ = path_ + ": read as an unchanging file (its directory is not writable for this user, so SQLite "
+                           "cannot share a writer's locks): what a sweep writes while this command reads may be "
+                           "missed, or fail the read";
+    }
     return impl_->db.execAndGet("PRAGMA user_version").getInt();
   }
 }

@@ -59,7 +59,8 @@ class Store {
   // kReadWrite creates the file if needed and applies pending migrations; it
   // refuses a database of another program (tables but no dmlbench schema).
   // kReadOnly opens an existing database without writing to it, also on a
-  // read-only file system; kReadOnlyScratch too, but allows temporary tables
+  // read-only file system and in another user's directory (open_note());
+  // kReadOnlyScratch too, but allows temporary tables
   // and views (they live in the connection's own temporary database and
   // vanish with it). All refuse a database whose schema is newer than this
   // program.
@@ -69,6 +70,11 @@ class Store {
   Store& operator=(const Store&) = delete;
 
   const std::string& path() const { return path_; }
+  // One line for the person reading when opening read-only had to give
+  // something up, else "": a database in a directory this user cannot
+  // write (another user's) is read as an unchanging file, which misses
+  // what a writer adds meanwhile. The commands print it on stderr.
+  const std::string& open_note() const { return open_note_; }
   int schema_version() const;
   // Highest migration this program knows (schemas/migrations/NNN_*.sql).
   static int KnownSchemaVersion();
@@ -192,8 +198,12 @@ class Store {
   std::vector<PhaseTime> AttemptPhases(std::int64_t attempt_id) const;
 
   // The directory beside the database that holds the attempts' output:
-  // "<path>.logs" (schemas/database.md).
-  std::string logs_dir() const { return path_ + ".logs"; }
+  // "<real path>.logs" (schemas/database.md), the database's path with
+  // every symbolic link resolved once at opening, so that every name of it
+  // finds the same logs. A file of two names (hard links) has no path to
+  // tell which name's logs are its own: for it logs_dir() throws
+  // StoreError, and no logs are kept, shown or forgotten through it.
+  std::string logs_dir() const;
   // Compresses `logs` (plain files, each a rank's or mpirun's stream) into
   // logs_dir()/<run key>/attempt-<number>/ and records them with the
   // attempt, in one transaction. Throws StoreError naming a file it cannot
@@ -231,6 +241,10 @@ class Store {
   // every complete run's complete attempt.
   std::set<std::string> HostCpuShares(const std::vector<std::int64_t>& host_ids) const;
   std::map<std::int64_t, std::set<std::string>> CompleteRunCpuShares() const;
+  // By run id, the tags of the hosts of every complete run's complete
+  // attempt, each host once, in host order. Throws StoreError naming a
+  // host whose tags are not a JSON object or whose cpu_cores is no share.
+  std::map<std::int64_t, std::vector<HostTags>> CompleteRunHostTags() const;
   // The rows of one link probe, in one transaction.
   void AddLinkProbe(const std::vector<LinkProbeRow>& rows);
   // Of each configured profile (bandwidth and latency), the rows of its most
@@ -254,6 +268,8 @@ class Store {
 
   // Free-form SQL (the `query` command): one statement, any the mode
   // allows; text after it other than white space and comments is refused.
+  // A store opened read-only refuses a statement that would write anything
+  // (sqlite3_stmt_readonly), also to a file of its own as VACUUM INTO does.
   QueryResult Query(const std::string& sql) const;
   // Every statement of a script, rows discarded (the report's temporary
   // views); what the mode does not allow fails.
@@ -274,7 +290,14 @@ class Store {
   void Migrate(int version);
   void PrepareStatements();
 
+  // logs_dir() once resolved; when it cannot be, why (logs_refusal_).
+  void ResolveLogsDir();
+
   std::string path_;
+  Mode mode_;
+  std::string logs_dir_;
+  std::string logs_refusal_;
+  std::string open_note_;
   std::unique_ptr<Impl> impl_;
 };
 

@@ -62,6 +62,10 @@ void BindOptional(SQLite::Statement& statement, int index, const std::optional<T
 // Binds NULL for "", else the text.
 void BindTextOrNull(SQLite::Statement& statement, int index, const std::string& value);
 
+// A column's value as SQLite stores it (a blob as "<blob of N bytes>"), for
+// the checks of checked_text.h.
+Cell CellOf(const SQLite::Column& column);
+
 }  // namespace dmlbench
 
 #endif  // DMLBENCH_ORCHESTRATOR_STORE_STORE_IMPL_H_

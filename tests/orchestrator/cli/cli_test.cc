@@ -892,7 +892,8 @@ TEST_F(CliTest, QueryCannotWrite) {
             0);
   const CommandOutput query = Dmlbench({"--db", db_, "query", "DELETE FROM runs"});
   EXPECT_EQ(query.exit_code, 1);
-  EXPECT_EQ(query.err, "dmlbench: error: " + db_ + ": attempt to write a readonly database\n");
+  EXPECT_EQ(query.err, "dmlbench: error: " + db_ + ": the database is open read-only, and this statement would "
+                       "write (to it, or as VACUUM INTO to a file of its own): DELETE FROM runs\n");
 }
 
 TEST_F(CliTest, QueryOfAMissingDatabase) {

@@ -37,5 +37,11 @@ TEST(TerminalTextTest, NoOutputByteIsAControlCharacter) {
   }
 }
 
+TEST(TerminalTextTest, VisibleControlsKeepsLineBreaksAndTabsOnly) {
+  EXPECT_EQ(VisibleControls("a\r\nb\tc\x1b[1m\x07\x7f"), "a\r\nb\tc\\e[1m\\x07\\x7f");
+  EXPECT_EQ(VisibleControls("\r"), "\r");
+  EXPECT_EQ(VisibleControls(""), "");
+}
+
 }  // namespace
 }  // namespace dmlbench

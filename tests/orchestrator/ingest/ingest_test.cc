@@ -43,7 +43,7 @@ class IngestTest : public ::testing::Test {
     RunProvenance provenance;
     provenance.trainer_sha256 = std::string(64, 't');
     provenance.dataset_sha256 = facts_.dataset_sha256;
-    run_id_ = store_.AddRun(store_.AddExperiment(experiment, 1), run, std::string(64, 'k'), provenance);
+    run_id_ = store_.AddRun(store_.AddExperiment(experiment, 1), run, std::string(64, 'c'), provenance);
     attempt_id_ = store_.BeginAttempt(run_id_, 2);
   }
 

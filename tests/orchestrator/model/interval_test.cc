@@ -239,12 +239,12 @@ class RecordingLinear : public PerformanceModel {
     return linear_.Fit(data, fixed);
   }
   using PerformanceModel::Fit;
-  Prediction Predict(const ModelFitRecord& fit, const ModelConfig& config) const override {
-    return linear_.Predict(fit, config);
-  }
   mutable std::vector<std::vector<int>> fitted_workers;  // per fit, its runs' workers
 
  private:
+  Prediction PredictUnchecked(const ModelFitRecord& fit, const ModelConfig& config) const override {
+    return linear_.Predict(fit, config);
+  }
   const PerformanceModel& linear_ = ModelNamed("linear");
 };
 

@@ -22,6 +22,21 @@ TEST(ReportFormatsTest, EscapesEveryMarkupCharacter) {
   EXPECT_EQ(EscapeMarkdown("a|b *c* _d_ `e` <f> [g]\\\nh"), "a\\|b \\*c\\* \\_d\\_ \\`e\\` \\<f> \\[g\\]\\\\ h");
 }
 
+// Text from a database reaches no terminal that shows a report's file as
+// an escape sequence or a bell: each control character is written visibly.
+TEST(ReportFormatsTest, ControlCharactersAreWrittenVisiblyInEveryFormat) {
+  const std::string hostile = std::string("a\x1b[2J\x07" "b");
+  EXPECT_EQ(EscapeHtml(hostile), "a\\e[2J\\x07b");
+  EXPECT_EQ(EscapeMarkdown(hostile), "a\\\\e\\[2J\\\\x07b");
+  EXPECT_EQ(EscapeLatex(hostile), "a\\textbackslash{}e[2J\\textbackslash{}x07b");
+  QueryResult table;
+  table.columns = {"reason"};
+  table.rows = {{hostile}};
+  for (const std::string& text : {MarkdownTable(table), CsvTable(table), LatexTable(table), HtmlTable(table)}) {
+    EXPECT_EQ(text.find_first_of("\x1b\x07"), std::string::npos) << text;
+  }
+}
+
 TEST(ReportFormatsTest, NumbersAreExactAndShortest) {
   EXPECT_EQ(CellText(Cell{0.1}), "0.1");
   EXPECT_EQ(CellText(Cell{1e-05}), "1e-05");

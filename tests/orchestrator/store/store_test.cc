@@ -103,7 +103,7 @@ AttemptOutcome Outcome(const std::string& status, const std::string& reason = ""
 // is running. Returns the run id and the attempt id.
 std::pair<std::int64_t, std::int64_t> RunWithAnAttempt(Store& store) {
   const std::int64_t run =
-      store.AddRun(store.AddExperiment(MakeExperiment(), 1), MakeRun(), std::string(64, 'k'), MakeProvenance());
+      store.AddRun(store.AddExperiment(MakeExperiment(), 1), MakeRun(), std::string(64, 'c'), MakeProvenance());
   return {run, store.BeginAttempt(run, 10)};
 }
 
@@ -131,8 +131,8 @@ TEST_F(StoreTest, ARunBelongsToEveryExperimentThatPlansIt) {
   Store store(db_);
   const PlannedRun ring = MakeRun();
   const PlannedRun mpi = MakeRun(Architecture::kMpi);
-  const std::string ring_key(64, 'r');
-  const std::string mpi_key(64, 'm');
+  const std::string ring_key(64, 'e');
+  const std::string mpi_key(64, 'd');
   std::vector<std::int64_t> first_ids;
   const std::int64_t first = store.AddExperimentRuns(
       MakeExperiment("a"), {{&ring, ring_key, MakeProvenance()}, {&mpi, mpi_key, MakeProvenance()}}, 1, &first_ids);
@@ -156,8 +156,8 @@ TEST_F(StoreTest, ARunNamesEveryExperimentThatPlannedItTheFirstPlannerFirst) {
   Store store(db_);
   const PlannedRun ring = MakeRun();
   const PlannedRun mpi = MakeRun(Architecture::kMpi);
-  const std::string ring_key(64, 'r');
-  const std::string mpi_key(64, 'm');
+  const std::string ring_key(64, 'e');
+  const std::string mpi_key(64, 'd');
   Experiment original = MakeExperiment("a");
   original.name = "original";
   Experiment copy = MakeExperiment("b");
@@ -239,6 +239,7 @@ TEST_F(StoreTest, ADatabaseOnAReadOnlyFileSystemIsReadAsItIs) {
   Store reader(db, Store::Mode::kReadOnly);
   EXPECT_EQ(Text(reader, "SELECT name FROM experiments"), "unit");
   EXPECT_FALSE(std::filesystem::exists(db + "-shm"));
+  EXPECT_EQ(reader.open_note(), "");  // a read-only mount has no writer whose rows it could miss
 }
 
 // A database as version 7 left it, with a run: opened for writing it gains
@@ -484,11 +485,11 @@ TEST_F(StoreTest, ExperimentsAndHostsAreDeduplicated) {
 TEST_F(StoreTest, RunLifeCycleFromPendingToComplete) {
   Store store(db_);
   const std::int64_t experiment = store.AddExperiment(MakeExperiment(), 1);
-  const std::string key(64, 'k');
+  const std::string key(64, 'c');
   const std::int64_t run = store.AddRun(experiment, MakeRun(), key, MakeProvenance());
   EXPECT_EQ(store.AddRun(experiment, MakeRun(), key, MakeProvenance()), run);
   EXPECT_EQ(store.FindRuns({key}).at(key).status, RunState::kPending);
-  EXPECT_TRUE(store.FindRuns({std::string(64, 'z')}).empty());
+  EXPECT_TRUE(store.FindRuns({std::string(64, 'f')}).empty());
 
   const std::int64_t attempt = store.BeginAttempt(run, 10);
   EXPECT_EQ(store.FindRuns({key}).at(key).status, RunState::kRunning);
@@ -538,25 +539,25 @@ TEST_F(StoreTest, AShortWarmupAndNoEvaluationComeBackFromTheCanonicalParameters)
   run.params.epochs = 2;
   run.params.warmup_iterations = 10;
   run.params.evaluate = false;
-  store.AddRun(experiment, run, std::string(64, 'w'), MakeProvenance());
-  store.AddRun(experiment, MakeRun(), std::string(64, 'p'), MakeProvenance());
-  const auto runs = store.FindRuns({std::string(64, 'w'), std::string(64, 'p')});
-  EXPECT_EQ(runs.at(std::string(64, 'w')).params.warmup_iterations, 10);
-  EXPECT_FALSE(runs.at(std::string(64, 'w')).params.evaluate);
-  EXPECT_EQ(CanonicalJson(runs.at(std::string(64, 'w')).params), CanonicalJson(run.params));
-  EXPECT_EQ(runs.at(std::string(64, 'p')).params.warmup_iterations, 0);
-  EXPECT_TRUE(runs.at(std::string(64, 'p')).params.evaluate);
+  store.AddRun(experiment, run, std::string(64, '8'), MakeProvenance());
+  store.AddRun(experiment, MakeRun(), std::string(64, '9'), MakeProvenance());
+  const auto runs = store.FindRuns({std::string(64, '8'), std::string(64, '9')});
+  EXPECT_EQ(runs.at(std::string(64, '8')).params.warmup_iterations, 10);
+  EXPECT_FALSE(runs.at(std::string(64, '8')).params.evaluate);
+  EXPECT_EQ(CanonicalJson(runs.at(std::string(64, '8')).params), CanonicalJson(run.params));
+  EXPECT_EQ(runs.at(std::string(64, '9')).params.warmup_iterations, 0);
+  EXPECT_TRUE(runs.at(std::string(64, '9')).params.evaluate);
   EXPECT_EQ(Int(store, "SELECT count(*) FROM runs WHERE canonical_params LIKE '%warmup%'"), 1);
 }
 
 TEST_F(StoreTest, NewAttemptDropsThePartialEpochsOfTheLastOne) {
   Store store(db_);
-  const std::int64_t run = store.AddRun(store.AddExperiment(MakeExperiment(), 1), MakeRun(), std::string(64, 'k'),
+  const std::int64_t run = store.AddRun(store.AddExperiment(MakeExperiment(), 1), MakeRun(), std::string(64, 'c'),
                                         MakeProvenance());
   const std::int64_t first = store.BeginAttempt(run, 10);
   store.AddEpoch(run, first, MakeEpoch(1));
   store.FinishAttempt(run, first, Outcome("failed", "mpirun exited with status 1"), RunDisposition::kRetry, {});
-  EXPECT_EQ(store.FindRuns({std::string(64, 'k')}).begin()->second.status, RunState::kRunning);
+  EXPECT_EQ(store.FindRuns({std::string(64, 'c')}).begin()->second.status, RunState::kRunning);
   EXPECT_EQ(Int(store, "SELECT count(*) FROM iterations"), 10);
   const std::int64_t second = store.BeginAttempt(run, 11);
   EXPECT_EQ(Int(store, "SELECT count(*) FROM epochs"), 0);
@@ -575,7 +576,7 @@ TEST_F(StoreTest, NewAttemptDropsThePartialEpochsOfTheLastOne) {
 TEST_F(StoreTest, FailedRunAppearsInFailuresWithItsReason) {
   Store store(db_);
   const std::int64_t run = store.AddRun(store.AddExperiment(MakeExperiment(), 1), MakeRun(Architecture::kP2p),
-                                        std::string(64, 'k'), MakeProvenance());
+                                        std::string(64, 'c'), MakeProvenance());
   const std::int64_t attempt = store.BeginAttempt(run, 10);
   store.FinishAttempt(run, attempt, Outcome("timed_out", "timed out after 5 s"), RunDisposition::kFailed, {});
   const QueryResult failures = store.Query("SELECT architecture, status, failure_reason, stderr_tail FROM failures");
@@ -589,7 +590,7 @@ TEST_F(StoreTest, FailedRunAppearsInFailuresWithItsReason) {
 
 TEST_F(StoreTest, ARunFoundByItsKeyIsTheRunAmongAllRuns) {
   Store store(db_);
-  const std::string key(64, 'k');
+  const std::string key(64, 'c');
   const std::int64_t run =
       store.AddRun(store.AddExperiment(MakeExperiment(), 1), MakeRun(Architecture::kPs, 3), key, MakeProvenance());
   store.TagRun(run, {"nightly"}, 2);
@@ -1030,8 +1031,69 @@ TEST_F(StoreTest, ReadOnlyRefusesWrites) {
     store.Query("DELETE FROM runs");
     FAIL() << "wrote through a read-only store";
   } catch (const StoreError& e) {
+    EXPECT_EQ(std::string(e.what()), db_ + ": the database is open read-only, and this statement would write (to "
+                                           "it, or as VACUUM INTO to a file of its own): DELETE FROM runs");
+    EXPECT_EQ(e.extended_code(), -1);
+  }
+  try {
+    store.ExecuteScript("DELETE FROM runs");
+    FAIL() << "wrote through a read-only store";
+  } catch (const StoreError& e) {
     EXPECT_EQ(std::string(e.what()), db_ + ": attempt to write a readonly database");
     EXPECT_EQ(e.extended_code(), SQLITE_READONLY);
+  }
+}
+
+TEST_F(StoreTest, ReadOnlyQueryWritesNoFileOfItsOwn) {
+  { Store store(db_); }
+  for (const Store::Mode mode : {Store::Mode::kReadOnly, Store::Mode::kReadOnlyScratch}) {
+    Store store(db_, mode);
+    EXPECT_THROW(store.Query("VACUUM INTO '" + (dir_ / "copy.db") + "'"), StoreError);
+    EXPECT_FALSE(std::filesystem::exists(dir_ / "copy.db"));
+  }
+}
+
+// The logs directory sits beside the database's real file, whatever name
+// it is opened by; a file of two names keeps none.
+TEST_F(StoreTest, TheLogsDirectoryIsBesideTheRealFile) {
+  { Store store(db_); }
+  std::filesystem::create_directories(dir_ / "links");
+  std::filesystem::create_symlink(db_, dir_ / "links/link.db");
+  EXPECT_EQ(Store(dir_ / "links/link.db").logs_dir(), db_ + ".logs");
+  EXPECT_EQ(Store(dir_ / "links/../results.db", Store::Mode::kReadOnly).logs_dir(), db_ + ".logs");
+}
+
+TEST_F(StoreTest, ADatabaseOfTwoNamesHasNoLogsDirectory) {
+  { Store store(db_); }
+  std::filesystem::create_hard_link(db_, dir_ / "other.db");
+  for (const std::string& name : {db_, dir_ / "other.db"}) {
+    Store store(name, Store::Mode::kReadOnly);
+    try {
+      store.logs_dir();
+      FAIL() << "a logs directory for " << name;
+    } catch (const StoreError& e) {
+      EXPECT_EQ(std::string(e.what()),
+                name + ": the database file has 2 names (hard links), and its logs directory sits beside one of "
+                       "them, which no name can tell: dmlbench keeps, shows and forgets logs only of a database of "
+                       "one name (remove the other links, or copy the file; a symbolic link is followed)");
+    }
+  }
+}
+
+// A user_version set below what the database's tables hold is named: a
+// migration would otherwise fail on a table that exists.
+TEST_F(StoreTest, AUserVersionBelowItsTablesIsRefused) {
+  { Store(db_).Query("PRAGMA user_version = 2"); }
+  for (const Store::Mode mode : {Store::Mode::kReadWrite, Store::Mode::kReadOnly}) {
+    try {
+      Store store(db_, mode);
+      FAIL() << "opened a database whose user_version was set below its tables";
+    } catch (const StoreError& e) {
+      EXPECT_EQ(std::string(e.what()),
+                db_ + ": the database's schema says version 2 (PRAGMA user_version), but it holds tables of "
+                      "version 16 or later (predictions.predicted_epoch_high_s): its user_version was changed "
+                      "after it was written; refusing to open it");
+    }
   }
 }
 
@@ -1124,7 +1186,7 @@ TEST_F(StoreTest, UnknownArchitectureViolatesItsCheckConstraint) {
   Store store(db_);
   try {
     // Architecture is an enum in the program, so only SQL can name another.
-    store.AddRun(store.AddExperiment(MakeExperiment(), 1), MakeRun(), std::string(64, 'k'), MakeProvenance());
+    store.AddRun(store.AddExperiment(MakeExperiment(), 1), MakeRun(), std::string(64, 'c'), MakeProvenance());
     store.Query("UPDATE runs SET architecture = 'allgather'");
     FAIL() << "stored an unknown architecture";
   } catch (const StoreError& e) {
@@ -1136,7 +1198,7 @@ TEST_F(StoreTest, UnknownArchitectureViolatesItsCheckConstraint) {
 
 TEST_F(StoreTest, SplitOfARunNeverChanges) {
   Store store(db_);
-  store.AddRun(store.AddExperiment(MakeExperiment(), 1), MakeRun(), std::string(64, 'k'), MakeProvenance());
+  store.AddRun(store.AddExperiment(MakeExperiment(), 1), MakeRun(), std::string(64, 'c'), MakeProvenance());
   try {
     store.Query("UPDATE runs SET split = 'calibration'");
     FAIL() << "changed a split";
