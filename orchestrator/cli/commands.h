@@ -1,6 +1,6 @@
 // Commands: the subcommands of `dmlbench`, one file each (plan_command.cc,
 // run_command.cc, status_command.cc, query_command.cc, export_command.cc,
-// logs_command.cc, forget_command.cc, compare_command.cc, model_command.cc,
+// logs_command.cc, forget_command.cc, tag_command.cc, compare_command.cc, model_command.cc,
 // inventory_command.cc, cluster_command.cc, report_command.cc). Each Add*Command declares its
 // options and a callback on the app. A callback throws on failure (main.cc
 // alone prints "dmlbench: error: ...") and throws CLI::RuntimeError(code)
@@ -80,6 +80,8 @@ void AddQueryCommand(CLI::App& app, const GlobalOptions& global);
 void AddExportCommand(CLI::App& app, const GlobalOptions& global);
 void AddLogsCommand(CLI::App& app, const GlobalOptions& global);
 void AddForgetCommand(CLI::App& app, const GlobalOptions& global);
+// `tag FILTER NAME` and `untag FILTER NAME` (tag_command.cc).
+void AddTagCommands(CLI::App& app, const GlobalOptions& global);
 // Sets global.error_status to kDataErrorStatus when chosen.
 void AddCompareCommand(CLI::App& app, GlobalOptions& global);
 // `inventory check|probe|import-ec2`.

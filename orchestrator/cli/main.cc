@@ -27,6 +27,7 @@ int Main(int argc, char** argv) {
   AddModelCommands(app, global);
   AddLogsCommand(app, global);
   AddForgetCommand(app, global);
+  AddTagCommands(app, global);
   AddCompareCommand(app, global);
   AddReportCommand(app);
   AddInventoryCommands(app, global);

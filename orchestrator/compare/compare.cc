@@ -2,71 +2,102 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <limits>
 #include <map>
-#include <tuple>
+#include <set>
+#include <sstream>
+
+#include "orchestrator/compare/grouping.h"
+#include "orchestrator/core/toml_reader.h"
 
 namespace dmlbench {
 namespace {
 
-struct Group {
-  RunParams params;
-  int runs = 0;
-  std::vector<double> sample;
-  std::vector<double> run_medians;
-  bool warmup_included = false;
-};
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-// Sorts configurations as people scan them: architecture, servers, workers,
-// batch size, then whatever else tells them apart.
-bool Before(const RunParams& x, const std::string& x_key, const RunParams& y, const std::string& y_key) {
-  return std::make_tuple(Text(x.architecture), x.servers, x.workers, x.batch_size, std::cref(x_key)) <
-         std::make_tuple(Text(y.architecture), y.servers, y.workers, y.batch_size, std::cref(y_key));
-}
-
-std::map<std::string, Group> ByConfiguration(const std::vector<RunSample>& runs) {
-  std::map<std::string, Group> groups;
-  for (const RunSample& run : runs) {
-    if (run.steady_epoch_s.empty()) continue;
-    auto [it, added] = groups.try_emplace(ConfigurationJson(run.params));
-    Group& group = it->second;
-    if (added) group.params = run.params;
-    ++group.runs;
-    group.sample.insert(group.sample.end(), run.steady_epoch_s.begin(), run.steady_epoch_s.end());
-    group.run_medians.push_back(Median(run.steady_epoch_s));
-    group.warmup_included = group.warmup_included || run.warmup_included;
-  }
-  return groups;
-}
-
-SideSummary Summarise(const Group& group) {
+SideSummary Summarise(const ConfigurationGroup& group) {
   return {group.runs, MedianConfidenceInterval(group.sample, kCompareLevel), group.run_medians,
           group.warmup_included};
 }
 
 void SortParams(std::vector<RunParams>* params) {
   std::sort(params->begin(), params->end(), [](const RunParams& x, const RunParams& y) {
-    return Before(x, ConfigurationJson(x), y, ConfigurationJson(y));
+    return ScansBefore(x, ConfigurationJson(x), y, ConfigurationJson(y));
   });
 }
 
-Change Classify(bool enough_runs, double p_holm, double ratio, double factor) {
-  if (!enough_runs) return Change::kTooFewRuns;
-  if (p_holm >= kGateAlpha) return Change::kNotSignificant;
-  if (ratio >= factor) return Change::kSlower;
-  if (ratio <= 1 / factor) return Change::kFaster;
-  return Change::kWithinFactor;
+// Whether `configurations` log ratios all of one sign could reach
+// kGateAlpha at the first step of Holm's method over them and the study.
+bool EnoughConfigurations(int configurations) {
+  return configurations >= 2 && (configurations + 1) * SmallestSignedRankP(configurations) < kGateAlpha;
 }
 
-// The smallest p the trend test can give builds of these sizes: runs
-// perfectly ordered, each build's beyond all earlier ones.
-double SmallestTrendP(const std::vector<int>& runs) {
-  std::vector<std::vector<double>> ordered;
-  double next = 0;
-  for (int n : runs) {
-    ordered.emplace_back();
-    for (int i = 0; i < n; ++i) ordered.back().push_back(next++);
+StudyTest TestStudy(const std::vector<ConfigurationComparison>& both, bool enough, int tests) {
+  StudyTest study;
+  study.configurations = static_cast<int>(both.size());
+  study.enough_configurations = enough;
+  study.detectable_slower = study.detectable_faster = kInfinity;
+  if (both.empty()) return study;
+  std::vector<double> logs;
+  for (const ConfigurationComparison& c : both) logs.push_back(std::log(c.test.ratio));
+  double mean = 0;
+  for (double x : logs) mean += x;
+  study.ratio = std::exp(mean / static_cast<double>(logs.size()));
+  if (logs.size() >= 2) {
+    const MeanInterval interval = MeanConfidenceInterval(logs, kCompareLevel);
+    study.ratio_ci_low = std::exp(interval.low);
+    study.ratio_ci_high = std::exp(interval.high);
   }
-  return JonckheereTerpstra(ordered).p;
+  study.signed_rank = WilcoxonSignedRank(logs);
+  study.p_holm = study.signed_rank.p;
+  if (enough) {
+    const ShiftInterval centre = SignedRankInterval(logs, 1 - kGateAlpha / tests);
+    study.detectable_slower = std::exp(centre.estimate - centre.low);
+    study.detectable_faster = std::exp(centre.high - centre.estimate);
+  }
+  return study;
+}
+
+std::vector<std::string> Words(const std::string& text) {
+  std::vector<std::string> words;
+  std::istringstream in(text);
+  for (std::string word; in >> word;) words.push_back(word);
+  return words;
+}
+
+std::string Unwords(const std::vector<std::string>& words) {
+  std::string text;
+  for (const std::string& word : words) text += (text.empty() ? "" : " ") + word;
+  return text;
+}
+
+// One label for A's and B's descriptions of a pair: where they differ word
+// by word, "b=50->200" (one key) or "ring->mpi"; where one has words the
+// other lacks, "+overlap" (B only) and "-overlap" (A only).
+std::string PairLabel(const std::string& a, const std::string& b) {
+  std::vector<std::string> x = Words(a), y = Words(b);
+  if (x.size() == y.size()) {
+    for (size_t i = 0; i < x.size(); ++i) {
+      if (x[i] == y[i]) continue;
+      const size_t equals = x[i].find('=');
+      const bool same_key = equals != std::string::npos && y[i].compare(0, equals + 1, x[i], 0, equals + 1) == 0;
+      x[i] += "->" + (same_key ? y[i].substr(equals + 1) : y[i]);
+    }
+    return Unwords(x);
+  }
+  size_t prefix = 0;
+  while (prefix < x.size() && prefix < y.size() && x[prefix] == y[prefix]) ++prefix;
+  size_t suffix = 0;
+  while (suffix < x.size() - prefix && suffix < y.size() - prefix &&
+         x[x.size() - 1 - suffix] == y[y.size() - 1 - suffix]) {
+    ++suffix;
+  }
+  std::vector<std::string> words(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(prefix));
+  for (size_t i = prefix; i < x.size() - suffix; ++i) words.push_back("-" + x[i]);
+  for (size_t i = prefix; i < y.size() - suffix; ++i) words.push_back("+" + y[i]);
+  words.insert(words.end(), x.end() - static_cast<std::ptrdiff_t>(suffix), x.end());
+  return Unwords(words);
 }
 
 }  // namespace
@@ -82,6 +113,14 @@ std::string_view Text(Change change) {
   return "?";
 }
 
+Change Classify(bool enough, double p_holm, double ratio, double factor) {
+  if (!enough) return Change::kTooFewRuns;
+  if (p_holm >= kGateAlpha) return Change::kNotSignificant;
+  if (ratio >= factor) return Change::kSlower;
+  if (ratio <= 1 / factor) return Change::kFaster;
+  return Change::kWithinFactor;
+}
+
 RunTest TestRuns(const std::vector<double>& a_run_medians, const std::vector<double>& b_run_medians, int tests) {
   RunTest test;
   test.runs_a = static_cast<int>(a_run_medians.size());
@@ -91,32 +130,19 @@ RunTest TestRuns(const std::vector<double>& a_run_medians, const std::vector<dou
   test.u = MannWhitneyU(a_run_medians, b_run_medians);
   test.p_holm = test.u.p;
   test.enough_runs = tests * SmallestUTestP(test.runs_a, test.runs_b) < kGateAlpha;
-  return test;
-}
-
-void AdjustAndClassify(const std::vector<RunTest*>& tests, double factor) {
-  std::vector<double> p;
-  for (const RunTest* test : tests) p.push_back(test->u.p);
-  const std::vector<double> adjusted = HolmAdjust(p);
-  for (std::size_t i = 0; i < tests.size(); ++i) {
-    tests[i]->p_holm = adjusted[i];
-    tests[i]->change = Classify(tests[i]->enough_runs, adjusted[i], tests[i]->ratio, factor);
+  test.detectable_slower = test.detectable_faster = kInfinity;
+  if (test.enough_runs) {
+    const RatioInterval at_gate = RatioConfidenceInterval(a_run_medians, b_run_medians, 1 - kGateAlpha / tests);
+    test.detectable_slower = at_gate.estimate / at_gate.low;
+    test.detectable_faster = at_gate.high / at_gate.estimate;
   }
+  return test;
 }
 
 int RunsNeeded(int tests) {
   int n = 1;
   while (tests * SmallestUTestP(n, n) >= kGateAlpha) ++n;
   return n;
-}
-
-bool Fails(Change change, FailIf fail_if) {
-  switch (fail_if) {
-    case FailIf::kSlower: return change == Change::kSlower;
-    case FailIf::kFaster: return change == Change::kFaster;
-    case FailIf::kDifferent: return change == Change::kSlower || change == Change::kFaster;
-  }
-  return false;
 }
 
 std::string_view Text(Verdict verdict) {
@@ -136,10 +162,27 @@ Verdict Judge(const MedianInterval& a, const MedianInterval& b) {
   return Verdict::kNoDifference;
 }
 
-Comparison Compare(const std::vector<RunSample>& a, const std::vector<RunSample>& b, double factor) {
-  const std::map<std::string, Group> side_a = ByConfiguration(a);
-  const std::map<std::string, Group> side_b = ByConfiguration(b);
+const std::vector<std::string>& ByKeys() {
+  static const std::vector<std::string> keys = {
+      "architecture", "workers", "servers",  "batch_size",   "epochs",        "hidden",
+      "learning_rate", "overlap", "bucket_bytes", "partition_bytes", "pulls_in_turn", "max_iterations_per_epoch",
+      "dataset",       "network"};
+  return keys;
+}
+
+Comparison Compare(const std::vector<RunSample>& a, const std::vector<RunSample>& b, double factor,
+                   const std::string& by) {
+  if (!by.empty() && ByKeysOf(by).empty()) throw CompareError("--by: expected a parameter, got " + Quoted(by));
+  for (const std::string& key : ByKeysOf(by)) {
+    if (std::find(ByKeys().begin(), ByKeys().end(), key) != ByKeys().end()) continue;
+    std::string keys;
+    for (const std::string& known : ByKeys()) keys += (keys.empty() ? "" : ", ") + known;
+    throw CompareError("--by: " + Quoted(key) + " is no parameter of a configuration; expected one of " + keys);
+  }
+  const std::map<std::string, ConfigurationGroup> side_a = GroupRuns(a, by, "A");
+  const std::map<std::string, ConfigurationGroup> side_b = GroupRuns(b, by, "B");
   Comparison comparison;
+  comparison.by = by;
   for (const auto& [key, group] : side_a) {
     const auto other = side_b.find(key);
     if (other == side_b.end()) {
@@ -148,7 +191,9 @@ Comparison Compare(const std::vector<RunSample>& a, const std::vector<RunSample>
     }
     ConfigurationComparison row;
     row.params = group.params;
-    row.configuration = key;
+    row.params_b = other->second.params;
+    row.configuration = group.configuration;
+    row.configuration_b = other->second.configuration;
     row.a = Summarise(group);
     row.b = Summarise(other->second);
     row.ratio = row.b.epoch_s.median / row.a.epoch_s.median;
@@ -160,65 +205,90 @@ Comparison Compare(const std::vector<RunSample>& a, const std::vector<RunSample>
   }
   std::sort(comparison.both.begin(), comparison.both.end(),
             [](const ConfigurationComparison& x, const ConfigurationComparison& y) {
-              return Before(x.params, x.configuration, y.params, y.configuration);
+              return ScansBefore(x.params, x.configuration, y.params, y.configuration);
             });
-  std::vector<RunTest*> tests;
-  for (ConfigurationComparison& row : comparison.both) {
-    row.test = TestRuns(row.a.run_median_s, row.b.run_median_s, static_cast<int>(comparison.both.size()));
-    tests.push_back(&row.test);
-  }
-  AdjustAndClassify(tests, factor);
   SortParams(&comparison.only_a);
   SortParams(&comparison.only_b);
+
+  // The configurations' U tests and the study's signed-rank test, adjusted
+  // together: the study counts among them only when it can be tested.
+  const int configurations = static_cast<int>(comparison.both.size());
+  const bool study_tested = EnoughConfigurations(configurations);
+  comparison.tests = configurations + (study_tested ? 1 : 0);
+  std::vector<double> p;
+  for (ConfigurationComparison& row : comparison.both) {
+    row.test = TestRuns(row.a.run_median_s, row.b.run_median_s, comparison.tests);
+    p.push_back(row.test.u.p);
+  }
+  comparison.study = TestStudy(comparison.both, study_tested, comparison.tests);
+  if (study_tested) p.push_back(comparison.study.signed_rank.p);
+  const std::vector<double> adjusted = HolmAdjust(p);
+  for (size_t i = 0; i < comparison.both.size(); ++i) {
+    RunTest& test = comparison.both[i].test;
+    test.p_holm = adjusted[i];
+    test.change = Classify(test.enough_runs, test.p_holm, test.ratio, factor);
+  }
+  StudyTest& study = comparison.study;
+  if (study_tested) study.p_holm = adjusted.back();
+  study.change = Classify(study_tested, study.p_holm, study.ratio, factor);
   return comparison;
 }
 
-History CompareHistory(const std::vector<std::pair<std::string, std::vector<RunSample>>>& builds,
-                       double factor) {
-  History history;
-  std::map<std::string, ConfigurationHistory> by_configuration;
-  std::map<std::string, std::vector<std::vector<double>>> run_medians;  // per configuration, per build
-  for (std::size_t i = 0; i < builds.size(); ++i) {
-    history.builds.push_back(builds[i].first);
-    for (const auto& [key, group] : ByConfiguration(builds[i].second)) {
-      auto [it, added] = by_configuration.try_emplace(key);
-      if (added) {
-        it->second.params = group.params;
-        it->second.configuration = key;
-        it->second.runs.assign(builds.size(), 0);
-        it->second.median_s.assign(builds.size(), 0);
-        run_medians[key].resize(builds.size());
-      }
-      it->second.runs[i] = group.runs;
-      it->second.median_s[i] = Median(group.run_medians);
-      run_medians[key][i] = group.run_medians;
+std::vector<std::string> KeysThatPair(const std::vector<RunSample>& a, const std::vector<RunSample>& b) {
+  auto pairs = [&](const std::string& by) {
+    std::set<std::string> paired;
+    for (const RunSample& run : a) {
+      if (!run.steady_epoch_s.empty()) paired.insert(PairingKey(run.params, by));
+    }
+    return std::any_of(b.begin(), b.end(), [&](const RunSample& run) {
+      return !run.steady_epoch_s.empty() && paired.contains(PairingKey(run.params, by));
+    });
+  };
+  std::vector<std::string> keys;
+  for (const std::string& key : ByKeys()) {
+    if (pairs(key)) keys.push_back(key);
+  }
+  for (size_t i = 0; keys.empty() && i < ByKeys().size(); ++i) {
+    for (size_t j = i + 1; j < ByKeys().size(); ++j) {
+      if (pairs(ByKeys()[i] + "," + ByKeys()[j])) keys.push_back(ByKeys()[i] + "," + ByKeys()[j]);
     }
   }
-  for (auto& [key, c] : by_configuration) {
-    std::vector<double> medians;
-    for (std::size_t i = 0; i < builds.size(); ++i) {
-      if (c.runs[i] > 0) medians.push_back(c.median_s[i]);
-    }
-    if (medians.size() < 2) continue;
-    c.ratio = medians.back() / medians.front();
-    c.trend = JonckheereTerpstra(run_medians[key]);
-    history.configurations.push_back(std::move(c));
+  return keys;
+}
+
+std::string NothingInCommon(const Comparison& comparison, const std::vector<std::string>& keys_that_pair) {
+  std::string text = "A and B have no configuration in common" +
+                     (comparison.by.empty() ? std::string() : ", even paired by " + comparison.by) + ": A has " +
+                     std::to_string(comparison.only_a.size()) + ", B has " + std::to_string(comparison.only_b.size()) +
+                     " (a configuration is every parameter but the seed and the repetition)";
+  if (!comparison.by.empty() || keys_that_pair.empty()) return text;
+  text += keys_that_pair[0].find(',') == std::string::npos ? "; to pair those that differ in one parameter: "
+                                                           : "; to pair those that differ in two parameters: ";
+  for (size_t i = 0; i < keys_that_pair.size(); ++i) text += (i == 0 ? "" : " or ") + ("--by " + keys_that_pair[i]);
+  return text;
+}
+
+std::vector<std::string> Labels(const std::vector<RunParams>& params) {
+  ShownParams shown = VaryingIn(params);
+  shown.repetition = false;
+  std::vector<std::string> labels;
+  for (const RunParams& p : params) labels.push_back(Describe(p, shown));
+  return labels;
+}
+
+std::vector<std::string> Labels(const Comparison& comparison) {
+  std::vector<RunParams> params;
+  for (const ConfigurationComparison& c : comparison.both) params.push_back(c.params);
+  if (comparison.by.empty()) return Labels(params);
+  for (const ConfigurationComparison& c : comparison.both) params.push_back(c.params_b);
+  ShownParams shown = VaryingIn(params);
+  shown.repetition = false;
+  std::vector<std::string> labels;
+  for (const ConfigurationComparison& c : comparison.both) {
+    const std::string a = Describe(c.params, shown), b = Describe(c.params_b, shown);
+    labels.push_back(a == b ? a : PairLabel(a, b));
   }
-  std::sort(history.configurations.begin(), history.configurations.end(),
-            [](const ConfigurationHistory& x, const ConfigurationHistory& y) {
-              return Before(x.params, x.configuration, y.params, y.configuration);
-            });
-  std::vector<double> p;
-  for (const ConfigurationHistory& c : history.configurations) p.push_back(c.trend.p);
-  const std::vector<double> adjusted = HolmAdjust(p);
-  const double tests = static_cast<double>(p.size());
-  for (std::size_t i = 0; i < adjusted.size(); ++i) {
-    ConfigurationHistory& c = history.configurations[i];
-    c.p_holm = adjusted[i];
-    c.enough_runs = tests * SmallestTrendP(c.runs) < kGateAlpha;
-    c.change = Classify(c.enough_runs, c.p_holm, c.ratio, factor);
-  }
-  return history;
+  return labels;
 }
 
 std::vector<Shift> ShiftByArchitecture(const Comparison& comparison) {
@@ -235,6 +305,26 @@ std::vector<Shift> ShiftByArchitecture(const Comparison& comparison) {
                       *std::max_element(values.begin(), values.end())});
   }
   return shifts;
+}
+
+std::string TestMethod(double factor) {
+  return "Mann-Whitney U test on each run's median steady epoch (the run is the independent unit), two-sided, "
+         "p adjusted by Holm's method over the tests of this comparison; a change when p < " +
+         Format(kGateAlpha, "%g") + " and the ratio of the medians of the run medians is beyond " +
+         Format(factor, "%g") + " either way";
+}
+
+std::string StudyMethod() {
+  return "Wilcoxon signed-rank test of the configurations' log ratios of run medians, two-sided, Holm-adjusted "
+         "with the configurations' tests; the geometric mean of the ratios with Student's t 95% interval";
+}
+
+std::string PValue(double p) { return p < 1e-4 ? "<0.0001" : Format(p, "%.2g"); }
+
+std::string Format(double value, const char* format) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, format, value);
+  return buffer;
 }
 
 }  // namespace dmlbench

@@ -230,7 +230,112 @@ RatioInterval RatioConfidenceInterval(const std::vector<double>& a, const std::v
     if (2 * below(k) <= 1 - level) best_k = k;
   }
   return {ratios[static_cast<std::size_t>(best_k - 1)], ratios[ratios.size() - static_cast<std::size_t>(best_k)],
-          1 - 2 * below(best_k)};
+          1 - 2 * below(best_k), Median(ratios)};
+}
+
+namespace {
+
+// The largest n for W+'s exact distribution: its table has n(n + 1)/2 + 1
+// entries, and the counts (at most 2^n) stay exact in a double.
+constexpr int kExactSignedRankN = 50;
+
+// P(W+ <= k) for k = 0 .. n(n + 1)/2 under the null hypothesis without
+// ties: each rank 1..n is in the sum or not, with probability 1/2 each;
+// the number of subsets with sum k is built one rank at a time.
+std::vector<double> ExactSignedRankCdf(int n) {
+  const std::size_t size = static_cast<std::size_t>(n) * (n + 1) / 2 + 1;
+  std::vector<double> counts(size, 0.0);
+  counts[0] = 1;
+  for (std::size_t rank = 1; rank <= static_cast<std::size_t>(n); ++rank) {
+    for (std::size_t k = size; k-- > rank;) counts[k] += counts[k - rank];
+  }
+  const double total = std::ldexp(1.0, n);
+  double running = 0;
+  for (double& c : counts) {
+    running += c;
+    c = running / total;
+  }
+  return counts;
+}
+
+}  // namespace
+
+SignedRankTest WilcoxonSignedRank(const std::vector<double>& x) {
+  std::vector<double> nonzero;
+  for (double v : x) {
+    if (v != 0) nonzero.push_back(v);
+  }
+  SignedRankTest test;
+  test.n = static_cast<int>(nonzero.size());
+  if (nonzero.empty()) return test;
+  std::sort(nonzero.begin(), nonzero.end(), [](double a, double b) { return std::fabs(a) < std::fabs(b); });
+  double tie_term = 0;
+  for (std::size_t i = 0; i < nonzero.size();) {
+    std::size_t j = i;
+    while (j < nonzero.size() && std::fabs(nonzero[j]) == std::fabs(nonzero[i])) ++j;
+    const double mid_rank = (static_cast<double>(i + j) + 1) / 2;  // ranks i+1 .. j
+    for (std::size_t k = i; k < j; ++k) {
+      if (nonzero[k] > 0) test.w_plus += mid_rank;
+    }
+    const double t = static_cast<double>(j - i);
+    tie_term += t * t * t - t;
+    i = j;
+  }
+  const double n = test.n;
+  const double top = n * (n + 1) / 2;
+  if (tie_term == 0 && test.n <= kExactSignedRankN) {
+    const std::vector<double> cdf = ExactSignedRankCdf(test.n);
+    const auto w = static_cast<std::size_t>(test.w_plus);
+    const double below = cdf[w];                                       // P(W+ <= w)
+    const double above = cdf[static_cast<std::size_t>(top) - w];       // P(W+ >= w), by symmetry
+    test.p = std::min(1.0, 2 * std::min(below, above));
+    test.exact = true;
+    return test;
+  }
+  const double variance = n * (n + 1) * (2 * n + 1) / 24 - tie_term / 48;
+  if (variance <= 0) return test;
+  const double z = std::max(0.0, std::fabs(test.w_plus - top / 2) - 0.5) / std::sqrt(variance);
+  test.p = std::min(1.0, 2 * NormalUpperTail(z));
+  return test;
+}
+
+double SmallestSignedRankP(int n) { return std::min(1.0, std::ldexp(2.0, -n)); }
+
+ShiftInterval SignedRankInterval(const std::vector<double>& x, double level) {
+  if (x.empty()) throw std::invalid_argument("signed-rank interval of an empty sample");
+  std::vector<double> walsh;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    for (std::size_t j = i; j < x.size(); ++j) walsh.push_back((x[i] + x[j]) / 2);
+  }
+  std::sort(walsh.begin(), walsh.end());
+  const int n = static_cast<int>(x.size());
+  const double top = static_cast<double>(walsh.size());  // n(n + 1)/2
+  std::vector<double> cdf;
+  if (n <= kExactSignedRankN) cdf = ExactSignedRankCdf(n);
+  const double sd = std::sqrt(top * (2.0 * n + 1) / 12);
+  // P(W+ <= k - 1) under the null: exact, or normal with a continuity correction.
+  auto below = [&](std::size_t k) {
+    return cdf.empty() ? NormalUpperTail((top / 2 - (static_cast<double>(k) - 1) - 0.5) / sd) : cdf[k - 1];
+  };
+  // The k-th smallest and k-th largest Walsh averages bound the interval;
+  // the largest k whose two tails hold at most 1 - level between them.
+  std::size_t best_k = 1;
+  for (std::size_t k = 1; k <= (walsh.size() + 1) / 2; ++k) {
+    if (2 * below(k) <= 1 - level) best_k = k;
+  }
+  return {Median(walsh), walsh[best_k - 1], walsh[walsh.size() - best_k], 1 - 2 * below(best_k)};
+}
+
+MeanInterval MeanConfidenceInterval(const std::vector<double>& x, double level) {
+  if (x.size() < 2) throw std::invalid_argument("mean interval of fewer than two values");
+  const double n = static_cast<double>(x.size());
+  double mean = 0;
+  for (double v : x) mean += v;
+  mean /= n;
+  double squares = 0;
+  for (double v : x) squares += (v - mean) * (v - mean);
+  const double half = StudentTQuantile((1 + level) / 2, static_cast<int>(x.size()) - 1) * std::sqrt(squares / (n - 1) / n);
+  return {mean, mean - half, mean + half, static_cast<int>(x.size())};
 }
 
 std::vector<double> HolmAdjust(const std::vector<double>& p) {

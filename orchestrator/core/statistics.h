@@ -3,13 +3,14 @@
 // distribution-free confidence interval for it from order statistics (Le
 // Boudec, "Performance Evaluation of Computer and Communication Systems",
 // section 2.2), the coefficient of variation, Student's t quantile for the
-// confidence intervals of fitted parameters, and the rank tests a regression
-// gate rests on: Mann-Whitney's U with the ratio interval it implies, Holm's
-// adjustment for many configurations, and Jonckheere-Terpstra's test of a
-// trend over ordered groups (Hollander & Wolfe, "Nonparametric Statistical
-// Methods", sections 4.1-4.3 and 6.2), and Kendall's rank correlation of a
-// predicted order against a measured one (section 8.1). Pure functions;
-// thread-safe.
+// confidence intervals of fitted parameters and of a mean, and the rank
+// tests a regression gate rests on: Mann-Whitney's U with the ratio interval
+// it implies, Wilcoxon's signed-rank test with the interval of the centre it
+// implies, Holm's adjustment for many configurations, and
+// Jonckheere-Terpstra's test of a trend over ordered groups (Hollander &
+// Wolfe, "Nonparametric Statistical Methods", sections 3.1-3.2, 4.1-4.3 and
+// 6.2), and Kendall's rank correlation of a predicted order against a
+// measured one (section 8.1). Pure functions; thread-safe.
 #ifndef DMLBENCH_ORCHESTRATOR_CORE_STATISTICS_H_
 #define DMLBENCH_ORCHESTRATOR_CORE_STATISTICS_H_
 
@@ -74,14 +75,61 @@ double SmallestUTestP(int m, int n);
 // the |A| |B| ratios b/a, exponentiated. `coverage` is exact from U's
 // distribution (normal approximation above 50 a side); like
 // MedianConfidenceInterval, samples too small for `level` get the widest
-// interval, [min b/a, max b/a], with its lower coverage.
+// interval, [min b/a, max b/a], with its lower coverage. `estimate` is the
+// Hodges-Lehmann estimate the interval is centred on, the median of the
+// ratios.
 struct RatioInterval {
   double low = 0;
   double high = 0;
   double coverage = 0;
+  double estimate = 0;
 };
 RatioInterval RatioConfidenceInterval(const std::vector<double>& a, const std::vector<double>& b,
                                       double level = 0.95);
+
+// Wilcoxon's signed-rank test of whether values (each a difference, such as
+// the log of a ratio) are centred on 0, two-sided. Zeros are dropped, as
+// Wilcoxon, R's wilcox.test and SciPy's default do; `n` counts the rest.
+// `w_plus` sums the ranks of |x| (ties mid-ranked) of the positive values.
+// The p-value is from W+'s exact distribution when there is no tie and
+// n <= 50, else from the normal approximation with the tie-corrected
+// variance and a continuity correction. No value left: p = 1.
+struct SignedRankTest {
+  double w_plus = 0;
+  int n = 0;
+  double p = 1;
+  bool exact = false;
+};
+SignedRankTest WilcoxonSignedRank(const std::vector<double>& x);
+
+// The smallest two-sided p-value the exact signed-rank test can give n
+// values (all of one sign): 2 / 2^n, e.g. 0.0625 for 5, 0.0039 for 9.
+double SmallestSignedRankP(int n);
+
+// The interval of the centre of a symmetric sample that inverts the
+// signed-rank test (Tukey; Hollander & Wolfe 3.2): order statistics of the
+// n(n + 1)/2 Walsh averages (x_i + x_j)/2, i <= j, around their median, the
+// Hodges-Lehmann estimate. `coverage` is exact from W+'s distribution
+// (normal approximation above 50 values); a sample too small for `level`
+// gets the widest interval with its lower coverage. Requires a non-empty
+// sample.
+struct ShiftInterval {
+  double estimate = 0;
+  double low = 0;
+  double high = 0;
+  double coverage = 0;
+};
+ShiftInterval SignedRankInterval(const std::vector<double>& x, double level = 0.95);
+
+// The mean of a sample with Student's t interval at `level`: mean +- t
+// s / sqrt(n). Requires two values or more.
+struct MeanInterval {
+  double mean = 0;
+  double low = 0;
+  double high = 0;
+  int n = 0;
+};
+MeanInterval MeanConfidenceInterval(const std::vector<double>& x, double level = 0.95);
 
 // Holm's step-down adjustment of p-values tested together: the i-th
 // smallest becomes max over j <= i of min(1, (K - j + 1) p(j)), in the

@@ -337,6 +337,40 @@ void Store::TagRun(std::int64_t run_id, const std::vector<std::string>& tags, do
   });
 }
 
+int Store::TagRuns(const std::vector<std::int64_t>& run_ids, const std::string& tag, double now_unix_s) {
+  return WithStoreErrors(path_, [&] {
+    SQLite::Transaction transaction(impl_->db, SQLite::TransactionBehavior::IMMEDIATE);
+    SQLite::Statement insert(impl_->db,
+                             "INSERT OR IGNORE INTO run_tags (run_id, tag, tagged_unix_s) VALUES (?, ?, ?)");
+    int had_it = 0;
+    for (std::int64_t run_id : run_ids) {
+      insert.bind(1, run_id);
+      insert.bind(2, tag);
+      insert.bind(3, now_unix_s);
+      if (insert.exec() == 0) ++had_it;
+      insert.reset();
+    }
+    transaction.commit();
+    return had_it;
+  });
+}
+
+int Store::UntagRuns(const std::vector<std::int64_t>& run_ids, const std::string& tag) {
+  return WithStoreErrors(path_, [&] {
+    SQLite::Transaction transaction(impl_->db, SQLite::TransactionBehavior::IMMEDIATE);
+    SQLite::Statement remove(impl_->db, "DELETE FROM run_tags WHERE run_id = ? AND tag = ?");
+    int had_it = 0;
+    for (std::int64_t run_id : run_ids) {
+      remove.bind(1, run_id);
+      remove.bind(2, tag);
+      had_it += remove.exec();
+      remove.reset();
+    }
+    transaction.commit();
+    return had_it;
+  });
+}
+
 std::int64_t Store::AddRun(std::int64_t experiment_id, const PlannedRun& run, const std::string& run_key,
                            const RunProvenance& provenance) {
   return WithStoreErrors(path_, [&] {

@@ -153,6 +153,13 @@ class Store {
   std::vector<CompleteRun> CompleteRuns(const std::vector<std::string>& experiments) const;
   // Gives a run these tags (those it has already are kept as they are).
   void TagRun(std::int64_t run_id, const std::vector<std::string>& tags, double now_unix_s);
+  // Gives each of these runs the tag, recorded as given at `now_unix_s`, in
+  // one transaction (`dmlbench tag`); a run that has it already keeps it
+  // with its first time. Returns how many had it already.
+  int TagRuns(const std::vector<std::int64_t>& run_ids, const std::string& tag, double now_unix_s);
+  // Takes the tag from each of these runs, in one transaction (`dmlbench
+  // untag`). Returns how many had it.
+  int UntagRuns(const std::vector<std::int64_t>& run_ids, const std::string& tag);
 
   // What the runs with these ids hold.
   RunContents Contents(const std::vector<std::int64_t>& run_ids) const;

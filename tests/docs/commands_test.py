@@ -11,8 +11,10 @@ and checks each command line:
   `dmlbench-trainer --help` lists;
 - `scripts/NAME`: the script exists and is executable;
 - a `console` block whose command reads a committed database
-  (`dmlbench --db reports/data/NAME.db query ...`) is run, and what it prints
-  must be the block's output, line for line;
+  (`dmlbench --db reports/data/NAME.db query ...`, `dmlbench compare
+  reports/data/A.db reports/data/B.db ...`) is run, and what it prints must be
+  the block's output, line for line (the committed databases' directory
+  written `reports/data/`); `compare` may exit 1, a gate's FAIL;
 - README's Quick start is exactly `scripts/quickstart` and `scripts/test`.
 
 Usage: commands_test.py SOURCE_DIR DMLBENCH TRAINER DATA_DIR
@@ -169,14 +171,15 @@ def check_trainer(where, words):
             fail(where, f"dmlbench-trainer has no option {option_name(word)}")
 
 
-def run_console(where, text, expected):
+def run_console(where, text, expected, statuses=(0,)):
     words = [w.replace("reports/data/", f"{data_dir}/", 1) if w.startswith("reports/data/") else w
              for w in shlex.split(text)]
     run = subprocess.run([str(dmlbench), *words[1:]], capture_output=True, text=True, cwd=source)
-    if run.returncode != 0:
+    if run.returncode not in statuses:
         fail(where, f"exits {run.returncode}: {run.stderr.strip()}")
         return
-    got = [line.rstrip() for line in run.stdout.rstrip("\n").splitlines()]
+    printed = run.stdout.replace(f"{data_dir}/", "reports/data/")
+    got = [line.rstrip() for line in printed.rstrip("\n").splitlines()]
     want = [line.rstrip() for line in expected]
     if got != want:
         fail(where, "prints something else than the page shows:\n" +
@@ -204,9 +207,11 @@ def check(path):
             program = words[0]
             if program in ("dmlbench", "build/orchestrator/dmlbench"):
                 check_dmlbench(where, words[1:])
-                if language == "console" and output and "--db" in words and \
-                        any(w.startswith("reports/data/") for w in words) and "query" in words:
+                committed = any(w.startswith("reports/data/") for w in words)
+                if language == "console" and output and committed and "--db" in words and "query" in words:
                     run_console(where, text, output)
+                elif language == "console" and output and committed and "compare" in words:
+                    run_console(where, text, output, statuses=(0, 1))
                 checked += 1
             elif program == "mpirun" and any(w.endswith("dmlbench-trainer") for w in words):
                 at = next(i for i, w in enumerate(words) if w.endswith("dmlbench-trainer"))

@@ -129,7 +129,8 @@ class CliTest : public ::testing::Test {
 TEST_F(CliTest, EverySubcommandHasHelp) {
   for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
            {"--help"}, {"plan", "--help"}, {"run", "--help"}, {"status", "--help"}, {"query", "--help"},
-           {"export", "--help"}, {"logs", "--help"}, {"forget", "--help"}, {"compare", "--help"}}) {
+           {"export", "--help"}, {"logs", "--help"}, {"forget", "--help"}, {"tag", "--help"}, {"untag", "--help"},
+           {"compare", "--help"}}) {
     const CommandOutput output = Dmlbench(args);
     EXPECT_EQ(output.exit_code, 0) << args[0];
     EXPECT_NE(output.out.find("Usage:"), std::string::npos) << args[0];

@@ -1,9 +1,12 @@
 // `dmlbench compare` as users run it, on real databases: scripted trainers
 // whose epoch times are known, so that every median, interval and verdict
-// is checked against a hand computation; then the real trainer through real
-// mpirun on Fashion-MNIST, a ring against the same ring made twice as slow,
-// which the gate (--fail-if slower) catches; the gate's exit statuses and
-// the drift over a history of builds on scripted trainers.
+// is checked against a hand computation; the gate's exit statuses, a gate
+// that could not have seen its factor, and the drift over a history of
+// builds on scripted trainers; copies of the committed study, against
+// itself, 15% slower, changed in a few configurations, and paired across
+// the batch size (--by); then the real trainer through real mpirun on
+// Fashion-MNIST, a ring against the same ring made twice as slow, which the
+// gate (--fail-if slower) catches.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -86,43 +89,33 @@ Expected Pooled(double scale) {
   return {sample[4], sample[1], sample[7]};
 }
 
-std::string G4(double s) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.4g", s);
-  return buffer;
-}
-
 TEST_F(CompareCommandTest, AnExperimentAgainstItselfShowsNoSignificantDifference) {
   Run(db_, fast_, "first");
   const CommandOutput self = Dmlbench({"--db", db_, "compare", "sweep", "experiment=sweep"});
   ASSERT_EQ(self.exit_code, 0) << self.err;
-  const Expected e = Pooled(1);
-  ASSERT_EQ(e.median, 0.104);  // by hand: 0.100 0.101 0.102 0.103 [0.104] 0.105 0.105 0.106 0.106
-  const std::string ci = "[" + G4(e.low) + ", " + G4(e.high) + "]";
+  ASSERT_EQ(Pooled(1).median, 0.104);  // by hand: 0.100 0.101 0.102 0.103 [0.104] 0.105 0.105 0.106 0.106
   // The runs' medians, by hand: seed 1 0.105, seed 2 0.102, seed 3 0.105 on
   // both sides; U = 4.5 = mn/2 (ties), p = 1; three runs a side cannot be
   // tested, and the ratio interval is the widest, 0.102/0.105 to 0.105/0.102.
-  const std::string row_end = "  1.000  no significant difference       3/3  1.000 [0.971, 1.029]         1  too few runs\n";
+  const std::string row_end = "   3/3     0.105     0.105  1.000 [0.971, 1.029]         1  too few runs\n";
   EXPECT_EQ(self.out,
             "A: experiment=sweep in " + db_ + "\n"
             "B: experiment=sweep in " + db_ + "\n"
-            "configuration   A epochs  A median s  A 95% CI        B epochs  B median s  B 95% CI          B/A  "
-            "verdict                    runs A/B  run B/A [95% CI]      p (Holm)  U test\n"
-            "--------------  --------  ----------  --------------  --------  ----------  --------------  -----  "
-            "-------------------------  --------  --------------------  --------  ------------\n"
-            "mpi w=1 b=100          9       0.104  " + ci + "         9       0.104  " + ci + row_end +
-            "ring w=1 b=100         9       0.104  " + ci + "         9       0.104  " + ci + row_end +
-            "2 configurations in both: 0 slower, 0 faster, 2 no significant difference; 0 only in A, 0 only in B "
-            "(not compared)\n"
-            "epoch time: median of the steady epochs (warm-up excluded) with its rank-based 95% confidence "
-            "interval; B is slower or faster than A when the two intervals do not overlap\n"
-            "U test: 0 slower, 0 faster, 0 within factor, 0 not significant (~), 2 too few runs; Mann-Whitney U "
-            "test on each run's median steady epoch (the run is the independent unit), two-sided, p adjusted by "
-            "Holm's method over the configurations compared; a change when p < 0.05 and the ratio of the medians "
-            "of the run medians is beyond 1.05 either way\n"
+            "configuration   runs  A median  B median  B/A [95% CI]          p (Holm)  change\n"
+            "--------------  ----  --------  --------  --------------------  --------  ------------\n"
+            "mpi w=1 b=100 " + row_end +
+            "ring w=1 b=100" + row_end +
+            "2 configurations compared, 0 only in A, 0 only in B: 0 slower, 0 faster, 0 within factor, 0 ~, 2 too "
+            "few runs\n"
+            "study: B/A 1.000 [1.000, 1.000], the geometric mean over 2 configurations; too few configurations to "
+            "test (9 are needed)\n"
+            "runs: A's/B's; median: of each run's median steady epoch (warm-up excluded), s; B/A: ratio of the\n"
+            "medians with the U test's 95% interval; change: U test per configuration, signed-rank test over the\n"
+            "study, p Holm-adjusted over the 2 tests, a change when p < 0.05 and B/A is beyond 1.05 either way "
+            "(docs/ci.md)\n"
             "\n"
-            "how far B's medians lie from A's, |B/A - 1| over each architecture's configurations (between two "
-            "sweeps of one study: what a perfect model of one would miss the other by):\n"
+            "how far B's pooled medians lie from A's, |B/A - 1| over each architecture's configurations\n"
+            "(between two sweeps of one study: what a perfect model of one would miss the other by):\n"
             "architecture  configurations  median   p95   max\n"
             "------------  --------------  ------  ----  ----\n"
             "mpi                        1    0.0%  0.0%  0.0%\n"
@@ -185,8 +178,11 @@ TEST_F(CompareCommandTest, TwoTrainerBuildsTwoTagsAndTwoDatabases) {
   EXPECT_EQ(report["shift_by_architecture"][1]["architecture"], "ring");
   // Swapped, B is faster.
   const CommandOutput swapped = Dmlbench({"--db", db_, "compare", "slow", "fast", "--only", "architecture=ring"});
-  EXPECT_NE(swapped.out.find("  0.500  faster   "), std::string::npos) << swapped.out;
-  EXPECT_NE(swapped.out.find("\n1 configuration in both: 0 slower, 1 faster"), std::string::npos) << swapped.out;
+  EXPECT_NE(swapped.out.find("  0.500 [0.486, 0.515]  "), std::string::npos) << swapped.out;
+  EXPECT_NE(swapped.out.find("\n1 configuration compared, 0 only in A, 0 only in B: 0 slower, 0 faster, 0 within "
+                             "factor, 0 ~, 1 too few runs\n"),
+            std::string::npos)
+      << swapped.out;
 
   // Two databases: every run of each.
   const std::string other = dir_ / "other.db";
@@ -196,7 +192,7 @@ TEST_F(CompareCommandTest, TwoTrainerBuildsTwoTagsAndTwoDatabases) {
   EXPECT_NE(databases.out.find("A: every run in " + db_ + "\nB: every run in " + other + "\n"), std::string::npos)
       << databases.out;
   // A holds the fast and the slow build: its pooled sample straddles B's.
-  EXPECT_NE(databases.out.find("2 configurations in both"), std::string::npos) << databases.out;
+  EXPECT_NE(databases.out.find("2 configurations compared"), std::string::npos) << databases.out;
 }
 
 // ---- error paths of compare_command.cc follow -------------------------------
@@ -232,7 +228,8 @@ TEST_F(CompareCommandTest, OperandsThatChooseNothingOrDoNotParse) {
                      "             ^\n");
   out = Dmlbench({"--db", db_, "compare", "architecture=mpi", "architecture=ring"});
   EXPECT_EQ(out.err, "dmlbench: error: A and B have no configuration in common: A has 1, B has 1 (a configuration "
-                     "is every parameter but the seed and the repetition)\n");
+                     "is every parameter but the seed and the repetition); to pair those that differ in one "
+                     "parameter: --by architecture\n");
   out = Dmlbench({"--db", db_, "compare", "sweep.db", "experiment=sweep"});
   EXPECT_EQ(out.err, "dmlbench: error: sweep.db: no such database (it is created by `dmlbench run MATRIX`)\n");
   out = Dmlbench({"--db", db_, "compare", "status=failed", "experiment=sweep"});
@@ -277,7 +274,9 @@ TEST_F(CompareGateTest, ExitsOneOnARegressionAndZeroWithout) {
   EXPECT_EQ(out.exit_code, 1) << out.out << out.err;
   // Run medians 0.105 0.102 0.105 0.101 0.104 against twice those: all
   // apart, but two ties, so the normal approximation: p = 0.012.
-  EXPECT_NE(out.out.find("  5/5  2.000 [1.942, 2.059]     0.012  slower\n"), std::string::npos) << out.out;
+  EXPECT_NE(out.out.find("   5/5     0.104     0.208  2.000 [1.942, 2.059]     0.012  slower\n"),
+            std::string::npos)
+      << out.out;
   EXPECT_NE(out.out.find("\ngate --fail-if slower --factor 1.05: FAIL, 1 of 1 configurations slower:\n"
                          "  ring w=1 b=100\n"),
             std::string::npos)
@@ -285,7 +284,12 @@ TEST_F(CompareGateTest, ExitsOneOnARegressionAndZeroWithout) {
   EXPECT_EQ(out.err, "");
   out = Dmlbench({"--db", db_, "compare", "base", "base", "--fail-if", "slower"});
   EXPECT_EQ(out.exit_code, 0) << out.out << out.err;
-  EXPECT_NE(out.out.find("gate --fail-if slower --factor 1.05: pass, no configuration slower (1 of 1 tested)\n"),
+  // Five runs 4% apart at most: the 3rd smallest of the 25 ratios of run
+  // medians, 0.101/0.104, bounds what the test could see at 95%.
+  EXPECT_NE(out.out.find("gate --fail-if slower --factor 1.05: pass, no configuration slower (1 of 1 tested)\n"
+                         "resolution: the smallest change it could have seen at p < 0.05:\n"
+                         "  every configuration slower by 1.030 (the U test of ring w=1 b=100)\n"
+                         "  one configuration alone: 1.030 (ring w=1 b=100)\n"),
             std::string::npos)
       << out.out;
   // Faster is no regression, unless asked for.
@@ -355,6 +359,202 @@ TEST_F(CompareCommandTest, TooFewRunsWarnAndAGateThatCannotJudgeIsAnError) {
   out = Dmlbench({"--db", db_, "compare", "fast"});
   EXPECT_EQ(out.exit_code, 2);
   EXPECT_EQ(out.err, "dmlbench: error: expected A and B, or --history SPEC; got only A\n");
+}
+
+// Four runs a side, spread so wide that the ratio's interval is [0.455,
+// 1.314]: the U test sees nothing, and could not have seen 5%. That is no
+// pass: status 2 with the smallest change it could have seen, or a warning
+// under --underpowered warn.
+TEST_F(CompareCommandTest, AGateThatCouldNotHaveSeenTheFactorSaysSoWithStatusTwo) {
+  testing::WriteFile(dir_ / "four.toml",
+                     "[experiment]\nname = \"four\"\n[defaults]\ndataset = \"synthetic\"\nepochs = 2\n"
+                     "[matrix]\narchitecture = [\"ring\"]\nworkers = [1]\n"
+                     "[execution]\nrepetitions = 4\ntimeout_s = 60\nattempts = 1\n");
+  auto trainer = [&](const std::string& name, const std::vector<double>& epoch_s) {
+    std::string body = testing::EchoRunStart() + "case $seed in\n";
+    for (size_t seed = 1; seed <= epoch_s.size(); ++seed) {
+      body += std::to_string(seed) + ")\n" + Echo(EpochLine(1, 1, epoch_s[seed - 1])) +
+              Echo(EpochLine(2, 1, epoch_s[seed - 1])) + ";;\n";
+    }
+    return WriteScript(dir_ / name, body + "esac\n" + Echo(RunEndLine()));
+  };
+  for (const auto& [tag, epoch_s] : std::vector<std::pair<std::string, std::vector<double>>>{
+           {"wide-a", {0.110, 0.145, 0.080, 0.100}}, {"wide-b", {0.066, 0.105, 0.075, 0.10512}}}) {
+    const CommandOutput run =
+        Dmlbench({"--db", db_, "run", dir_ / "four.toml", "--trainer", trainer(tag, epoch_s), "--tag", tag});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+  }
+  CommandOutput out = Dmlbench({"--db", db_, "compare", "wide-a", "wide-b", "--fail-if", "slower"});
+  EXPECT_EQ(out.exit_code, 2) << out.out << out.err;
+  // The 16 ratios b/a: their median (0.7875, the Hodges-Lehmann estimate)
+  // over the smallest (0.066/0.145) is the slowdown it could have seen.
+  EXPECT_NE(out.out.find("   4/4     0.105      0.09  0.857 [0.455, 1.314]      0.34  ~\n"), std::string::npos)
+      << out.out;
+  EXPECT_NE(out.out.find("\ngate --fail-if slower --factor 1.05: no verdict, no configuration slower (1 of 1 "
+                         "tested), but it could not have seen 1.05\n"
+                         "resolution: the smallest change it could have seen at p < 0.05:\n"
+                         "  every configuration slower by 1.730 (the U test of ring w=1 b=100)\n"
+                         "  one configuration alone: 1.730 (ring w=1 b=100)\n"),
+            std::string::npos)
+      << out.out;
+  EXPECT_EQ(out.err, "dmlbench: error: --fail-if slower: the gate could not have seen every configuration slower by "
+                     "--factor 1.05: the smallest change it could see at p < 0.05 is 1.730 (the U test of ring w=1 "
+                     "b=100); add runs, raise --factor, or pass --underpowered warn\n");
+  out = Dmlbench({"--db", db_, "compare", "wide-a", "wide-b", "--fail-if", "slower", "--underpowered", "warn"});
+  EXPECT_EQ(out.exit_code, 0) << out.err;
+  EXPECT_NE(out.out.find("\ngate --fail-if slower --factor 1.05: pass, no configuration slower (1 of 1 tested), but "
+                         "it could not have seen 1.05\n"),
+            std::string::npos)
+      << out.out;
+  EXPECT_EQ(out.err, "warning: --fail-if slower: the gate could not have seen every configuration slower by "
+                     "--factor 1.05: the smallest change it could see at p < 0.05 is 1.730 (the U test of ring w=1 "
+                     "b=100)\n");
+  const nlohmann::json report = nlohmann::json::parse(
+      Dmlbench({"--db", db_, "compare", "wide-a", "wide-b", "--fail-if", "slower", "--json"}).out);
+  EXPECT_EQ(report["gate"]["underpowered"], true);
+  EXPECT_EQ(report["gate"]["exit_status"], 2);
+  EXPECT_NEAR(report["gate"]["resolution"]["every_configuration"].get<double>(), 0.7875 / (0.066 / 0.145), 1e-9);
+  EXPECT_EQ(Dmlbench({"--db", db_, "compare", "wide-a", "wide-b", "--fail-if", "slower", "--factor", "1.8"}).exit_code, 0)
+      << "a factor it could have seen";
+}
+
+TEST_F(CompareCommandTest, FailIfTakesOnlyItsWords) {
+  Run(db_, fast_, "fast");
+  const CommandOutput out = Dmlbench({"--db", db_, "compare", "fast", "fast", "--fail-if", "2"});
+  EXPECT_EQ(out.exit_code, 2);
+  EXPECT_EQ(out.err, "dmlbench: error: --fail-if: expected slower, faster or different, got 2\n");
+  EXPECT_EQ(Dmlbench({"--db", db_, "compare", "fast", "fast", "--underpowered", "maybe"}).err,
+            "dmlbench: error: --underpowered: expected error or warn, got maybe\n");
+  const CommandOutput help = Dmlbench({"compare", "--help"});
+  EXPECT_NE(help.out.find("--fail-if slower|faster|different"), std::string::npos) << help.out;
+  EXPECT_EQ(help.out.find("->"), std::string::npos) << "no mapping of words to numbers: " << help.out;
+}
+
+// ---- the committed study ----------------------------------------------------
+
+// reports/data/paper-reproduction.db: 106 configurations of 6 runs, one
+// steady epoch each. No configuration's six runs can be tested among 107
+// tests (8 a side are needed), but the study as a whole can: against a copy
+// of itself it passes; against the copy with every epoch 15% slower it
+// fails with a geometric mean of 1.150; a mixed change among the seven ring
+// configurations at 1 Gbit/s is named configuration by configuration.
+class CompareCommittedStudyTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const std::string study = std::string(DMLBENCH_SOURCE_DIR) + "/reports/data/paper-reproduction.db";
+    for (const std::string& copy : {a_, b_, slower_, mixed_}) std::filesystem::copy_file(study, copy);
+    Store(slower_).ExecuteScript("UPDATE epochs SET wall_s = wall_s * 1.15;");
+    const std::string ring = "SELECT run_id FROM runs WHERE architecture = 'ring' AND network = '1gbit' AND "
+                             "batch_size = 100 AND overlap = 0 AND workers ";
+    Store(mixed_).ExecuteScript("UPDATE epochs SET wall_s = wall_s * 1.3 WHERE run_id IN (" + ring + "IN (4, 5));"
+                                "UPDATE epochs SET wall_s = wall_s / 1.3 WHERE run_id IN (" + ring + "= 1);");
+  }
+
+  TempDir dir_;
+  std::string a_ = dir_ / "a.db", b_ = dir_ / "b.db", slower_ = dir_ / "slower.db", mixed_ = dir_ / "mixed.db";
+};
+
+TEST_F(CompareCommittedStudyTest, AgainstACopyOfItselfThePassAndFifteenPercentSlowerFails) {
+  CommandOutput out = Dmlbench({"compare", a_, b_, "--fail-if", "slower"});
+  EXPECT_EQ(out.exit_code, 0) << out.out << out.err;
+  EXPECT_NE(out.out.find("\nstudy: B/A 1.000 [1.000, 1.000], the geometric mean over 106 configurations; "
+                         "signed-rank p (Holm) 1: ~\n"),
+            std::string::npos)
+      << out.out;
+  EXPECT_NE(out.out.find("\ngate --fail-if slower --factor 1.05: pass, no configuration slower (0 of 106 tested "
+                         "alone, and the study as a whole)\n"
+                         "resolution: the smallest change it could have seen at p < 0.05:\n"
+                         "  every configuration slower by 1.000 (the signed-rank test over 106 configurations)\n"
+                         "  one configuration alone: none had runs enough\n"),
+            std::string::npos)
+      << out.out;
+  EXPECT_EQ(out.err.rfind("warning: too few runs to test 106 of 106 configurations: ", 0), 0u) << out.err;
+  EXPECT_NE(out.err.find("with 107 tested together; 8 runs a side are needed\n"), std::string::npos) << out.err;
+
+  out = Dmlbench({"compare", a_, slower_, "--fail-if", "slower"});
+  EXPECT_EQ(out.exit_code, 1) << out.out << out.err;
+  EXPECT_NE(out.out.find("\ngate --fail-if slower --factor 1.05: FAIL, the study as a whole is slower\n"
+                         "  B/A 1.150 [1.150, 1.150], the geometric mean over 106 configurations; signed-rank p (Holm) "
+                         "<0.0001\n"
+                         "  no configuration is slower on its own (0 of 106 had runs enough to be tested alone)\n"),
+            std::string::npos)
+      << out.out;
+  const nlohmann::json report =
+      nlohmann::json::parse(Dmlbench({"compare", a_, slower_, "--fail-if", "slower", "--json"}).out);
+  EXPECT_NEAR(report["study"]["ratio_geometric_mean"].get<double>(), 1.15, 1e-9);
+  EXPECT_EQ(report["study"]["change"], "slower");
+  EXPECT_EQ(report["study"]["n"], 106);
+  EXPECT_EQ(report["gate"]["study_failed"], true);
+  EXPECT_EQ(report["gate"]["failed"], nlohmann::json::array());
+  EXPECT_EQ(report["gate"]["tests"], 107);
+  EXPECT_EQ(report["gate"]["exit_status"], 1);
+  // The other way round it is faster: no regression, unless asked for.
+  EXPECT_EQ(Dmlbench({"compare", slower_, a_, "--fail-if", "slower"}).exit_code, 0);
+  EXPECT_EQ(Dmlbench({"compare", slower_, a_, "--fail-if", "faster"}).exit_code, 1);
+}
+
+TEST_F(CompareCommittedStudyTest, AMixedChangeIsNamedConfigurationByConfiguration) {
+  const std::string ring = "architecture=ring,network=1gbit,batch_size=100,overlap=false";
+  CommandOutput out = Dmlbench({"compare", a_, mixed_, "--only", ring, "--fail-if", "slower"});
+  EXPECT_EQ(out.exit_code, 1) << out.out << out.err;
+  EXPECT_NE(out.out.find("\ngate --fail-if slower --factor 1.05: FAIL, 2 of 7 configurations slower:\n"
+                         "  ring w=4 b=100 net=1gbit\n"
+                         "  ring w=5 b=100 net=1gbit\n"),
+            std::string::npos)
+      << out.out;
+  EXPECT_EQ(out.err, "") << "six runs a side can be tested among seven configurations";
+  out = Dmlbench({"compare", a_, mixed_, "--only", ring, "--fail-if", "faster"});
+  EXPECT_EQ(out.exit_code, 1);
+  EXPECT_NE(out.out.find("FAIL, 1 of 7 configurations faster:\n  ring w=1 b=100 net=1gbit\n"), std::string::npos)
+      << out.out;
+}
+
+// The study's batch sizes 50 and 200 have no configuration in common, nor
+// one that differs in the batch size alone: each keeps 4000 samples an
+// epoch, 80 iterations of 50 or 20 of 200. The error names the --by that
+// pairs them, and --by pairs the seven.
+TEST_F(CompareCommittedStudyTest, ByPairsConfigurationsAcrossAFactor) {
+  CommandOutput out = Dmlbench({"--db", a_, "compare", "batch_size=50", "batch_size=200"});
+  EXPECT_EQ(out.exit_code, 2);
+  EXPECT_EQ(out.err, "dmlbench: error: A and B have no configuration in common: A has 7, B has 7 (a configuration "
+                     "is every parameter but the seed and the repetition); to pair those that differ in two "
+                     "parameters: --by batch_size,max_iterations_per_epoch\n");
+  out = Dmlbench({"--db", a_, "compare", "batch_size=50", "batch_size=200", "--by", "batch_size"});
+  EXPECT_EQ(out.exit_code, 2);
+  EXPECT_EQ(out.err, "dmlbench: error: A and B have no configuration in common, even paired by batch_size: A has 7, "
+                     "B has 7 (a configuration is every parameter but the seed and the repetition)\n");
+  const std::string by = "batch_size,max_iterations_per_epoch";
+  out = Dmlbench({"--db", a_, "compare", "batch_size=50", "batch_size=200", "--by", by});
+  ASSERT_EQ(out.exit_code, 0) << out.err;
+  EXPECT_NE(out.out.find("\npaired by " + by + ": each configuration of A with the one of B that differs in "
+                         "nothing else\n"),
+            std::string::npos)
+      << out.out;
+  EXPECT_NE(out.out.find("\nring w=4 b=50->200 iters=80->20 net=1gbit "), std::string::npos) << out.out;
+  const nlohmann::json report = nlohmann::json::parse(
+      Dmlbench({"--db", a_, "compare", "batch_size=50", "batch_size=200", "--by", by, "--json"}).out);
+  EXPECT_EQ(report["by"], by);
+  ASSERT_EQ(report["configurations"].size(), 7u);
+  for (const nlohmann::json& c : report["configurations"]) {
+    EXPECT_EQ(c["parameters"]["batch_size"], 50);
+    EXPECT_EQ(c["parameters_b"]["batch_size"], 200);
+    EXPECT_EQ(c["parameters"]["max_iterations_per_epoch"], 80);
+    EXPECT_EQ(c["parameters_b"]["max_iterations_per_epoch"], 20);
+    EXPECT_EQ(c["parameters"]["workers"], c["parameters_b"]["workers"]);
+    EXPECT_EQ(c["u_test"]["runs_a"], 6);
+  }
+  out = Dmlbench({"--db", a_, "compare", "batch_size=50|100", "batch_size=200", "--by", by});
+  EXPECT_EQ(out.exit_code, 2);
+  EXPECT_EQ(out.err.rfind("dmlbench: error: --by " + by + ": A has two values of " + by + " for one configuration, ",
+                          0),
+            0u)
+      << out.err;
+  out = Dmlbench({"--db", a_, "compare", "batch_size=50", "batch_size=200", "--by", "batch"});
+  EXPECT_EQ(out.err.rfind("dmlbench: error: --by: \"batch\" is no parameter of a configuration; expected one of ", 0),
+            0u)
+      << out.err;
+  out = Dmlbench({"--db", a_, "compare", "--history", "trainer", "--by", "batch_size"});
+  EXPECT_EQ(out.err, "dmlbench: error: --by pairs the configurations of A and B; it does not apply to --history\n");
 }
 
 // ---- history ----------------------------------------------------------------
@@ -449,9 +649,14 @@ TEST(CompareRealTrainerTest, ARingTwiceAsSlowIsReportedSlower) {
   // burst of load on a shared machine can turn them; four a side had no
   // such room: 2/70, and one pair inverted gives 4/70); the build against
   // itself passes, the slowed one fails.
-  const CommandOutput self = Dmlbench({"--db", db, "compare", "baseline", "baseline", "--fail-if", "slower"});
+  // The build against itself: whether five runs a side could have seen 5%
+  // depends on this machine's spread while they ran, which is not this
+  // test's to judge (GateTest in tests/orchestrator/compare is): warn.
+  const CommandOutput self = Dmlbench(
+      {"--db", db, "compare", "baseline", "baseline", "--fail-if", "slower", "--underpowered", "warn"});
   EXPECT_EQ(self.exit_code, 0) << self.out << self.err;
-  EXPECT_NE(self.out.find("  1.000  no significant difference       5/5  1.000 ["), std::string::npos) << self.out;
+  EXPECT_NE(self.out.find("  5/5  "), std::string::npos) << self.out;
+  EXPECT_NE(self.out.find("  1.000 ["), std::string::npos) << self.out;
   EXPECT_NE(self.out.find("]         1  ~\n"), std::string::npos) << self.out;
 
   const CommandOutput compare = Dmlbench({"--db", db, "compare", "baseline", "slowed", "--json", "--fail-if", "slower"});

@@ -14,6 +14,9 @@
 #include <string>
 #include <utility>
 
+#include "orchestrator/compare/gate.h"
+#include "orchestrator/compare/history.h"
+
 namespace dmlbench {
 namespace {
 

@@ -1,7 +1,8 @@
 // Tests of orchestrator/core/statistics against values from tables: the
 // binomial order-statistic intervals of Le Boudec's table 2.1, Student's t
-// quantiles, the plain summaries, and the rank tests against R's and
-// SciPy's documented examples and against enumeration of every arrangement.
+// quantiles and interval of a mean, the plain summaries, and the rank tests
+// (U, signed-rank and their intervals) against R's, SciPy's and Hollander &
+// Wolfe's documented examples and against enumeration of every arrangement.
 #include "orchestrator/core/statistics.h"
 
 #include <gtest/gtest.h>
@@ -151,11 +152,99 @@ TEST(RatioIntervalTest, OrderStatisticsOfTheRatiosThatInvertTheUTest) {
   EXPECT_DOUBLE_EQ(interval.low, ratios[5]);
   EXPECT_DOUBLE_EQ(interval.high, ratios[30]);
   EXPECT_NEAR(interval.coverage, 1 - 38.0 / 924, 1e-12);
+  EXPECT_DOUBLE_EQ(interval.estimate, (ratios[17] + ratios[18]) / 2) << "Hodges-Lehmann: the median ratio";
   // Three a side cannot reach 95%: the widest interval, 1 - 2/20.
   const RatioInterval three = RatioConfidenceInterval({1, 2, 3}, {2, 4, 6}, 0.95);
   EXPECT_DOUBLE_EQ(three.low, 2.0 / 3);
   EXPECT_DOUBLE_EQ(three.high, 6);
   EXPECT_NEAR(three.coverage, 0.9, 1e-12);
+}
+
+// Hollander & Wolfe's example 3.1 (R's wilcox.test(x, y, paired = TRUE)):
+// the differences' two negative ones have ranks 2 and 3 of 9, so V = 40;
+// P(V >= 40) = P(V <= 5) = 10/512, two-sided 0.0390625.
+TEST(SignedRankTest, TheExampleOfHollanderAndWolfe) {
+  const std::vector<double> x = {1.83, 0.50, 1.62, 2.48, 1.68, 1.88, 1.55, 3.06, 1.30};
+  const std::vector<double> y = {0.878, 0.647, 0.598, 2.05, 1.06, 1.29, 1.06, 3.14, 1.29};
+  std::vector<double> d;
+  for (size_t i = 0; i < x.size(); ++i) d.push_back(x[i] - y[i]);
+  const SignedRankTest test = WilcoxonSignedRank(d);
+  EXPECT_EQ(test.w_plus, 40);
+  EXPECT_EQ(test.n, 9);
+  EXPECT_TRUE(test.exact);
+  EXPECT_NEAR(test.p, 20.0 / 512, 1e-12);
+  EXPECT_NEAR(SmallestSignedRankP(9), 2.0 / 512, 1e-15);
+  EXPECT_EQ(SmallestSignedRankP(1), 1);
+}
+
+// Every sign pattern of the values 1..6: the exact p against the count of
+// patterns whose W+ lies as far out.
+TEST(SignedRankTest, ExactPValuesMatchEnumeration) {
+  std::map<int, int> count_of_w;
+  for (int signs = 0; signs < 64; ++signs) {
+    int w = 0;
+    for (int i = 0; i < 6; ++i) w += (signs >> i & 1) ? i + 1 : 0;
+    ++count_of_w[w];
+  }
+  for (int signs = 0; signs < 64; ++signs) {
+    std::vector<double> x;
+    for (int i = 0; i < 6; ++i) x.push_back((signs >> i & 1) ? i + 1 : -(i + 1));
+    const SignedRankTest test = WilcoxonSignedRank(x);
+    double below = 0, above = 0;
+    for (const auto& [w, count] : count_of_w) {
+      if (w <= test.w_plus) below += count;
+      if (w >= test.w_plus) above += count;
+    }
+    EXPECT_NEAR(test.p, std::min(1.0, 2 * std::min(below, above) / 64), 1e-12) << "W+ = " << test.w_plus;
+  }
+}
+
+// Zeros are dropped and ties mid-ranked, with the normal approximation:
+// {1, -1, 2, 2, 3} ranked 1.5, 1.5, 3.5, 3.5, 5, W+ = 13.5, mean 7.5,
+// variance 5 x 6 x 11 / 24 - 12/48 = 13.5, z = 5.5 / sqrt(13.5).
+TEST(SignedRankTest, ZerosAreDroppedAndTiesTakeTheCorrectedNormalApproximation) {
+  const SignedRankTest test = WilcoxonSignedRank({0, 1, -1, 2, 2, 3});
+  EXPECT_EQ(test.n, 5);
+  EXPECT_EQ(test.w_plus, 13.5);
+  EXPECT_FALSE(test.exact);
+  EXPECT_NEAR(test.p, 0.13441657417036035, 1e-12);
+  const SignedRankTest none = WilcoxonSignedRank({0, 0, 0});
+  EXPECT_EQ(none.n, 0);
+  EXPECT_EQ(none.p, 1);
+}
+
+// Ten values at 95%: P(W+ <= 8) = 25/1024 <= 2.5% < P(W+ <= 9) = 33/1024,
+// so the 9th smallest and 9th largest of the 55 Walsh averages, coverage
+// 1 - 50/1024; three values cannot reach 95%: the widest, 1 - 2/8.
+TEST(SignedRankTest, TheIntervalIsOfTheWalshAverages) {
+  const std::vector<double> x = {-0.3, 0.1, 0.4, 0.45, 0.7, 0.9, 1.2, 1.25, 1.6, 2.5};
+  std::vector<double> walsh;
+  for (size_t i = 0; i < x.size(); ++i) {
+    for (size_t j = i; j < x.size(); ++j) walsh.push_back((x[i] + x[j]) / 2);
+  }
+  std::sort(walsh.begin(), walsh.end());
+  const ShiftInterval interval = SignedRankInterval(x, 0.95);
+  EXPECT_DOUBLE_EQ(interval.estimate, walsh[27]);
+  EXPECT_DOUBLE_EQ(interval.low, walsh[8]);
+  EXPECT_DOUBLE_EQ(interval.high, walsh[46]);
+  EXPECT_NEAR(interval.coverage, 1 - 50.0 / 1024, 1e-12);
+  const ShiftInterval three = SignedRankInterval({1, 2, 4}, 0.95);
+  EXPECT_DOUBLE_EQ(three.estimate, 2.25);  // of 1, 1.5, 2, 2.5, 3, 4
+  EXPECT_DOUBLE_EQ(three.low, 1);
+  EXPECT_DOUBLE_EQ(three.high, 4);
+  EXPECT_NEAR(three.coverage, 0.75, 1e-12);
+}
+
+// 1..5: mean 3, s = sqrt(2.5), t(0.975, 4) = 2.776445.
+TEST(MeanIntervalTest, StudentsIntervalOfTheMean) {
+  const MeanInterval interval = MeanConfidenceInterval({5, 1, 4, 2, 3}, 0.95);
+  EXPECT_EQ(interval.n, 5);
+  EXPECT_DOUBLE_EQ(interval.mean, 3);
+  EXPECT_NEAR(interval.low, 3 - 1.9632431614775607, 1e-6);
+  EXPECT_NEAR(interval.high, 3 + 1.9632431614775607, 1e-6);
+  const MeanInterval flat = MeanConfidenceInterval({2, 2}, 0.95);
+  EXPECT_EQ(flat.low, 2);
+  EXPECT_EQ(flat.high, 2);
 }
 
 TEST(HolmTest, StepDownAdjustmentKeepsTheInputOrder) {
@@ -205,6 +294,8 @@ TEST(StatisticsTest, EmptySamplesAndBadArgumentsAreRefused) {
   EXPECT_THROW(RatioConfidenceInterval({1}, {}), std::invalid_argument);
   EXPECT_THROW(RatioConfidenceInterval({1, 0}, {1}), std::invalid_argument);
   EXPECT_THROW(JonckheereTerpstra({{1, 2}, {}}), std::invalid_argument);
+  EXPECT_THROW(SignedRankInterval({}), std::invalid_argument);
+  EXPECT_THROW(MeanConfidenceInterval({1}), std::invalid_argument);
 }
 
 // H computed by hand from the ranks; with 3 groups (2 degrees of freedom)

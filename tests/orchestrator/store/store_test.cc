@@ -695,6 +695,25 @@ TEST_F(StoreTest, TagsAreKeptOnceWithTheTimeTheyWereFirstGiven) {
   EXPECT_EQ(found.at(std::string(64, 'a')).experiments, std::vector<std::string>{"unit"});
 }
 
+// `dmlbench tag` and `untag`: the count of those that had the tag, one
+// transaction each, and the time a run was first given a tag kept.
+TEST_F(StoreTest, TagRunsAndUntagRunsCountTheRunsThatHadTheTag) {
+  Store store(db_);
+  const std::int64_t experiment = store.AddExperiment(MakeExperiment(), 1);
+  const std::int64_t a = store.AddRun(experiment, MakeRun(), std::string(64, 'a'), MakeProvenance());
+  const std::int64_t b = store.AddRun(experiment, MakeRun(Architecture::kMpi), std::string(64, 'b'), MakeProvenance());
+  store.TagRun(a, {"baseline"}, 5);
+  EXPECT_EQ(store.TagRuns({a, b}, "baseline", 9), 1);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM run_tags WHERE tag = 'baseline' AND tagged_unix_s = 5"), 1);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM run_tags WHERE tag = 'baseline' AND tagged_unix_s = 9"), 1);
+  EXPECT_EQ(store.TagRuns({a, b}, "baseline", 12), 2);
+  EXPECT_EQ(store.UntagRuns({b}, "baseline"), 1);
+  EXPECT_EQ(store.UntagRuns({a, b}, "baseline"), 1);
+  EXPECT_EQ(store.UntagRuns({a, b}, "baseline"), 0);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM run_tags"), 0);
+  EXPECT_EQ(store.TagRuns({}, "baseline", 13), 0);
+}
+
 TEST_F(StoreTest, KeptLogsAreCompressedBesideTheDatabaseAndListedWithTheirAttempt) {
   Store store(db_);
   const std::int64_t run = store.AddRun(store.AddExperiment(MakeExperiment(), 1), MakeRun(), std::string(64, 'a'),

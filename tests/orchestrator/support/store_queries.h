@@ -1,5 +1,5 @@
 // One-cell queries for tests that check what a Store holds: the first cell
-// of the first row as an integer or as text. Throws (std::bad_variant_access,
+// of the first row as an integer, a real or as text. Throws (std::bad_variant_access,
 // std::out_of_range) when the cell is not there or of another type, which
 // fails the test. Header-only.
 #ifndef DMLBENCH_TESTS_ORCHESTRATOR_SUPPORT_STORE_QUERIES_H_
@@ -14,6 +14,10 @@ namespace dmlbench::testing {
 
 inline std::int64_t Int(const Store& store, const std::string& sql) {
   return std::get<std::int64_t>(store.Query(sql).rows.at(0).at(0));
+}
+
+inline double Real(const Store& store, const std::string& sql) {
+  return std::get<double>(store.Query(sql).rows.at(0).at(0));
 }
 
 inline std::string Text(const Store& store, const std::string& sql) {
