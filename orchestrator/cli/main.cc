@@ -28,7 +28,7 @@ int Main(int argc, char** argv) {
   AddLogsCommand(app, global);
   AddForgetCommand(app, global);
   AddCompareCommand(app, global);
-  AddReportCommand(app);
+  AddReportCommand(app, global);
   AddInventoryCommands(app, global);
   AddClusterCommands(app, global);
   return ParseAndRun(app, [&] { app.parse(argc, argv); }, std::cerr, global.error_status);
