@@ -97,8 +97,8 @@ std::pair<const PerformanceModel*, ModelFitRecord> ChosenFit(const Store& store,
                                                              std::optional<std::int64_t> fit_id);
 // `cluster up|status|down|probe`.
 void AddClusterCommands(CLI::App& app, const GlobalOptions& global);
-// `report DB OUT_DIR`.
-void AddReportCommand(CLI::App& app);
+// `report OUT_DIR` (the database is --db).
+void AddReportCommand(CLI::App& app, const GlobalOptions& global);
 
 }  // namespace dmlbench
 

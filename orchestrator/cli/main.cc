@@ -29,7 +29,7 @@ int Main(int argc, char** argv) {
   AddForgetCommand(app, global);
   AddTagCommands(app, global);
   AddCompareCommand(app, global);
-  AddReportCommand(app);
+  AddReportCommand(app, global);
   AddInventoryCommands(app, global);
   AddClusterCommands(app, global);
   return ParseAndRun(app, [&] { app.parse(argc, argv); }, std::cerr, global.error_status);

@@ -6,7 +6,6 @@
 // database it is given and reads them only. All work on a database copied
 // from another machine.
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -24,6 +23,7 @@
 #include "orchestrator/launch/cluster/links.h"
 #include "orchestrator/matrix/matrix.h"
 #include "orchestrator/model/coverage.h"
+#include "orchestrator/model/fit_output.h"
 #include "orchestrator/model/interval.h"
 #include "orchestrator/model/judge.h"
 #include "orchestrator/model/models.h"
@@ -135,47 +135,6 @@ std::vector<std::pair<const PerformanceModel*, ModelFitRecord>> ChosenFits(const
   return fits;
 }
 
-void PrintParameters(const ModelFitRecord& fit) {
-  std::vector<std::vector<std::string>> rows;
-  for (const ModelParameterRow& p : fit.parameters) {
-    const std::string ci = p.ci_low && p.ci_high ? "[" + Number(*p.ci_low) + ", " + Number(*p.ci_high) + "]" : "";
-    rows.push_back({p.name, ReadableScope(p.scope), Number(p.value), ci, p.unit, p.source});
-  }
-  PrintTable(std::cout, {"parameter", "scope", "value", "95% CI", "unit", "source"}, rows,
-             {false, false, true, false, false, false});
-}
-
-// The fit's prediction interval: its level, what it rests on and its reach
-// per regime (interval.h).
-void PrintInterval(const ModelFitRecord& fit) {
-  if (fit.intervals.empty()) {
-    std::cout << "no prediction interval: too few calibration configurations to leave out for "
-              << Percent(kDefaultIntervalLevel) << "\n";
-    return;
-  }
-  const ModelIntervalRow& all = fit.intervals.front();
-  const ModelIntervalRow* beyond = BeyondWorkersRowOf(fit);
-  std::cout << Percent(all.level) << " prediction interval of epoch time (split-conformal on " << all.configurations
-            << " calibration configurations, each left out and predicted by a fit on the others): ";
-  if (!ScaledPerRegime(fit)) {
-    std::cout << ReachText(all.log_half_width) << " of the prediction\n";
-  } else {
-    std::cout << "scaled per scheme, its residuals differing between schemes (Kruskal-Wallis p < "
-              << Number(kRegimeScaleAlpha) << ")\n";
-    std::vector<std::vector<std::string>> rows;
-    for (const ModelIntervalRow& row : fit.intervals) {
-      if (&row == beyond) continue;
-      rows.push_back({row.scope.empty() ? "(any other)" : row.scope, std::to_string(row.configurations),
-                      ReachText(row.log_half_width)});
-    }
-    PrintTable(std::cout, {"scheme", "left out", "interval"}, rows, {false, true, true});
-  }
-  if (beyond) {
-    std::cout << "beyond " << beyond->beyond_workers << " workers, at least " << ReachText(beyond->log_half_width)
-              << " " << BeyondWorkersSource(*beyond, "the") << "\n";
-  }
-}
-
 // The whole of `text` as a number (std::stoi for int, std::stod for
 // double), or nullopt: "0.2x", "" and "abc" are not numbers.
 template <typename T>
@@ -200,8 +159,9 @@ void WarnLeftOut(const ModelData& data) {
   for (const std::string& line : data.left_out) std::cerr << "warning: " << TerminalText(line) << "\n";
 }
 
-// --fix NAME[ SCOPE]=VALUE: split at the last '=' (a scope such as "ps k=1"
-// has one of its own).
+// Each model fitted in turn; one the data cannot fit does not stop the
+// others. The fits are stored and printed as they come, the verdict last
+// (model/fit_output.h); the command fails when a model was not fitted.
 void FitCommand(const GlobalOptions& global, const ModelOptions& o) {
   const FixedParameters fixed = ParseFixedParameters(o.fixes);
   Store store(global.db);
@@ -209,38 +169,33 @@ void FitCommand(const GlobalOptions& global, const ModelOptions& o) {
   WarnLeftOut(data);
   // Calibration runs only: what a fit may see.
   std::erase_if(data.runs, [](const RunObservation& run) { return run.split != "calibration"; });
-  // A model the data cannot fit does not stop the others; the command
-  // fails at the end, naming it.
-  std::vector<std::string> unfitted;
+  std::vector<FitOutcome> outcomes;
   for (const PerformanceModel* model : Chosen(o)) {
+    FitOutcome& outcome = outcomes.emplace_back(FitOutcome{std::string(model->name()), std::nullopt, ""});
     ModelFitRecord fit;
     try {
       fit = FitWithInterval(*model, data, fixed);
     } catch (const ModelError& e) {
-      std::cout << model->name() << ": not fitted: " << e.what() << "\n\n";
-      unfitted.push_back(std::string(model->name()));
+      outcome.failure = TerminalText(e.what());
       continue;
     }
     fit.code_commit = BuildCommit();
     fit.scope = Scope(o);
     fit.fit_id = store.AddModelFit(fit);
-    double worst = 0;
-    for (const ModelFitRunRow& r : fit.runs) {
-      worst = std::max(worst, std::fabs(r.fitted_iteration_s - r.measured_iteration_s) / r.measured_iteration_s);
-    }
-    std::cout << model->name() << ": fit " << fit.fit_id << " on " << fit.runs.size() << " calibration runs ("
-              << fit.points << " points) and " << fit.probe_ids.size() << " probe rows; residual rms "
-              << Number(1e3 * fit.residual_rms_s.value_or(0), "%.3f") << " ms per iteration, largest "
-              << Percent(worst) << "\n";
-    PrintParameters(fit);
-    PrintInterval(fit);
-    std::cout << "\n";
+    outcome.fit = fit;
+    std::cout << FitSummaryLine(outcome.model, fit) << "\n";
+    PrintTable(std::cout, FitParameterTable(fit));
+    const IntervalOutput interval = FitIntervalOutput(fit);
+    std::cout << interval.text;
+    if (interval.table) PrintTable(std::cout, *interval.table);
+    std::cout << interval.after << "\n";
   }
-  if (!unfitted.empty()) {
-    std::string names;
-    for (const std::string& name : unfitted) names += (names.empty() ? "" : ", ") + name;
-    throw ModelError("not fitted: " + names + " (see above why)");
+  std::cout << FitVerdict(outcomes);
+  std::string unfitted;
+  for (const FitOutcome& outcome : outcomes) {
+    if (!outcome.fit) unfitted += (unfitted.empty() ? "" : ", ") + outcome.model;
   }
+  if (!unfitted.empty()) throw ModelError("not fitted: " + unfitted + " (see above why)");
 }
 
 // One row per architecture: the model, then the points, median, p95 and

@@ -4,11 +4,11 @@
 // (orchestrator/recommend/). Every epoch time and interval it prints is the
 // one `model predict` prints for the configuration its row names (the
 // settings are in --json as `predict_settings`); totals and costs are those
-// times the epochs and the price. Reads the database only.
+// times the epochs and the price. What it prints for people is
+// recommend/answer.h's. Reads the database only.
 #include <cmath>
 #include <cstdio>
 #include <iostream>
-#include <map>
 #include <optional>
 
 #include <nlohmann/json.hpp>
@@ -20,6 +20,7 @@
 #include "orchestrator/model/coverage.h"
 #include "orchestrator/model/models.h"
 #include "orchestrator/model/observations.h"
+#include "orchestrator/recommend/answer.h"
 #include "orchestrator/recommend/recommend.h"
 
 namespace dmlbench {
@@ -48,8 +49,6 @@ std::string Number(double value, const char* format = "%.4g") {
   return buffer;
 }
 
-std::string Range(double low, double high) { return "[" + Number(low) + ", " + Number(high) + "]"; }
-
 // The shortest of the usual forms that reads back as exactly `value`.
 std::string Exact(double value) {
   for (const char* format : {"%g", "%.10g", "%.17g"}) {
@@ -76,27 +75,7 @@ std::string PredictSettings(const ModelConfig& c) {
   return text;
 }
 
-// The setting each "beyond" phrase names: the words before its colon.
-std::string Setting(const std::string& phrase) { return phrase.substr(0, phrase.find(':')); }
-
-// "calibrated", or what is extrapolated and assumed, briefly.
-std::string RestsOn(const Estimate& e) {
-  std::string text;
-  for (const std::string& phrase : e.beyond) text += (text.empty() ? "" : "; ") + Setting(phrase);
-  if (!text.empty()) text = "extrapolated: " + text;
-  if (!e.assumption.empty()) text += (text.empty() ? "" : "; ") + std::string("assumed: compute as ") + e.type->assumed_like;
-  return text.empty() ? "calibrated" : text;
-}
-
 std::string Label(const ModelConfig& config) { return ConfigLabel(config); }
-
-// Whether the goal holds at the interval's upper end, in words.
-std::string UpperEnd(const Estimate& e, const Goal& goal, const std::string& currency) {
-  if (!e.epoch_interval) return "no interval";
-  if (e.meets_at_upper_end) return "meets it";
-  if (goal.kind == Goal::Kind::kDeadline) return "crosses: up to " + Number(e.total_high_s) + " s";
-  return "crosses: up to " + Number(e.cost_high) + " " + currency;
-}
 
 nlohmann::json EstimateJson(const Estimate& e, std::size_t rank, const Goal& goal) {
   nlohmann::json json = {{"rank", rank},
@@ -143,121 +122,24 @@ nlohmann::json RuledOutJson(const RuledOut& r) {
   return json;
 }
 
-// The kind of a reason, for counting: the words before its colon.
-std::string ReasonKind(const RuledOut& r) {
-  if (!r.config) return "type not usable";
-  return r.reason.substr(0, r.reason.find(':'));
-}
-
+// The answer for people (recommend/answer.h), printed.
 void PrintRecommendation(const Recommendation& result, const Catalog& catalog, const Goal& goal,
                          const RecommendOptions& o, const PerformanceModel& model, const ModelFitRecord& fit,
                          const ModelData& data) {
-  const std::string& currency = catalog.currency;
-  std::cout << "fit " << fit.fit_id << " of " << model.name() << "; catalog " << catalog.source_path << ": prices in "
-            << currency << ", " << catalog.prices << ", as of " << catalog.prices_as_of << "\n";
-  std::cout << result.candidates << " candidates (configurations x instance types), " << o.epochs
-            << " epochs of " << o.samples << " samples; goal: "
-            << (goal.kind == Goal::Kind::kDeadline
-                    ? "finish within " + Number(goal.deadline_s) + " s for the least cost"
-                    : "finish fastest for at most " + Number(goal.budget) + " " + currency)
-            << "; total = epochs x the steady epoch time (start-up and the first epoch's warm-up not counted), "
-               "cost = hosts x price per hour x total\n\n";
-  if (result.ranked.empty()) {
-    std::cout << "no candidate meets the goal at its point estimate\n";
-  } else {
-    std::vector<std::vector<std::string>> rows;
-    const std::size_t shown = std::min<std::size_t>(result.ranked.size(), static_cast<std::size_t>(o.top));
-    auto row_of = [&](std::size_t i) {
-      const Estimate& e = result.ranked[i];
-      const std::string interval =
-          e.epoch_interval ? Range(e.epoch_interval->low_s, e.epoch_interval->high_s) + " (" +
-                                 Number(100 * e.epoch_interval->level, "%.0f%%") + ")"
-                           : "";
-      return std::vector<std::string>{std::to_string(i + 1), Label(e.config), e.type->name, std::to_string(e.hosts),
-                                      Number(e.epoch_s), interval, Number(e.total_s),
-                                      e.epoch_interval ? Range(e.total_low_s, e.total_high_s) : "", Number(e.cost),
-                                      e.epoch_interval ? Range(e.cost_low, e.cost_high) : "",
-                                      UpperEnd(e, goal, currency), RestsOn(e)};
-    };
-    for (std::size_t i = 0; i < shown; ++i) rows.push_back(row_of(i));
-    if (result.sure && *result.sure >= shown) rows.push_back(row_of(*result.sure));
-    PrintTable(std::cout,
-               {"rank", "configuration", "type", "hosts", "epoch_s", "epoch interval_s", "total_s", "total interval_s",
-                "cost", "cost interval", "at the upper end", "rests on"},
-               rows, {true, false, false, true, true, false, true, false, true, false, false, false});
-    if (result.ranked.size() > shown) {
-      std::cout << "  and " << result.ranked.size() - shown << " more that meet the goal (--top, --json)\n";
-    }
-    const Estimate& best = result.ranked.front();
-    std::cout << "\nat the point estimate: #1 " << Label(best.config) << " on " << best.type->name << ", "
-              << Number(best.total_s) << " s, " << Number(best.cost) << " " << currency;
-    if (best.epoch_interval && !best.meets_at_upper_end) {
-      std::cout << " — its interval crosses the "
-                << (goal.kind == Goal::Kind::kDeadline ? "deadline (up to " + Number(best.total_high_s) + " s)"
-                                                       : "budget (up to " + Number(best.cost_high) + " " + currency + ")");
-    }
-    std::cout << "\n";
-    if (result.sure) {
-      const Estimate& sure = result.ranked[*result.sure];
-      std::cout << "at the interval's upper end: #" << *result.sure + 1 << " " << Label(sure.config) << " on "
-                << sure.type->name << ", up to " << Number(sure.total_high_s) << " s, up to "
-                << Number(sure.cost_high) << " " << currency << "\n";
-    } else {
-      std::cout << "at the interval's upper end: no candidate meets the goal"
-                << (fit.intervals.empty() ? " (fit " + std::to_string(fit.fit_id) + " has no interval)" : "") << "\n";
-    }
-    // What the shown rows rest on, in full, and the model's misses on the
-    // held-out configurations of their schemes.
-    std::cout << "\nwhat the predictions rest on (validation runs are never fitted; errors of epoch time):\n";
-    std::map<std::string, std::optional<ErrorSummary>> held_out;
-    const ValidationResult validation = Validate(model, fit, data);
-    std::vector<std::size_t> listed;
-    for (std::size_t i = 0; i < shown; ++i) listed.push_back(i);
-    if (result.sure && *result.sure >= shown) listed.push_back(*result.sure);
-    for (std::size_t i : listed) {
-      const Estimate& e = result.ranked[i];
-      const std::string scheme = SchemeLabel(e.config);
-      if (!held_out.count(scheme)) {
-        held_out[scheme] = std::nullopt;
-        for (const ErrorSummary& s : validation.summaries) {
-          if (s.architecture == scheme && s.split == "validation") held_out[scheme] = s;
-        }
-      }
-      if (e.beyond.empty() && e.assumption.empty()) continue;
-      std::cout << "  #" << i + 1 << " " << Label(e.config) << " on " << e.type->name << ":\n";
-      for (const std::string& phrase : e.beyond) std::cout << "    beyond its calibration: " << phrase << "\n";
-      if (!e.assumption.empty()) std::cout << "    assumption: " << e.assumption << "\n";
-    }
-    for (const auto& [scheme, summary] : held_out) {
-      std::cout << "  " << scheme << ": ";
-      if (summary) {
-        std::cout << "held-out configurations: median " << Number(100 * summary->median_abs, "%.1f%%") << ", p95 "
-                  << Number(100 * summary->p95_abs, "%.1f%%") << ", max " << Number(100 * summary->max_abs, "%.1f%%")
-                  << " over " << summary->points << "\n";
-      } else {
-        std::cout << "no validation run of it in this database: its error is unknown\n";
-      }
-    }
+  AnswerContext context;
+  context.catalog = &catalog;
+  context.goal = goal;
+  context.model = std::string(model.name());
+  context.fit_id = fit.fit_id;
+  context.fit_has_interval = !fit.intervals.empty();
+  context.samples = o.samples;
+  context.epochs = o.epochs;
+  context.top = static_cast<std::size_t>(o.top);
+  if (!result.ranked.empty()) context.held_out = Validate(model, fit, data).summaries;
+  for (const AnswerPart& part : Answer(result, context)) {
+    std::cout << part.text;
+    if (part.table) PrintTable(std::cout, *part.table);
   }
-  // Ruled out: how many for each reason, then the first --top of them.
-  if (result.ruled_out.empty()) return;
-  std::map<std::string, int> counts;
-  for (const RuledOut& r : result.ruled_out) ++counts[ReasonKind(r)];
-  std::cout << "\nruled out: " << result.ruled_out.size() << " (";
-  bool first = true;
-  for (const auto& [kind, count] : counts) {
-    std::cout << (first ? "" : ", ") << kind << " " << count;
-    first = false;
-  }
-  std::cout << "); whole types first, then near misses:\n";
-  std::vector<std::vector<std::string>> rows;
-  const std::size_t shown = std::min<std::size_t>(result.ruled_out.size(), static_cast<std::size_t>(o.top));
-  for (std::size_t i = 0; i < shown; ++i) {
-    const RuledOut& r = result.ruled_out[i];
-    rows.push_back({r.config ? Label(*r.config) : "(every configuration)", r.type->name, r.reason});
-  }
-  PrintTable(std::cout, {"configuration", "type", "why"}, rows, {false, false, false});
-  if (result.ruled_out.size() > shown) std::cout << "  and " << result.ruled_out.size() - shown << " more (--json)\n";
 }
 
 void RecommendCommand(const GlobalOptions& global, const RecommendOptions& o) {

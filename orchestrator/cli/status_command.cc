@@ -1,8 +1,9 @@
-// `dmlbench status`: runs per experiment and their states, read-only. Each
-// experiment is shown with its id and the path it was read from, so that two
-// versions of one experiment file tell apart. A run counts for every
-// experiment text that planned it (experiment_runs). Below, the complete
-// runs whose attempt holds a note (an epoch far slower than the others).
+// `dmlbench status`: runs per experiment and their states, read-only. One
+// row per experiment name, with how many versions of its matrix were run
+// (an edited matrix is another version) and the path its latest was read
+// from; a run counts once for every name whose versions planned it
+// (experiment_runs). Below, the complete runs whose attempt holds a note
+// (an epoch far slower than the others).
 #include <cstdint>
 #include <initializer_list>
 #include <iostream>
@@ -55,16 +56,22 @@ void StatusCommand(const GlobalOptions& global) {
   // planned it; a database that old is read as it is.
   constexpr int kSharedRunsVersion = 7;
   const std::string members = store->schema_version() >= kSharedRunsVersion
-                                  ? "experiment_runs m USING (experiment_id) LEFT JOIN runs r USING (run_id)"
-                                  : "runs r USING (experiment_id)";
+                                  ? "experiments e JOIN experiment_runs m USING (experiment_id)"
+                                  : "experiments e JOIN runs m USING (experiment_id)";
   const std::string counts = CountOf({RunState::kComplete}) + ", " + CountOf({RunState::kFailed}) + ", " +
                              CountOf({RunState::kInterrupted}) + ", " +
                              CountOf({RunState::kPending, RunState::kRunning});
+  // One row per experiment name: its versions (each text of the matrix
+  // that was run is one) and every run any of them planned, once.
   PrintQueryTable(std::cout, store->Query(R"(
-    SELECT e.experiment_id AS id, e.name AS experiment, count(r.run_id) AS runs, )" + counts + R"(,
-           datetime(max(r.end_unix_s), 'unixepoch') AS last_run_end_utc, e.source_path
-    FROM experiments e LEFT JOIN )" + members + R"(
-    GROUP BY e.experiment_id ORDER BY e.experiment_id)"));
+    WITH versions AS (SELECT name, count(*) AS versions, min(experiment_id) AS first, max(experiment_id) AS latest
+                      FROM experiments GROUP BY name),
+         members AS (SELECT DISTINCT e.name, m.run_id FROM )" + members + R"()
+    SELECT v.name AS experiment, v.versions, count(r.run_id) AS runs, )" + counts + R"(,
+           datetime(max(r.end_unix_s), 'unixepoch') AS last_run_end_utc,
+           (SELECT source_path FROM experiments WHERE experiment_id = v.latest) AS latest_source_path
+    FROM versions v LEFT JOIN members USING (name) LEFT JOIN runs r USING (run_id)
+    GROUP BY v.name ORDER BY v.first)"));
   if (store->schema_version() >= Store::kAttemptNotesVersion) PrintNotes(*store);
 }
 
@@ -72,7 +79,7 @@ void StatusCommand(const GlobalOptions& global) {
 
 void AddStatusCommand(CLI::App& app, const GlobalOptions& global) {
   CLI::App* status =
-      app.add_subcommand("status", "runs per experiment (id, name, source path) and their states");
+      app.add_subcommand("status", "runs per experiment (one row per name, with its versions) and their states");
   status->callback([&global] { StatusCommand(global); });
 }
 

@@ -104,6 +104,8 @@ void PrintTable(std::ostream& out, const std::vector<std::string>& headers,
   }
 }
 
+void PrintTable(std::ostream& out, const TextTable& table) { PrintTable(out, table.headers, table.rows, table.right); }
+
 void PrintQueryTable(std::ostream& out, const QueryResult& result) {
   std::vector<bool> right(result.columns.size(), false);
   std::vector<std::vector<std::string>> rows;

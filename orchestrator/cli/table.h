@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "orchestrator/core/text_table.h"
 #include "orchestrator/store/store.h"
 
 namespace dmlbench {
@@ -27,6 +28,7 @@ std::string Shorten(const std::string& text, size_t width);
 // takes as many lines as it has, the other cells of its row blank below.
 void PrintTable(std::ostream& out, const std::vector<std::string>& headers,
                 const std::vector<std::vector<std::string>>& rows, const std::vector<bool>& right);
+void PrintTable(std::ostream& out, const TextTable& table);
 // A query result as a table with its row count.
 void PrintQueryTable(std::ostream& out, const QueryResult& result);
 void PrintCsv(std::ostream& out, const QueryResult& result);

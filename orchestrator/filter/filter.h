@@ -1,7 +1,7 @@
 // Filter: the one language for choosing runs — `run --only`, `plan --only`,
-// `forget`, `logs` and `compare` all take it — parsed with errors located by
-// column, and evaluated against the facts of a run, whether planned or
-// stored. The grammar is in schemas/filter.md. It reads neither the matrix
+// `forget`, `logs`, `report` and `compare` all take it — parsed with errors
+// located by column, and evaluated against the facts of a run, whether
+// planned or stored. The grammar is in schemas/filter.md. It reads neither the matrix
 // nor the database: callers hand it RunFacts. Immutable after parsing;
 // thread-safe.
 #ifndef DMLBENCH_ORCHESTRATOR_FILTER_FILTER_H_

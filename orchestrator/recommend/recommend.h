@@ -6,7 +6,7 @@
 // and either kept — it meets the deadline (or the budget) at its point
 // estimate — and ranked, or ruled out with the reason. Owns the search and
 // the reading of which catalog types the fit's calibration hosts were; not
-// the printing (cli/recommend_command.cc) nor the model. Pure given its
+// the printing (answer.h) nor the model. Pure given its
 // inputs; thread-safe (the models are).
 #ifndef DMLBENCH_ORCHESTRATOR_RECOMMEND_RECOMMEND_H_
 #define DMLBENCH_ORCHESTRATOR_RECOMMEND_RECOMMEND_H_

@@ -137,4 +137,18 @@ ReportDefinition ReadReportDefinition(const std::string& path) {
   return Reader(path, text.str()).Read();
 }
 
+std::string FindReportDefinition(const std::string& executable, const std::string& source_reports_dir) {
+  std::string tried;
+  if (!executable.empty()) {
+    const std::filesystem::path installed = std::filesystem::path(executable).parent_path().parent_path() / "share" /
+                                            "dmlbench" / "reports" / "report.toml";
+    if (std::filesystem::is_regular_file(installed)) return installed.string();
+    tried = installed.string() + " (beside the program) nor ";
+  }
+  const std::filesystem::path source = std::filesystem::path(source_reports_dir) / "report.toml";
+  if (std::filesystem::is_regular_file(source)) return source.string();
+  throw ReportError("no report definition: neither " + tried + source.string() +
+                    " (the source tree it was built from) exists; give one with --definition FILE");
+}
+
 }  // namespace dmlbench

@@ -58,6 +58,13 @@ struct ReportDefinition {
 // ReportError.
 ReportDefinition ReadReportDefinition(const std::string& path);
 
+// The default definition: share/dmlbench/reports/report.toml of the prefix
+// `executable` is installed in (<prefix>/bin/dmlbench, as `cmake --install`
+// lays it out), else `source_reports_dir`/report.toml (an uninstalled build);
+// `executable` may be "" (unknown). Throws ReportError naming both places
+// when neither has one.
+std::string FindReportDefinition(const std::string& executable, const std::string& source_reports_dir);
+
 }  // namespace dmlbench
 
 #endif  // DMLBENCH_ORCHESTRATOR_REPORT_DEFINITION_H_

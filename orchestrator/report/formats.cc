@@ -6,6 +6,13 @@
 #include "orchestrator/core/terminal_text.h"
 
 namespace dmlbench {
+namespace {
+
+// A text cell of more characters than this may wrap (class "long"); the
+// page keeps shorter ones, and numbers, on one line.
+constexpr std::size_t kLongCell = 40;
+
+}  // namespace
 
 std::string EscapeHtml(std::string_view raw) {
   const std::string text = VisibleControls(raw);
@@ -135,8 +142,9 @@ std::string HtmlTable(const QueryResult& table) {
   for (const auto& row : table.rows) {
     text += "<tr>";
     for (std::size_t c = 0; c < row.size(); ++c) {
-      text += numeric[c] ? "<td class=\"num\">" : "<td>";
-      text += EscapeHtml(CellText(row[c])) + "</td>";
+      const std::string cell = CellText(row[c]);
+      text += numeric[c] ? "<td class=\"num\">" : cell.size() > kLongCell ? "<td class=\"long\">" : "<td>";
+      text += EscapeHtml(cell) + "</td>";
     }
     text += "</tr>\n";
   }

@@ -35,7 +35,8 @@ std::string MarkdownTable(const QueryResult& table);
 std::string CsvTable(const QueryResult& table);
 // A complete tabular environment (no float, no packages needed).
 std::string LatexTable(const QueryResult& table);
-// A <table> with <thead> and <tbody>; numeric columns get class "num".
+// A <table> with <thead> and <tbody>; numeric columns get class "num",
+// text cells of more than 40 characters class "long" (they may wrap).
 std::string HtmlTable(const QueryResult& table);
 
 }  // namespace dmlbench

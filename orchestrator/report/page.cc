@@ -6,13 +6,19 @@ namespace dmlbench {
 namespace {
 
 constexpr char kStyle[] = R"(body{font-family:sans-serif;max-width:80em;margin:1em auto;padding:0 1em;color:#222}
-table{border-collapse:collapse;margin:.5em 0;font-size:90%}
+table{border-collapse:collapse;margin:.5em 0;font-size:85%}
 th,td{border:1px solid #ccc;padding:.2em .5em;text-align:left;vertical-align:top}
-th{background:#f0f0f0}.num{text-align:right;font-variant-numeric:tabular-nums}
+th{background:#f0f0f0;font-weight:600;vertical-align:bottom;overflow-wrap:anywhere}.num{text-align:right;font-variant-numeric:tabular-nums}
+td{white-space:nowrap}td.long{white-space:normal;min-width:20em}.wide{overflow-x:auto;max-width:100%}
+details>summary{cursor:pointer;color:#1b6ca8;margin:.3em 0}
 figure{margin:1em 0}figure img{max-width:100%;height:auto;border:1px solid #eee}
 .missing{background:#fff6e0;border-left:4px solid #e0a000;padding:.5em}
 .files,figcaption,.caption{color:#555}footer{margin-top:2em;border-top:1px solid #ccc}
 )";
+
+// A table of more rows than this is folded in the page (<details>), so that
+// the sections after it stay within reach; its summary says how many.
+constexpr std::size_t kFoldedRows = 20;
 
 bool Shown(const SectionResult& result) { return result.missing.empty(); }
 
@@ -37,7 +43,11 @@ std::string HtmlSection(const SectionResult& result) {
   if (!section.caption.empty()) html += "<p class=\"caption\">" + EscapeHtml(section.caption) + "</p>\n";
   if (!Shown(result)) return html + "<p class=\"missing\">" + EscapeHtml(result.missing) + "</p>\n</section>\n";
   if (section.kind == Section::Kind::kTable) {
-    html += HtmlTable(result.table);
+    const std::string table = "<div class=\"wide\">\n" + HtmlTable(result.table) + "</div>\n";
+    const std::size_t rows = result.table.rows.size();
+    html += rows <= kFoldedRows ? table
+                                : "<details>\n<summary>" + std::to_string(rows) + " rows: show the table</summary>\n" +
+                                      table + "</details>\n";
   } else {
     html += "<figure>\n<img src=\"figures/" + EscapeHtml(section.id) + ".svg\" alt=\"" + EscapeHtml(section.title) +
             "\">\n</figure>\n";
@@ -63,7 +73,8 @@ std::string HtmlPage(const PageInput& input) {
   std::string html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" +
                      EscapeHtml(input.title) + "</title>\n<style>\n" + kStyle + "</style>\n</head>\n<body>\n<h1>" +
                      EscapeHtml(input.title) + "</h1>\n<p>From the results database <code>" +
-                     EscapeHtml(input.database_name) + "</code> alone (provenance at the end).</p>\n<nav>\n<ul>\n";
+                     EscapeHtml(input.database_name) + "</code> alone (provenance at the end).</p>\n<p class=\"scope\">Runs covered: " +
+                     EscapeHtml(input.covers) + ".</p>\n<nav>\n<ul>\n";
   for (const SectionResult& result : input.sections) {
     html += "<li><a href=\"#" + EscapeHtml(result.section->id) + "\">" + EscapeHtml(result.section->title) + "</a>" +
             (Shown(result) ? "" : " (missing)") + "</li>\n";
@@ -76,7 +87,8 @@ std::string HtmlPage(const PageInput& input) {
 
 std::string MarkdownPage(const PageInput& input) {
   std::string text = "# " + EscapeMarkdown(input.title) + "\n\nFrom the results database " +
-                     EscapeMarkdown(input.database_name) + " alone (provenance at the end).\n\n";
+                     EscapeMarkdown(input.database_name) + " alone (provenance at the end).\n\nRuns covered: " +
+                     EscapeMarkdown(input.covers) + ".\n\n";
   for (const SectionResult& result : input.sections) text += MarkdownSection(result);
   return text + "## Provenance\n\n" + MarkdownTable(input.provenance);
 }

@@ -1,5 +1,6 @@
 // Page: the report's two documents, index.html (one self-contained page:
-// inline style, no script, figures beside it in figures/) and report.md,
+// inline style, no script, figures beside it in figures/; tables of many
+// rows folded in <details>) and report.md,
 // made from the sections' results. Every text that comes from the database
 // or the definition is escaped for its format. Pure; thread-safe.
 #ifndef DMLBENCH_ORCHESTRATOR_REPORT_PAGE_H_
@@ -26,6 +27,7 @@ struct SectionResult {
 struct PageInput {
   std::string title;
   std::string database_name;       // the file name, without its directory
+  std::string covers;              // the runs the report covers (ScopeText)
   QueryResult provenance;          // rows (what, value)
   std::vector<SectionResult> sections;
 };

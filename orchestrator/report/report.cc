@@ -132,8 +132,8 @@ std::int64_t IntegerOf(const Cell& cell) {
 }
 
 // Every SQL file reads steady epochs through the view steady_epochs: a
-// temporary view of that name, which comes first in name lookup, leaves out
-// those EpochFault refuses. Returns a LeftOutText line per run that had some.
+// temporary view of that name (over the scope's, if it made one), which
+// comes first in name lookup, leaves out those EpochFault refuses. Returns a LeftOutText line per run that had some.
 std::vector<std::string> LeaveOutInvalidEpochs(Store& store) {
   if (store.schema_version() < 3) return {};  // no steady_epochs before version 3
   std::map<std::int64_t, std::string> left_out;
@@ -145,9 +145,9 @@ std::vector<std::string> LeaveOutInvalidEpochs(Store& store) {
                                 IntegerOf(arguments[1]), IntegerOf(arguments[2]));
     return why ? Cell(*why) : Cell(nullptr);
   });
-  store.ExecuteScript(
-      "CREATE TEMP VIEW steady_epochs AS SELECT * FROM main.steady_epochs "
-      "WHERE epoch_fault(wall_s, iterations, samples) IS NULL");
+  const std::string source = ViewSource(store, "steady_epochs");
+  store.ExecuteScript("DROP VIEW IF EXISTS temp.steady_epochs; CREATE TEMP VIEW steady_epochs AS SELECT * FROM " +
+                      source + " WHERE epoch_fault(wall_s, iterations, samples) IS NULL");
   std::vector<std::string> lines;
   for (const auto& [run_id, line] : left_out) lines.push_back(line);
   return lines;
@@ -163,15 +163,17 @@ ReportSummary GenerateReport(const ReportOptions& options) {
   Store store(options.database, Store::Mode::kReadOnlyScratch);
   AddStatisticsFunctions(store);
   AddDisplayFunctions(store);
-  AddLinkTimeFunctions(store);
   // A database older than runs.partition_bytes or runs.pulls_in_turn (but
-  // not empty) gets them, 0, from a temporary view of that name, which comes
-  // first in name lookup, so the report's SQL reads the columns either way.
+  // not empty) gets them, 0, from the temporary view `runs` of the scope,
+  // which comes first in name lookup, so the report's SQL reads the columns
+  // either way.
+  std::string run_columns;
   if (store.schema_version() >= 1 && store.schema_version() < Store::kPullsInTurnVersion) {
     const bool parts = store.schema_version() >= Store::kPartitionBytesVersion;
-    store.ExecuteScript(std::string("CREATE TEMP VIEW runs AS SELECT *, ") + (parts ? "" : "0 AS partition_bytes, ") +
-                        "0 AS pulls_in_turn FROM main.runs");
+    run_columns = std::string(parts ? "" : "0 AS partition_bytes, ") + "0 AS pulls_in_turn";
   }
+  const std::string covers = ApplyScope(store, options.scope, run_columns);
+  AddLinkTimeFunctions(store);
   const std::vector<std::string> left_out = LeaveOutInvalidEpochs(store);
   const SectionRunner runner(store, definition);
   runner.CreateViews(definition.views);
@@ -182,7 +184,9 @@ ReportSummary GenerateReport(const ReportOptions& options) {
   PageInput page;
   page.title = definition.title;
   page.database_name = fs::path(options.database).filename().string();
+  page.covers = covers;
   ReportSummary summary;
+  summary.covers = covers;
   std::vector<FigureJob> figures;
   for (const Section& section : definition.sections) {
     RemoveOutputs(out, section);

@@ -1,10 +1,11 @@
 # Throughput against workers, one panel per architecture and network (rows:
-# architectures, columns: networks), on log axes shared down a column: each
-# series' measured median with its 95% interval (points and bars), each
-# model's prediction (one dash pattern per model, in the series' colour) and
-# the bound (a wide pale line in the series' colour: compute plus link time,
-# which no run can beat). The series of a panel are named in a key beside it;
-# the line styles in one key above the panels.
+# architectures, columns: networks), on one log axis shared by every panel:
+# each series' measured median with its 95% interval (points and bars), the
+# primary model's prediction (corrected: a solid line in the series' colour)
+# and the other models' faded behind it (thin, pale, one dash pattern each),
+# and the bound (a wide pale line in the series' colour: compute plus link
+# time, which no run can beat). The series of a panel are named in a key
+# beside it; the line styles in one key above the panels.
 load "common.gp"
 measured = data("measured")
 models = data("models")
@@ -83,35 +84,33 @@ do for [p=1:panels] {
   do for [i=1:bound_blocks] { if (b_panel[i] == p) { if (!found) { b_first[p] = i; found = 1 }; b_last[p] = i } }
 }
 
-# Each column's range: every positive value of its panels (median,
-# interval, predictions, bound), widened by a fifth on log axes. A data set
-# with no such value in the column leaves STATS_min undefined.
-positive(v, p, c) = (v > 0 && panel_column[int(p)] == c) ? v : NaN
-array y_low[columns]
-array y_high[columns]
-do for [c=1:columns] {
-  low = 1e300; high = 0
-  do for [value in "measured:7 measured:8 measured:9 models:7 bound:5"] {
-    name = value[1:strstrt(value, ":") - 1]
-    if (name eq "measured" || has(name)) {
-      undefine STATS_*
-      stats data(name) using (positive(column(int(value[strstrt(value, ":") + 1:])), $2, c)) nooutput
-      if (exists("STATS_min")) {
-        low = STATS_min < low ? STATS_min : low; high = STATS_max > high ? STATS_max : high
-      }
+# One range for every panel, so that panels compare at a glance: every
+# positive value (median, interval, predictions, bound), widened by a fifth
+# on the log axis. A data set with no such value leaves STATS_min undefined.
+positive(v) = v > 0 ? v : NaN
+low = 1e300; high = 0
+do for [value in "measured:7 measured:8 measured:9 models:7 bound:5"] {
+  name = value[1:strstrt(value, ":") - 1]
+  if (name eq "measured" || has(name)) {
+    undefine STATS_*
+    stats data(name) using (positive(column(int(value[strstrt(value, ":") + 1:])))) nooutput
+    if (exists("STATS_min")) {
+      low = STATS_min < low ? STATS_min : low; high = STATS_max > high ? STATS_max : high
     }
   }
-  y_low[c] = low / 1.2; y_high[c] = high * 1.2
 }
+y_low = low / 1.2; y_high = high * 1.2
 
 # The grid, in pixels: a column is the plot, then its key; a row the
 # panel's title, the plot and the tics below it.
 plot_w = 300; key_w = 60 + 7 * longest_title; left_w = 75; column_w = left_w + plot_w + key_w
-title_h = 24; plot_h = 170; tics_h = 30; row_h = title_h + plot_h + tics_h; head_h = 64; foot_h = 22
+title_h = 24; plot_h = 170; tics_h = 30; row_h = title_h + plot_h + tics_h; head_h = 84; foot_h = 22
 width = column_w * columns; height = head_h + row_h * rows + foot_h
 x(px) = px / (1.0 * width)
 y(px) = 1 - px / (1.0 * height)  # from the top
 pale(rgb) = "#99" . rgb[2:7]  # the colour, 60% transparent
+faded(rgb) = "#90" . rgb[2:7]  # the colour, 56% transparent
+primary = 2  # corrected, in models.h's order: drawn solid and bold, the others faded
 
 do for [format in "svg png"] {
   eval terminal(format, width, height)
@@ -125,7 +124,8 @@ do for [format in "svg png"] {
   set xrange [0:1]; set yrange [0:1]
   set key at screen 0.5, y(30) center top horizontal Left reverse font ",9" samplen 3 spacing 1 width 1 noautotitle
   plot NaN with points lc rgb "#333333" pt 7 ps 0.7 title "measured (median, 95% interval)", \
-       for [m=1:4] NaN with lines lc rgb "#333333" dt model_dash[m] lw 1.2 title model_title[m], \
+       NaN with lines lc rgb "#333333" dt model_dash[primary] lw 2.2 title model_title[primary], \
+       for [m=1:5] NaN with lines lc rgb faded("#333333") dt model_dash[m] lw 1 title (m == primary ? "" : model_title[m]), \
        NaN with lines lc rgb "#b0b0b0" lw 6 title (bound_blocks > 0 ? "bound" : "")
 
   set border 31 lc rgb "#444444"
@@ -147,12 +147,15 @@ do for [format in "svg png"] {
     set title panel_title[p] offset 0, -0.4
     set xlabel (r == rows ? "workers" : "") offset 0, 0.6
     set ylabel (c == 1 ? "samples / s" : "") offset 1, 0
+    set format y (c == 1 ? "%.0s%c" : "")
     set xrange [x_low[p] - 0.3:x_high[p] + 0.3]
-    set yrange [y_low[c]:y_high[c]]
+    set yrange [y_low:y_high]
     plot for [i=b_first[p]:b_last[p]] bound index (i-1) \
            using (b_panel[i] == p ? $4 : NaN):5 with lines lc rgb pale(colour(b_series[i])) lw 6, \
          for [i=p_first[p]:p_last[p]] models index (i-1) \
-           using (p_panel[i] == p ? $6 : NaN):7 with lines lc rgb colour(p_series[i]) dt model_dash[p_model[i]] lw 1.2, \
+           using (p_panel[i] == p ? $6 : NaN):7 with lines \
+           lc rgb (p_model[i] == primary ? colour(p_series[i]) : faded(colour(p_series[i]))) \
+           dt model_dash[p_model[i]] lw (p_model[i] == primary ? 2.2 : 1), \
          for [i=m_first[p]:m_last[p]] measured index (i-1) \
            using (m_panel[i] == p ? $6 : NaN):7:8:9 with yerrorbars lc rgb colour(m_series[i]) pt 7 ps 0.7 lw 1.2 \
            title (m_panel[i] == p ? m_title[i] : "")

@@ -27,14 +27,14 @@ roles AS (
   FROM per_config WHERE server > 0
 )
 SELECT scheme AS architecture, model, role,
-       sum(split = 'validation') AS val_points,
-       round(median(CASE WHEN split = 'validation' THEN ratio END), 2) AS val_median,
-       round(min(CASE WHEN split = 'validation' THEN ratio END), 2) AS val_min,
-       round(max(CASE WHEN split = 'validation' THEN ratio END), 2) AS val_max,
-       sum(split = 'calibration') AS cal_points,
-       round(median(CASE WHEN split = 'calibration' THEN ratio END), 2) AS cal_median,
-       round(min(CASE WHEN split = 'calibration' THEN ratio END), 2) AS cal_min,
-       round(max(CASE WHEN split = 'calibration' THEN ratio END), 2) AS cal_max
+       sum(split = 'validation') AS "validation: configurations",
+       round(median(CASE WHEN split = 'validation' THEN ratio END), 2) AS "validation: median ratio",
+       round(min(CASE WHEN split = 'validation' THEN ratio END), 2) AS "validation: min ratio",
+       round(max(CASE WHEN split = 'validation' THEN ratio END), 2) AS "validation: max ratio",
+       sum(split = 'calibration') AS "calibration: configurations",
+       round(median(CASE WHEN split = 'calibration' THEN ratio END), 2) AS "calibration: median ratio",
+       round(min(CASE WHEN split = 'calibration' THEN ratio END), 2) AS "calibration: min ratio",
+       round(max(CASE WHEN split = 'calibration' THEN ratio END), 2) AS "calibration: max ratio"
 FROM roles
 GROUP BY scheme, model, role
 ORDER BY min(scheme_order), min(model_order), min(role_order);

@@ -26,14 +26,14 @@ e AS (
   GROUP BY config, split
 )
 SELECT scheme AS architecture, model,
-       sum(split = 'validation') AS val_points,
-       round(100 * median(CASE WHEN split = 'validation' THEN error END), 1) AS "val_median_%",
-       round(100 * quantile(CASE WHEN split = 'validation' THEN error END, 0.95), 1) AS "val_p95_%",
-       round(100 * max(CASE WHEN split = 'validation' THEN error END), 1) AS "val_max_%",
-       sum(split = 'calibration') AS cal_points,
-       round(100 * median(CASE WHEN split = 'calibration' THEN error END), 1) AS "cal_median_%",
-       round(100 * quantile(CASE WHEN split = 'calibration' THEN error END, 0.95), 1) AS "cal_p95_%",
-       round(100 * max(CASE WHEN split = 'calibration' THEN error END), 1) AS "cal_max_%"
+       sum(split = 'validation') AS "validation: configurations",
+       round(100 * median(CASE WHEN split = 'validation' THEN error END), 1) AS "validation: median error %",
+       round(100 * quantile(CASE WHEN split = 'validation' THEN error END, 0.95), 1) AS "validation: p95 error %",
+       round(100 * max(CASE WHEN split = 'validation' THEN error END), 1) AS "validation: max error %",
+       sum(split = 'calibration') AS "calibration: configurations",
+       round(100 * median(CASE WHEN split = 'calibration' THEN error END), 1) AS "calibration: median error %",
+       round(100 * quantile(CASE WHEN split = 'calibration' THEN error END, 0.95), 1) AS "calibration: p95 error %",
+       round(100 * max(CASE WHEN split = 'calibration' THEN error END), 1) AS "calibration: max error %"
 FROM e
 GROUP BY scheme, model
 ORDER BY min(scheme_order), min(model_order);

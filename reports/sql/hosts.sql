@@ -1,8 +1,8 @@
 -- The machines the complete runs ran on, with the CPU share each host was
 -- given (tags.cpu_cores, emulated cluster) and how many attempts used it.
-SELECT h.name AS host, h.provider, h.cpu_model AS cpu, h.cores,
-       coalesce(json_extract(h.tags_json, '$.cpu_cores'), 'whole machine') AS cpu_share,
-       round(h.memory_bytes / 1073741824.0, 1) AS memory_gib, h.kernel, h.mpi_version AS mpi,
+SELECT h.name AS host, h.provider, h.cpu_model AS CPU, h.cores,
+       coalesce(json_extract(h.tags_json, '$.cpu_cores'), 'whole machine') AS "CPU share, cores",
+       round(h.memory_bytes / 1073741824.0, 1) AS "memory, GiB", h.kernel, h.mpi_version AS MPI,
        count(DISTINCT ah.attempt_id) AS attempts
 FROM hosts h
 JOIN attempt_hosts ah ON ah.host_id = h.host_id

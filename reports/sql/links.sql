@@ -10,15 +10,15 @@ probes AS (
   WHERE split = 'calibration' GROUP BY bw, lat
 )
 SELECT CASE WHEN p.network = '' THEN 'unshaped' ELSE p.network END AS network,
-       CASE WHEN p.bw = 0 THEN 'unshaped' ELSE printf('%g Mbit/s', p.bw / 1e6) END AS configured,
-       round_sig(p.lat * 1e3, 3) AS configured_latency_ms,
+       CASE WHEN p.bw = 0 THEN 'unshaped' ELSE printf('%g Mbit/s', p.bw / 1e6) END AS "configured rate",
+       round_sig(p.lat * 1e3, 3) AS "configured latency, ms",
        round_sig((SELECT min(alpha_s) FROM link_probes l WHERE l.bandwidth_bits_per_s = p.bw
-                   AND l.latency_s = p.lat AND l.time_unix_s = q.t) * 1e6, 4) AS probe_alpha_us,
+                   AND l.latency_s = p.lat AND l.time_unix_s = q.t) * 1e6, 4) AS "probed α, µs",
        round_sig((SELECT min(bandwidth_bytes_per_s) FROM link_probes l WHERE l.bandwidth_bits_per_s = p.bw
-                   AND l.latency_s = p.lat AND l.time_unix_s = q.t) * 8 / 1e6, 4) AS probe_B_mbit_per_s,
+                   AND l.latency_s = p.lat AND l.time_unix_s = q.t) * 8 / 1e6, 4) AS "probed B, Mbit/s",
        (SELECT count(*) FROM link_probes l WHERE l.bandwidth_bits_per_s = p.bw AND l.latency_s = p.lat
-         AND l.time_unix_s = q.t) AS probe_sizes,
-       strftime('%Y-%m-%d %H:%M', q.t, 'unixepoch') AS probed_utc,
+         AND l.time_unix_s = q.t) AS "message sizes probed",
+       strftime('%Y-%m-%d %H:%M', q.t, 'unixepoch') AS "probed at (UTC)",
        p.runs
 FROM profiles p LEFT JOIN probes q ON q.bw = p.bw AND q.lat = p.lat
 ORDER BY p.bw, p.lat, p.network;

@@ -5,14 +5,14 @@
 -- epoch), and how many recommended configurations met the deadline and
 -- ruled-out ones missed it, as measured.
 SELECT count(*) AS configurations, sum(n) AS runs, max(fit_id) AS fit,
-       round(100 * max(interval_level)) AS "level_%",
-       sum(epoch_s BETWEEN predicted_low_s AND predicted_high_s) AS inside,
-       round(100.0 * sum(epoch_s BETWEEN predicted_low_s AND predicted_high_s) / count(*), 1) AS "coverage_%",
-       round(kendall_tau(predicted_epoch_s, epoch_s), 3) AS tau_epoch,
-       round(kendall_tau(hosts * cpu * predicted_epoch_s, hosts * cpu * epoch_s), 3) AS tau_cost,
+       round(100 * max(interval_level)) AS "interval level, %",
+       sum(epoch_s BETWEEN predicted_low_s AND predicted_high_s) AS "inside the interval",
+       round(100.0 * sum(epoch_s BETWEEN predicted_low_s AND predicted_high_s) / count(*), 1) AS "coverage, %",
+       round(kendall_tau(predicted_epoch_s, epoch_s), 3) AS "Kendall's tau, epoch time",
+       round(kendall_tau(hosts * cpu * predicted_epoch_s, hosts * cpu * epoch_s), 3) AS "Kendall's tau, cost",
        sum(verdict LIKE 'recommended-%' AND epochs * epoch_s <= deadline_s) || ' of ' ||
-         sum(verdict LIKE 'recommended-%') AS recommended_met_deadline,
+         sum(verdict LIKE 'recommended-%') AS "recommended that met the deadline",
        sum(verdict = 'ruled-out' AND epochs * epoch_s > deadline_s) || ' of ' || sum(verdict = 'ruled-out')
-         AS ruled_out_missed_it
+         AS "ruled out that missed it"
 FROM report_recommendation
 WHERE predicted_low_s IS NOT NULL;

@@ -4,8 +4,8 @@
 -- throughput is shown with every row. speedup = median throughput at w /
 -- the base's; efficiency = speedup / w.
 SELECT c.series, c.workers, c.split,
-       round(c.samples_per_s) AS samples_per_s,
-       round(b.samples_per_s) AS base_samples_per_s,
+       round(c.samples_per_s) AS "throughput, samples/s",
+       round(b.samples_per_s) AS "1-worker throughput, samples/s",
        round(c.samples_per_s / b.samples_per_s, 3) AS speedup,
        round(c.samples_per_s / b.samples_per_s / c.workers, 3) AS efficiency
 FROM report_configurations c

@@ -8,7 +8,7 @@ WITH phase_order (phase, position) AS (
          ('dataset_load', 6), ('setup', 7), ('warmup_epochs', 8), ('steady_epochs', 9), ('evaluation', 10),
          ('between_epochs', 11), ('teardown', 12), ('mpirun_exit', 13), ('ingest', 14)
 )
-SELECT t.experiment, t.phase, t.attempts, round(t.seconds, 1) AS seconds,
-       round(100 * t.share, 1) AS share_percent
+SELECT t.experiment, t.phase, t.attempts, round(t.seconds, 1) AS "time, s",
+       round(100 * t.share, 1) AS "share, %"
 FROM phase_totals t JOIN phase_order o USING (phase)
 ORDER BY t.experiment, o.position;

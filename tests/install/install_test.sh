@@ -60,7 +60,12 @@ finished=\$("$work/prefix/bin/dmlbench" --db results.db query --csv \\
 [[ \$finished == 2 ]] || { echo "expected 2 finished runs, got \$finished"; cat run.log; exit 1; }
 version=\$(sqlite3 results.db "PRAGMA user_version")
 [[ \$version == $migrations ]] || { echo "schema version \$version, expected $migrations"; exit 1; }
-"$work/prefix/bin/dmlbench" report results.db report >/dev/null
+"$work/prefix/bin/dmlbench" --db results.db report report >/dev/null
+# The definition is the installed one, found beside the program: its help
+# names no path of the source tree.
+if "$work/prefix/bin/dmlbench" report --help | grep -qF "$source_dir"; then
+  echo "report --help names the source tree:"; "$work/prefix/bin/dmlbench" report --help; exit 1
+fi
 [[ -s report/tables/configurations.csv && -s report/figures/throughput.svg ]] || { echo "no report"; exit 1; }
 SCRIPT
 

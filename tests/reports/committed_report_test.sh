@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The committed report is what docs/report.md says regenerates it: the command
-#   dmlbench report reports/data/paper-reproduction.db reports/paper-reproduction/
+#   dmlbench --db reports/data/paper-reproduction.db report reports/paper-reproduction/
 # run on the committed database must produce exactly the committed files
 # (no file more, none less, every byte the same), and must leave the
 # database as it was. The measured throughput of every configuration must
@@ -24,13 +24,13 @@ trap 'rm -rf "$work"' EXIT
 
 [[ -e $db ]] || { echo "$db is missing: configuring the build expands it from $db.tar.xz (reports/README.md)"; exit 1; }
 before=$(sha256sum <"$db")
-"$dmlbench" report "$db" "$work/out" >"$work/log" 2>&1 || { cat "$work/log"; exit 1; }
+"$dmlbench" --db "$db" report "$work/out" >"$work/log" 2>&1 || { cat "$work/log"; exit 1; }
 [[ $(sha256sum <"$db") == "$before" ]] || { echo "dmlbench report changed $db"; exit 1; }
 
 if [[ -n $committed ]] && ! diff -r "$committed" "$work/out" >"$work/diff"; then
   echo "the committed report differs from what the command of docs/report.md regenerates:"
   head -40 "$work/diff"
-  echo "(regenerate it with: dmlbench report reports/data/paper-reproduction.db reports/paper-reproduction/;"
+  echo "(regenerate it with: dmlbench --db reports/data/paper-reproduction.db report reports/paper-reproduction/;"
   echo " or, if the database was changed since it was expanded (a model fit or validate writes into it),"
   echo " remove reports/data/paper-reproduction.db and configure the build again to take the committed one)"
   exit 1

@@ -2,8 +2,8 @@
 # The committed report of `model recommend` checked on the emulated cluster
 # (reports/recommend-validation/) is what the last command of
 # scripts/recommend-validation regenerates from the committed database alone
-#   dmlbench report --definition reports/recommend-validation.toml \
-#     reports/data/recommend-validation.db reports/recommend-validation
+#   dmlbench --db reports/data/recommend-validation.db report \
+#     --definition reports/recommend-validation.toml reports/recommend-validation
 # every file, every byte; the database stays as it was; and its summary
 # states a coverage and Kendall's tau.
 # NAME (default recommend-validation) names another question's database
@@ -18,7 +18,7 @@ trap 'rm -rf "$work"' EXIT
 
 [[ -e $db ]] || { echo "$db is missing: configuring the build expands it from $db.tar.xz (reports/README.md)"; exit 1; }
 before=$(sha256sum <"$db")
-"$dmlbench" report --definition "$source_dir/reports/recommend-validation.toml" "$db" "$work/out" >"$work/log" 2>&1 ||
+"$dmlbench" --db "$db" report --definition "$source_dir/reports/recommend-validation.toml" "$work/out" >"$work/log" 2>&1 ||
   { cat "$work/log"; exit 1; }
 [[ $(sha256sum <"$db") == "$before" ]] || { echo "dmlbench report changed $db"; exit 1; }
 if ! diff -r "$committed" "$work/out" >"$work/diff"; then

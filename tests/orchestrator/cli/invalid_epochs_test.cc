@@ -98,7 +98,7 @@ TEST_P(InvalidEpochsTest, ModelValidateAndPredictGiveOnlyValidFigures) {
 }
 
 TEST_P(InvalidEpochsTest, ReportRendersWithoutThemAndListsThem) {
-  const CommandOutput report = Dmlbench({"report", db_, dir_ / "report"});
+  const CommandOutput report = Dmlbench({"--db", db_, "report", dir_ / "report"});
   EXPECT_EQ(report.exit_code, 0) << report.out << report.err;
   ExpectLeftOut(report.out);
   ExpectNoBadFigure(report);

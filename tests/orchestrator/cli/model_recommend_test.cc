@@ -18,12 +18,14 @@
 #include <functional>
 #include <optional>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "orchestrator/recommend/answer.h"
 #include "tests/orchestrator/support/dmlbench_program.h"
 #include "tests/orchestrator/support/report_fixture.h"
 #include "tests/orchestrator/support/run_fixture.h"
@@ -66,6 +68,37 @@ TEST(ModelRecommendTest, EveryRankedEpochTimeIsWhatPredictPrints) {
     EXPECT_DOUBLE_EQ(row["total_s"].get<double>(), 10 * epoch);
     EXPECT_LE(row["total_s"].get<double>(), 3600);
   }
+}
+
+// The question of docs/recommend.md: every candidate meets half an hour,
+// which one line says; the one-worker candidates that predict alike (no
+// exchange, so any scheme on either link) are one row each that says how
+// many it stands for; money is in the catalog's currency, never with an
+// exponent.
+TEST(ModelRecommendTest, TheDocsQuestionMergesCandidatesAlikeAndSaysEveryOneMeetsTheDeadline) {
+  const CommandOutput out = Dmlbench({"--db", kDb, "model", "recommend", "--catalog", kCatalog, "--epochs", "10",
+                                      "--workers", "1,2,4,8", "--servers", "1,2", "--deadline", "30m"});
+  ASSERT_EQ(out.exit_code, 0) << out.err;
+  EXPECT_NE(out.out.find("\nevery one of the 80 candidates meets the deadline at its point estimate and at its "
+                         "interval's upper end: the ranking is by cost alone\n"),
+            std::string::npos)
+      << out.out;
+  EXPECT_NE(out.out.find("  #1 stands for 6 candidates of the same predicted time and cost: ring w=1 b=100 on "
+                         "cpu0.15-100mbit, cpu0.15-1gbit; mpi w=1 b=100 on cpu0.15-100mbit, cpu0.15-1gbit; p2p w=1 "
+                         "b=100 on cpu0.15-100mbit, cpu0.15-1gbit\n"),
+            std::string::npos)
+      << out.out;
+  EXPECT_FALSE(std::regex_search(out.out, std::regex("[0-9]e-[0-9]"))) << out.out;
+  EXPECT_NE(out.out.find(" USD "), std::string::npos) << out.out;
+  // No two rows of the table alike but for their rank.
+  std::set<std::string> rows;
+  std::istringstream lines(out.out.substr(out.out.find("----")));
+  std::string line;
+  std::getline(lines, line);
+  while (std::getline(lines, line) && line.find("  #") != 0 && line.find("  and ") != 0) {
+    EXPECT_TRUE(rows.insert(line.substr(6)).second) << "a row alike another but for its rank:\n" << out.out;
+  }
+  EXPECT_EQ(rows.size(), 10u) << out.out;
 }
 
 // Edge cases of the goal follow.
@@ -286,14 +319,14 @@ class RecommendIntervalTest : public ::testing::Test {
     EXPECT_EQ(sure_cells[10], "meets it") << table.out;
     EXPECT_NE(table.out.find("at the point estimate: #1 " + point["configuration"].get<std::string>() + " on " +
                              point["instance_type"].get<std::string>() + ", " + Short(point["total_s"]) + " s, " +
-                             Short(point["cost"]) + " USD — its interval crosses the deadline (up to " +
+                             Money(point["cost"], "USD") + " — its interval crosses the deadline (up to " +
                              Short(point["total_high_s"]) + " s)\n"),
               std::string::npos)
         << table.out;
     EXPECT_NE(table.out.find("at the interval's upper end: #" + sure_rank + " " +
                              sure["configuration"].get<std::string>() + " on " +
                              sure["instance_type"].get<std::string>() + ", up to " + Short(sure["total_high_s"]) +
-                             " s, up to " + Short(sure["cost_high"]) + " USD\n"),
+                             " s, up to " + Money(sure["cost_high"], "USD") + "\n"),
               std::string::npos)
         << table.out;
     return json;

@@ -16,14 +16,45 @@ using testing::WriteFile;
 
 TEST(ReportDefinitionTest, TheCommittedDefinitionReads) {
   const ReportDefinition definition = ReadReportDefinition(std::string(DMLBENCH_SOURCE_DIR) + "/reports/report.toml");
-  ASSERT_EQ(definition.sections.size(), 19u);
+  ASSERT_EQ(definition.sections.size(), 20u);
   EXPECT_EQ(definition.sections[0].id, "factors");
   EXPECT_EQ(definition.sections[7].id, "intervals");
   EXPECT_EQ(definition.sections[8].id, "interval_points");
   EXPECT_EQ(definition.sections[9].id, "cpu");
+  EXPECT_EQ(definition.sections[12].id, "throughput_ranking");
   EXPECT_EQ(definition.sections[12].kind, Section::Kind::kFigure);
-  EXPECT_EQ(definition.sections[12].data.size(), 3u);
+  EXPECT_EQ(definition.sections[12].data.size(), 2u);
+  EXPECT_EQ(definition.sections[13].id, "throughput");
+  EXPECT_EQ(definition.sections[13].data.size(), 3u);
   EXPECT_NE(definition.views.text.find("CREATE TEMP VIEW report_runs"), std::string::npos);
+}
+
+// The default definition: the installed one (<prefix>/share/dmlbench/
+// reports beside <prefix>/bin/dmlbench, as `cmake --install` lays it out)
+// before the source tree's, which an uninstalled build uses.
+TEST(FindReportDefinitionTest, TheInstalledOneBeforeTheSourceTrees) {
+  TempDir dir;
+  std::filesystem::create_directories(dir / "source/reports");
+  std::filesystem::create_directories(dir / "prefix/share/dmlbench/reports");
+  WriteFile(dir / "source/reports/report.toml", "title = \"source\"\n");
+  const std::string source = dir / "source/reports";
+  EXPECT_EQ(FindReportDefinition(dir / "prefix/bin/dmlbench", source), source + "/report.toml");
+  EXPECT_EQ(FindReportDefinition("", source), source + "/report.toml");
+  WriteFile(dir / "prefix/share/dmlbench/reports/report.toml", "title = \"installed\"\n");
+  EXPECT_EQ(FindReportDefinition(dir / "prefix/bin/dmlbench", source),
+            dir / "prefix/share/dmlbench/reports/report.toml");
+}
+
+TEST(FindReportDefinitionTest, NeitherPlaceIsAnError) {
+  TempDir dir;
+  try {
+    FindReportDefinition(dir / "prefix/bin/dmlbench", dir / "gone/reports");
+    FAIL() << "no error";
+  } catch (const ReportError& e) {
+    EXPECT_EQ(std::string(e.what()), "no report definition: neither " + (dir / "prefix/share/dmlbench/reports/report.toml") +
+                                         " (beside the program) nor " + (dir / "gone/reports/report.toml") +
+                                         " (the source tree it was built from) exists; give one with --definition FILE");
+  }
 }
 
 // Error paths of definition.cc follow: each message is the whole line.

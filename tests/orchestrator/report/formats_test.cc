@@ -62,5 +62,16 @@ TEST(ReportFormatsTest, OneTableInFourFormats) {
             "</tbody>\n</table>\n");
 }
 
+// A text cell of more than 40 characters may wrap on the page; shorter
+// ones and numbers stay on one line (the page's style).
+TEST(ReportFormatsTest, LongTextCellsAreMarkedToWrap) {
+  QueryResult table;
+  table.columns = {"what"};
+  table.rows = {{std::string(40, 'a')}, {std::string(41, 'b')}};
+  EXPECT_EQ(HtmlTable(table), "<table>\n<thead><tr><th>what</th></tr></thead>\n<tbody>\n<tr><td>" +
+                                  std::string(40, 'a') + "</td></tr>\n<tr><td class=\"long\">" + std::string(41, 'b') +
+                                  "</td></tr>\n</tbody>\n</table>\n");
+}
+
 }  // namespace
 }  // namespace dmlbench

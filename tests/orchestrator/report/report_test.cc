@@ -81,7 +81,7 @@ TEST_F(ReportTest, SmallStudyMatchesTheGoldenFiles) {
   BuildReportStudy(dir_ / "study.db");
   const ReportSummary summary = Generate(dir_ / "study.db", dir_ / "out");
   EXPECT_EQ(summary.tables, 13);
-  EXPECT_EQ(summary.figures, 5);
+  EXPECT_EQ(summary.figures, 6);
   ASSERT_EQ(summary.missing.size(), 1u);
   EXPECT_EQ(summary.missing[0], "failures: Every run that was started completed.");
   const std::string database_sha256 = Sha256FileHex(dir_ / "study.db");
@@ -107,7 +107,8 @@ TEST_F(ReportTest, SmallStudyMatchesTheGoldenFiles) {
     EXPECT_EQ(masked(ReadFile(dir_ / ("out/" + file))), ReadFile((fs::path(kGolden) / file).string())) << file;
   }
   for (const char* figure :
-       {"throughput", "predicted_vs_measured", "error_cdf", "time_breakdown", "iteration_series"}) {
+       {"throughput_ranking", "throughput", "predicted_vs_measured", "error_cdf", "time_breakdown",
+        "iteration_series"}) {
     for (const char* format : {".svg", ".png"}) {
       EXPECT_GT(fs::file_size(dir_ / ("out/figures/" + std::string(figure) + format)), 5000u) << figure << format;
     }
@@ -224,7 +225,7 @@ TEST_F(ReportTest, TheSameDatabaseGivesByteIdenticalFilesAndIsNotChanged) {
     figures += IsFigure(file);
     EXPECT_EQ(ReadFile(dir_ / ("first/" + file)), ReadFile(dir_ / ("second/" + file))) << file;
   }
-  EXPECT_EQ(figures, 10);
+  EXPECT_EQ(figures, 12);
   // Regenerating over an older report leaves the same files.
   Generate(dir_ / "study.db", dir_ / "first");
   for (const std::string& file : files) {
@@ -239,7 +240,8 @@ TEST_F(ReportTest, TheFooterHoldsTheProvenanceAndNoClock) {
   EXPECT_NE(html.find("study.db sha256 " + Sha256FileHex(dir_ / "study.db")), std::string::npos);
   EXPECT_NE(html.find("experiments/model-test.toml, matrix sha256 " + Sha256Hex("name = 'model-test'") + ", 102 runs"),
             std::string::npos);
-  EXPECT_NE(html.find("<td>trainer sha256</td><td>" + std::string(64, 't') + "</td>"), std::string::npos);
+  EXPECT_NE(html.find("<td>trainer sha256</td><td class=\"long\">" + std::string(64, 't') + "</td>"),
+            std::string::npos);
   EXPECT_NE(html.find("1970-01-01 00:00:02 to 1970-01-01 00:00:03"), std::string::npos);
   EXPECT_EQ(html.find(dir_.path()), std::string::npos) << "a path of this machine is in the page";
 }
@@ -249,7 +251,7 @@ TEST_F(ReportTest, AnEmptyDatabaseSaysWhatIsMissingInEverySection) {
   const ReportSummary summary = Generate(dir_ / "empty.db", dir_ / "out");
   EXPECT_EQ(summary.tables, 0);
   EXPECT_EQ(summary.figures, 0);
-  EXPECT_EQ(summary.missing.size(), 19u);
+  EXPECT_EQ(summary.missing.size(), 20u);
   EXPECT_EQ(summary.missing[0], "factors: This database cannot give it: no such table: runs (its schema version is 0, "
                                 "this dmlbench's is " + std::to_string(Store::KnownSchemaVersion()) + ").");
   const std::string html = ReadFile(dir_ / "out/index.html");
@@ -329,7 +331,103 @@ TEST_F(ReportTest, EveryTextFromTheDatabaseIsEscapedInTheHtml) {
   EXPECT_NE(html.find("a&amp;b&lt;c&gt;.toml"), std::string::npos);
 }
 
+// A scope narrows every section to its runs: the ring's alone, said at the
+// top of the page; the other schemes are in no table and no figure.
+TEST_F(ReportTest, AScopeNarrowsEverySectionToItsRuns) {
+  BuildReportStudy(dir_ / "study.db");
+  ReportOptions options;
+  options.database = dir_ / "study.db";
+  options.out_dir = dir_ / "out";
+  options.definition = kDefinition;
+  options.scope.only = "architecture=ring";
+  const ReportSummary summary = GenerateReport(options);
+  EXPECT_EQ(summary.covers, "54 of the 102 runs: --only architecture=ring");
+  const std::string html = ReadFile(dir_ / "out/index.html");
+  EXPECT_NE(html.find("<p class=\"scope\">Runs covered: 54 of the 102 runs: --only architecture=ring.</p>"),
+            std::string::npos);
+  std::istringstream rows(ReadFile(dir_ / "out/tables/configurations.csv"));
+  std::string line;
+  std::getline(rows, line);  // the header
+  int configurations = 0;
+  while (std::getline(rows, line)) {
+    EXPECT_TRUE(line.starts_with("ring ")) << line;
+    ++configurations;
+  }
+  EXPECT_EQ(configurations, 9);
+  for (const auto& row : TsvRows(dir_ / "out/figures/throughput.measured.tsv")) EXPECT_EQ(row[0].substr(0, 5), "ring ");
+  // The runs in the factors and the hosts' attempts are the ring's too.
+  EXPECT_NE(ReadFile(dir_ / "out/tables/factors.csv").find("runs,\"54 complete"), std::string::npos);
+  EXPECT_EQ(ReadFile(dir_ / "out/tables/factors.csv").find("p2p"), std::string::npos);
+}
+
+// The experiment and the tag choose with the filter: every condition holds.
+TEST_F(ReportTest, AScopeOfAnExperimentAndATag) {
+  BuildReportStudy(dir_ / "study.db", {.fit_models = false});
+  {
+    Store store(dir_ / "study.db");
+    for (const RunRecord& run : store.Runs()) {
+      if (run.params.workers == 4) store.TagRun(run.run_id, {"four"}, 5);
+    }
+  }
+  ReportOptions options;
+  options.database = dir_ / "study.db";
+  options.out_dir = dir_ / "out";
+  options.definition = kDefinition;
+  options.scope = {.experiment = "model-test", .tag = "four", .only = "architecture=p2p|ps"};
+  const ReportSummary summary = GenerateReport(options);
+  EXPECT_EQ(summary.covers, "12 of the 102 runs: experiment model-test, tag four, --only architecture=p2p|ps");
+  options.scope = {};
+  options.out_dir = dir_ / "all";
+  EXPECT_EQ(GenerateReport(options).covers, "all 102 runs (experiment model-test)");
+}
+
+// An invalid steady epoch is left out of a scoped report as of any other,
+// and named only by the report whose scope holds its run.
+TEST_F(ReportTest, AScopedReportLeavesOutItsRunsInvalidEpochsAlone) {
+  BuildReportStudy(dir_ / "study.db", {.fit_models = false});
+  {
+    Store(dir_ / "study.db")
+        .Query("UPDATE epochs SET wall_s = -1 WHERE rowid = (SELECT e.rowid FROM epochs e JOIN runs r USING (run_id) "
+               "WHERE r.architecture = 'ring' AND e.epoch = 2 ORDER BY e.rowid LIMIT 1)");
+  }
+  ReportOptions options;
+  options.database = dir_ / "study.db";
+  options.out_dir = dir_ / "ring";
+  options.definition = kDefinition;
+  options.scope.only = "architecture=ring";
+  const ReportSummary ring = GenerateReport(options);
+  ASSERT_EQ(ring.left_out.size(), 1u);
+  EXPECT_NE(ring.left_out[0].find("wall_s = -1 is not a positive finite time"), std::string::npos) << ring.left_out[0];
+  options.out_dir = dir_ / "p2p";
+  options.scope.only = "architecture=p2p";
+  EXPECT_TRUE(GenerateReport(options).left_out.empty());
+}
+
 // Error paths of report.cc follow.
+
+TEST_F(ReportTest, AScopeThatChoosesNothingSaysWhy) {
+  BuildReportStudy(dir_ / "study.db", {.fit_models = false});
+  ReportOptions options;
+  options.database = dir_ / "study.db";
+  options.out_dir = dir_ / "out";
+  options.definition = kDefinition;
+  auto message = [&](const ReportScope& scope) {
+    options.scope = scope;
+    try {
+      GenerateReport(options);
+    } catch (const std::exception& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string db = dir_ / "study.db";
+  EXPECT_EQ(message({.experiment = "quickstart"}),
+            "--experiment quickstart: no experiment of that name in " + db + "; it has model-test");
+  EXPECT_EQ(message({.tag = "baseline"}), "--tag baseline: no run in " + db + " has that tag");
+  EXPECT_EQ(message({.only = "workers>=64"}),
+            "the scope (--only workers>=64) chooses none of the 102 runs in " + db);
+  EXPECT_EQ(message({.only = "workers>="}), "--only: column 10: expected a value after '>='");
+}
 
 TEST_F(ReportTest, AMissingDatabaseIsAnError) {
   try {
