@@ -2,6 +2,7 @@
 // fit`, one line per model, a reason every model shares said once; and the
 // phrases of a fit it prints, on fits built by hand.
 #include "orchestrator/model/fit_output.h"
+#include "orchestrator/model/interval.h"
 
 #include <gtest/gtest.h>
 
