@@ -177,7 +177,9 @@ void RunCommand(const GlobalOptions& global, const ExperimentInputs& inputs, con
   options.progress_redraws = ::isatty(STDERR_FILENO) != 0;
   options.slots = SlotsOf(experiment.execution);
   options.system = SystemOf(experiment.execution);
-  if (experiment.execution.provider == Provider::kLocal) ProbeThisMachineOnce(store, inputs);
+  if (experiment.execution.provider == Provider::kLocal) {
+    options.before_first_launch = [&store, &inputs] { ProbeThisMachineOnce(store, inputs); };
+  }
   Runner runner(store, *launcher, options);
   InstallSignalHandlers();
   const SweepReport report = runner.Run(experiment, lock, g_cancel);

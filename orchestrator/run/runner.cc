@@ -78,6 +78,7 @@ class Runner::Sweep {
     for (const PlanItem& item : plan) done += !Runnable(item);
     ProgressLine progress(options_.progress, options_.progress_redraws, static_cast<int>(plan.size()), done);
     int remaining = static_cast<int>(plan.size()) - done;
+    if (remaining > 0 && options_.before_first_launch) options_.before_first_launch();
     for (PlanItem& item : plan) {
       report_.runs.push_back(RunReport{item, false, std::nullopt});
       report_.exhausted += item.state != RunState::kComplete && Exhausted(item) &&

@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <optional>
 #include <string>
@@ -47,6 +48,10 @@ struct RunnerOptions {
   bool progress_redraws = false;      // one line redrawn with \r (a terminal), else a line per event
   std::optional<HostSlots> slots;     // the hosts' slots, when known before they are contacted
   std::string system;                 // where the runs are measured: part of their keys (plan.h PlanInputs)
+  // Called once, after the plan is checked and the hosts are prepared, when
+  // the sweep has a run to execute (the local link probe: nothing is probed
+  // for a sweep that refuses its input or has nothing to run).
+  std::function<void()> before_first_launch;
 };
 
 // One row of the summary table.

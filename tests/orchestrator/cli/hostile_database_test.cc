@@ -267,7 +267,7 @@ TEST_F(HostileDatabaseTest, AnotherUsersDatabaseIsReadThoughItsFolderCannotBeWri
   const CommandOutput compared = as_nobody({"--db", db_, "compare", "experiment=hostile", "experiment=hostile"});
   EXPECT_EQ(compared.err.find("readonly"), std::string::npos) << compared.err;
   EXPECT_NE(compared.err.find(note), std::string::npos) << compared.err;
-  const CommandOutput report = as_nobody({"report", db_, out + "/report"});
+  const CommandOutput report = as_nobody({"--db", db_, "report", out + "/report"});
   EXPECT_EQ(report.exit_code, 0) << report.err;
   EXPECT_EQ(report.err, note);
   // Nothing was made beside the database.
@@ -326,8 +326,8 @@ TEST_F(HostileDatabaseTest, QueryCsvWritesControlCharactersFromTheDatabaseVisibl
 TEST_F(HostileDatabaseTest, ASchemaVersionBelowWhatItsTablesHoldIsNamed) {
   Sql("PRAGMA user_version = 5");
   const std::string message = "dmlbench: error: " + db_ + ": the database's schema says version 5 (PRAGMA "
-                              "user_version), but it holds tables of version 16 or later "
-                              "(predictions.predicted_epoch_high_s): its user_version was changed after it was "
+                              "user_version), but it holds tables of version 20 or later "
+                              "(runs.system): its user_version was changed after it was "
                               "written; refusing to open it\n";
   const std::vector<std::vector<std::string>> commands = {{"status"},
                                                          {"run", dir_ / "matrix.toml", "--trainer", dir_ / "trainer"}};

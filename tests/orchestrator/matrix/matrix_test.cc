@@ -1310,7 +1310,7 @@ TEST(MatrixErrorTest, UnknownExecutionKey) {
   EXPECT_EQ(ErrorOfBody("[matrix]\nworkers = [1]\n[execution]\nretries = 3\n"),
             "experiments/sweep.toml:6:1: unknown key 'retries' in [execution], expected one of: "
             "provider, inventory, repetitions, max_repetitions, interval_within, seed, timeout_s, attempts, "
-            "dataset_dir, order, order_seed, runs_per_job");
+            "dataset_dir, order, order_seed, runs_per_job, system");
 }
 
 TEST(MatrixErrorTest, SplitOfUnknownParameter) {

@@ -1110,7 +1110,7 @@ TEST_F(StoreTest, AUserVersionBelowItsTablesIsRefused) {
     } catch (const StoreError& e) {
       EXPECT_EQ(std::string(e.what()),
                 db_ + ": the database's schema says version 2 (PRAGMA user_version), but it holds tables of "
-                      "version 16 or later (predictions.predicted_epoch_high_s): its user_version was changed "
+                      "version 20 or later (runs.system): its user_version was changed "
                       "after it was written; refusing to open it");
     }
   }
