@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <random>
 #include <sstream>
 
 #include "common/sha256.h"
@@ -39,6 +40,13 @@ constexpr char kMakeOwnDirectory[] =
     "if [ -L \"$1\" ] || [ ! -d \"$1\" ] || [ ! -O \"$1\" ]; then\n"
     "  echo \"${e:-$1 is not a directory of this user}\" >&2; exit 1\n"
     "fi\n";
+
+std::string RandomHexDigits(int count) {
+  std::random_device device;
+  std::string text;
+  while (static_cast<int>(text.size()) < count) text += "0123456789abcdef"[device() % 16];
+  return text;
+}
 
 std::string FirstLine(const std::string& text) { return text.substr(0, text.find('\n')); }
 
@@ -201,13 +209,15 @@ class SlurmLauncher::Allocation {
   const std::string& Trainer(const std::string& local) const { return staged_trainer_.empty() ? local : staged_trainer_; }
 
   // Copies `trainer` onto the own disk of every node of the allocation, into
-  // <stage_dir>/dmlbench-<job id>, a directory of this user's alone (made
+  // <stage_dir>/dmlbench-<job id>-<8 random hex digits> (job ids repeat
+  // across the clusters a node may serve), a directory of this user's alone (made
   // 0700; one that another user or a link holds is refused, so nothing is
   // written through what someone else placed there; nodes that share the
   // directory share the copy), removed at destruction. Returns why not; ""
   // when the copy is there.
   std::string Stage(const std::string& trainer, const std::string& stage_dir) {
-    const std::string dir = (std::filesystem::path(stage_dir) / ("dmlbench-" + job_id_)).string();
+    const std::string dir =
+        (std::filesystem::path(stage_dir) / ("dmlbench-" + job_id_ + "-" + RandomHexDigits(8))).string();
     const CommandOutput made = RunCommand(OnEachNode({"/bin/sh", "-c", kMakeOwnDirectory, "sh", dir}), kQueryTimeoutS);
     if (made.exit_code != 0) {
       return "cannot make " + dir + " on the nodes of slurm job " + job_id_ + " ([slurm] stage_dir): " +
@@ -263,9 +273,17 @@ class SlurmLauncher::Allocation {
   }
 
   // The first line of what a Slurm command said on failure.
+  // The first line the command's tasks wrote (what went wrong on the
+  // node), before srun's own lines about it ("srun: error: n1: task 0:
+  // Exited with exit code 1"), which arrive in either order.
   static std::string SlurmError(const CommandOutput& output) {
     const std::string& text = output.err.empty() ? output.out : output.err;
-    return text.empty() ? "exit " + std::to_string(output.exit_code) : FirstLine(text);
+    if (text.empty()) return "exit " + std::to_string(output.exit_code);
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+      if (!line.empty() && line.rfind("srun: ", 0) != 0) return line;
+    }
+    return FirstLine(text);
   }
 };
 
