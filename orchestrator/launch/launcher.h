@@ -2,8 +2,9 @@
 // (this machine, SSH hosts, the emulated cluster). A launcher prepares its
 // hosts once, then starts one MPI job per call and streams the trainer's
 // event lines (schemas/trainer-events.md) back as they arrive. It owns its
-// connections and host pool; it does not touch the database. Launch() may be
-// called from several threads at once when max_concurrent_runs() > 1.
+// connections; it does not touch the database. Launch() may be called from
+// several threads at once when max_concurrent_runs() > 1, each job on the
+// hosts its spec names (plan/schedule.h hands them out, disjoint).
 #ifndef DMLBENCH_ORCHESTRATOR_LAUNCH_LAUNCHER_H_
 #define DMLBENCH_ORCHESTRATOR_LAUNCH_LAUNCHER_H_
 
@@ -53,6 +54,9 @@ struct LaunchSpec {
   // included (0: only this job's): what hosts held for the rest of the
   // sweep must hold.
   int sweep_ranks = 0;
+  // The hosts the job runs on, none of them another running job's (from
+  // Hosts()); empty = the launcher chooses (one job at a time).
+  std::vector<std::string> hosts;
   // Told, from the calling thread, what the launch waits on before the job
   // runs (a Slurm request pending, and Slurm's reason), "" once it no
   // longer waits; for the progress line. May be empty.
@@ -64,6 +68,12 @@ struct LaunchSpec {
 struct LaunchCapacity {
   int ranks = 0;
   std::string source;
+};
+
+// A host jobs can be given, and how many ranks it holds.
+struct LaunchHost {
+  std::string name;
+  int slots = 1;
 };
 
 struct LaunchResult {
@@ -93,6 +103,15 @@ class Launcher {
 
   // How many Launch() calls may run at once (disjoint hosts).
   virtual int max_concurrent_runs() const { return 1; }
+
+  // After Prepare(): the hosts a LaunchSpec may name, in the order jobs
+  // are given them; empty when the launcher places its jobs itself (this
+  // machine, the emulated cluster, a Slurm allocation).
+  virtual std::vector<LaunchHost> Hosts() const { return {}; }
+
+  // The hosts of Hosts() lost in this sweep (a connection that failed):
+  // no later job is given them.
+  virtual std::vector<std::string> LostHosts() const { return {}; }
 
   // After Prepare(): how many ranks one job can have, when only the hosts
   // could say (a Slurm partition); nullopt when known before (an inventory)

@@ -48,14 +48,35 @@ std::vector<PhaseTime> AttemptPhases(const AttemptClock& clock, const EventTimes
   return phases;
 }
 
-void SweepTime::Add(const std::vector<PhaseTime>& phases) {
-  for (const PhaseTime& phase : phases) phase_s[phase.phase] += phase.seconds;
+void SweepTime::Add(const std::vector<PhaseTime>& phases, int ranks) {
+  for (const PhaseTime& phase : phases) {
+    phase_s[phase.phase] += phase.seconds;
+    if (phase.phase == "steady_epochs") rank_steady_s += ranks * phase.seconds;
+  }
 }
 
+namespace {
+
+// The attempts' time: the sweep's wall time, or the sum of the attempts'
+// phases when attempts ran at once.
+double AttemptSeconds(const SweepTime& time) {
+  double accounted = 0;
+  for (const auto& [phase, seconds] : time.phase_s) accounted += seconds;
+  return std::max(time.wall_s, accounted);
+}
+
+}  // namespace
+
 double SweepTime::efficiency() const {
-  if (wall_s <= 0) return 0;
+  const double attempts_s = AttemptSeconds(*this);
+  if (attempts_s <= 0) return 0;
   const auto steady = phase_s.find("steady_epochs");
-  return steady == phase_s.end() ? 0 : steady->second / wall_s;
+  return steady == phase_s.end() ? 0 : steady->second / attempts_s;
+}
+
+double SweepTime::utilisation() const {
+  if (slots <= 0 || wall_s <= 0) return 0;
+  return rank_steady_s / (slots * wall_s);
 }
 
 std::vector<PhaseTime> SweepTime::LargestOverheads(int count) const {
@@ -74,14 +95,26 @@ std::vector<PhaseTime> SweepTime::LargestOverheads(int count) const {
 
 std::string SweepTime::Summary() const {
   const auto steady = phase_s.find("steady_epochs");
-  char text[160];
-  std::snprintf(text, sizeof text, "sweep %.1f s, of which steady epochs %.1f s: efficiency %.0f%%", wall_s,
-                steady == phase_s.end() ? 0.0 : steady->second, 100 * efficiency());
+  const double attempts_s = AttemptSeconds(*this);
+  char text[200];
+  std::snprintf(text, sizeof text, "sweep %.1f s", wall_s);
   std::string line = text;
+  if (attempts_s > wall_s) {
+    std::snprintf(text, sizeof text, ", its attempts %.1f s side by side", attempts_s);
+    line += text;
+  }
+  std::snprintf(text, sizeof text, ", of which steady epochs %.1f s: efficiency %.0f%%",
+                steady == phase_s.end() ? 0.0 : steady->second, 100 * efficiency());
+  line += text;
+  if (slots > 0) {
+    std::snprintf(text, sizeof text, ", utilisation %.0f%% of %d slot%s", 100 * utilisation(), slots,
+                  slots == 1 ? "" : "s");
+    line += text;
+  }
   const char* separator = "; largest overheads: ";
   for (const PhaseTime& overhead : LargestOverheads(3)) {
     std::snprintf(text, sizeof text, "%s%s %.1f s (%.0f%%)", separator, overhead.phase.c_str(), overhead.seconds,
-                  wall_s > 0 ? 100 * overhead.seconds / wall_s : 0.0);
+                  attempts_s > 0 ? 100 * overhead.seconds / attempts_s : 0.0);
     line += text;
     separator = ", ";
   }

@@ -37,20 +37,29 @@ struct AttemptClock {
 // that cross below zero are 0.
 std::vector<PhaseTime> AttemptPhases(const AttemptClock& clock, const EventTimes& events);
 
-// A sweep's account: its wall time and the sum of its attempts' phases.
+// A sweep's account: its wall time, the sum of its attempts' phases, and
+// what its hosts could have held.
 struct SweepTime {
   double wall_s = 0;
   std::map<std::string, double> phase_s;  // by phase
+  double rank_steady_s = 0;  // over attempts: ranks x steady_epochs seconds
+  int slots = 0;             // ranks the sweep's hosts hold at once; 0 = unknown
 
-  void Add(const std::vector<PhaseTime>& phases);
-  // steady_epochs over wall_s (0 without wall time).
+  // An attempt's phases, its job `ranks` wide.
+  void Add(const std::vector<PhaseTime>& phases, int ranks = 0);
+  // steady_epochs over the attempts' time: wall_s, or the sum of their
+  // phases when attempts ran at once (0 without either).
   double efficiency() const;
+  // What users pay by: rank_steady_s over slots x wall_s, the share of the
+  // hosts' time spent measuring (0 when unknown).
+  double utilisation() const;
   // The `count` largest phases other than steady_epochs, largest first;
   // the wall time in no attempt's phase competes as "unaccounted".
   std::vector<PhaseTime> LargestOverheads(int count) const;
   // One line for people: "sweep 41.2 s, of which steady epochs 5.8 s:
-  // efficiency 14%; largest overheads: launch 12.1 s (29%), ..." (the three
-  // largest, each with its share of wall_s).
+  // efficiency 14%, utilisation 12% of 2 slots; largest overheads: launch
+  // 12.1 s (29%), ..." (the three largest, each with its share of the
+  // attempts' time; utilisation when slots are known).
   std::string Summary() const;
 };
 

@@ -24,37 +24,37 @@ std::string ClockText(double seconds) {
 ProgressLine::ProgressLine(std::ostream* out, bool redraw, int total, int done)
     : out_(out), redraw_(redraw), total_(total), done_(done), start_(MonotonicNow()) {}
 
-void ProgressLine::StartRun(const std::string& what, int attempt, int epochs) {
-  what_ = TerminalText(what);
-  attempt_ = attempt;
-  epochs_ = epochs;
-  epochs_done_ = 0;
-  waiting_on_.clear();
-  run_start_ = MonotonicNow();
+void ProgressLine::StartRun(int job, const std::string& what, int attempt, int epochs) {
+  InFlight& run = in_flight_[job];
+  run = InFlight{TerminalText(what), attempt, epochs, 0, "", MonotonicNow()};
   Show();
 }
 
-void ProgressLine::Status(const std::string& waiting_on) {
+void ProgressLine::Status(int job, const std::string& waiting_on) {
   const std::string text = TerminalText(waiting_on);
-  if (text == waiting_on_) return;
-  waiting_on_ = text;
+  InFlight& run = in_flight_[job];
+  if (text == run.waiting_on) return;
+  run.waiting_on = text;
   Show();
 }
 
-void ProgressLine::Epoch(int epochs_done) {
-  epochs_done_ = epochs_done;
+void ProgressLine::Epoch(int job, int epochs_done) {
+  in_flight_[job].epochs_done = epochs_done;
   if (redraw_) Show();
 }
 
-void ProgressLine::FinishRun(bool counted, const std::string& outcome) {
-  durations_.push_back(MonotonicNow() - run_start_);
+void ProgressLine::FinishRun(int job, bool counted, const std::string& outcome) {
+  const InFlight& run = in_flight_[job];
+  durations_.push_back(MonotonicNow() - run.start);
   if (counted) ++done_;
   if (!out_) return;
   if (redraw_) *out_ << "\r\033[K";
-  *out_ << "[" << done_ << "/" << total_ << "] " << what_ << ": " << TerminalText(outcome) << " ("
+  *out_ << "[" << done_ << "/" << total_ << "] " << run.what << ": " << TerminalText(outcome) << " ("
         << ClockText(durations_.back()) << ")\n";
   out_->flush();
 }
+
+void ProgressLine::EndJob(int job) { in_flight_.erase(job); }
 
 void ProgressLine::End() {
   if (out_ && redraw_) {
@@ -67,10 +67,18 @@ void ProgressLine::Show() {
   if (!out_) return;
   const double now = MonotonicNow();
   std::ostringstream line;
-  line << "[" << done_ << "/" << total_ << "] " << what_;
-  if (attempt_ > 1) line << " attempt " << attempt_;
-  line << " epoch " << epochs_done_ << "/" << epochs_;
-  if (!waiting_on_.empty()) line << " | " << waiting_on_;
+  line << "[" << done_ << "/" << total_ << "] ";
+  if (in_flight_.size() > 1) line << in_flight_.size() << " jobs: ";
+  double started = now;
+  const char* separator = "";
+  for (const auto& [job, run] : in_flight_) {
+    line << separator << run.what;
+    if (run.attempt > 1) line << " attempt " << run.attempt;
+    line << " epoch " << run.epochs_done << "/" << run.epochs;
+    if (!run.waiting_on.empty()) line << " | " << run.waiting_on;
+    started = std::min(started, run.start);
+    separator = "; ";
+  }
   line << " | elapsed " << ClockText(now - start_) << " | ETA ";
   if (durations_.empty()) {
     line << "--";
@@ -78,7 +86,9 @@ void ProgressLine::Show() {
     double sum = 0;
     for (double d : durations_) sum += d;
     const double mean = sum / static_cast<double>(durations_.size());
-    line << ClockText(std::max(0.0, mean * remaining_ - (now - run_start_)));
+    // Runs in flight at once finish the rest that many at a time.
+    const double width = static_cast<double>(std::max<std::size_t>(1, in_flight_.size()));
+    line << ClockText(std::max(0.0, mean * remaining_ / width - (now - started)));
   }
   if (redraw_) {
     *out_ << "\r\033[K" << line.str();

@@ -1,11 +1,13 @@
 // ProgressLine: the live progress of a sweep on a terminal (one line redrawn
-// with \r) or a log (a line per event): runs done/total, the current run and
-// epoch, elapsed time and an ETA from the mean duration of finished runs.
+// with \r) or a log (a line per event): runs done/total, the run in flight
+// and its epoch (or, with several jobs in flight, each job's run and
+// epoch), elapsed time and an ETA from the mean duration of finished runs.
 // Writes only to the stream it is given; not thread-safe.
 #ifndef DMLBENCH_ORCHESTRATOR_RUN_PROGRESS_H_
 #define DMLBENCH_ORCHESTRATOR_RUN_PROGRESS_H_
 
 #include <iosfwd>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -16,18 +18,29 @@ class ProgressLine {
   // `out` may be null (silent).
   ProgressLine(std::ostream* out, bool redraw, int total, int done);
 
-  void StartRun(const std::string& what, int attempt, int epochs);
-  void Epoch(int epochs_done);
+  // Job `job`'s run `what` starts (its attempt-th attempt, of `epochs`).
+  void StartRun(int job, const std::string& what, int attempt, int epochs);
+  void Epoch(int job, int epochs_done);
   // `counted`: the run is now done (it adds to done/total).
-  void FinishRun(bool counted, const std::string& outcome);
-  // What the current run waits on before its job runs ("slurm job 12
-  // pending: Resources"), shown after its epoch until ""; a log gets a
-  // line each time it changes.
-  void Status(const std::string& waiting_on);
+  void FinishRun(int job, bool counted, const std::string& outcome);
+  // What job `job` waits on before it runs ("slurm job 12 pending:
+  // Resources"), shown after its epoch until ""; a log gets a line each
+  // time it changes.
+  void Status(int job, const std::string& waiting_on);
+  // Job `job` is no longer in flight.
+  void EndJob(int job);
   void SetRemaining(int remaining) { remaining_ = remaining; }
   void End();
 
  private:
+  struct InFlight {
+    std::string what;
+    int attempt = 1;
+    int epochs = 0;
+    int epochs_done = 0;
+    std::string waiting_on;
+    double start = 0;
+  };
   void Show();
 
   std::ostream* out_;
@@ -36,13 +49,8 @@ class ProgressLine {
   int done_;
   int remaining_ = 0;
   double start_;
-  double run_start_ = 0;
   std::vector<double> durations_;
-  std::string what_;
-  int attempt_ = 1;
-  int epochs_ = 0;
-  int epochs_done_ = 0;
-  std::string waiting_on_;
+  std::map<int, InFlight> in_flight_;  // by job
 };
 
 // "1:05" or "1:02:03".

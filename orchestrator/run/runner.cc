@@ -5,11 +5,16 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <limits>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <ostream>
 #include <random>
@@ -23,7 +28,10 @@
 #include "orchestrator/ingest/ingest.h"
 #include "orchestrator/launch/job_output.h"
 #include "orchestrator/launch/trainer_command.h"
+#include "orchestrator/plan/schedule.h"
+#include "orchestrator/run/attempt.h"
 #include "orchestrator/run/attempt_phases.h"
+#include "orchestrator/run/job.h"
 #include "orchestrator/run/outcome.h"
 #include "orchestrator/run/output_dir.h"
 #include "orchestrator/run/progress.h"
@@ -33,14 +41,98 @@
 namespace dmlbench {
 namespace {
 
-// How long a sweep stopped by its database tries to store why (a full disk
-// freed again within this is common: a log rotated, a file deleted).
-constexpr double kStoreRetryS = 10;
+// What a launch thread tells the sweep's thread, in the order it happened.
+struct LaunchMessage {
+  enum Kind { kLine, kStatus, kEnd };
+  int job = 0;
+  Kind kind = kLine;
+  std::string text;              // a line of the job's stdout; what it waits on
+  LaunchResult result;           // kEnd
+  std::exception_ptr error;      // kEnd: Launch threw (it never should)
+};
+
+// The launches in flight, each on a thread of its own, and the mailbox
+// their lines and ends arrive in. The launches are stopped by a flag of
+// their own, raised once the sweep's cancel flag is (within kPollS) or
+// when the sweep gives up (StopAll); every thread is joined before this
+// goes.
+class Launches {
+ public:
+  Launches(Launcher& launcher, const std::atomic<bool>& cancel) : launcher_(launcher), cancel_(cancel) {}
+  ~Launches() { StopAll(); }
+  Launches(const Launches&) = delete;
+  Launches& operator=(const Launches&) = delete;
+
+  // Starts job `job`'s launch of `spec`.
+  void Start(int job, LaunchSpec spec) {
+    spec.on_status = [this, job](const std::string& waiting_on) {
+      Push({job, LaunchMessage::kStatus, waiting_on, {}, nullptr});
+    };
+    threads_.emplace(job, std::thread([this, job, spec = std::move(spec)] {
+      LaunchMessage end{job, LaunchMessage::kEnd, "", {}, nullptr};
+      try {
+        end.result = launcher_.Launch(
+            spec, [this, job](std::string_view line) { Push({job, LaunchMessage::kLine, std::string(line), {}, nullptr}); },
+            stop_);
+      } catch (...) {
+        end.error = std::current_exception();
+      }
+      Push(std::move(end));
+    }));
+  }
+
+  // The next message, waiting up to kPollS; false when none came.
+  bool Next(LaunchMessage* message) {
+    if (cancel_.load()) stop_ = true;
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (!arrived_.wait_for(lock, std::chrono::duration<double>(kPollS), [this] { return !messages_.empty(); })) {
+      return false;
+    }
+    *message = std::move(messages_.front());
+    messages_.pop_front();
+    return true;
+  }
+
+  // Job `job` ended (its kEnd was read): its thread is done.
+  void Join(int job) {
+    auto it = threads_.find(job);
+    it->second.join();
+    threads_.erase(it);
+  }
+
+  int in_flight() const { return static_cast<int>(threads_.size()); }
+
+  // Stops every launch and waits for it; their messages are dropped.
+  void StopAll() {
+    stop_ = true;
+    for (auto& [job, thread] : threads_) thread.join();
+    threads_.clear();
+  }
+
+ private:
+  static constexpr double kPollS = 0.05;
+
+  void Push(LaunchMessage message) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      messages_.push_back(std::move(message));
+    }
+    arrived_.notify_one();
+  }
+
+  Launcher& launcher_;
+  const std::atomic<bool>& cancel_;
+  std::atomic<bool> stop_{false};
+  std::mutex mutex_;
+  std::condition_variable arrived_;
+  std::deque<LaunchMessage> messages_;   // guarded by mutex_
+  std::map<int, std::thread> threads_;   // this thread's alone
+};
 
 }  // namespace
 
 // One sweep: the state Runner::Run shares between its steps.
-class Runner::Sweep {
+class Runner::Sweep final : public JobOwner {
  public:
   Sweep(Runner& runner, const Experiment& experiment, const std::atomic<bool>& cancel)
       : store_(runner.store_), launcher_(runner.launcher_), options_(runner.options_),
@@ -67,6 +159,9 @@ class Runner::Sweep {
     if (const std::optional<LaunchCapacity> capacity = launcher_.Capacity()) {
       CheckSlots(plan, HostSlots{capacity->ranks, capacity->source});
     }
+    capacity_.max_concurrent = launcher_.max_concurrent_runs();
+    capacity_.hosts = launcher_.Hosts();
+    report_.time.slots = SlotsOf(capacity_);
     // Every run the experiment plans belongs to it, chosen or not.
     AddExperimentRuns(planned);
     for (PlanItem& item : plan) item.run_id = run_ids_.at(item.run_key);
@@ -77,7 +172,7 @@ class Runner::Sweep {
     int done = 0;
     for (const PlanItem& item : plan) done += !Runnable(item);
     ProgressLine progress(options_.progress, options_.progress_redraws, static_cast<int>(plan.size()), done);
-    int remaining = static_cast<int>(plan.size()) - done;
+    const int remaining = static_cast<int>(plan.size()) - done;
     if (remaining > 0 && options_.before_first_launch) options_.before_first_launch();
     for (PlanItem& item : plan) {
       report_.runs.push_back(RunReport{item, false, std::nullopt});
@@ -93,82 +188,98 @@ class Runner::Sweep {
   }
 
  private:
-  // Executes the runnable items of plan, in the sweep's order; report_.runs
-  // from `first` on are plan's items. With [execution] runs_per_job above
-  // 1, a run of several epochs shares its job with the next runnable ones
-  // in that order that can (Shareable, SameJob), never with another
-  // repetition of its own configuration:
-  // repetitions stay as independent as separate launches make them (each
-  // its own processes, placement and connections). Stops at cancellation,
-  // at a failure no retry can fix and when the trainer changed.
+  // Executes the runnable items of plan (report_.runs from `first` on are
+  // plan's items): the schedule (plan/schedule.h) says which job starts next
+  // and on which hosts; each job's launch runs on a thread of its own
+  // (Launches), as many at once as the hosts allow, and this thread alone
+  // drives the jobs and touches the database: the launches' lines and ends
+  // come to it in the order they happened. Starts no job once the sweep
+  // stops (cancellation, a failure no retry can fix, a changed trainer);
+  // the jobs in flight then end as their launches end them (cancelled ones
+  // interrupted).
   void ExecuteAll(std::vector<PlanItem>& plan, std::size_t first, ProgressLine& progress, int remaining) {
-    const std::vector<std::size_t> order = ExecutionOrder(plan);
-    const std::size_t per_job = static_cast<std::size_t>(std::max(1, experiment_.execution.runs_per_job));
-    std::vector<bool> taken(plan.size(), false);
-    for (std::size_t at = 0; at < order.size(); ++at) {
-      const std::size_t index = order[at];
-      if (taken[index] || !Runnable(plan[index])) continue;
-      if (Stopping()) break;
-      sweep_ranks_ = 0;
-      for (std::size_t later = at; later < order.size(); ++later) {
-        if (!taken[order[later]] && Runnable(plan[order[later]])) {
-          sweep_ranks_ = std::max(sweep_ranks_, plan[order[later]].run.params.ranks());
+    Schedule schedule(plan, ExecutionOrder(plan), experiment_.execution.runs_per_job,
+                      [this, &plan](std::size_t i) { return Runnable(plan[i]); }, capacity_);
+    Execution execution{plan, first, progress, remaining};
+    execution_ = &execution;
+    Launches launches(launcher_, cancel_);
+    Job* last_line = nullptr;  // the job whose events were stored last
+    try {
+      while (true) {
+        while (!Stopping()) {
+          std::optional<ScheduledJob> next = schedule.FindWork();
+          if (!next) break;
+          StartJob(std::move(*next), schedule, launches);
+        }
+        if (launches.in_flight() == 0) {
+          if (!Stopping()) {
+            if (const auto unplaceable = schedule.Unplaceable()) {
+              report_.stopped = Describe(plan[unplaceable->first].run.params, shown_) + " cannot start: " +
+                                unplaceable->second;
+            }
+          }
+          break;
+        }
+        LaunchMessage message;
+        if (!launches.Next(&message)) continue;
+        Job& job = *jobs_.at(message.job);
+        if (message.error) std::rethrow_exception(message.error);
+        if (message.kind == LaunchMessage::kStatus) {
+          progress.Status(message.job, message.text);
+        } else if (message.kind == LaunchMessage::kLine) {
+          // One job's group of events is committed before another's is begun.
+          if (last_line != nullptr && last_line != &job) last_line->Flush();
+          last_line = &job;
+          job.Line(message.text);
+        } else {
+          if (last_line == &job) last_line = nullptr;
+          const std::vector<std::size_t> again = job.End(message.result);
+          progress.EndJob(message.job);
+          schedule.Finished(job.scheduled(), again, launcher_.LostHosts());
+          launches.Join(message.job);
+          jobs_.erase(message.job);
         }
       }
-      std::vector<std::size_t> job = {index};
-      std::set<std::string> points = {ConfigurationJson(plan[index].run.params)};
-      for (std::size_t later = at + 1; later < order.size() && job.size() < per_job; ++later) {
-        const std::size_t other = order[later];
-        if (!taken[other] && Runnable(plan[other]) && SameJob(plan[index], plan[other]) &&
-            Shareable(plan[index]) && Shareable(plan[other]) &&
-            points.insert(ConfigurationJson(plan[other].run.params)).second) {
-          job.push_back(other);
-        }
-      }
-      std::vector<bool> begun(job.size(), false);
-      if (job.size() > 1) ExecuteJob(plan, job, progress, begun, remaining);
-      // A run alone, and the runs a shared job did not finish: their tries
-      // (left), each in a job of its own.
-      for (std::size_t i = 0; i < job.size(); ++i) {
-        PlanItem& item = plan[job[i]];
-        taken[job[i]] = true;
-        if (Runnable(item) && !Stopping()) {
-          if (!begun[i]) progress.SetRemaining(remaining--);
-          begun[i] = true;
-          order_ = SweepOrder{experiment_.execution.order_seed, position_++};
-          ExecuteRun(item, progress);
-        }
-        if (begun[i]) {
-          report_.runs[first + job[i]].item = item;
-          report_.runs[first + job[i]].ran_now = true;
-        }
-      }
+    } catch (const StoreError& error) {
+      for (auto& [id, job] : jobs_) job->KeepWhyStopped(error);
+      launches.StopAll();
+      jobs_.clear();
+      execution_ = nullptr;
+      throw;
+    } catch (...) {
+      launches.StopAll();
+      jobs_.clear();
+      execution_ = nullptr;
+      throw;
     }
+    execution_ = nullptr;
   }
 
+  // Starts `scheduled`: its attempt begins and its launch runs.
+  void StartJob(ScheduledJob scheduled, Schedule& schedule, Launches& launches) {
+    const std::vector<PlanItem>& plan = execution_->plan;
+    LaunchSpec spec = SpecOf(plan[scheduled.runs.front()]);
+    if (scheduled.runs.size() > 1) {
+      std::vector<const RunParams*> runs;
+      for (std::size_t index : scheduled.runs) runs.push_back(&plan[index].run.params);
+      spec.trainer_args = TrainerArgs(runs);
+      spec.runs = static_cast<int>(runs.size());
+      spec.timeout_s *= static_cast<double>(runs.size());
+    }
+    spec.hosts = scheduled.hosts;
+    spec.sweep_ranks = std::max(scheduled.ranks, schedule.RemainingRanks());
+    const int id = scheduled.id;
+    auto job = std::make_unique<Job>(store_, *this, plan, std::move(scheduled), std::move(spec));
+    Job& started = *job;
+    jobs_[id] = std::move(job);
+    started.Start(MonotonicNow());
+    launches.Start(id, started.spec());
+  }
   // Whether the sweep starts no more runs: cancelled, stopped by a failure
   // no retry can fix, or its trainer changed.
   bool Stopping() {
     report_.cancelled = report_.cancelled || cancel_.load();
     return report_.cancelled || !report_.stopped.empty() || TrainerChanged();
-  }
-
-  // Whether a run may share a job: one with a warm-up epoch. A run of one
-  // epoch measures that epoch, cold start and all, and in a job's later
-  // place it would start warm (the quickstart's 12 one-epoch runs: 1.7 s
-  // of epochs alone, 1.4 s in shared jobs); a warm-up epoch takes that
-  // difference, and the steady epochs after it are the same either way
-  // (docs/running.md).
-  static bool Shareable(const PlanItem& item) { return item.run.params.epochs >= 2; }
-
-  // Whether two runs can share one job: what a launcher sets up before
-  // mpirun is the same for both (ranks, dataset, network). The trainer
-  // loads the data again for a run whose data differ (a synthetic run's
-  // are drawn from its seed).
-  static bool SameJob(const PlanItem& a, const PlanItem& b) {
-    const RunParams& x = a.run.params;
-    const RunParams& y = b.run.params;
-    return x.ranks() == y.ranks() && x.dataset == y.dataset && x.network == y.network;
   }
 
   // After the planned runs: rounds of one more repetition for each point the
@@ -342,109 +453,43 @@ class Runner::Sweep {
     return tags;
   }
 
-  // Runs one run through its remaining tries; updates `item` to its new state.
-  void ExecuteRun(PlanItem& item, ProgressLine& progress) {
-    LaunchSpec spec = SpecOf(item);
-    spec.on_status = [&progress](const std::string& waiting_on) { progress.Status(waiting_on); };
-    while (!Exhausted(item)) {
-      progress.StartRun(Describe(item.run.params, shown_), item.attempts + 1, item.run.params.epochs);
-      Decision decision;
-      try {
-        decision = Attempt(item, spec, progress);
-      } catch (const StoreError& error) {
-        KeepWhyTheAttemptStopped(item.run_id, error);
-        throw;
-      }
-      const bool done = Conclude(item, decision, progress);
-      StorePhases();
-      if (done) return;
-    }
+  // JobOwner: what the jobs of ExecuteAll ask of the sweep.
+  std::unique_ptr<Attempt> BeginAttempt(int job, std::size_t index, double launch_s) override {
+    PlanItem& item = execution_->plan[index];
+    RunReport& run = report_.runs[execution_->first + index];
+    if (!run.ran_now) execution_->progress.SetRemaining(execution_->remaining--);
+    run.ran_now = true;
+    execution_->progress.StartRun(job, Describe(item.run.params, shown_), item.attempts + 1, item.run.params.epochs);
+    // The hosts' preparation not yet given to an attempt becomes this one's.
+    AttemptClock clock{previous_end_s_, host_preparation_s_};
+    host_preparation_s_ = 0;
+    clock.launch_s = launch_s;
+    return std::make_unique<Attempt>(store_, item, SweepOrder{experiment_.execution.order_seed, position_++}, clock);
   }
 
-  // Trains the runs `job` (plan indices) in one MPI job, in that order, each
-  // its own attempt: the first begun before the launch, each next one when
-  // the run before it ended, each stored as soon as its run_end ok arrived
-  // (so a crash of the orchestrator keeps it). When the job ends, the run
-  // under way takes the job's outcome as ExecuteRun's attempt would, and the
-  // runs after it are left as they were; `begun` says which were begun. Each
-  // attempt keeps the job's output, which its runs share.
-  void ExecuteJob(std::vector<PlanItem>& plan, const std::vector<std::size_t>& job, ProgressLine& progress,
-                  std::vector<bool>& begun, int& remaining) {
-    std::vector<const RunParams*> runs;
-    for (std::size_t index : job) runs.push_back(&plan[index].run.params);
-    LaunchSpec spec = SpecOf(plan[job.front()]);
-    spec.on_status = [&progress](const std::string& waiting_on) { progress.Status(waiting_on); };
-    spec.trainer_args = TrainerArgs(runs);
-    spec.runs = static_cast<int>(runs.size());
-    spec.timeout_s *= static_cast<double>(job.size());
-    const OutputDir output;
-    spec.output_dir = output.path();
-    std::size_t current = 0;
-    std::optional<Ingest> ingest;
-    struct Ended {  // a run stored before the job ended
-      std::int64_t attempt_id;
-      AttemptClock clock;
-      EventTimes events;
-    };
-    std::vector<Ended> ended;
-    const auto begin = [&](double launch_s) {
-      PlanItem& item = plan[job[current]];
-      begun[current] = true;
-      progress.SetRemaining(remaining--);
-      order_ = SweepOrder{experiment_.execution.order_seed, position_++};
-      progress.StartRun(Describe(item.run.params, shown_), item.attempts + 1, item.run.params.epochs);
-      current_attempt_id_ = 0;
-      current_attempt_id_ = store_.BeginAttempt(item.run_id, UnixNow(), order_);
-      ingest.emplace(store_, item.run_id, current_attempt_id_, LaunchedRun{item.run.params, item.dataset_sha256});
-      StartClock(launch_s);
-    };
-    LaunchResult launch;
-    try {
-      begin(MonotonicNow());
-      launch = launcher_.Launch(
-          spec,
-          [&](std::string_view line) {
-            ingest->Consume(line);
-            progress.Epoch(ingest->epochs_stored());
-            // The last run, and a run that did not end well, end with the job.
-            if (current + 1 == job.size() || !ingest->run_end_ok() || !ingest->error().empty()) return;
-            clock_.returned_s = MonotonicNow();
-            ingest->Flush();
-            events_ = ingest->times();
-            Decision decision = DecideOutcome(LaunchResult{}, *ingest, UnixNow());
-            decision.outcome.exit_code.reset();  // the job's, once it ended
-            Conclude(plan[job[current]], decision, progress);
-            clock_.end_s = previous_end_s_ = MonotonicNow();
-            ended.push_back({current_attempt_id_, clock_, events_});
-            ++current;
-            begin(previous_end_s_);
-          },
-          cancel_);
-    } catch (const StoreError& error) {
-      KeepWhyTheAttemptStopped(plan[job[current]].run_id, error);
-      throw;
-    }
-    clock_.returned_s = MonotonicNow();
-    // The links were shaped before the first run's mpirun.
-    (ended.empty() ? clock_ : ended.front().clock).link_shaping_s = launch.link_shaping_s;
-    ingest->Flush();
-    const std::vector<AttemptLog> logs = JobLogs(output.path(), *ingest);
-    for (const Ended& run : ended) {
-      store_.AddAttemptJob(run.attempt_id, launch.exit_code, launch.command_line, launch.hosts, HostIds(launch.hosts),
-                           launch.slurm);
-      store_.KeepAttemptLogs(run.attempt_id, logs);
-      AddPhases(run.attempt_id, run.clock, run.events);
-    }
-    store_.KeepAttemptLogs(current_attempt_id_, logs);
-    events_ = ingest->times();
-    Conclude(plan[job[current]], DecideOutcome(launch, *ingest, UnixNow()), progress);
-    StorePhases();
+  // Stores how `attempt` of the item ended (its hosts those of the
+  // decision's outcome) and moves the item to its new state. Returns
+  // whether the run is done trying: complete, failed for good or
+  // interrupted.
+  bool Conclude(int job, std::size_t index, Attempt& attempt, const Decision& decision) override {
+    PlanItem& item = execution_->plan[index];
+    const bool done = Conclude(job, item, attempt, decision);
+    report_.runs[execution_->first + index].item = item;
+    return done;
   }
 
-  // Stores how the current attempt of `item` ended (its hosts those of the
-  // decision's outcome) and moves `item` to its new state. Returns whether
-  // the run is done trying: complete, failed for good or interrupted.
-  bool Conclude(PlanItem& item, const Decision& decision, ProgressLine& progress) {
+  void Account(Attempt& attempt, double end_s, int ranks) override {
+    const std::vector<PhaseTime> phases = attempt.StorePhases(end_s);
+    report_.time.Add(phases, ranks);
+    RunEnded(end_s);
+  }
+
+  void RunEnded(double end_s) override { previous_end_s_ = std::max(previous_end_s_, end_s); }
+
+  void Epochs(int job, int epochs) override { execution_->progress.Epoch(job, epochs); }
+
+  bool Conclude(int job, PlanItem& item, Attempt& attempt, const Decision& decision) {
+    ProgressLine& progress = execution_->progress;
     const AttemptOutcome& outcome = decision.outcome;
     const bool failed = outcome.status != AttemptState::kOk && outcome.status != AttemptState::kInterrupted;
     item.attempts += 1;
@@ -457,23 +502,23 @@ class Runner::Sweep {
     } else if (failed && (decision.permanent || item.failures >= Bound())) {
       disposition = RunDisposition::kFailed;
     }
-    store_.FinishAttempt(item.run_id, current_attempt_id_, outcome, disposition, HostIds(outcome.hosts));
+    store_.FinishAttempt(item.run_id, attempt.id(), outcome, disposition, HostIds(outcome.hosts));
     if (outcome.status == AttemptState::kOk) {
       item.state = RunState::kComplete;
       item.failure_reason.clear();
-      progress.FinishRun(true, std::string(Text(RunState::kComplete)));
+      progress.FinishRun(job, true, std::string(Text(RunState::kComplete)));
       return true;
     }
     item.failure_reason = outcome.reason;
     if (disposition == RunDisposition::kInterrupted) {
       item.state = RunState::kInterrupted;
       report_.cancelled = true;
-      progress.FinishRun(false, std::string(Text(RunState::kInterrupted)));
+      progress.FinishRun(job, false, std::string(Text(RunState::kInterrupted)));
       return true;
     }
     if (disposition == RunDisposition::kFailed) {
       item.state = RunState::kFailed;
-      progress.FinishRun(false, std::string(Text(RunState::kFailed)) + ": " + outcome.reason);
+      progress.FinishRun(job, false, std::string(Text(RunState::kFailed)) + ": " + outcome.reason);
       if (decision.permanent) {
         report_.stopped = Describe(item.run.params, shown_) +
                           " failed with an error that every attempt would meet: " + outcome.reason;
@@ -481,106 +526,6 @@ class Runner::Sweep {
       return true;
     }
     return false;
-  }
-
-  // A database that cannot be written mid-attempt (a full disk) stops the
-  // sweep, the error going on to the caller; the attempt under way is
-  // stored as interrupted with that error as its reason, so that the next
-  // sweep does not book it as "the orchestrator stopped during this
-  // attempt". The write is tried again for kStoreRetryS while the disk
-  // stays full; after that the reason is lost.
-  void KeepWhyTheAttemptStopped(std::int64_t run_id, const StoreError& error) {
-    if (current_attempt_id_ == 0) return;  // it failed to begin: nothing to keep
-    AttemptOutcome outcome;
-    outcome.status = AttemptState::kInterrupted;
-    outcome.reason = std::string("the orchestrator stopped: ") + error.what();
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(kStoreRetryS);
-    while (true) {
-      try {
-        outcome.end_unix_s = UnixNow();
-        store_.FinishAttempt(run_id, current_attempt_id_, outcome, RunDisposition::kInterrupted, {});
-        return;
-      } catch (const StoreError&) {
-        if (std::chrono::steady_clock::now() >= deadline) return;
-        std::this_thread::sleep_for(std::chrono::milliseconds(250));
-      }
-    }
-  }
-
-  // One launch of a run, its events streamed into the store as they arrive
-  // and checked against the run as planned, and what its ranks printed kept
-  // beside the database when it ends.
-  Decision Attempt(const PlanItem& item, LaunchSpec spec, ProgressLine& progress) {
-    current_attempt_id_ = 0;
-    current_attempt_id_ = store_.BeginAttempt(item.run_id, UnixNow(), order_);
-    Ingest ingest(store_, item.run_id, current_attempt_id_, LaunchedRun{item.run.params, item.dataset_sha256});
-    const OutputDir output;
-    spec.output_dir = output.path();
-    StartClock(MonotonicNow());
-    const LaunchResult launch = launcher_.Launch(
-        spec,
-        [&](std::string_view line) {
-          ingest.Consume(line);
-          progress.Epoch(ingest.epochs_stored());
-        },
-        cancel_);
-    clock_.returned_s = MonotonicNow();
-    clock_.link_shaping_s = launch.link_shaping_s;
-    ingest.Flush();
-    const std::vector<AttemptLog> logs = JobLogs(output.path(), ingest);
-    store_.KeepAttemptLogs(current_attempt_id_, logs);
-    events_ = ingest.times();
-    return DecideOutcome(launch, ingest, UnixNow());
-  }
-
-  // The current attempt's phases, once it is stored, into the database and
-  // the sweep's account; the next attempt's plan_to_launch starts here.
-  void StorePhases() {
-    clock_.end_s = MonotonicNow();
-    AddPhases(current_attempt_id_, clock_, events_);
-    previous_end_s_ = clock_.end_s;
-  }
-
-  // An attempt's phases, from its clock and events, into the database and
-  // the sweep's account.
-  void AddPhases(std::int64_t attempt_id, const AttemptClock& clock, const EventTimes& events) {
-    const std::vector<PhaseTime> phases = AttemptPhases(clock, events);
-    store_.AddAttemptPhases(attempt_id, phases);
-    report_.time.Add(phases);
-  }
-
-  // The files a job's output directory holds, as the attempt's logs; each
-  // line another rank printed on its standard output goes to `ingest`
-  // (CheckOtherRank).
-  static std::vector<AttemptLog> JobLogs(const std::string& output_dir, Ingest& ingest) {
-    std::vector<AttemptLog> logs;
-    for (const JobOutputFile& file : ListJobOutput(output_dir)) {
-      logs.push_back({file.rank, file.stream, file.path});
-      if (file.rank.value_or(0) > 0 && file.stream == "stdout") CheckOtherRank(ingest, *file.rank, file.path);
-    }
-    return logs;
-  }
-
-  // Starts the clock of the current attempt, whose launch is at `launch_s`;
-  // the hosts' preparation not yet given to an attempt becomes its.
-  void StartClock(double launch_s) {
-    clock_ = AttemptClock{previous_end_s_, host_preparation_s_};
-    host_preparation_s_ = 0;
-    clock_.launch_s = launch_s;
-  }
-
-  // Hands the ingest each line rank `rank` (not 0) printed on its standard
-  // output, where an event is malformed output: events come from rank 0.
-  static void CheckOtherRank(Ingest& ingest, int rank, const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    LineSplitter lines;
-    const LineSplitter::Sink sink = [&](std::string_view line) { ingest.ConsumeOtherRank(rank, line); };
-    std::vector<char> buffer(1 << 16);
-    while (ingest.error().empty() &&
-           (in.read(buffer.data(), static_cast<std::streamsize>(buffer.size())) || in.gcount() > 0)) {
-      lines.Add(std::string_view(buffer.data(), static_cast<std::size_t>(in.gcount())), sink);
-    }
-    lines.Finish(sink);
   }
 
   LaunchSpec SpecOf(const PlanItem& item) const {
@@ -592,16 +537,26 @@ class Runner::Sweep {
     spec.dataset_dir = params.dataset == "synthetic" ? "" : options_.dataset_dir;
     spec.network = params.network;
     spec.timeout_s = experiment_.execution.timeout_s;
-    spec.sweep_ranks = sweep_ranks_;
     return spec;
   }
 
-  std::vector<std::int64_t> HostIds(const std::vector<std::string>& names) const {
+  std::vector<std::int64_t> HostIds(const std::vector<std::string>& names) const override {
     std::vector<std::int64_t> ids;
     for (const std::string& name : names) {
       if (auto it = host_ids_.find(name); it != host_ids_.end()) ids.push_back(it->second);
     }
     return ids;
+  }
+
+  // The slots the sweep's utilisation is counted against: the hosts', a
+  // Slurm partition's, the inventory's, else this machine's cores.
+  int SlotsOf(const JobCapacity& capacity) const {
+    int slots = 0;
+    for (const LaunchHost& host : capacity.hosts) slots += host.slots;
+    if (slots > 0) return slots;
+    if (const std::optional<LaunchCapacity> partition = launcher_.Capacity()) return partition->ranks;
+    if (options_.slots) return options_.slots->slots;
+    return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   }
 
   // Counts the runs by state and reads the measures of the complete ones.
@@ -631,15 +586,20 @@ class Runner::Sweep {
   RunProvenance provenance_;
   std::map<std::string, std::int64_t> host_ids_;
   std::map<std::string, std::int64_t> run_ids_;  // by run key
-  std::int64_t current_attempt_id_ = 0;
-  // Monotonic seconds: the sweep's start, the last attempt stored, and the
+  // Monotonic seconds: the sweep's start, the last attempt's end, and the
   // hosts' preparation not yet given to an attempt.
   double sweep_start_s_ = 0, previous_end_s_ = 0, host_preparation_s_ = 0;
-  AttemptClock clock_;  // of the current attempt
-  EventTimes events_;   // what its events said
-  std::optional<SweepOrder> order_;
-  int position_ = 0;  // the next run's place in the sweep's order
-  int sweep_ranks_ = 0;  // the most ranks of any run the sweep has still to run
+  int position_ = 0;      // the next attempt's place in the sweep's order
+  JobCapacity capacity_;  // what the schedule hands out: the launcher's hosts
+  // What ExecuteAll is executing, while it does; and its jobs in flight.
+  struct Execution {
+    std::vector<PlanItem>& plan;
+    std::size_t first;  // report_.runs[first + i] is plan[i]
+    ProgressLine& progress;
+    int remaining;      // runs not yet begun
+  };
+  Execution* execution_ = nullptr;
+  std::map<int, std::unique_ptr<Job>> jobs_;  // by ScheduledJob::id
 };
 
 Runner::Runner(Store& store, Launcher& launcher, RunnerOptions options)

@@ -68,6 +68,21 @@ class SshLauncher final : public Launcher {
 
   int max_concurrent_runs() const override { return inventory_.max_concurrent_runs; }
 
+  std::vector<LaunchHost> Hosts() const override {
+    std::vector<LaunchHost> hosts;
+    for (const InventoryHost& host : inventory_.hosts) hosts.push_back({host.name, host.slots});
+    return hosts;
+  }
+
+  std::vector<std::string> LostHosts() const override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<std::string> lost;
+    for (size_t i = 0; i < pool_.size(); ++i) {
+      if (pool_[i].down) lost.push_back(inventory_.hosts[i].name);
+    }
+    return lost;
+  }
+
   LaunchResult Launch(const LaunchSpec& spec,
                       const std::function<void(std::string_view line)>& on_line,
                       const std::atomic<bool>& cancel) override;
@@ -101,6 +116,10 @@ class SshLauncher final : public Launcher {
   // busy hosts may still free them. Empty with `reason` set when the hosts
   // that are up can never hold the run, or when cancelled.
   std::vector<size_t> Acquire(int ranks, const std::atomic<bool>& cancel, std::string* reason);
+  // The hosts `names` (a spec's), marked busy; empty with `reason` set when
+  // one is unknown, lost or busy (the schedule gives a host to one job at
+  // a time and never a lost one again).
+  std::vector<size_t> Claim(const std::vector<std::string>& names, std::string* reason);
   // Whether a host was lost in this sweep.
   bool AnyDown() {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -132,7 +151,7 @@ class SshLauncher final : public Launcher {
   const Inventory inventory_;
   const std::string dataset_dir_;
   const ProvisionPlan plan_;
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   std::condition_variable freed_;
   std::vector<PoolHost> pool_;        // index = inventory host index; guarded by mutex_
   std::string remote_work_dir_;       // absolute; "" until Prepare(); guarded by mutex_
@@ -173,6 +192,28 @@ std::vector<size_t> SshLauncher::Acquire(int ranks, const std::atomic<bool>& can
     }
     freed_.wait_for(lock, kPoolWait);
   }
+}
+
+std::vector<size_t> SshLauncher::Claim(const std::vector<std::string>& names, std::string* reason) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<size_t> chosen;
+  for (const std::string& name : names) {
+    size_t i = 0;
+    while (i < inventory_.hosts.size() && inventory_.hosts[i].name != name) ++i;
+    if (i == inventory_.hosts.size()) {
+      *reason = "no host " + name + " in " + inventory_.source_path;
+    } else if (pool_[i].down) {
+      *reason = "host " + name + " was lost earlier in this sweep";
+    } else if (pool_[i].busy) {
+      *reason = "host " + name + " is running another job";
+    } else {
+      chosen.push_back(i);
+      continue;
+    }
+    return {};
+  }
+  for (size_t i : chosen) pool_[i].busy = true;
+  return chosen;
 }
 
 std::string SshLauncher::RemoteCommand(const LaunchSpec& spec, const std::string& hostfile,
@@ -232,7 +273,13 @@ LaunchResult SshLauncher::Launch(const LaunchSpec& spec,
     return result;
   }
   std::string reason;
-  std::vector<size_t> chosen = Acquire(spec.ranks, cancel, &reason);
+  std::vector<size_t> chosen =
+      spec.hosts.empty() ? Acquire(spec.ranks, cancel, &reason) : Claim(spec.hosts, &reason);
+  if (chosen.empty() && !spec.hosts.empty()) {
+    result.host_failure = true;  // tried again on other hosts
+    result.failure_reason = reason;
+    return result;
+  }
   if (chosen.empty()) {
     result.interrupted = cancel.load();
     result.failure_reason = reason;
