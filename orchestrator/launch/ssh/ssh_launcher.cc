@@ -258,8 +258,14 @@ std::string SshLauncher::RemoteCommand(const LaunchSpec& spec, const std::string
   words.insert(words.end(), trainer_args.begin(), trainer_args.end());
   // setsid: mpirun and everything it starts form one process group, whose
   // id is printed first on stderr so that a timeout or cancel can kill it.
-  return "exec setsid -w sh -c " + ShellQuote(std::string("echo ") + std::string(kPgidMarker) +
-                                              "$$ >&2; exec \"$@\"") +
+  // A watcher in the group holds the session's stdin (mpirun gets
+  // /dev/null): it reads end-of-file when the connection goes, the
+  // orchestrator killed or its machine gone, and then kills the group, so
+  // that no job outlives the sweep that started it.
+  return "exec setsid -w sh -c " +
+         ShellQuote(std::string("echo ") + std::string(kPgidMarker) +
+                    "$$ >&2; (trap '' TERM; cat >/dev/null; kill -TERM -- -$$; sleep 1; kill -KILL -- -$$) "
+                    ">/dev/null 2>&1 & exec \"$@\" </dev/null") +
          " sh " + ShellJoin(words);
 }
 

@@ -841,5 +841,118 @@ TEST_F(RunnerTest, APointWhoseIntervalIsWideGetsMoreRepetitionsUpToTheMost) {
   EXPECT_EQ(Int(fresh, "SELECT count(*) FROM runs WHERE architecture = 'mpi' AND status = 'complete'"), 0);
 }
 
+// Concurrent jobs follow. A launcher with hosts runs as many jobs at once
+// as they hold, each on hosts of its own; the attempts are stored as by
+// one job at a time.
+TEST_F(RunnerTest, JobsRunAtOnceOnDisjointHostsAndEachRunIsStoredOnce) {
+  FakeLauncher launcher([](const LaunchSpec& spec, int) {
+    FakeJob job = GoodJob(spec);
+    job.hold_s = 0.3;
+    return job;
+  });
+  launcher.SetPool({{"a", 1}, {"b", 1}, {"c", 1}, {"d", 1}}, 3);
+  const Experiment experiment =
+      Load(MatrixText("workers = [1, 2]\nbatch_size = [10, 20, 30]\n", 60, 2, "epochs = 2\n"));
+  Store store(db_);
+  const SweepReport report = Sweep(store, launcher, experiment);
+  EXPECT_EQ(report.complete, 6);
+  EXPECT_GE(launcher.most_in_flight(), 2);
+  EXPECT_LE(launcher.most_in_flight(), 3);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM attempts WHERE status = 'ok'"), 6);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM epochs"), 12);
+  for (const LaunchSpec& spec : launcher.specs()) EXPECT_EQ(static_cast<int>(spec.hosts.size()), spec.ranks);
+  // Attempts that overlapped in time held no host in common.
+  EXPECT_GT(Int(store, "SELECT count(*) FROM attempts a JOIN attempts b ON a.attempt_id < b.attempt_id "
+                       "AND a.start_unix_s < b.end_unix_s AND b.start_unix_s < a.end_unix_s"),
+            0);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM attempts a JOIN attempts b ON a.attempt_id < b.attempt_id "
+                       "AND a.start_unix_s < b.end_unix_s AND b.start_unix_s < a.end_unix_s "
+                       "JOIN attempt_hosts x ON x.attempt_id = a.attempt_id "
+                       "JOIN attempt_hosts y ON y.attempt_id = b.attempt_id AND x.host_id = y.host_id"),
+            0);
+  EXPECT_GT(report.time.utilisation(), 0);
+  EXPECT_EQ(report.time.slots, 4);
+  EXPECT_EQ(Int(store, "SELECT count(DISTINCT attempt_id) FROM attempt_phases"), 6);
+}
+
+TEST_F(RunnerTest, CancelInterruptsEveryJobInFlightAndTheNextSweepRedoesEachOnce) {
+  std::atomic<bool> cancel{false};
+  std::atomic<bool> first_sweep{true};
+  FakeLauncher launcher([&](const LaunchSpec& spec, int) {
+    if (!first_sweep) return GoodJob(spec);
+    FakeJob slow;
+    slow.lines = {RunStartLine(FactsOf(spec))};
+    slow.runs_until_cancelled = true;
+    return slow;
+  });
+  launcher.SetPool({{"a", 1}, {"b", 1}, {"c", 1}, {"d", 1}}, 4);
+  const Experiment experiment = Load(MatrixText("workers = [1]\nbatch_size = [10, 20, 30, 40, 50, 60]\n"));
+  Store store(db_);
+  std::thread interrupt([&] {
+    while (launcher.in_flight() < 4) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    cancel = true;  // Ctrl-C with four jobs in flight
+  });
+  SweepReport report = Sweep(store, launcher, experiment, cancel);
+  interrupt.join();
+  EXPECT_TRUE(report.cancelled);
+  EXPECT_EQ(report.interrupted, 4);
+  EXPECT_EQ(report.pending, 2);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM attempts WHERE status = 'interrupted'"), 4);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM attempts WHERE status = 'running'"), 0);
+  EXPECT_EQ(Int(store, "SELECT count(DISTINCT hosts) FROM attempts"), 4);
+  EXPECT_EQ(Text(store, "PRAGMA integrity_check"), "ok");
+
+  first_sweep = false;
+  report = Sweep(store, launcher, experiment);
+  EXPECT_EQ(report.complete, 6);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM attempts WHERE status = 'ok'"), 6);
+  EXPECT_EQ(Int(store, "SELECT count(*) FROM (SELECT run_id FROM attempts WHERE status = 'ok' GROUP BY run_id "
+                       "HAVING count(*) = 1)"),
+            6);
+}
+
+// A job of several runs and jobs of one go through one path: runs of one
+// shape share jobs, a failure mid-job hands the runs after it back, each
+// tried in a job of its own, and every attempt is stored alike.
+TEST_F(RunnerTest, AJobOfSeveralRunsStoresEachAsItEndsAndHandsBackTheRest) {
+  FakeLauncher launcher([](const LaunchSpec& spec, int launch) {
+    FakeJob job;
+    // Each run's own options follow --run= (RunOptions): the facts of the first.
+    LaunchSpec first = spec;
+    if (spec.runs > 1) {
+      std::istringstream words(spec.trainer_args.back().substr(6));
+      first.trainer_args.clear();
+      for (std::string word; words >> word;) first.trainer_args.push_back(word);
+    }
+    const testing::RunFacts facts = FactsOf(first);
+    // The first job: three runs, the second crashes after its run_start.
+    const int runs = launch == 1 ? 2 : spec.runs;
+    for (int run = 0; run < runs; ++run) {
+      job.lines.push_back(RunStartLine(facts));
+      if (launch == 1 && run == 1) break;
+      for (int e = 1; e <= facts.epochs; ++e) job.lines.push_back(EpochLine(e));
+      job.lines.push_back(RunEndLine());
+    }
+    job.result.exit_code = launch == 1 ? 1 : 0;
+    if (launch == 1) job.result.failure_reason = "mpirun exited with status 1";
+    return job;
+  });
+  // Three configurations of one shape: ranks, dataset and network alike.
+  const Experiment three = Load(MatrixText("workers = [1]\nlearning_rate = [0.01, 0.02, 0.03]\n", 60, 2,
+                                           "epochs = 2\n", "runs_per_job = 3\n"));
+  Store store(db_);
+  const SweepReport report = Sweep(store, launcher, three);
+  EXPECT_EQ(report.complete, 3);
+  ASSERT_GE(launcher.specs().size(), 3u);
+  EXPECT_EQ(launcher.specs()[0].runs, 3);
+  EXPECT_EQ(launcher.specs()[1].runs, 1);  // the run that failed, tried again alone
+  EXPECT_EQ(launcher.specs()[2].runs, 1);  // the run the job did not reach, alone
+  EXPECT_EQ(Text(store, "SELECT group_concat(status, ',') FROM (SELECT status FROM attempts ORDER BY attempt_id)"),
+            "ok,failed,ok,ok");
+  // The run stored before the job ended has the job's exit code and logs too.
+  EXPECT_EQ(Int(store, "SELECT exit_code FROM attempts WHERE attempt_id = 1"), 1);
+  EXPECT_EQ(Int(store, "SELECT count(DISTINCT attempt_id) FROM attempt_phases"), 4);
+}
+
 }  // namespace
 }  // namespace dmlbench

@@ -1,13 +1,17 @@
 // FakeLauncher: a Launcher without processes, for unit tests of the run
 // loop. Each Launch() asks the test's script what the job does — the event
 // lines it prints and how it ends — and plays it back; a job may instead wait
-// until it is cancelled. Records every spec it was given. Header-only; one
-// sweep at a time (Launch() from one thread).
+// until it is cancelled. Records every spec it was given. With a pool
+// (SetPool) it offers hosts and runs jobs at once, Launch() from several
+// threads; the script is called under a lock. Header-only.
 #ifndef DMLBENCH_TESTS_ORCHESTRATOR_SUPPORT_FAKE_LAUNCHER_H_
 #define DMLBENCH_TESTS_ORCHESTRATOR_SUPPORT_FAKE_LAUNCHER_H_
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <functional>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -22,6 +26,7 @@ struct FakeJob {
   std::vector<std::string> lines;  // stdout lines, in order
   LaunchResult result;             // how it ends (hosts and command line are filled in)
   bool runs_until_cancelled = false;
+  double hold_s = 0;               // in flight this long after its lines, unless cancelled
 };
 
 // A job whose mpirun exits with `status` after printing `lines`, with
@@ -74,12 +79,26 @@ class FakeLauncher : public Launcher {
   explicit FakeLauncher(Script script) : script_(std::move(script)) {}
 
   std::vector<HostFacts> Prepare() override {
-    HostFacts facts;
-    facts.name = "fake";
-    facts.provider = "local";
-    facts.tags_json = host_tags_json_;
-    return {facts};
+    std::vector<HostFacts> hosts;
+    for (const LaunchHost& host : pool_.empty() ? std::vector<LaunchHost>{{"fake", 1}} : pool_) {
+      HostFacts facts;
+      facts.name = host.name;
+      facts.provider = "local";
+      facts.tags_json = host_tags_json_;
+      hosts.push_back(facts);
+    }
+    return hosts;
   }
+  // Hosts jobs may be given, `max_concurrent` jobs at once.
+  void SetPool(std::vector<LaunchHost> hosts, int max_concurrent) {
+    pool_ = std::move(hosts);
+    max_concurrent_ = max_concurrent;
+  }
+  int max_concurrent_runs() const override { return max_concurrent_; }
+  std::vector<LaunchHost> Hosts() const override { return pool_; }
+  // Jobs in flight now, and the most at once so far.
+  int in_flight() const { return in_flight_.load(); }
+  int most_in_flight() const { return most_in_flight_.load(); }
   // The inventory tags of the fake host from the next Prepare() on.
   void SetHostTags(std::string tags_json) { host_tags_json_ = std::move(tags_json); }
 
@@ -89,26 +108,43 @@ class FakeLauncher : public Launcher {
 
   LaunchResult Launch(const LaunchSpec& spec, const std::function<void(std::string_view line)>& on_line,
                       const std::atomic<bool>& cancel) override {
-    specs_.push_back(spec);
-    FakeJob job = script_(spec, static_cast<int>(specs_.size()));
+    FakeJob job;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      specs_.push_back(spec);
+      job = script_(spec, static_cast<int>(specs_.size()));
+    }
+    const int now = ++in_flight_;
+    for (int most = most_in_flight_.load(); now > most && !most_in_flight_.compare_exchange_weak(most, now);) {
+    }
     for (const std::string& line : job.lines) on_line(line);
     LaunchResult result = job.result;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(job.hold_s);
+    while (std::chrono::steady_clock::now() < until && !cancel.load()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
     if (job.runs_until_cancelled) {
       while (!cancel.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
       result.interrupted = true;
       result.exit_code = 128 + 15;
       result.failure_reason = "interrupted";
     }
-    result.hosts = {"fake"};
+    result.hosts = spec.hosts.empty() ? std::vector<std::string>{"fake"} : spec.hosts;
     result.command_line = "fake-mpirun";
+    --in_flight_;
     return result;
   }
 
+  // Not while jobs are in flight.
   const std::vector<LaunchSpec>& specs() const { return specs_; }
 
  private:
   Script script_;
-  std::vector<LaunchSpec> specs_;
+  std::mutex mutex_;
+  std::vector<LaunchSpec> specs_;  // guarded by mutex_
+  std::vector<LaunchHost> pool_;
+  int max_concurrent_ = 1;
+  std::atomic<int> in_flight_{0}, most_in_flight_{0};
   std::string trainer_sha256_ = std::string(64, 'f');
   std::string host_tags_json_ = "{}";
 };
