@@ -248,6 +248,14 @@ std::unique_ptr<Launcher> MakeClusterLauncher(const std::string& state_dir, cons
     throw LaunchError(e.what());
   }
   Inventory inventory = LoadInventory(state.inventory_path());
+  // The emulated hosts share this machine's CPUs and its kernel's links:
+  // jobs at once would measure each other, not the hosts.
+  if (inventory.max_concurrent_runs > 1) {
+    throw LaunchError(state.inventory_path() + ": max_concurrent_runs = " +
+                      std::to_string(inventory.max_concurrent_runs) +
+                      ": the emulated cluster's hosts share this machine's CPUs and links, so jobs at once would "
+                      "slow each other and their timings would not be the hosts'; set it to 1 (one job at a time)");
+  }
   std::unique_ptr<Launcher> ssh = MakeSshLauncher(state.inventory_path(), trainer_path, dataset_dir);
   return std::make_unique<ClusterLauncher>(std::move(state), std::move(inventory), std::move(ssh), mpirun);
 }

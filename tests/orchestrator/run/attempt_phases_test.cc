@@ -118,5 +118,25 @@ TEST(SweepTime, EfficiencyAndTheLargestOverheadsWithWhatNoPhaseHolds) {
   EXPECT_EQ(SweepTime{}.efficiency(), 0);
 }
 
+// Attempts side by side: efficiency over their time, utilisation over the
+// hosts' slot-seconds.
+TEST(SweepTime, AttemptsAtOnceCountTheirTimeAndTheHostsTheirSlots) {
+  SweepTime time;
+  time.wall_s = 10;
+  time.slots = 8;
+  time.Add({{"launch", 2}, {"steady_epochs", 8}}, 4);
+  time.Add({{"launch", 2}, {"steady_epochs", 8}}, 2);
+  EXPECT_DOUBLE_EQ(time.efficiency(), 0.8);
+  EXPECT_DOUBLE_EQ(time.rank_steady_s, 48);
+  EXPECT_DOUBLE_EQ(time.utilisation(), 0.6);
+  EXPECT_EQ(time.Summary(),
+            "sweep 10.0 s, its attempts 20.0 s side by side, of which steady epochs 16.0 s: efficiency 80%, "
+            "utilisation 60% of 8 slots; largest overheads: launch 4.0 s (20%)");
+  SweepTime unknown;
+  unknown.wall_s = 10;
+  unknown.Add({{"steady_epochs", 5}}, 2);
+  EXPECT_EQ(unknown.utilisation(), 0);
+}
+
 }  // namespace
 }  // namespace dmlbench
