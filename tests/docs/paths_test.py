@@ -6,19 +6,28 @@ bench/*.md, reports/README.md) whole, and the comments of the sources
 (orchestrator/, trainer/, common/, tests/, scripts/, bench/, cmake/,
 schemas/migrations/), and checks each repository path they name:
 
-- a path with a folder (`orchestrator/run/runner.cc`, `docs/model.md`,
-  `launch/cluster/links.h`, `../bench/README.md`) must exist relative to
-  the naming file's folder or one above it, or to `orchestrator/`,
-  `trainer/` or `tests/` (the codebase writes stage paths from there); a
+- a Markdown link's target must exist beside the page, and a path from the
+  naming file's folder (`../bench/README.md`) there; a path with a folder (`orchestrator/run/runner.cc`,
+  `docs/model.md`, `launch/cluster/links.h`) must exist relative to the
+  naming file's folder or one above it, or to `orchestrator/`, `trainer/`
+  or `tests/` (the codebase writes stage paths from there); a
   committed database `reports/data/NAME.db` exists as `NAME.db.tar.xz`;
-- a bare file name with a source or document extension (`physics.cc`)
-  must be the name of some file of the tree;
-- `file:LINE` and `file:LINE-LINE` must fall within the file.
+- a bare file name with a source extension (`physics.cc`) must be the
+  name of some file of the tree;
+- `file:LINE` and `file:LINE-LINE` must fall within the file;
+- a symbol named with its file ("ProfileScope in orchestrator/model/fitting.h",
+  "`PushOrder`, trainer/parameter_server.h") must be in that file;
+- a Markdown link to a heading (`model.md#prediction-intervals`,
+  `#the-models`) must name a heading of that page, as GitHub makes its
+  anchor, and a page named with a heading in quotes (`docs/findings.md,
+  "The committed study"`) must have a heading that begins so.
 
 A path is a candidate when it ends in one of the extensions below, or its
 first folder is one of the repository's top-level folders or a stage of
 orchestrator/. Globs, placeholders in capitals (`NAME`, `DIR`), absolute
-paths, URLs and the build tree (`build/`) are not paths of the tree.
+paths, URLs and the build tree (`build/`) are not paths of the tree, nor
+are the names NOT_OURS lists (other projects' files, what a build makes,
+the examples' own files).
 
 Also checks DESIGN.md section 2's tree: every folder of orchestrator/ and
 trainer/ (and common/) is in it, and every folder it lists exists.
@@ -33,6 +42,7 @@ import sys
 
 EXTENSIONS = ("h", "cc", "c", "py", "sh", "md", "sql", "toml", "cmake", "gp",
               "json", "tex", "csv", "tsv", "html", "png", "svg", "db", "txt")
+EXTENSION = re.compile(r"\.(%s)$" % "|".join(EXTENSIONS))
 # Names that are not files of this tree, each for its reason; a path
 # that starts with one ending in "/" is one too.
 NOT_OURS = {
@@ -69,6 +79,7 @@ TOKEN = re.compile(
 SYMBOL_AT = re.compile(
     r"`?\b((?:[A-Z][a-z]+[A-Z][A-Za-z0-9_]*|[A-Z][A-Za-z0-9]+)(?:::[A-Za-z_][A-Za-z0-9_]*)?)(?:\(\))?`?"
     r"(?:,| in| of) `?([A-Za-z0-9_/.]+\.(?:h|cc))\b")
+BUILD_TREE = re.compile(r"build[\w-]*/")
 CAPITALS = re.compile(r"^[A-Z][A-Z0-9]*$")
 
 
@@ -80,6 +91,80 @@ def placeholder(token, stems):
         if CAPITALS.match(part) and part not in stems:
             return True
     return False
+
+
+LINK = re.compile(r"\]\(([^)\s#]*)(?:#([^)\s]+))?\)")
+
+
+def anchors(text):
+    """The anchors GitHub gives a Markdown page's headings: lower case, no
+    punctuation but - and _, spaces as -, a repeated one numbered."""
+    found, seen = set(), {}
+    in_code = False
+    for line in text.splitlines():
+        if line.startswith("```"):
+            in_code = not in_code
+        heading = None if in_code else re.match(r"^#{1,6}\s+(.*?)\s*#*\s*$", line)
+        if not heading:
+            continue
+        slug = re.sub(r"[^\w\- ]", "", heading.group(1).lower()).replace(" ", "-")
+        count = seen.get(slug, 0)
+        seen[slug] = count + 1
+        found.add(slug if count == 0 else f"{slug}-{count}")
+    return found
+
+
+QUOTED_HEADING = re.compile(r"((?:\.\./)*(?:docs/)?[A-Za-z0-9_/.-]+\.md),?\s+\"([^\"]+)\"")
+
+
+def headings(text):
+    """A page's headings in lower case, a numbered one also without its number."""
+    found = []
+    for line in text.splitlines():
+        if re.match(r"^#{1,6}\s", line):
+            heading = re.sub(r"^#+\s+", "", line).strip().lower()
+            found += [heading, re.sub(r"^\d+\.\s+", "", heading)]
+    return found
+
+
+def quoted_heading_messages(root, f, lines, resolve_page):
+    """A page named with a heading in quotes has a heading that begins so;
+    the quote may run on to the comment's next line."""
+    joined, starts = "", []
+    for n, text in lines:
+        starts.append((len(joined), n))
+        joined += " ".join(text.split()) + " "
+    messages = []
+    for match in QUOTED_HEADING.finditer(joined):
+        page = resolve_page(match.group(1))
+        if page is None or not page.is_file() or page.suffix != ".md":
+            continue
+        quoted = " ".join(match.group(2).split()).lower().rstrip(".,;: ")
+        if not any(h.startswith(quoted) for h in headings(page.read_text())):
+            n = max(line for start, line in starts if start <= match.start())
+            messages.append(f"{f}:{n}: names {match.group(1)}, \"{match.group(2)}\", a heading that page does not have")
+    return messages
+
+
+def link_messages(root, documents):
+    """A Markdown link's target exists beside the page, and its anchor is a
+    heading of the target."""
+    messages = []
+    for f in documents:
+        for n, line in enumerate((root / f).read_text().splitlines(), 1):
+            for link in LINK.finditer(line):
+                target, anchor = link.groups()
+                if ":" in target:
+                    continue  # a URL
+                page = (root / f).parent / target if target else root / f
+                if not page.exists():
+                    messages.append(f"{f}:{n}: links to {target}, which does not exist")
+                    continue
+                if anchor is None or page.suffix != ".md" or not page.is_file():
+                    continue
+                if anchor not in anchors(page.read_text()):
+                    messages.append(f"{f}:{n}: links to {target or f}#{anchor}, a heading that page does not have")
+    return messages
 
 
 def tracked_files(root):
@@ -134,15 +219,15 @@ def candidates(text, top_folders):
     as a path of the tree."""
     for match in TOKEN.finditer(text):
         token, first, last = match.group(1).rstrip("."), match.group(2), match.group(3)
-        bare = token.lstrip("./")
-        if not bare or "*" in token or re.match(r"build[\w-]*/", bare):
+        bare = re.sub(r"^(\.{1,2}/)+", "", token)
+        if not bare or "*" in token or BUILD_TREE.match(bare):
             continue
         end = match.end(1)
         if end < len(text) and text[end] in "*<{":
             continue  # a glob or a template: experiments/*.toml, NAME<...>
-        extension = re.search(r"\.(%s)$" % "|".join(EXTENSIONS), bare)
-        if "/" in bare:
-            if bare.split("/")[0] in top_folders or extension or token.startswith("."):
+        extension = EXTENSION.search(bare)
+        if "/" in bare or token.startswith(("./", "../")):
+            if bare.split("/")[0] in top_folders or extension:
                 yield token, first, last
         elif extension and (first is not None or extension.group(1) in ("h", "cc", "py", "sh", "sql", "gp")):
             yield token, first, last
@@ -159,10 +244,11 @@ def resolve(root, naming, token, names):
     folder = (root / naming).parent
     while True:
         bases.append(folder)
-        if folder == root:
-            break
+        if folder == root or token.startswith(("./", "../")):
+            break  # a path from the file's own folder is read from there only
         folder = folder.parent
-    bases += [root / "orchestrator", root / "trainer", root / "tests"]
+    if not token.startswith(("./", "../")):
+        bases += [root / "orchestrator", root / "trainer", root / "tests"]
     for base in bases:
         path = (base / bare).resolve()
         if path.exists():
@@ -190,10 +276,18 @@ def stale_paths(root):
         and not f.startswith("tests/fuzz/corpus/")
         and (pathlib.PurePath(f).suffix in (".h", ".cc", ".c", ".py", ".sh", ".sql", ".cmake", ".txt", ".gp")
              or f.startswith("scripts/"))]
-    messages = []
+    messages = link_messages(root, documents)
     for f in documents + sources:
         text = (root / f).read_text(errors="replace")
+
+        def resolve_page(token, f=f):
+            found = resolve(root, f, token, names)
+            return None if found in (None, "not ours") else pathlib.Path(found)
+        if f not in documents:
+            messages += quoted_heading_messages(root, f, list(comment_lines(pathlib.PurePath(f), text)), resolve_page)
         for n, line in comment_lines(pathlib.PurePath(f), text):
+            if f in documents:
+                line = LINK.sub("]", line)  # link targets are link_messages' to check
             for symbol_at in SYMBOL_AT.finditer(line):
                 symbol, token = symbol_at.groups()
                 if not re.search(r"[a-z][A-Z]|::", symbol):
@@ -269,7 +363,7 @@ def tree_messages(root):
 
 def main():
     root = pathlib.Path(sys.argv[1]).resolve()
-    messages = stale_paths(root) + tree_messages(root)
+    messages = list(dict.fromkeys(stale_paths(root) + tree_messages(root)))
     for m in messages:
         print(m)
     if messages:

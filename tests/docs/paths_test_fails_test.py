@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """paths_test.py fails, naming each one, on the stale names it is there for:
-a document's path that is gone, a line beyond its file's end, a symbol its
-file does not have, a comment's stage path that is gone, a folder missing
-from DESIGN.md's tree and one the tree lists that is gone; and passes on
-the same tree once they are mended.
+a document's link or path that is gone, a line beyond its file's end, a
+heading its page does not have (a link's anchor, or a heading in quotes
+after the page's name), a symbol its file does not have, a comment's stage
+path that is gone, a folder missing from DESIGN.md's tree and one the tree
+lists that is gone; and passes on the same tree once they are mended.
 
 Usage: paths_test_fails_test.py PATHS_TEST
 """
@@ -30,23 +31,26 @@ experiments/*.toml
 
 FILES = {
     "README.md": "Read [the model](docs/gone.md) and `orchestrator/run/runner.cc:3`;\n"
-                 "`docs/model.md` and `reports/data/NAME.db` are fine.\n",
-    "docs/model.md": "See [the design](../DESIGN.md) and `bench/run.sh`.\n",
+                 "`docs/model.md` and `reports/data/NAME.db` are fine; [fits](docs/model.md#fitting-a-model).\n",
+    "docs/model.md": "# The model\n\nSee [the design](../DESIGN.md), `bench/run.sh` and [fits](fits.md).\n\n## Fitting\n",
     "bench/run.sh": "#!/bin/sh\n# runs orchestrator/run/runner.cc's loop\n",
     "orchestrator/run/runner.cc": "// Runner: its hosts come up as SetUpHost in launch/cluster/netns.h.\nint x;\n",
     "orchestrator/launch/cluster/netns.h": "// the links are launch/cluster/links.h's\nint y;\n",
     "orchestrator/model/physics.h": "// counts, as trainer/exchange.h sends\n",
-    "trainer/exchange.h": "// Exchange\n",
+    "trainer/exchange.h": "// Exchange: its schemes are judged as docs/model.md,\n// \"Judging\" says\n",
 }
 
-EXPECTED = """DESIGN.md:8: names orchestrator/vanished, which does not exist
-README.md:1: names docs/gone.md, which does not exist
+EXPECTED = """README.md:1: links to docs/gone.md, which does not exist
+README.md:2: links to docs/model.md#fitting-a-model, a heading that page does not have
+docs/model.md:3: links to fits.md, which does not exist
+DESIGN.md:8: names orchestrator/vanished, which does not exist
 README.md:1: names orchestrator/run/runner.cc:3, but orchestrator/run/runner.cc has 2 lines
 orchestrator/launch/cluster/netns.h:1: names launch/cluster/links.h, which does not exist
 orchestrator/run/runner.cc:1: names SetUpHost in launch/cluster/netns.h, which does not have it
+trainer/exchange.h:1: names docs/model.md, "Judging", a heading that page does not have
 DESIGN.md section 2 lists orchestrator/vanished/, which is not a folder
 DESIGN.md section 2's tree lacks orchestrator/model/
-7 stale names
+10 stale names
 """
 
 
@@ -66,10 +70,12 @@ with tempfile.TemporaryDirectory() as folder:
                         f"instead of exit 1 and\n{EXPECTED}")
 
     (root / "README.md").write_text(FILES["README.md"].replace("docs/gone.md", "docs/model.md")
-                                    .replace("runner.cc:3", "runner.cc:2"))
+                                    .replace("runner.cc:3", "runner.cc:2").replace("#fitting-a-model", "#fitting"))
     (root / "orchestrator/launch/cluster/netns.h").write_text("// the links are launch/cluster/links.h's\n"
                                                               "void SetUpHost();\n")
     (root / "orchestrator/launch/cluster/links.h").write_text("// Links\n")
+    (root / "docs/fits.md").write_text("# Fits\n")
+    (root / "trainer/exchange.h").write_text(FILES["trainer/exchange.h"].replace("Judging", "Fitting"))
     (root / "DESIGN.md").write_text(DESIGN.replace("orchestrator/vanished", "orchestrator/model   "))
     mended = run(root)
     if mended.returncode != 0:
