@@ -96,7 +96,7 @@ std::span<const std::uint32_t> WorkerShard(std::span<const std::uint32_t> permut
 // floats in [0, 1] (indices.size() x features), labels alongside. The rows
 // lie at random places in a split larger than the caches: each is asked of
 // the memory system 8 rows before it is copied (the whole next batch asked
-// for an iteration ahead was slower, docs/findings.md, "The gather").
+// for an iteration ahead was slower: docs/history/benchmarks.md, "The gather").
 void GatherBatch(const Split& split, int features, std::span<const std::uint32_t> indices,
                  float* pixels, std::uint8_t* labels);
 

@@ -7,7 +7,7 @@
 # targets, summed per sweep ("excess": 0 meets every target). Arguments
 # after the build directory go to `model fit`: e.g. `--fix
 # cpu_per_byte_s=2e-10` holds a measured cost in place of the fitted one
-# (DESIGN.md section 1 quotes these sums).
+# (docs/findings.md quotes these sums).
 # MODEL (default corrected) picks the model, e.g. MODEL=corrected+overlap;
 # SWEEPS the databases under reports/data/ (names without .db).
 # With BY=configuration it then prints each validation configuration's

@@ -35,7 +35,7 @@ struct RecommendOptions {
   std::vector<int> workers;
   std::vector<int> servers = {1};
   std::vector<int> batch_sizes = {100};
-  std::string model;                     // "" = corrected, or the model of --fit
+  std::string model;                     // "" = DefaultModelName(), or the model of --fit
   std::optional<std::int64_t> fit_id;
   std::string deadline;                  // DURATION
   std::optional<double> budget;
@@ -165,7 +165,8 @@ void RecommendCommand(const GlobalOptions& global, const RecommendOptions& o) {
   const Workload workload{o.hidden, o.samples, o.epochs};
 
   const std::unique_ptr<Store> store = OpenExistingReadOnly(global.db);
-  const auto [model, fit] = ChosenFit(*store, o.model.empty() && !o.fit_id ? "corrected" : o.model, o.fit_id);
+  const std::string model_name = o.model.empty() && !o.fit_id ? std::string(DefaultModelName()) : o.model;
+  const auto [model, fit] = ChosenFit(*store, model_name, o.fit_id);
   const ModelData data = LoadModelData(*store, {});
   const CalibrationCoverage coverage(fit, data);
   const Recommendation result =
@@ -222,7 +223,8 @@ void AddModelRecommendCommand(CLI::App* model, const GlobalOptions& global) {
   recommend->add_option("--batch", o->batch_sizes, "batch sizes per worker to try, comma-separated (default 100)")
       ->delimiter(',')
       ->check(CLI::PositiveNumber);
-  recommend->add_option("--model", o->model, "the model whose latest fit predicts (default corrected)");
+  recommend->add_option("--model", o->model,
+                        "the model whose latest fit predicts (default " + std::string(DefaultModelName()) + ")");
   recommend->add_option("--fit", o->fit_id, "predict with this stored fit (its id, as `model fit` prints it)");
   recommend->add_option("--deadline", o->deadline, "DURATION: the training must end within it, e.g. 2h, 90m, 1h30m");
   recommend->add_option("--budget", o->budget, "AMOUNT: the most it may cost, in the catalog's currency");

@@ -2,7 +2,7 @@
 // way the command line, predictions and parameter scopes show a link's rate
 // and latency to a reader. It owns the words, not the stored key: a model
 // parameter's scope keeps the form the database holds ("1e+10bit/s 0s",
-// see ProfileScope in orchestrator/model/models.h), and ReadableScope turns
+// see ProfileScope in orchestrator/model/fitting.h), and ReadableScope turns
 // that into these words only where it is printed. Pure functions;
 // thread-safe.
 #ifndef DMLBENCH_ORCHESTRATOR_CORE_LINK_TEXT_H_

@@ -37,7 +37,7 @@ class CorrectedModel : public PerformanceModel {
   // `overlap`: corrected+overlap, else corrected.
   explicit CorrectedModel(bool overlap) : overlap_(overlap) {}
   std::string_view name() const override { return overlap_ ? "corrected+overlap" : "corrected"; }
-  // How each version came: docs/findings.md, "The model, version by version".
+  // How each version came: docs/history/model-versions.md.
   int version() const override { return 19; }
   ModelFitRecord Fit(const ModelData& data, const FixedParameters& fixed) const override;
   using PerformanceModel::Fit;

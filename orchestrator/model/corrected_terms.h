@@ -54,7 +54,7 @@
 //                      (no IRQ time accounting; DESIGN.md section 4).
 //                      Profiled, it was 32-41 % of a waiting ring rank's CPU
 //                      (bench/cluster/profile_cluster_rank.sh; docs/findings.md,
-//                      "Polls, parts and the progress engine").
+//                      "Where a waiting rank's CPU goes").
 //                      cpu_per_byte_s stays for a rank's own work on its
 //                      bytes (copies, sums); where every rank's own bytes
 //                      are in proportion to the job's (ring, p2p, mpi) the
@@ -73,7 +73,8 @@
 //                      (trainer/poll.h), and each wake-up costs its switch
 //                      back onto the CPU and a pass of the progress engine
 //                      (profiled: the sleep and the switch back were 29-40 %
-//                      of a waiting ring rank's CPU, docs/findings.md).
+//                      of a waiting ring rank's CPU, docs/findings.md,
+//                      "Where a waiting rank's CPU goes").
 //                      The time is the wire's on the path (path - compute;
 //                      a server waits all of it), not the iteration's: a
 //                      rank its quota has stopped does not poll.
@@ -96,8 +97,8 @@
 //                      a server's answer overlaps the worker's next push
 //                      less as more workers must arrive first), so the
 //                      exchange takes longer than either link's bytes; on
-//                      uncapped hosts too (docs/findings.md, "What the study
-//                      says"). ps with 4 servers at 100 Mbit/s is slowest
+//                      uncapped hosts too (docs/history/committed-study.md,
+//                      "What the study says"). ps with 4 servers at 100 Mbit/s is slowest
 //                      where a worker's link (W out to k servers, then in)
 //                      and a server's (w W / k in, then out) carry the same
 //                      (w = k).

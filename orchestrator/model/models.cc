@@ -22,6 +22,8 @@ const std::vector<std::unique_ptr<PerformanceModel>>& Models() {
   return models;
 }
 
+std::string_view DefaultModelName() { return "corrected"; }
+
 const PerformanceModel& ModelNamed(std::string_view name) {
   std::string known;
   for (const auto& model : Models()) {

@@ -34,6 +34,10 @@ namespace dmlbench {
 
 // paper2019, corrected, corrected+overlap, linear, counts, in that order.
 const std::vector<std::unique_ptr<PerformanceModel>>& Models();
+// The model the project stands behind ("corrected", docs/model.md): the one
+// `recommend` predicts with unless --model or --fit names another. The others
+// are kept for comparison (docs/comparison-models.md).
+std::string_view DefaultModelName();
 // Throws ModelError naming the known models.
 const PerformanceModel& ModelNamed(std::string_view name);
 

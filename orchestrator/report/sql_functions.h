@@ -1,6 +1,6 @@
 // SqlFunctions: what the report's SQL files need and SQL lacks, added to the
 // report's connection (reports/README.md lists them for authors of SQL
-// files). The statistics are model/statistics.h's, over the non-NULL numbers
+// files). The statistics are core/statistics.h's, over the non-NULL numbers
 // of a group:
 //   median(x)                         the median
 //   median_ci_low(x), median_ci_high(x), median_ci_coverage(x)

@@ -1,8 +1,9 @@
--- dmlbench results database, version 1. Applied by orchestrator/store.cc in
--- one transaction together with `PRAGMA user_version = 1`. Never edit an
--- applied migration: add 002_*.sql instead. Tables and views are described
--- in schemas/database.md. Times: `_unix_s` wall clock seconds since the
--- epoch, `_s` seconds measured by the trainer's monotonic clock.
+-- dmlbench results database, version 1. Applied by
+-- orchestrator/store/store.cc in one transaction together with `PRAGMA
+-- user_version = 1`. Never edit an applied migration: add 002_*.sql instead.
+-- Tables and views are described in schemas/database.md. Times: `_unix_s`
+-- wall clock seconds since the epoch, `_s` seconds measured by the trainer's
+-- monotonic clock.
 
 -- One row per distinct experiment file text.
 CREATE TABLE experiments (

@@ -1,5 +1,5 @@
 -- dmlbench results database, version 2: link calibration. Written by
--- `dmlbench cluster probe` (orchestrator/cluster/link_probe.cc): an MPI
+-- `dmlbench cluster probe` (orchestrator/launch/cluster/link_probe.cc): an MPI
 -- ping-pong between two emulated hosts over message sizes 1 B .. 4 MiB. One
 -- row per message size; every row of one probe carries the same fit of
 -- t(m) = alpha + m/B over all its sizes, so the performance model can read

@@ -1,5 +1,5 @@
 -- dmlbench results database, version 3: steady state, and the performance
--- model fitted on calibration data only (schemas/database.md, "The model").
+-- model fitted on calibration data only (schemas/database.md, "The two splits").
 --
 -- 1. Steady state. The first epoch of a run is warm-up (page faults,
 --    connection set-up, caches): steady_epochs drops it whenever the run has

@@ -1,9 +1,9 @@
 // Netns: the commands the emulated cluster runs on this machine (ip, tc,
 // ssh-keygen, sshd), behind the CommandRunner seam, and the named network
 // namespaces they manage. Owns no state: the kernel holds the namespaces.
-// ClusterError is the one exception type of orchestrator/cluster/. Run()
-// may be called from several threads at once (cluster up sets hosts up in
-// parallel); implementations must allow it.
+// ClusterError is the one exception type of orchestrator/launch/cluster/.
+// Run() may be called from several threads at once (cluster up sets hosts up
+// in parallel); implementations must allow it.
 #ifndef DMLBENCH_ORCHESTRATOR_LAUNCH_CLUSTER_NETNS_H_
 #define DMLBENCH_ORCHESTRATOR_LAUNCH_CLUSTER_NETNS_H_
 

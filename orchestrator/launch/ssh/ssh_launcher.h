@@ -1,8 +1,9 @@
-// SSH launcher: the Launcher (orchestrator/launcher.h) over an inventory's
-// host pool. Prepare() provisions every host in parallel; Launch() takes free
-// hosts with enough slots and runs `mpirun` on the first over SSH; each rank's
-// output, written on its own host, is fetched over SFTP into the spec's output
-// directory afterwards. It does not touch the database. Thread-safe: Launch() may run concurrently on disjoint hosts.
+// SSH launcher: the Launcher (orchestrator/launch/launcher.h) over an
+// inventory's host pool. Prepare() provisions every host in parallel; Launch()
+// takes free hosts with enough slots and runs `mpirun` on the first over SSH;
+// each rank's output, written on its own host, is fetched over SFTP into the
+// spec's output directory afterwards. It does not touch the database.
+// Thread-safe: Launch() may run concurrently on disjoint hosts.
 #ifndef DMLBENCH_ORCHESTRATOR_LAUNCH_SSH_SSH_LAUNCHER_H_
 #define DMLBENCH_ORCHESTRATOR_LAUNCH_SSH_SSH_LAUNCHER_H_
 

@@ -772,6 +772,13 @@ TEST(MpiAllreduceAlgorithmTest, FollowsLibnbcsChoiceForTheWorkerCount) {
   for (int w : {5, 6, 7, 12}) EXPECT_EQ(MpiAllreduceAlgorithm(w), "halving and doubling with a fold") << w;
 }
 
+// The model the manual stands behind is one place's choice, and one the
+// registry has: recommend predicts with it when nothing names another.
+TEST(DefaultModelTest, IsCorrectedAndARegisteredModel) {
+  EXPECT_EQ(DefaultModelName(), "corrected");
+  EXPECT_EQ(ModelNamed(DefaultModelName()).name(), DefaultModelName());
+}
+
 // ---- error paths of the model stage and the refusals of the database ------
 
 TEST_F(ModelsTest, DatabaseRefusesAFitThatUsedAValidationRun) {
