@@ -38,7 +38,7 @@ std::string Matrix() {
   std::string batches = "[";
   for (int b = 1; b <= 25; ++b) batches += std::to_string(8 * b) + (b < 25 ? ", " : "]");
   return "[experiment]\nname = \"schedule\"\n[defaults]\ndataset = \"synthetic\"\nepochs = 5\n"
-         "max_iterations_per_epoch = 3\n[matrix]\narchitecture = [\"ring\"]\nworkers = [1, 2, 3, 4, 5, 6, 7, 8]\n"
+         "max_iterations_per_epoch = 5\n[matrix]\narchitecture = [\"ring\"]\nworkers = [1, 2, 3, 4, 5, 6, 7, 8]\n"
          "batch_size = " + batches + "\n[execution]\norder_seed = 7\ntimeout_s = 60\n"
          "[split]\ncalibration = { workers = [1] }\n";
 }
@@ -47,13 +47,13 @@ std::string Matrix() {
 class SleepLauncher : public FakeLauncher {
  public:
   SleepLauncher()
-      : FakeLauncher([](const dmlbench::LaunchSpec& spec, int) { return FakeJob{}; }) {}
+      : FakeLauncher([](const dmlbench::LaunchSpec&, int) { return FakeJob{}; }) {}
 
   dmlbench::LaunchResult Launch(const dmlbench::LaunchSpec& spec,
                                 const std::function<void(std::string_view line)>& on_line,
                                 const std::atomic<bool>& cancel) override {
     dmlbench::testing::RunFacts facts = dmlbench::testing::FactsOf(spec);
-    facts.iterations_per_epoch = 3;
+    facts.iterations_per_epoch = 5;
     on_line(dmlbench::testing::RunStartLine(facts));
     const double steady_s = 0.025 * (1 + facts.batch_size / 67.0);
     for (int epoch = 1; epoch <= facts.epochs && !cancel.load(); ++epoch) {
@@ -74,6 +74,7 @@ struct Sweep {
   double wall_s = 0;
   double utilisation = 0;
   int complete = 0;
+  std::string failure;  // a reason of a run that did not complete
 };
 
 Sweep RunSweep(int max_concurrent) {
@@ -89,7 +90,11 @@ Sweep RunSweep(int max_concurrent) {
   dmlbench::Store store(db);
   const std::atomic<bool> cancel{false};
   const dmlbench::SweepReport report = dmlbench::Runner(store, launcher, {}).Run(experiment, lock, cancel);
-  return {report.time.wall_s, report.time.utilisation(), report.complete};
+  Sweep sweep{report.time.wall_s, report.time.utilisation(), report.complete, ""};
+  for (const dmlbench::RunReport& run : report.runs) {
+    if (run.item.state != dmlbench::RunState::kComplete) sweep.failure = run.item.failure_reason;
+  }
+  return sweep;
 }
 
 }  // namespace
@@ -104,7 +109,7 @@ int main(int argc, char** argv) {
     for (const int concurrent : {1, kHosts}) {
       const Sweep sweep = RunSweep(concurrent);
       if (sweep.complete != 200) {
-        std::fprintf(stderr, "expected 200 complete runs, got %d\n", sweep.complete);
+        std::fprintf(stderr, "expected 200 complete runs, got %d: %s\n", sweep.complete, sweep.failure.c_str());
         return 1;
       }
       std::printf("rep %d, %2d job(s) at once: sweep %.1f s, utilisation %.1f%%\n", rep + 1, concurrent,

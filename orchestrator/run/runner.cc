@@ -209,6 +209,9 @@ class Runner::Sweep final : public JobOwner {
         while (!Stopping()) {
           std::optional<ScheduledJob> next = schedule.FindWork();
           if (!next) break;
+          // A job's group of events is committed before anything else is stored.
+          if (last_line != nullptr) last_line->Flush();
+          last_line = nullptr;
           StartJob(std::move(*next), schedule, launches);
         }
         if (launches.in_flight() == 0) {
@@ -226,13 +229,18 @@ class Runner::Sweep final : public JobOwner {
         if (message.error) std::rethrow_exception(message.error);
         if (message.kind == LaunchMessage::kStatus) {
           progress.Status(message.job, message.text);
-        } else if (message.kind == LaunchMessage::kLine) {
-          // One job's group of events is committed before another's is begun.
-          if (last_line != nullptr && last_line != &job) last_line->Flush();
-          last_line = &job;
+          continue;
+        }
+        // One job's group of events is committed before another job's
+        // events, or anything else, is stored.
+        if (last_line != nullptr && (last_line != &job || message.kind != LaunchMessage::kLine)) {
+          last_line->Flush();
+        }
+        last_line = nullptr;
+        if (message.kind == LaunchMessage::kLine) {
           job.Line(message.text);
+          last_line = &job;
         } else {
-          if (last_line == &job) last_line = nullptr;
           const std::vector<std::size_t> again = job.End(message.result);
           progress.EndJob(message.job);
           schedule.Finished(job.scheduled(), again, launcher_.LostHosts());
